@@ -1,0 +1,83 @@
+#pragma once
+// Clip: keyframed animation for the joints of one skeleton.
+//
+// A clip holds one channel per animated (joint, property) pair. Properties a clip does not
+// animate keep the skeleton's rest pose. A channel with a single key is constant and costs
+// one copy when sampled. Key times are in seconds from the start of the clip; the clip's
+// duration is the latest key time over all channels (time 0 is the start, as in glTF and
+// three.js, even when the first key comes later).
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <glm/glm.hpp>
+#include <glm/gtc/quaternion.hpp>
+
+#include "anim/key_lookup.h"
+#include "anim/status.h"
+#include "anim/transform.h"
+
+namespace anim {
+
+class Skeleton;
+
+enum class Interpolation : uint8_t {
+  kStep,         // value of the last key at or before t
+  kLinear,       // vectors lerp; quaternions slerp along the shortest arc
+  kCubicSpline,  // glTF cubic Hermite; values hold (in-tangent, value, out-tangent) per key
+};
+
+// Keys for one property. V is glm::vec3 (translation, scale) or glm::quat (rotation).
+template <class V>
+struct Channel {
+  Interpolation interpolation = Interpolation::kLinear;
+  std::vector<float> times;  // seconds, finite, non-decreasing, at least one key
+  // One value per key, or three per key for kCubicSpline (in-tangent, value, out-tangent),
+  // tangents in units per second as in glTF.
+  std::vector<V> values;
+  KeyLookup lookup;  // built by finalize()
+
+  int num_keys() const { return static_cast<int>(times.size()); }
+
+  // Checks sizes, finiteness and ordering, normalizes quaternion keys (non-cubic) and
+  // builds the lookup table. `what` names the channel in the error message.
+  Status finalize(const std::string& what);
+
+  // Value at time t (seconds). Before the first key: the first value; after the last: the
+  // last value. Rotations come back normalized.
+  V sample(float t) const;
+};
+
+using Vec3Channel = Channel<glm::vec3>;
+using QuatChannel = Channel<glm::quat>;
+
+// Which channels animate one joint (indices into the clip's channel arrays, -1 = none).
+struct JointChannels {
+  int32_t translation = -1;  // into Clip::vec3_channels
+  int32_t rotation = -1;     // into Clip::quat_channels
+  int32_t scale = -1;        // into Clip::vec3_channels
+};
+
+class Clip {
+ public:
+  std::string name;
+  float duration = 0.0f;               // seconds, >= 0: the latest key time
+  std::vector<JointChannels> joints;   // one entry per skeleton joint (skeleton order)
+  std::vector<Vec3Channel> vec3_channels;
+  std::vector<QuatChannel> quat_channels;
+
+  // Finalizes every channel and sets duration. `num_joints` is the skeleton's joint count.
+  Status finalize(int num_joints);
+
+  // Samples every joint at `time` (seconds, used as is: see clip_time.h for looping) into
+  // `out` (num_joints entries). Joints or properties without a channel take `rest`.
+  // Allocates nothing.
+  void sample(float time, std::span<const Transform> rest, std::span<Transform> out) const;
+
+  // Samples one joint.
+  Transform sample_joint(int joint, float time, const Transform& rest) const;
+};
+
+}  // namespace anim

@@ -1,0 +1,19 @@
+#pragma once
+// Clip time: turning a playhead into a time inside a clip.
+
+namespace anim {
+
+enum class WrapMode : unsigned char {
+  kLoop,   // time wraps into [0, duration); negative times wrap from the end
+  kClamp,  // time is clamped into [0, duration]
+};
+
+// Maps `time` (seconds, any finite value) into the clip for the given mode. A clip of zero
+// duration always gives 0. With kLoop, time == duration gives 0 (the loop's start); with
+// kClamp it gives duration (the last key).
+float wrap_clip_time(float time, float duration, WrapMode mode);
+
+// time / duration in [0, 1]; 0 for a zero-length clip.
+float normalized_time(float clip_time, float duration);
+
+}  // namespace anim

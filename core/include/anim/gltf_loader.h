@@ -1,0 +1,26 @@
+#pragma once
+// glTF 2.0 loader (.gltf with .bin or data: URIs, and .glb), built on tinygltf.
+//
+// Picks one skin (by index or name; default the skin of the first skinned mesh node in the
+// default scene, as three.js does), builds its Skeleton (joints reordered parent-first;
+// non-joint ancestors folded into Skeleton::root_transform together with the inverse of the
+// skinned mesh node's world transform), every animation's translation/rotation/scale
+// channels that target the skin's joints as Clips (morph-target weights are ignored and a
+// warning says so), and the SkinnedMesh of every primitive of every mesh node using the skin.
+// Every failure names the file and what is wrong. Images are never decoded.
+
+#include <string>
+
+#include "anim/asset.h"
+#include "anim/status.h"
+
+namespace anim {
+
+struct GltfOptions {
+  int skin_index = -1;     // >= 0: use this skin
+  std::string skin_name;   // non-empty: use the skin with this name
+};
+
+Expected<Asset> load_gltf(const std::string& path, const GltfOptions& options = {});
+
+}  // namespace anim

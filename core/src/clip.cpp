@@ -1,0 +1,135 @@
+#include "anim/clip.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace anim {
+
+namespace {
+
+glm::vec3 lerp_value(const glm::vec3& a, const glm::vec3& b, float u) { return glm::mix(a, b, u); }
+glm::quat lerp_value(const glm::quat& a, const glm::quat& b, float u) {
+  return slerp_shortest(a, b, u);
+}
+
+glm::vec3 finish(const glm::vec3& v) { return v; }
+glm::quat finish(const glm::quat& q) { return glm::normalize(q); }
+
+bool finite_value(const glm::vec3& v) { return is_finite(v); }
+bool finite_value(const glm::quat& q) { return is_finite(q); }
+
+// Hermite basis on values of type V (glm::quat supports + and scalar *).
+template <class V>
+V hermite(const V& p0, const V& m0, const V& p1, const V& m1, float u) {
+  const float u2 = u * u, u3 = u2 * u;
+  return p0 * (2 * u3 - 3 * u2 + 1) + m0 * (u3 - 2 * u2 + u) + p1 * (-2 * u3 + 3 * u2) +
+         m1 * (u3 - u2);
+}
+
+}  // namespace
+
+template <class V>
+Status Channel<V>::finalize(const std::string& what) {
+  const size_t n = times.size();
+  if (n == 0) return invalid_argument(what + ": channel has no keys");
+  const size_t per_key = interpolation == Interpolation::kCubicSpline ? 3 : 1;
+  if (values.size() != n * per_key)
+    return invalid_argument(what + ": " + std::to_string(values.size()) + " values for " +
+                            std::to_string(n) + " keys (expected " +
+                            std::to_string(n * per_key) + ")");
+  for (size_t i = 0; i < n; ++i) {
+    if (!std::isfinite(times[i])) return invalid_argument(what + ": key time is NaN or infinite");
+    if (i > 0 && times[i] < times[i - 1])
+      return invalid_argument(what + ": key times decrease at key " + std::to_string(i));
+  }
+  if (times.front() < 0.0f) return invalid_argument(what + ": negative key time");
+  for (const V& v : values)
+    if (!finite_value(v)) return invalid_argument(what + ": key value is NaN or infinite");
+  if constexpr (std::is_same_v<V, glm::quat>) {
+    for (size_t i = 0; i < n; ++i) {
+      glm::quat& q = values[i * per_key + (per_key == 3 ? 1 : 0)];
+      float len = glm::length(q);
+      if (!(len > 1e-6f)) return invalid_argument(what + ": zero-length rotation key");
+      q = q / len;
+    }
+  }
+  lookup = KeyLookup(times);
+  return Status::ok();
+}
+
+template <class V>
+V Channel<V>::sample(float t) const {
+  const int n = num_keys();
+  const bool cubic = interpolation == Interpolation::kCubicSpline;
+  auto value_at = [&](int k) -> const V& { return values[cubic ? 3 * k + 1 : k]; };
+  if (n == 1 || t <= times.front()) return value_at(0);
+  if (t >= times.back()) return value_at(n - 1);
+
+  const uint32_t i = lookup.find(times, t);
+  const float t0 = times[i], t1 = times[i + 1];
+  const float dt = t1 - t0;
+  switch (interpolation) {
+    case Interpolation::kStep:
+      return value_at(t >= t1 ? i + 1 : i);
+    case Interpolation::kLinear: {
+      const float u = dt > 0.0f ? (t - t0) / dt : 0.0f;
+      return lerp_value(value_at(i), value_at(i + 1), u);
+    }
+    case Interpolation::kCubicSpline: {
+      const float u = dt > 0.0f ? (t - t0) / dt : 0.0f;
+      const V& p0 = values[3 * i + 1];
+      const V m0 = values[3 * i + 2] * dt;  // out-tangent of key i
+      const V& p1 = values[3 * (i + 1) + 1];
+      const V m1 = values[3 * (i + 1)] * dt;  // in-tangent of key i+1
+      return finish(hermite(p0, m0, p1, m1, u));
+    }
+  }
+  return value_at(i);
+}
+
+template struct Channel<glm::vec3>;
+template struct Channel<glm::quat>;
+
+Status Clip::finalize(int num_joints) {
+  if (static_cast<int>(joints.size()) != num_joints)
+    return invalid_argument("clip '" + name + "': has tracks for " + std::to_string(joints.size()) +
+                            " joints, the skeleton has " + std::to_string(num_joints));
+  const int nv = static_cast<int>(vec3_channels.size());
+  const int nq = static_cast<int>(quat_channels.size());
+  for (const JointChannels& j : joints) {
+    if (j.translation >= nv || j.scale >= nv || j.rotation >= nq || j.translation < -1 ||
+        j.scale < -1 || j.rotation < -1)
+      return invalid_argument("clip '" + name + "': channel index out of range");
+  }
+  duration = 0.0f;
+  for (int i = 0; i < nv; ++i) {
+    if (Status s = vec3_channels[i].finalize("clip '" + name + "' channel " + std::to_string(i));
+        !s)
+      return s;
+    duration = std::max(duration, vec3_channels[i].times.back());
+  }
+  for (int i = 0; i < nq; ++i) {
+    if (Status s =
+            quat_channels[i].finalize("clip '" + name + "' rotation channel " + std::to_string(i));
+        !s)
+      return s;
+    duration = std::max(duration, quat_channels[i].times.back());
+  }
+  return Status::ok();
+}
+
+Transform Clip::sample_joint(int joint, float time, const Transform& rest) const {
+  const JointChannels& c = joints[joint];
+  Transform t = rest;
+  if (c.translation >= 0) t.translation = vec3_channels[c.translation].sample(time);
+  if (c.rotation >= 0) t.rotation = quat_channels[c.rotation].sample(time);
+  if (c.scale >= 0) t.scale = vec3_channels[c.scale].sample(time);
+  return t;
+}
+
+void Clip::sample(float time, std::span<const Transform> rest, std::span<Transform> out) const {
+  const size_t n = joints.size();
+  for (size_t j = 0; j < n; ++j) out[j] = sample_joint(static_cast<int>(j), time, rest[j]);
+}
+
+}  // namespace anim
