@@ -102,3 +102,45 @@ inline float rotation_angle(const glm::quat& a, const glm::quat& b) {
 }
 
 }  // namespace animtest
+
+#include "anim/animator.h"
+
+namespace animtest {
+
+// Model-space origin of a joint.
+inline glm::vec3 joint_position(const anim::Animator& a, int joint) {
+  return glm::vec3(a.model_matrices()[joint][3]);
+}
+inline glm::quat joint_rotation(const anim::Animator& a, int joint) {
+  return anim::from_matrix(a.model_matrices()[joint]).rotation;
+}
+
+// The rig with one clip that bends every joint a little (so that IK starts from an animated,
+// non-rest pose).
+struct IkRig {
+  anim::Skeleton skeleton = make_rig();
+  std::vector<anim::Clip> clips;
+  IkRig() {
+    clips.push_back(make_swing_clip("bend", skeleton.num_joints(), 1.0f, 0.6f, {0, 0, 1}));
+  }
+  int joint(const char* name) const { return skeleton.find_joint(name); }
+  // An animator playing "bend" at 0.5 s, updated once.
+  anim::Animator animator() const {
+    anim::Animator a(skeleton, clips);
+    EXPECT_TRUE(a.play(0, {.start_time = 0.5f}));
+    EXPECT_TRUE(a.update(0.0f));
+    return a;
+  }
+};
+
+inline anim::IkGoalDesc goal(const char* root, const char* effector, anim::IkSolver solver,
+                             glm::vec3 target) {
+  anim::IkGoalDesc g;
+  g.root_joint = root;
+  g.effector_joint = effector;
+  g.solver = solver;
+  g.target = target;
+  return g;
+}
+
+}  // namespace animtest
