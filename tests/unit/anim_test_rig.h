@@ -95,10 +95,12 @@ inline bool same_transform_bits(const anim::Transform& a, const anim::Transform&
   return std::memcmp(&a, &b, sizeof(anim::Transform)) == 0;
 }
 
-// Angle in radians between two rotations (q and -q are the same rotation).
+// Angle in radians between two rotations (q and -q are the same rotation). atan2 of the
+// relative rotation keeps precision for tiny angles, where acos(dot) cannot.
 inline float rotation_angle(const glm::quat& a, const glm::quat& b) {
-  float d = std::min(1.0f, std::abs(glm::dot(a, b)));
-  return 2.0f * std::acos(d);
+  const glm::quat r = glm::conjugate(a) * b;
+  const float s = std::sqrt(r.x * r.x + r.y * r.y + r.z * r.z);
+  return 2.0f * std::atan2(s, std::abs(r.w));
 }
 
 }  // namespace animtest
