@@ -1,0 +1,143 @@
+#pragma once
+// libanimclient: a connection to animd.
+//
+// One Client is one TCP connection. Requests are sent with a fresh request_id and the
+// calling thread waits for the matching Reply (with a timeout). Stream frames pushed after
+// subscribe() are read by the client's own I/O thread and delivered either to a callback
+// (on that thread) or to a bounded queue read with next_frame().
+//
+// Thread safety: every method may be called from any thread; requests from several threads
+// are sent in turn and each waits for its own reply.
+//
+// Depends on the generated protocol (proto/anim/v1) only; no animation code.
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+
+#include "anim/v1/envelope.pb.h"
+
+namespace animclient {
+
+// The daemon's default port (animd --port).
+inline constexpr uint16_t kDefaultPort = 7450;
+inline constexpr std::chrono::milliseconds kDefaultTimeout{5000};
+
+// Why a call produced no result.
+struct Error {
+  enum class Kind {
+    kConnect,       // could not connect (message says host:port and the OS error)
+    kTimeout,       // no reply within the timeout
+    kDisconnected,  // the connection closed (by the server or the network)
+    kProtocol,      // the server sent something that does not parse, or a frame too large
+    kServer,        // the server answered with a non-OK status (code and message from it)
+  };
+  Kind kind = Kind::kServer;
+  anim::v1::StatusCode code = anim::v1::STATUS_INTERNAL;  // meaningful for kServer
+  std::string message;
+
+  // "NOT_FOUND: unknown character 42" / "timeout: no reply to spawn within 5000 ms" ...
+  std::string to_string() const;
+};
+
+// A value or an Error.
+template <class T>
+class Result {
+ public:
+  Result(T value) : v_(std::move(value)) {}      // NOLINT: implicit by design
+  Result(Error error) : v_(std::move(error)) {}  // NOLINT: implicit by design
+  bool ok() const { return v_.index() == 0; }
+  explicit operator bool() const { return ok(); }
+  T& value() { return std::get<0>(v_); }
+  const T& value() const { return std::get<0>(v_); }
+  T* operator->() { return &value(); }
+  const T* operator->() const { return &value(); }
+  const Error& error() const { return std::get<1>(v_); }
+
+ private:
+  std::variant<T, Error> v_;
+};
+
+struct Empty {};  // result of commands that return nothing but a status
+
+struct ClientOptions {
+  std::string host = "127.0.0.1";
+  uint16_t port = kDefaultPort;
+  std::chrono::milliseconds connect_timeout{3000};
+  std::chrono::milliseconds request_timeout = kDefaultTimeout;
+  std::string auth_token;                     // sent with every request when non-empty
+  size_t max_incoming_frame_bytes = 256u << 20;  // larger frames from the server: kProtocol
+  size_t frame_queue_capacity = 1024;         // next_frame() queue; oldest dropped when full
+};
+
+// Counters of what this connection received (for load tools).
+struct ClientCounters {
+  uint64_t bytes_sent = 0;
+  uint64_t bytes_received = 0;
+  uint64_t replies_received = 0;
+  uint64_t frames_received = 0;
+  uint64_t frames_dropped_locally = 0;  // next_frame() queue overflow
+};
+
+class Client {
+ public:
+  // Connects (TCP, with the connect timeout) and starts the I/O thread.
+  static Result<std::unique_ptr<Client>> connect(const ClientOptions& options);
+
+  ~Client();  // closes the connection and joins the I/O thread
+  Client(const Client&) = delete;
+  Client& operator=(const Client&) = delete;
+
+  // Sends `request` (its request_id is overwritten; auth_token filled from the options when
+  // empty) and waits for the reply. Any reply, OK or not, is returned as a value: only
+  // transport failures are Errors. timeout 0 = the options' request_timeout.
+  Result<anim::v1::Reply> call(anim::v1::Request request,
+                               std::chrono::milliseconds timeout = std::chrono::milliseconds{0});
+
+  // Typed helpers: like call(), but a non-OK status becomes Error{kServer, code, message}.
+  Result<anim::v1::ListAssetsReply> list_assets();
+  Result<anim::v1::LoadAssetReply> load_asset(const anim::v1::LoadAssetRequest& request);
+  Result<anim::v1::GetAssetDataReply> get_asset_data(const std::string& asset,
+                                                     bool skip_mesh = false);
+  Result<anim::v1::SpawnReply> spawn(const anim::v1::SpawnRequest& request);
+  Result<anim::v1::SpawnReply> spawn(const std::string& asset, const std::string& clip = {});
+  Result<Empty> despawn(uint32_t character_id);
+  Result<Empty> set_root(const anim::v1::SetRootTransformRequest& request);
+  Result<Empty> play(const anim::v1::PlayRequest& request);
+  Result<Empty> play(uint32_t character_id, const std::string& clip);
+  Result<Empty> crossfade(const anim::v1::CrossfadeRequest& request);
+  Result<Empty> crossfade(uint32_t character_id, const std::string& clip, float duration);
+  Result<Empty> set_speed(uint32_t character_id, float speed);
+  Result<anim::v1::AddLayerReply> add_layer(const anim::v1::AddLayerRequest& request);
+  Result<Empty> update_layer(const anim::v1::UpdateLayerRequest& request);
+  Result<Empty> remove_layer(uint32_t character_id, uint32_t layer_id);
+  Result<anim::v1::SetIkGoalReply> set_ik_goal(const anim::v1::SetIkGoalRequest& request);
+  Result<Empty> clear_ik_goal(uint32_t character_id, uint32_t goal_id);
+  Result<anim::v1::QueryPoseReply> query_pose(const anim::v1::QueryPoseRequest& request);
+  Result<anim::v1::ListCharactersReply> list_characters();
+  Result<anim::v1::SubscribeReply> subscribe(const anim::v1::SubscribeRequest& request);
+  Result<Empty> unsubscribe(uint32_t subscription_id);
+  Result<anim::v1::StatsReply> stats();
+
+  // Stream delivery. With a callback set, every frame goes to it on the I/O thread (keep it
+  // short) and not to the queue. Without one, frames go to a bounded queue.
+  using FrameCallback = std::function<void(const anim::v1::StreamFrame&)>;
+  void set_frame_callback(FrameCallback callback);
+  // The oldest queued frame, waiting up to `timeout`; nullopt on timeout or disconnect.
+  std::optional<anim::v1::StreamFrame> next_frame(std::chrono::milliseconds timeout);
+
+  bool connected() const;
+  ClientCounters counters() const;
+  const ClientOptions& options() const;
+
+ private:
+  struct Impl;
+  explicit Client(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace animclient
