@@ -151,6 +151,26 @@ TEST(ChannelSampling, OutsideTheKeysHoldsTheEnds) {
   expect_vec3_eq(c.sample(100.0f), {3, 3, 3});
 }
 
+TEST(ChannelSampling, NonFiniteTimesGiveAKeyValueNotNaN) {
+  const auto c = make_channel<glm::vec3>(Interpolation::kLinear, {0.0f, 1.0f, 2.0f},
+                                         {{1, 1, 1}, {2, 2, 2}, {3, 3, 3}});
+  expect_vec3_eq(c.sample(std::numeric_limits<float>::quiet_NaN()), {1, 1, 1});
+  expect_vec3_eq(c.sample(-std::numeric_limits<float>::infinity()), {1, 1, 1});
+  expect_vec3_eq(c.sample(std::numeric_limits<float>::infinity()), {3, 3, 3});
+}
+
+TEST(ChannelFinalize, RejectedQuaternionChannelIsLeftUnchanged) {
+  // Key 0 is valid but not unit length; key 1 has zero length. Finalize must fail without
+  // normalizing key 0 first.
+  QuatChannel c;
+  c.times = {0.0f, 1.0f};
+  c.values = {glm::quat(2, 0, 0, 0), glm::quat(0, 0, 0, 0)};
+  const Status s = c.finalize("rot");
+  EXPECT_FALSE(s.is_ok());
+  EXPECT_NE(s.message().find("rot"), std::string::npos);
+  EXPECT_EQ(c.values[0].w, 2.0f);
+}
+
 // A 3-joint clip: joint 1 has translation and rotation channels, joint 2 only scale,
 // joint 0 nothing.
 Clip make_clip() {

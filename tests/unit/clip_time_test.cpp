@@ -76,6 +76,8 @@ TEST(ClipTime, NormalizedTime) {
   EXPECT_EQ(normalized_time(3.0f, 2.0f), 1.0f);
   EXPECT_EQ(normalized_time(-1.0f, 2.0f), 0.0f);
   EXPECT_EQ(normalized_time(1.0f, 0.0f), 0.0f);
+  EXPECT_EQ(normalized_time(std::numeric_limits<float>::quiet_NaN(), 2.0f), 0.0f);
+  EXPECT_EQ(normalized_time(1.0f, std::numeric_limits<float>::quiet_NaN()), 0.0f);
 }
 
 }  // namespace
