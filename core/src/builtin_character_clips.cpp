@@ -10,12 +10,16 @@
 //   Rx(-a) swings a hanging limb forward, Rx(+a) bends a knee (shin back) or tips the toes
 //   down, Rz(+a) tilts the torso toward the character's right (-X), Ry(-a) turns the left
 //   side forward.
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <numbers>
+#include <string>
+#include <utility>
 
 #include <glm/gtc/quaternion.hpp>
 
+#include "anim/palette.h"
 #include "builtin_character_parts.h"
 
 namespace anim::builtin {
@@ -59,14 +63,55 @@ using PoseFn = std::function<void(float phase, PoseDelta& out)>;
 
 // Samples `fn` into a looping LINEAR clip. Joints `fn` never touches have no channel (they
 // keep the rest pose); the root is never touched, so the character stays in place.
-Expected<Clip> build_clip(const Skeleton& rig, const char* name, float duration, const PoseFn& fn) {
+// How a clip keeps the feet on the ground (y = 0) by moving the hips up or down.
+enum class Ground {
+  kAsAuthored,     // the hips offset is used as the pose function gives it
+  kPlant,          // shifted so that the lowest foot point is exactly on the ground (walk)
+  kNoPenetration,  // lifted only where a foot would go below the ground (run: flight phases)
+};
+
+// Lowest point of the soles (heel, ball, toe tip; both feet) for one frame, in model space.
+float lowest_sole_point(const Skeleton& rig, const PoseDelta& d) {
+  const int n = rig.num_joints();
+  std::vector<Transform> locals = rig.rest_pose;
+  for (int j = 0; j < n; ++j) {
+    if (d.rotated[j]) locals[j].rotation = rig.rest_pose[j].rotation * d.rotation[j];
+    if (d.moved[j]) locals[j].translation = rig.rest_pose[j].translation + d.offset[j];
+  }
+  std::vector<glm::mat4> model(n);
+  local_to_model(rig, locals, model);
+  float lowest = INFINITY;
+  for (const char* sfx : {"_l", "_r"}) {
+    const int foot = rig.find_joint(std::string("foot") + sfx);
+    const int toe = rig.find_joint(std::string("toe") + sfx);
+    const float x = glm::inverse(rig.inverse_bind[foot])[3].x;
+    // Sole points at rest (model space), carried by the joint that moves them.
+    const std::pair<int, glm::vec3> points[] = {
+        {foot, {x, 0.0f, -0.06f}}, {foot, {x, 0.0f, 0.14f}}, {toe, {x, 0.0f, 0.22f}}};
+    for (const auto& [joint, p] : points) {
+      const glm::vec4 w = model[joint] * rig.inverse_bind[joint] * glm::vec4(p, 1.0f);
+      lowest = std::min(lowest, w.y);
+    }
+  }
+  return lowest;
+}
+
+Expected<Clip> build_clip(const Skeleton& rig, const char* name, float duration, Ground ground,
+                          const PoseFn& fn) {
   const int n = rig.num_joints();
   const int intervals = static_cast<int>(std::lround(duration * kKeysPerSecond));
   std::vector<PoseDelta> frames;
   frames.reserve(intervals);
   for (int k = 0; k < intervals; ++k) {
     frames.emplace_back(n);
-    fn(2.0f * kPi * static_cast<float>(k) / static_cast<float>(intervals), frames.back());
+    PoseDelta& d = frames.back();
+    fn(2.0f * kPi * static_cast<float>(k) / static_cast<float>(intervals), d);
+    if (ground != Ground::kAsAuthored) {
+      const int hips = rig.find_joint("hips");
+      const float lowest = lowest_sole_point(rig, d);
+      const float lift = ground == Ground::kPlant ? -lowest : std::max(0.0f, -lowest);
+      d.move(hips, (d.moved[hips] ? d.offset[hips] : glm::vec3(0.0f)) + glm::vec3(0, lift, 0));
+    }
   }
   std::vector<float> times(intervals + 1);
   for (int k = 0; k < intervals; ++k)
@@ -222,18 +267,19 @@ Expected<std::vector<Clip>> make_clips(const Skeleton& rig) {
   struct Def {
     const char* name;
     float duration;
+    Ground ground;
     PoseFn fn;
   };
   const Def defs[] = {
-      {"idle", 3.0f, [&](float p, PoseDelta& d) { idle(j, p, d); }},
-      {"walk", 1.0f, [&](float p, PoseDelta& d) { gait(j, kWalk, p, d); }},
-      {"run", 0.7f, [&](float p, PoseDelta& d) { gait(j, kRun, p, d); }},
-      {"wave", 2.0f, [&](float p, PoseDelta& d) { wave(j, p, d); }},
-      {"lean", 2.0f, [&](float p, PoseDelta& d) { lean(j, p, d); }},
+      {"idle", 3.0f, Ground::kAsAuthored, [&](float p, PoseDelta& d) { idle(j, p, d); }},
+      {"walk", 1.0f, Ground::kPlant, [&](float p, PoseDelta& d) { gait(j, kWalk, p, d); }},
+      {"run", 0.7f, Ground::kNoPenetration, [&](float p, PoseDelta& d) { gait(j, kRun, p, d); }},
+      {"wave", 2.0f, Ground::kAsAuthored, [&](float p, PoseDelta& d) { wave(j, p, d); }},
+      {"lean", 2.0f, Ground::kAsAuthored, [&](float p, PoseDelta& d) { lean(j, p, d); }},
   };
   std::vector<Clip> clips;
   for (const Def& def : defs) {
-    Expected<Clip> c = build_clip(rig, def.name, def.duration, def.fn);
+    Expected<Clip> c = build_clip(rig, def.name, def.duration, def.ground, def.fn);
     if (!c) return c.error();
     clips.push_back(std::move(*c));
   }
