@@ -289,6 +289,41 @@ TEST(BuiltinCharacter, WalkSwingsTheLegsAndArmsInOpposition) {
   EXPECT_LT(hi - lo, 0.1f);
 }
 
+// Lowest point of the mesh skinned with the clip's pose at time t.
+float lowest_skinned_vertex(const Asset& a, const Clip& clip, float t) {
+  const std::vector<glm::mat4> model = model_of(a, sample_pose(a, clip, t));
+  float lowest = INFINITY;
+  for (int v = 0; v < a.mesh.num_vertices(); ++v) {
+    glm::vec4 p(0.0f);
+    for (int k = 0; k < 4; ++k) {
+      const int j = a.mesh.joints[v][k];
+      p += a.mesh.weights[v][k] *
+           (model[j] * a.skeleton.inverse_bind[j] * glm::vec4(a.mesh.positions[v], 1.0f));
+    }
+    lowest = std::min(lowest, p.y);
+  }
+  return lowest;
+}
+
+TEST(BuiltinCharacter, FeetStayOnTheGround) {
+  const Asset& a = character();
+  for (const Clip& clip : a.clips) {
+    float lowest = INFINITY, highest = -INFINITY;
+    for (int k = 0; k < 35; ++k) {
+      const float y = lowest_skinned_vertex(a, clip, clip.duration * static_cast<float>(k) / 35);
+      lowest = std::min(lowest, y);
+      highest = std::max(highest, y);
+    }
+    // Never sinks more than a centimetre into the ground.
+    EXPECT_GT(lowest, -0.01f) << clip.name;
+    // Only the run has a flight phase; everything else keeps a foot on the ground.
+    if (clip.name == "run")
+      EXPECT_GT(highest, 0.03f);
+    else
+      EXPECT_LT(highest, 0.01f) << clip.name;
+  }
+}
+
 TEST(BuiltinCharacter, WaveHoldsTheRightHandAboveTheHead) {
   const Asset& a = character();
   const Clip& wave = a.clips[a.find_clip("wave")];
