@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include <tiny_gltf.h>
 #include <glm/glm.hpp>
+#include "gltf_tinygltf.h"
 
 #include "anim/asset.h"
 #include "anim/status.h"

@@ -51,47 +51,76 @@ std::vector<fs::path> asset_variants(const std::string& asset) {
   return out;
 }
 
-// Largest |ours - golden| over every clip, sample, joint and matrix element; fails the test
-// (with the place) when the golden file does not match the asset's structure.
-double max_palette_error(const anim::Asset& asset, const nlohmann::json& golden,
-                         const std::string& label) {
+// Golden sample times are rounded to 1e-6 s, so the oracle sampled up to 5e-7 s away from
+// the time we read. On a fast limb far from the origin (Fox's legs: ~500 units/s) that moves
+// a palette element by up to 2.5e-4. Each element is therefore allowed kTolerance plus what it
+// moves in kTimeRounding, measured from our own palettes by a central difference.
+constexpr double kTimeRounding = 5e-7;
+
+struct Palettes {
+  std::vector<anim::Transform> locals;
+  std::vector<glm::mat4> model;
+  std::vector<anim::PaletteMatrix> palette;
+  explicit Palettes(int n) : locals(n), model(n), palette(n) {}
+  void eval(const anim::Skeleton& sk, const anim::Clip& clip, float t) {
+    clip.sample(t, sk.rest_pose, locals);
+    anim::local_to_model(sk, locals, model);
+    anim::build_palette(sk, model, palette);
+  }
+};
+
+struct Errors {
+  double raw = 0.0;     // largest |ours - golden|
+  double excess = 0.0;  // largest |ours - golden| - time-rounding allowance (must be <= kTolerance)
+};
+
+// Compares every clip, sample, joint and matrix element; fails the test (naming the place)
+// when an element is off by more than its tolerance or the structure does not match.
+Errors palette_errors(const anim::Asset& asset, const nlohmann::json& golden,
+                      const std::string& label) {
   const anim::Skeleton& sk = asset.skeleton;
   const int n = sk.num_joints();
+  Errors out;
   EXPECT_EQ(static_cast<size_t>(n), golden["joints"].size()) << label;
-  if (static_cast<size_t>(n) != golden["joints"].size()) return INFINITY;
-  std::vector<anim::Transform> locals(n);
-  std::vector<glm::mat4> model(n);
-  std::vector<anim::PaletteMatrix> palette(n);
-  double worst = 0.0;
+  if (static_cast<size_t>(n) != golden["joints"].size()) return {INFINITY, INFINITY};
+  Palettes at(n), before(n), after(n);
   for (const auto& gclip : golden["clips"]) {
     const std::string name = gclip["name"];
     const int ci = asset.find_clip(name);
     EXPECT_GE(ci, 0) << label << ": no clip '" << name << "'";
     if (ci < 0) {
-      worst = INFINITY;
+      out = {INFINITY, INFINITY};
       continue;
     }
     const anim::Clip& clip = asset.clips[ci];
-    EXPECT_NEAR(clip.duration, gclip["duration"].get<double>(), 1e-4) << label << " " << name;
+    EXPECT_NEAR(clip.duration, gclip["duration"].get<double>(), 1e-5) << label << " " << name;
     for (const auto& sample : gclip["samples"]) {
-      const float t = sample["t"].get<float>();
-      clip.sample(t, sk.rest_pose, locals);
-      anim::local_to_model(sk, locals, model);
-      anim::build_palette(sk, model, palette);
+      const double t = sample["t"].get<double>();
+      const float t0 = static_cast<float>(t);
+      const float tm = static_cast<float>(std::max(0.0, t - 1e-5));
+      const float tp = static_cast<float>(t + 1e-5);
+      at.eval(sk, clip, t0);
+      before.eval(sk, clip, tm);
+      after.eval(sk, clip, tp);
       const auto& gpal = sample["palette"];
       for (int src = 0; src < n; ++src) {
-        const glm::mat4 ours = palette[sk.joint_of_source[src]].to_mat4();
-        double joint_err = 0.0;
-        for (int e = 0; e < 16; ++e)
-          joint_err =
-              std::max(joint_err, std::abs(ours[e / 4][e % 4] - gpal[src][e].get<double>()));
-        EXPECT_LE(joint_err, kTolerance) << label << " clip '" << name << "' t=" << t << " joint "
-                                         << src << " (" << sk.names[sk.joint_of_source[src]] << ")";
-        worst = std::max(worst, joint_err);
+        const int j = sk.joint_of_source[src];
+        const glm::mat4 ours = at.palette[j].to_mat4();
+        const glm::mat4 lo = before.palette[j].to_mat4(), hi = after.palette[j].to_mat4();
+        double joint_excess = 0.0;
+        for (int e = 0; e < 16; ++e) {
+          const double err = std::abs(ours[e / 4][e % 4] - gpal[src][e].get<double>());
+          const double rate = std::abs(hi[e / 4][e % 4] - lo[e / 4][e % 4]) / (tp - tm);
+          out.raw = std::max(out.raw, err);
+          joint_excess = std::max(joint_excess, err - rate * kTimeRounding);
+        }
+        EXPECT_LE(joint_excess, kTolerance) << label << " clip '" << name << "' t=" << t
+                                            << " joint " << src << " (" << sk.names[j] << ")";
+        out.excess = std::max(out.excess, joint_excess);
       }
     }
   }
-  return worst;
+  return out;
 }
 
 TEST(GltfConformance, PalettesMatchGolden) {
@@ -114,15 +143,16 @@ TEST(GltfConformance, PalettesMatchGolden) {
       ASSERT_TRUE(by_default.has_value()) << by_default.error().message();
       EXPECT_EQ(by_default->skeleton.names, asset->skeleton.names) << file;
       const std::string label = fs::relative(file, animtest::shared_dir()).string();
-      const double err = max_palette_error(*asset, golden, label);
-      std::cout << "[conformance] " << label << ": max palette error " << err << " over "
+      const Errors err = palette_errors(*asset, golden, label);
+      std::cout << "[conformance] " << label << ": max palette error " << err.raw
+                << " (beyond golden time rounding: " << std::max(0.0, err.excess) << ") over "
                 << golden["clips"].size() << " clip(s), " << asset->skeleton.num_joints()
                 << " joints\n";
       std::string key = "max_error_" + label;  // XML-safe property name
       std::replace_if(
           key.begin(), key.end(),
           [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); }, '_');
-      ::testing::Test::RecordProperty(key, std::to_string(err));
+      ::testing::Test::RecordProperty(key, std::to_string(err.raw));
     }
   }
 }
