@@ -55,7 +55,8 @@ Status read_model(const std::string& path, tinygltf::Model* model) {
   }
   if (!ok) {
     if (err.empty()) err = "not a valid glTF file";
-    return data_loss(path + ": " + trim(err));
+    const bool binary = bytes.size() >= 4 && bytes.compare(0, 4, "glTF") == 0;
+    return data_loss(path + ": " + (binary ? "truncated or malformed .glb: " : "") + trim(err));
   }
   return Status::ok();
 }
