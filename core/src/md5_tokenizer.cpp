@@ -157,9 +157,12 @@ int Tokenizer::expect_int(std::string_view what, int64_t min, int64_t max) {
     auto [p, ec] = std::from_chars(b, e, v);
     if (ec == std::errc() && p == e) {
       if (v < min || v > max) {
+        // min == max: an index that must follow the previous one ("vert 3").
         fail(cur_.line,
-             std::string(what) + " " + std::to_string(v) + " is out of range [" +
-                 std::to_string(min) + ", " + std::to_string(max) + "]",
+             min == max ? "expected " + std::string(what) + " " + std::to_string(min) + ", found " +
+                              std::to_string(v)
+                        : std::string(what) + " " + std::to_string(v) + " is out of range [" +
+                              std::to_string(min) + ", " + std::to_string(max) + "]",
              StatusCode::kInvalidArgument);
         return 0;
       }

@@ -480,6 +480,12 @@ TEST(Md5Errors, TriangleVertexOutOfRange) {
   expect_error(a, path, {":20:", "vertex index 3 is out of range"});
 }
 
+TEST(Md5Errors, VerticesOutOfOrder) {
+  std::string path;
+  auto a = load_mesh_text("order.md5mesh", replace(kChainMesh, "vert 1 (", "vert 2 ("), &path);
+  expect_error(a, path, {":17:", "expected mesh 0 vert index 1, found 2"});
+}
+
 TEST(Md5Errors, NanInMesh) {
   std::string path;
   auto a = load_mesh_text("nan.md5mesh", replace(kChainMesh, "( 1 0 2 )", "( 1 nan 2 )"), &path);
