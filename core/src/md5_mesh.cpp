@@ -170,7 +170,7 @@ bool reduce_influences(std::vector<Influence>& inf, std::array<uint16_t, 4>& joi
   if (inf.size() > 4) inf.resize(4);
   float sum = 0.0f;
   for (const Influence& i : inf) sum += i.weight;
-  if (!(sum > 0.0f)) return false;
+  if (!(sum > 0.0f) || !std::isfinite(sum)) return false;
   joints = {0, 0, 0, 0};
   weights = glm::vec4(0.0f);
   for (size_t k = 0; k < inf.size(); ++k) {
@@ -239,7 +239,11 @@ Status build_mesh_asset(const std::string& path, const MeshFile& file, Asset& as
       if (!reduce_influences(inf, joints, weights))
         return invalid_argument(path + ":" + std::to_string(v.line) + ": mesh " +
                                 std::to_string(m) + " vert " + std::to_string(i) +
-                                ": its weights' biases sum to 0");
+                                ": its weights' biases sum to 0 or overflow");
+      if (!is_finite(p))
+        return invalid_argument(path + ":" + std::to_string(v.line) + ": mesh " +
+                                std::to_string(m) + " vert " + std::to_string(i) +
+                                ": bind position overflows (weights too large)");
       mesh.positions.push_back(z_up_to_y_up(p));
       mesh.uvs.push_back(v.uv);
       mesh.joints.push_back(joints);

@@ -492,6 +492,14 @@ TEST(Md5Errors, NanInMesh) {
   expect_error(a, path, {":10:", "not a finite number"});
 }
 
+TEST(Md5Errors, OverflowingBindPosition) {
+  std::string path;
+  auto a = load_mesh_text(
+      "overflow.md5mesh",
+      replace(kChainMesh, "weight 0 0 1.0 ( 1 0 0 )", "weight 0 0 3e38 ( 3e38 0 0 )"), &path);
+  expect_error(a, path, {":16:", "bind position overflows"});
+}
+
 TEST(Md5Errors, UnsupportedVersion) {
   std::string path;
   auto a =
@@ -581,6 +589,45 @@ TEST_F(Md5Chain, EveryPrefixOfTheFilesFailsCleanly) {
     auto a = load_md5(mesh_path_, {path});
     ASSERT_FALSE(a.has_value()) << "prefix of " << n << " bytes loaded";
     EXPECT_NE(a.error().message().find(path), std::string::npos) << a.error().message();
+  }
+}
+
+TEST_F(Md5Chain, CorruptedBytesNeverCrashOrGiveInvalidAssets) {
+  // Deterministic corruption: one or two bytes replaced by characters that matter to the
+  // grammar. Every result is either an error naming the file or an asset that keeps every
+  // invariant (valid skeleton, finite unit-sum weights, indices in range, unit normals).
+  const std::string chars = "0123456789-.e{}()\"/ \nnX";
+  uint32_t seed = 12345;
+  auto next = [&seed](uint32_t n) {
+    seed = seed * 1664525u + 1013904223u;
+    return (seed >> 8) % n;
+  };
+  for (int iter = 0; iter < 400; ++iter) {
+    const bool mesh = iter % 2 == 0;
+    std::string text = mesh ? kChainMesh : kChainAnim;
+    for (int k = 0; k < 1 + (iter / 2) % 2; ++k)
+      text[next(static_cast<uint32_t>(text.size()))] =
+          chars[next(static_cast<uint32_t>(chars.size()))];
+    const std::string path = write_file(mesh ? "fuzz.md5mesh" : "fuzz.md5anim", text);
+    auto a = mesh ? load_md5(path, {}) : load_md5(mesh_path_, {path});
+    if (!a) {
+      EXPECT_NE(a.error().message().find(path), std::string::npos) << a.error().message();
+      continue;
+    }
+    EXPECT_TRUE(a->skeleton.validate().is_ok());
+    const SkinnedMesh& m = a->mesh;
+    for (int v = 0; v < m.num_vertices(); ++v) {
+      const glm::vec4 w = m.weights[v];
+      EXPECT_NEAR(w.x + w.y + w.z + w.w, 1.0f, 1e-5f);
+      EXPECT_NEAR(glm::length(m.normals[v]), 1.0f, 1e-5f);
+      EXPECT_TRUE(is_finite(m.positions[v]));
+      for (uint16_t j : m.joints[v]) EXPECT_LT(j, a->skeleton.num_joints());
+    }
+    for (uint32_t i : m.indices) EXPECT_LT(i, static_cast<uint32_t>(m.num_vertices()));
+    for (const Clip& c : a->clips)
+      for (float t : {0.0f, 0.05f, 0.1f})
+        for (int j = 0; j < a->skeleton.num_joints(); ++j)
+          EXPECT_TRUE(is_finite(c.sample_joint(j, t, a->skeleton.rest_pose[j])));
   }
 }
 
