@@ -3,6 +3,8 @@
 #include <bit>
 #include <climits>
 #include <cmath>
+#include <cstdio>
+#include <string>
 
 #include "anim/clip.h"
 #include "anim/skeleton.h"
@@ -21,6 +23,12 @@ struct AnimJoint {
 };
 
 constexpr int kAllFlags = 63;
+
+std::string format_number(float v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", static_cast<double>(v));
+  return buf;
+}
 
 bool same_vec3(const glm::vec3& a, const glm::vec3& b) {
   return a == b;
@@ -94,7 +102,7 @@ Expected<Clip> load_anim(const std::string& path, std::string text, const std::s
   line = tok.line();
   const float frame_rate = tok.expect_float("frameRate");
   if (tok.ok() && !(frame_rate > 0.0f))
-    tok.fail(line, "frameRate must be > 0, found " + std::to_string(frame_rate),
+    tok.fail(line, "frameRate must be > 0, found " + format_number(frame_rate),
              StatusCode::kInvalidArgument);
   tok.expect_word("numAnimatedComponents");
   const int num_components = tok.expect_int("numAnimatedComponents", 0, max_count);
