@@ -44,6 +44,13 @@ struct Error {
   std::string to_string() const;
 };
 
+// "connect", "timeout", "disconnected", "protocol", "server".
+const char* kind_name(Error::Kind kind);
+// "NOT_FOUND" for STATUS_NOT_FOUND (the enum name without its prefix); "CODE_42" if unknown.
+std::string status_code_name(anim::v1::StatusCode code);
+// The name of the command a request carries ("spawn", "play", ...); "empty" when unset.
+std::string command_name(const anim::v1::Request& request);
+
 // A value or an Error.
 template <class T>
 class Result {
@@ -69,9 +76,9 @@ struct ClientOptions {
   uint16_t port = kDefaultPort;
   std::chrono::milliseconds connect_timeout{3000};
   std::chrono::milliseconds request_timeout = kDefaultTimeout;
-  std::string auth_token;                     // sent with every request when non-empty
+  std::string auth_token;                        // sent with every request when non-empty
   size_t max_incoming_frame_bytes = 256u << 20;  // larger frames from the server: kProtocol
-  size_t frame_queue_capacity = 1024;         // next_frame() queue; oldest dropped when full
+  size_t frame_queue_capacity = 1024;            // next_frame() queue; oldest dropped when full
 };
 
 // Counters of what this connection received (for load tools).
