@@ -1,6 +1,7 @@
 #include "gl_context.h"
 
 #include <GL/glew.h>
+#define GLFW_INCLUDE_NONE  // GL comes from GLEW, which must be included first
 #include <GLFW/glfw3.h>
 
 namespace animview {
@@ -30,6 +31,11 @@ std::unique_ptr<GlContext> GlContext::create(int width, int height, bool headles
   glfwWindowHint(GLFW_SAMPLES, headless ? 0 : 4);  // headless multisamples its own target
   std::unique_ptr<GlContext> ctx(new GlContext);
   ctx->window_ = glfwCreateWindow(width, height, title.c_str(), nullptr, nullptr);
+  if (!ctx->window_ && !headless) {
+    // Some X servers (Xvfb) offer no multisampled visual: take a plain one.
+    glfwWindowHint(GLFW_SAMPLES, 0);
+    ctx->window_ = glfwCreateWindow(width, height, title.c_str(), nullptr, nullptr);
+  }
   if (!ctx->window_) {
     error = "cannot create an OpenGL 3.3 core window: " + g_glfw_error;
     return nullptr;  // ~GlContext terminates GLFW

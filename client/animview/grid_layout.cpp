@@ -29,8 +29,9 @@ GridLayout layout_grid(const Aabb& box) {
 std::vector<float> grid_vertices(const GridLayout& g) {
   std::vector<float> v;
   const glm::vec3 line_color{0.42f, 0.44f, 0.47f};
-  const glm::vec3 axis_x_color{0.62f, 0.35f, 0.35f};  // the line along X (z = 0)
-  const glm::vec3 axis_z_color{0.35f, 0.45f, 0.62f};  // the line along Z (x = 0)
+  // The lines through the origin are brighter, still grey: no warm colour on the ground, so
+  // warm pixels are characters (colors.h).
+  const glm::vec3 axis_color{0.60f, 0.62f, 0.66f};
   const float half = g.half_lines * g.spacing;
   auto push = [&](glm::vec3 a, glm::vec3 b, glm::vec3 color) {
     for (const glm::vec3& p : {a, b}) v.insert(v.end(), {p.x, p.y, p.z, color.r, color.g, color.b});
@@ -41,9 +42,9 @@ std::vector<float> grid_vertices(const GridLayout& g) {
     bool x_is_origin = std::abs(x) < g.spacing * 1e-3f;
     bool z_is_origin = std::abs(z) < g.spacing * 1e-3f;
     push({x, 0, g.center.z - half}, {x, 0, g.center.z + half},
-         x_is_origin ? axis_z_color : line_color);
+         x_is_origin ? axis_color : line_color);
     push({g.center.x - half, 0, z}, {g.center.x + half, 0, z},
-         z_is_origin ? axis_x_color : line_color);
+         z_is_origin ? axis_color : line_color);
   }
   return v;
 }

@@ -20,7 +20,7 @@ struct GridLayout {
 GridLayout layout_grid(const Aabb& box);
 
 // Line vertices (pairs): x, y, z, r, g, b per vertex. The two centre lines through the world
-// origin, when inside the grid, are drawn brighter so the ground's origin is visible.
+// origin, when inside the grid, are drawn brighter (still grey) so the origin is visible.
 std::vector<float> grid_vertices(const GridLayout& layout);
 
 }  // namespace animview

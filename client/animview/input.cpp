@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#define GLFW_INCLUDE_NONE  // GL comes from GLEW, which must be included first
 #include <GLFW/glfw3.h>
 
 #include "viewer.h"

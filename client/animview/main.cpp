@@ -7,6 +7,8 @@
 #include "viewer.h"
 
 int main(int argc, char** argv) {
+  // Line-buffered even into a file or pipe: connection messages are read by tests and logs.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   std::vector<std::string> args(argv + 1, argv + argc);
   animview::Options options;
   std::string error;

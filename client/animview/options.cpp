@@ -93,6 +93,11 @@ bool parse_options(const std::vector<std::string>& args, Options& out, std::stri
       double s = 0;
       if (!parse_number(v, s) || !(s > 0.0) || s > 3600.0) return bad(v, "seconds (0-3600]");
       o.wait_seconds = s;
+    } else if (name == "--run-seconds") {
+      if (!take(v)) return false;
+      double s = 0;
+      if (!parse_number(v, s) || !(s > 0.0)) return bad(v, "seconds (> 0)");
+      o.run_seconds = s;
     } else if (name == "--samples") {
       if (!take(v)) return false;
       if (!parse_number(v, o.samples) || o.samples < 0 || o.samples > 16)
@@ -125,6 +130,7 @@ usage: animview [options]
   --frames N            headless: frames to render (default 60)
   --screenshot F.png    headless: write the last frame as PNG
   --wait S              headless: wait at most S seconds for the characters (default 10)
+  --run-seconds S       window: quit after S seconds (demos, tests); default: until closed
 
 keys (window):
   left mouse drag       orbit          right/middle drag   pan

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "camera.h"
+#include "colors.h"
 #include "grid.h"
 #include "mesh_gpu.h"
 #include "palette_buffer.h"
@@ -25,13 +26,6 @@ struct DrawableAsset {
 };
 
 using AssetMap = std::map<std::string, std::unique_ptr<DrawableAsset>>;
-
-// Background colour, linear 0..1 (tests compare pixels against it).
-inline constexpr float kBackground[3] = {0.16f, 0.17f, 0.20f};
-
-// The colour of a character, by id: warm tints (red well above blue) so that characters stand
-// out from the bluish-grey background and the grey grid.
-glm::vec3 character_color(uint32_t id);
 
 class Renderer {
  public:

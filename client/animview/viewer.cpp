@@ -133,8 +133,10 @@ int Viewer::run_window() {
   uint64_t title_bytes = 0;
   int title_frames = 0;
   double fps = 0.0;
+  const double quit_at = options_.run_seconds > 0.0 ? last_time + options_.run_seconds : 1e300;
   while (!gl_->should_close()) {
     const double now = monotonic_seconds();
+    if (now >= quit_at) break;
     if (!connection_.connected() && now >= next_connect) {
       next_connect = now + kReconnectInterval;
       std::string e;

@@ -494,10 +494,11 @@ TEST(Options, DefaultsAndFlags) {
   EXPECT_EQ(o.port, 7450);
   EXPECT_TRUE(o.interpolate);
   EXPECT_TRUE(o.characters.empty());
-  ASSERT_TRUE(parse_options({"--host", "example", "--port=9000", "--characters", "1,2,30",
-                             "--no-interpolate", "--headless", "--frames", "5", "--screenshot",
-                             "a.png", "--width", "640", "--height=480", "--wait", "2.5"},
-                            o, error))
+  ASSERT_TRUE(
+      parse_options({"--host", "example", "--port=9000", "--characters", "1,2,30",
+                     "--no-interpolate", "--headless", "--frames", "5", "--screenshot", "a.png",
+                     "--width", "640", "--height=480", "--wait", "2.5", "--run-seconds", "3"},
+                    o, error))
       << error;
   EXPECT_EQ(o.host, "example");
   EXPECT_EQ(o.port, 9000);
@@ -509,6 +510,7 @@ TEST(Options, DefaultsAndFlags) {
   EXPECT_EQ(o.width, 640);
   EXPECT_EQ(o.height, 480);
   EXPECT_DOUBLE_EQ(o.wait_seconds, 2.5);
+  EXPECT_DOUBLE_EQ(o.run_seconds, 3.0);
 }
 
 TEST(Options, BadValuesNameTheFlag) {
@@ -520,6 +522,8 @@ TEST(Options, BadValuesNameTheFlag) {
   EXPECT_NE(error.find("--characters"), std::string::npos) << error;
   EXPECT_FALSE(parse_options({"--characters", "0"}, o, error));
   EXPECT_FALSE(parse_options({"--frames", "0"}, o, error));
+  EXPECT_FALSE(parse_options({"--run-seconds", "-1"}, o, error));
+  EXPECT_FALSE(parse_options({"--wait", "nan"}, o, error));
   EXPECT_FALSE(parse_options({"--width"}, o, error));
   EXPECT_NE(error.find("needs a value"), std::string::npos) << error;
   EXPECT_FALSE(parse_options({"--screenshot", "a.png"}, o, error));
