@@ -24,7 +24,9 @@ int clip(const char* name) {
   return i;
 }
 
-glm::vec3 position(const Animator& a, int joint) { return glm::vec3(a.model_matrices()[joint][3]); }
+glm::vec3 position(const Animator& a, int joint) {
+  return glm::vec3(a.model_matrices()[joint][3]);
+}
 
 bool all_finite(std::span<const PaletteMatrix> palette) {
   for (const PaletteMatrix& p : palette)
@@ -95,9 +97,9 @@ TEST(BuiltinAnimator, UpperBodyMaskFromTheChest) {
     EXPECT_EQ(std::memcmp(&out[s.find_joint(in)], &wave[s.find_joint(in)], sizeof(Transform)), 0)
         << in;
   for (const char* outside : {"root", "hips", "spine", "thigh_l", "toe_r"})
-    EXPECT_EQ(std::memcmp(&out[s.find_joint(outside)], &walk[s.find_joint(outside)],
-                          sizeof(Transform)),
-              0)
+    EXPECT_EQ(
+        std::memcmp(&out[s.find_joint(outside)], &walk[s.find_joint(outside)], sizeof(Transform)),
+        0)
         << outside;
 }
 
@@ -140,7 +142,8 @@ TEST(BuiltinAnimator, IkReachesTargetsOnArmsAndLegs) {
     g.pole = r + glm::vec3(0, 0, 1);
     ASSERT_TRUE(anim.set_ik_goal(g).has_value()) << c.root;
     ASSERT_TRUE(anim.update(0.0f));
-    EXPECT_LT(glm::length(position(anim, eff) - target), c.tolerance) << c.root << ".." << c.effector;
+    EXPECT_LT(glm::length(position(anim, eff) - target), c.tolerance)
+        << c.root << ".." << c.effector;
   }
 }
 
