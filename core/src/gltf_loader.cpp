@@ -303,7 +303,9 @@ Expected<Skeleton> build_skeleton(const Context& ctx, int skin_index,
 
 }  // namespace
 
-Expected<Asset> load_gltf(const std::string& path, const GltfOptions& options) {
+namespace {
+
+Expected<Asset> load(const std::string& path, const GltfOptions& options) {
   tinygltf::Model model;
   if (Status s = read_model(path, &model); !s) return s;
 
@@ -334,6 +336,20 @@ Expected<Asset> load_gltf(const std::string& path, const GltfOptions& options) {
     if (Status s = clip.finalize(asset.skeleton.num_joints()); !s)
       return ctx.fail(s.code(), s.message());
   return asset;
+}
+
+}  // namespace
+
+Expected<Asset> load_gltf(const std::string& path, const GltfOptions& options) {
+  // Core never throws across its API. tinygltf catches its JSON parser's exceptions, but an
+  // absurd size in a corrupt file can still make an allocation fail.
+  try {
+    return load(path, options);
+  } catch (const std::bad_alloc&) {
+    return Status(StatusCode::kResourceExhausted, path + ": out of memory while loading");
+  } catch (const std::exception& e) {
+    return data_loss(path + ": malformed file (" + e.what() + ")");
+  }
 }
 
 }  // namespace anim
