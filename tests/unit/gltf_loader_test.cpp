@@ -334,6 +334,61 @@ TEST(GltfLoader, SupportsSeveralRootJointsInOneSkin) {
   EXPECT_EQ(a.skeleton.inverse_bind[2], glm::mat4(1.0f));
 }
 
+// Model matrices of every joint at time t.
+std::vector<glm::mat4> model_at(const Asset& a, int clip, float t) {
+  const int n = a.skeleton.num_joints();
+  std::vector<Transform> locals(n);
+  std::vector<glm::mat4> model(n);
+  a.clips[clip].sample(t, a.skeleton.rest_pose, locals);
+  local_to_model(a.skeleton, locals, model);
+  return model;
+}
+
+TEST(GltfLoader, FoldsNonJointNodeBetweenJointsIntoTheLowerJoint) {
+  Rig rig = make_rig();
+  GltfFile& f = rig.file;
+  // Root -> Socket (non-joint: T(0,0,1), 90 deg about Y, uniform scale 2) -> Child.
+  const float s45 = std::sin(kPi / 4);
+  const int socket = f.add_node({{"name", "Socket"},
+                                 {"translation", {0, 0, 1}},
+                                 {"rotation", {0, s45, 0, s45}},
+                                 {"scale", {2, 2, 2}}},
+                                rig.root);
+  f.doc["nodes"][rig.root]["children"] = {socket};
+  f.doc["nodes"][socket]["children"] = {rig.child};
+  const Asset a = load_ok(f.write_embedded("socket"));
+  ASSERT_EQ(a.skeleton.parents, (std::vector<int16_t>{-1, 0}));
+  const glm::mat4 socket_m =
+      translate(0, 0, 1) * glm::mat4_cast(glm::angleAxis(kPi / 2, glm::vec3(0, 1, 0))) * scale(2);
+  const glm::mat4 root_model = translate(1, 2, 8) * scale(2) * translate(0, 1, 0);
+  // At t = 1 the Child channels give T(1,0,0), 45 deg about Z, scale 3 (see make_rig).
+  const glm::mat4 child_local =
+      translate(1, 0, 0) * glm::mat4_cast(glm::angleAxis(kPi / 4, glm::vec3(0, 0, 1))) * scale(3);
+  expect_mat_near(model_at(a, 0, 1.0f)[1], root_model * socket_m * child_local, 1e-4f);
+  // At t = 0.5 the cubic scale is 2.25 and its tangents were folded too.
+  const glm::mat4 child_half = translate(0, 0, 0) *
+                               glm::mat4_cast(glm::angleAxis(kPi / 8, glm::vec3(0, 0, 1))) *
+                               scale(2.25f);
+  expect_mat_near(model_at(a, 0, 0.5f)[1], root_model * socket_m * child_half, 1e-4f);
+  // A clip that does not animate Child uses the folded rest pose: Walk at t = 0.
+  expect_mat_near(model_at(a, 1, 0.0f)[1], root_model * socket_m * translate(0, 2, 0), 1e-4f);
+}
+
+TEST(GltfLoader, FoldsDifferentParentSpacesOfRootJoints) {
+  Rig rig = make_rig();
+  GltfFile& f = rig.file;
+  const int offset = f.add_node({{"name", "Offset"}, {"translation", {0, 5, 0}}});
+  const int other = f.add_node({{"name", "Other"}, {"translation", {3, 0, 0}}}, offset);
+  f.doc["skins"][0]["joints"] = {rig.child, rig.root, other};
+  f.doc["skins"][0].erase("inverseBindMatrices");
+  const Asset a = load_ok(f.write_embedded("root_spaces"));
+  ASSERT_EQ(a.skeleton.parents, (std::vector<int16_t>{-1, 0, -1}));
+  // Model space is Body's (T(0,0,-5)); Other's world is T(0,5,0) T(3,0,0).
+  expect_mat_near(model_at(a, 0, 0.0f)[2], translate(0, 0, 5) * translate(3, 5, 0), 1e-5f);
+  expect_mat_near(model_at(a, 0, 0.0f)[0], translate(1, 2, 8) * scale(2) * translate(0, 1, 0),
+                  1e-5f);
+}
+
 TEST(GltfLoader, AppliesSparseAccessorValues) {
   Rig rig = make_rig();
   GltfFile& f = rig.file;
@@ -443,6 +498,15 @@ TEST(GltfLoaderErrors, NodeWithTwoParents) {
   Rig rig = make_rig();
   rig.file.doc["nodes"][rig.body]["children"] = {rig.child};  // Child is also Root's child
   expect_error(rig.file.write_embedded("two_parents"), "two parents");
+}
+
+TEST(GltfLoaderErrors, NonUniformScaleBetweenJoints) {
+  Rig rig = make_rig();
+  GltfFile& f = rig.file;
+  const int socket = f.add_node({{"name", "Squash"}, {"scale", {1, 2, 1}}}, rig.root);
+  f.doc["nodes"][rig.root]["children"] = {socket};
+  f.doc["nodes"][socket]["children"] = {rig.child};
+  expect_error(f.write_embedded("squash"), "non-uniform");
 }
 
 TEST(GltfLoaderErrors, NotGltfAtAll) {
