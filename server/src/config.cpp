@@ -12,7 +12,9 @@ int Config::history_ticks() const {
   return std::max(1, static_cast<int>(std::lround(history_seconds * tick_rate)));
 }
 
-size_t Config::max_accepted_frame() const { return std::max(max_frame_bytes, max_upload_bytes); }
+size_t Config::max_accepted_frame() const {
+  return std::max(max_frame_bytes, max_upload_bytes);
+}
 
 std::optional<int> parse_config(int argc, char** argv, Config& c) {
   CLI::App app{"animd: server-authoritative skeletal animation daemon"};

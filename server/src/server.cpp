@@ -8,8 +8,8 @@
 #include "asset_loading.h"
 #include "session.h"
 #include "tick_loop.h"
-#include "world.h"
 #include "worker_pool.h"
+#include "world.h"
 
 namespace animd {
 
@@ -160,32 +160,32 @@ void Server::do_stop() {
 }
 
 void Server::accept() {
-  acceptor_.async_accept(asio::make_strand(io_), [this](boost::system::error_code ec,
-                                                        asio::ip::tcp::socket socket) {
-    if (ec) {
-      if (ec == asio::error::operation_aborted || shutting_down()) return;
-      spdlog::warn("accept failed: {}", ec.message());
-    } else {
-      std::shared_ptr<Session> session;
-      {
-        std::lock_guard lock(sessions_mutex_);
-        if (sessions_.size() >= config_.max_connections) {
-          metrics_.connections_rejected.fetch_add(1, std::memory_order_relaxed);
-          boost::system::error_code e;
-          spdlog::warn("connection refused: --max-connections ({}) reached",
-                       config_.max_connections);
-          socket.close(e);
+  acceptor_.async_accept(
+      asio::make_strand(io_), [this](boost::system::error_code ec, asio::ip::tcp::socket socket) {
+        if (ec) {
+          if (ec == asio::error::operation_aborted || shutting_down()) return;
+          spdlog::warn("accept failed: {}", ec.message());
         } else {
-          session = std::make_shared<Session>(*this, std::move(socket), next_session_id_++);
-          sessions_.emplace(session->id(), session);
-          metrics_.sessions.store(static_cast<uint32_t>(sessions_.size()));
-          metrics_.connections_total.fetch_add(1, std::memory_order_relaxed);
+          std::shared_ptr<Session> session;
+          {
+            std::lock_guard lock(sessions_mutex_);
+            if (sessions_.size() >= config_.max_connections) {
+              metrics_.connections_rejected.fetch_add(1, std::memory_order_relaxed);
+              boost::system::error_code e;
+              spdlog::warn("connection refused: --max-connections ({}) reached",
+                           config_.max_connections);
+              socket.close(e);
+            } else {
+              session = std::make_shared<Session>(*this, std::move(socket), next_session_id_++);
+              sessions_.emplace(session->id(), session);
+              metrics_.sessions.store(static_cast<uint32_t>(sessions_.size()));
+              metrics_.connections_total.fetch_add(1, std::memory_order_relaxed);
+            }
+          }
+          if (session) session->start();
         }
-      }
-      if (session) session->start();
-    }
-    if (!shutting_down()) accept();
-  });
+        if (!shutting_down()) accept();
+      });
 }
 
 void Server::remove_session(uint64_t id) {
@@ -198,8 +198,7 @@ void Server::remove_session(uint64_t id) {
     sessions_.erase(it);
     metrics_.sessions.store(static_cast<uint32_t>(sessions_.size()));
     // The last session drained: the backstop timer need not hold run() any longer.
-    if (shutting_down() && sessions_.empty())
-      asio::post(io_, [this] { stop_timer_.cancel(); });
+    if (shutting_down() && sessions_.empty()) asio::post(io_, [this] { stop_timer_.cancel(); });
   }
   Command c;
   c.kind = Command::Kind::kSessionClosed;

@@ -10,12 +10,19 @@ using Clock = std::chrono::steady_clock;
 
 TickLoop::TickLoop(const Config& config, World& world, CommandQueue& commands, Metrics& metrics,
                    Publish publish)
-    : config_(config), world_(world), commands_(commands), metrics_(metrics),
+    : config_(config),
+      world_(world),
+      commands_(commands),
+      metrics_(metrics),
       publish_(std::move(publish)) {}
 
-TickLoop::~TickLoop() { stop(); }
+TickLoop::~TickLoop() {
+  stop();
+}
 
-void TickLoop::start() { thread_ = std::thread([this] { run(); }); }
+void TickLoop::start() {
+  thread_ = std::thread([this] { run(); });
+}
 
 void TickLoop::stop() {
   stop_.store(true);
