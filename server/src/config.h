@@ -7,6 +7,8 @@
 #include <optional>
 #include <string>
 
+#include "animops/ops_config.h"
+
 namespace animd {
 
 struct Config {
@@ -38,6 +40,9 @@ struct Config {
   std::string log_level = "info";
   double shutdown_timeout_s = 2.0;   // bounded wait for pending writes on SIGTERM
   double summary_interval_s = 60.0;  // the periodic summary log line
+
+  // HTTP metrics/probes, systemd notify, Agones (server/ops; flags --http-*, --agones*).
+  animops::OpsConfig ops;
 
   // Derived helpers.
   int history_ticks() const;          // >= 1

@@ -4,6 +4,7 @@
 // server/ops such as an HTTP /metrics endpoint). Relaxed atomics: each value is
 // individually consistent; a reader may see values from slightly different moments.
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 
@@ -30,6 +31,8 @@ struct Metrics {
   std::atomic<uint64_t> bytes_out{0};
   std::atomic<uint64_t> requests{0};
   std::atomic<uint64_t> request_errors{0};  // replies with a non-OK status
+  // The same by anim.v1.StatusCode (index = code, 0..9; unknown codes count as INTERNAL).
+  std::array<std::atomic<uint64_t>, 10> request_errors_by_code{};
   std::atomic<uint64_t> stream_frames_sent{0};
   std::atomic<uint64_t> stream_frames_dropped{0};
 

@@ -335,8 +335,13 @@ void Session::on_reply(uint64_t seq, anim::v1::Reply reply) {
 
 void Session::complete(uint64_t seq, anim::v1::Reply reply) {
   if (closed_) return;
-  if (reply.status().code() != anim::v1::STATUS_OK)
-    server_.metrics().request_errors.fetch_add(1, std::memory_order_relaxed);
+  if (const int code = reply.status().code(); code != anim::v1::STATUS_OK) {
+    Metrics& m = server_.metrics();
+    m.request_errors.fetch_add(1, std::memory_order_relaxed);
+    const size_t slot = code > 0 && code < 10 ? static_cast<size_t>(code)
+                                              : static_cast<size_t>(anim::v1::STATUS_INTERNAL);
+    m.request_errors_by_code[slot].fetch_add(1, std::memory_order_relaxed);
+  }
   anim::v1::ServerMessage msg;
   *msg.mutable_reply() = std::move(reply);
   ready_replies_.emplace(seq, frame_message(msg));
