@@ -27,6 +27,8 @@ struct Summary {
   uint64_t characters_spawned = 0;
   uint64_t characters_despawned = 0;
 
+  // The command mix of the run phase (spawn, subscribe and despawn are not counted here;
+  // their failures are counted in errors).
   uint64_t commands_sent = 0;
   uint64_t commands_ok = 0;
   uint64_t commands_skipped = 0;  // not sent: in-flight limit reached or layer/goal pending
