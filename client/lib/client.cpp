@@ -74,6 +74,21 @@ struct Client::Impl {
 
   using Promise = std::promise<Result<Reply>>;
 
+  // A call waiting for its reply: a blocked caller (promise) or an async one (callback, with
+  // its deadline timer, created and cancelled on the I/O thread).
+  struct Pending {
+    std::shared_ptr<Promise> promise;
+    ReplyCallback callback;
+    std::shared_ptr<asio::steady_timer> timer;
+
+    void complete(Result<Reply> result) {
+      if (promise)
+        promise->set_value(std::move(result));
+      else
+        callback(std::move(result));
+    }
+  };
+
   ClientOptions options;
   std::string where;  // "host:port", for messages
   asio::io_context io;
@@ -91,7 +106,7 @@ struct Client::Impl {
 
   // Calls waiting for their reply, and whether the connection is closed (and why).
   mutable std::mutex pending_mutex;
-  std::unordered_map<uint64_t, std::shared_ptr<Promise>> pending;
+  std::unordered_map<uint64_t, Pending> pending;
   bool closed = false;
   Error close_error;
   std::atomic<uint64_t> next_request_id{1};
@@ -210,15 +225,16 @@ struct Client::Impl {
   void deliver_reply() {
     ++replies_received;
     const uint64_t id = incoming.reply().request_id();
-    std::shared_ptr<Promise> promise;
+    Pending waiter;
     {
       std::lock_guard lock(pending_mutex);
       auto it = pending.find(id);
       if (it == pending.end()) return;  // its caller timed out and left
-      promise = std::move(it->second);
+      waiter = std::move(it->second);
       pending.erase(it);
     }
-    promise->set_value(Reply(std::move(*incoming.mutable_reply())));
+    if (waiter.timer) waiter.timer->cancel();
+    waiter.complete(Reply(std::move(*incoming.mutable_reply())));
   }
 
   void deliver_frame() {
@@ -279,7 +295,7 @@ struct Client::Impl {
 
   // Closes once: records why, closes the socket, fails every waiting call, wakes frame readers.
   void close(Error reason) {
-    std::unordered_map<uint64_t, std::shared_ptr<Promise>> failed;
+    std::unordered_map<uint64_t, Pending> failed;
     {
       std::lock_guard lock(pending_mutex);
       if (closed) return;
@@ -290,7 +306,10 @@ struct Client::Impl {
     error_code ignored;
     socket.shutdown(tcp::socket::shutdown_both, ignored);
     socket.close(ignored);
-    for (auto& [id, promise] : failed) promise->set_value(reason);
+    for (auto& [id, waiter] : failed) {
+      if (waiter.timer) waiter.timer->cancel();
+      waiter.complete(reason);
+    }
     {
       std::lock_guard lock(frame_mutex);
       frames_closed = true;
@@ -323,7 +342,7 @@ struct Client::Impl {
       // Registered before sending, so the reply can never arrive before its waiter.
       std::lock_guard lock(pending_mutex);
       if (closed) return closed_error();
-      pending.emplace(id, std::move(promise));
+      pending.emplace(id, Pending{std::move(promise), nullptr, nullptr});
     }
     enqueue_write(std::move(bytes));
 
@@ -336,6 +355,54 @@ struct Client::Impl {
       // Otherwise the reply (or the close) won the race and the value is set: take it.
     }
     return future.get();
+  }
+
+  void call_async(Request request, ReplyCallback done, std::chrono::milliseconds timeout) {
+    if (timeout.count() <= 0) timeout = options.request_timeout;
+    const uint64_t id = next_request_id.fetch_add(1);
+    request.set_request_id(id);
+    if (request.auth_token().empty() && !options.auth_token.empty())
+      request.set_auth_token(options.auth_token);
+    std::string bytes;
+    if (!detail::encode_frame(request, bytes))
+      return done(make_error(Error::Kind::kProtocol,
+                             command_name(request) + " request is too large to send"));
+    {
+      std::unique_lock lock(pending_mutex);
+      if (closed) {
+        lock.unlock();
+        return done(closed_error());
+      }
+      pending.emplace(id, Pending{nullptr, std::move(done), nullptr});
+    }
+    // The deadline timer lives on the I/O thread, like everything that completes the call.
+    asio::post(
+        io, [this, id, timeout, name = command_name(request), bytes = std::move(bytes)]() mutable {
+          auto timer = std::make_shared<asio::steady_timer>(io, timeout);
+          {
+            std::lock_guard lock(pending_mutex);
+            auto it = pending.find(id);
+            if (it == pending.end()) return;  // already failed by a close
+            it->second.timer = timer;
+          }
+          timer->async_wait([this, id, timeout, name](const error_code& ec) {
+            if (ec) return;  // cancelled: the reply or the close came first
+            Pending waiter;
+            {
+              std::lock_guard lock(pending_mutex);
+              auto it = pending.find(id);
+              if (it == pending.end()) return;
+              waiter = std::move(it->second);
+              pending.erase(it);
+            }
+            waiter.complete(make_error(
+                Error::Kind::kTimeout,
+                "no reply to " + name + " within " + std::to_string(timeout.count()) + " ms"));
+          });
+          if (!socket.is_open()) return;
+          write_queue.push_back(std::move(bytes));
+          if (!writing) write_next();
+        });
   }
 };
 
@@ -361,6 +428,10 @@ Client::~Client() {
 
 Result<Reply> Client::call(Request request, std::chrono::milliseconds timeout) {
   return impl_->call(std::move(request), timeout);
+}
+
+void Client::call_async(Request request, ReplyCallback done, std::chrono::milliseconds timeout) {
+  impl_->call_async(std::move(request), std::move(done), timeout);
 }
 
 Result<ListAssetsReply> Client::list_assets() {

@@ -208,6 +208,9 @@ Expected<Clip> load_anim(const std::string& path, std::string text, const std::s
   }
   if (Status st = clip.finalize(num_joints); !st)
     return Status(st.code(), path + ": " + st.message());
+  // The clip lasts as long as the file's frames, even when every channel is constant (and
+  // so stored as a single key at t = 0).
+  clip.duration = times.back();
   return clip;
 }
 

@@ -2,6 +2,7 @@
 // protocol violations and stream frame delivery.
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -355,6 +356,98 @@ TEST(ClientLib, ErrorTextPerKind) {
   EXPECT_EQ(animclient::command_name(request), "empty");
   request.mutable_set_ik_goal();
   EXPECT_EQ(animclient::command_name(request), "set_ik_goal");
+}
+
+}  // namespace
+
+namespace {
+
+// Collects async results; waits (bounded) until `n` arrived.
+struct AsyncResults {
+  std::mutex mutex;
+  std::condition_variable cv;
+  std::vector<animclient::Result<anim::v1::Reply>> results;
+
+  animclient::Client::ReplyCallback callback() {
+    return [this](animclient::Result<anim::v1::Reply> r) {
+      std::lock_guard lock(mutex);
+      results.push_back(std::move(r));
+      cv.notify_all();
+    };
+  }
+  bool wait_for(size_t n) {
+    std::unique_lock lock(mutex);
+    return cv.wait_for(lock, 20s, [&] { return results.size() >= n; });
+  }
+};
+
+TEST(ClientLibAsync, PipelinedCallsCompleteWithTheirOwnReplies) {
+  constexpr int kCalls = 20;
+  ScriptedPeer peer([&](ScriptedPeer::Socket& socket) {
+    std::vector<anim::v1::Request> requests;
+    for (int i = 0; i < kCalls; ++i) {
+      auto request = ScriptedPeer::read_request(socket);
+      ASSERT_TRUE(request.has_value());
+      requests.push_back(*request);
+    }
+    std::reverse(requests.begin(), requests.end());
+    for (const auto& request : requests) {
+      auto reply = ScriptedPeer::ok_reply(request.request_id());
+      // Echo the character id in the tick so the client side can pair them up.
+      reply.mutable_reply()->set_tick(request.despawn().character_id());
+      ASSERT_TRUE(ScriptedPeer::write_message(socket, reply));
+    }
+    ScriptedPeer::wait_for_close(socket);
+  });
+  auto client = connect_or_fail(options_for(peer.port()));
+  ASSERT_TRUE(client);
+
+  std::mutex mutex;
+  std::vector<std::pair<uint32_t, uint64_t>> pairs;  // (asked id, echoed tick)
+  std::atomic<int> done{0};
+  for (uint32_t i = 1; i <= kCalls; ++i) {
+    anim::v1::Request request;
+    request.mutable_despawn()->set_character_id(i);
+    client->call_async(request, [&, i](animclient::Result<anim::v1::Reply> r) {
+      std::lock_guard lock(mutex);
+      pairs.emplace_back(i, r.ok() ? r->tick() : 0);
+      ++done;
+    });
+  }
+  // All twenty are in flight at once: the peer answers only after reading every one.
+  for (int spin = 0; spin < 2000 && done < kCalls; ++spin) std::this_thread::sleep_for(10ms);
+  ASSERT_EQ(done.load(), kCalls);
+  std::lock_guard lock(mutex);
+  EXPECT_EQ(pairs.front().first, static_cast<uint32_t>(kCalls));  // newest answered first
+  for (const auto& [asked, echoed] : pairs) EXPECT_EQ(echoed, asked);
+}
+
+TEST(ClientLibAsync, TimeoutAndDisconnectCompleteEachCallOnce) {
+  ScriptedPeer peer([&](ScriptedPeer::Socket& socket) {
+    ASSERT_TRUE(ScriptedPeer::read_request(socket).has_value());  // never answered: times out
+    ASSERT_TRUE(ScriptedPeer::read_request(socket).has_value());  // pending when we close
+  });
+  auto client = connect_or_fail(options_for(peer.port()));
+  ASSERT_TRUE(client);
+  AsyncResults results;
+  anim::v1::Request request;
+  request.mutable_stats();
+  client->call_async(request, results.callback(), 30ms);
+  ASSERT_TRUE(results.wait_for(1));
+  client->call_async(request, results.callback(), 60s);
+  ASSERT_TRUE(results.wait_for(2));
+  // After the close, a call completes at once on the calling thread.
+  client->call_async(request, results.callback());
+  ASSERT_TRUE(results.wait_for(3));
+
+  std::lock_guard lock(results.mutex);
+  ASSERT_EQ(results.results.size(), 3u);
+  ASSERT_FALSE(results.results[0].ok());
+  EXPECT_EQ(results.results[0].error().to_string(), "timeout: no reply to stats within 30 ms");
+  ASSERT_FALSE(results.results[1].ok());
+  EXPECT_EQ(results.results[1].error().kind, Error::Kind::kDisconnected);
+  ASSERT_FALSE(results.results[2].ok());
+  EXPECT_EQ(results.results[2].error().kind, Error::Kind::kDisconnected);
 }
 
 }  // namespace

@@ -63,6 +63,8 @@ class Result {
   const T& value() const { return std::get<0>(v_); }
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
+  T& operator*() { return value(); }
+  const T& operator*() const { return value(); }
   const Error& error() const { return std::get<1>(v_); }
 
  private:
@@ -104,6 +106,14 @@ class Client {
   // transport failures are Errors. timeout 0 = the options' request_timeout.
   Result<anim::v1::Reply> call(anim::v1::Request request,
                                std::chrono::milliseconds timeout = std::chrono::milliseconds{0});
+
+  // Like call(), without waiting: `done` runs exactly once with the reply or the transport
+  // error (kTimeout after `timeout`, kDisconnected, kProtocol). It runs on the I/O thread (keep
+  // it short and never call a blocking method of this Client from it), or on the calling thread
+  // when the connection is already closed. Lets one thread keep many requests in flight.
+  using ReplyCallback = std::function<void(Result<anim::v1::Reply>)>;
+  void call_async(anim::v1::Request request, ReplyCallback done,
+                  std::chrono::milliseconds timeout = std::chrono::milliseconds{0});
 
   // Typed helpers: like call(), but a non-OK status becomes Error{kServer, code, message}.
   Result<anim::v1::ListAssetsReply> list_assets();

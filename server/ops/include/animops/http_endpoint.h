@@ -1,0 +1,59 @@
+#pragma once
+// HttpEndpoint: the operations HTTP/1.1 server (Boost.Beast) on its own address and port.
+//
+//   GET /metrics  200, Prometheus text format (text/plain; version=0.0.4)
+//   GET /healthz  200 "ok" while the process is alive and its io_context runs
+//   GET /readyz   200 "ready" when Health says so, else 503 with the reason
+//   other paths   404;   a method other than GET on the paths above: 405 (Allow: GET)
+//
+// Requests are bounded (header + body size) and each read has a timeout, so a slow or
+// hostile client cannot hold memory or a connection forever; concurrent connections are
+// capped. The query string is ignored. Keep-alive is honoured.
+//
+// Runs on the io_context the daemon gives it (any number of threads may run it: every
+// connection has its own strand). The Metrics and Health objects must outlive the
+// io_context's last handler (stop the io_context before destroying them).
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <boost/asio/io_context.hpp>
+
+#include "animops/health.h"
+#include "animops/metrics.h"
+
+namespace animops {
+
+struct HttpOptions {
+  std::string address = "127.0.0.1";  // IPv4 or IPv6 literal to bind
+  uint16_t port = 7451;               // 0 = an ephemeral port chosen by the OS (see port())
+  size_t max_request_bytes = 8192;    // header and body limit each; larger: 431 / 413 + close
+  std::chrono::milliseconds read_timeout{5000};  // per request (and per response write)
+  size_t max_connections = 64;                   // more are accepted and closed at once
+};
+
+class HttpEndpoint {
+ public:
+  HttpEndpoint(boost::asio::io_context& io, Metrics& metrics, const Health& health,
+               HttpOptions options);
+  ~HttpEndpoint();  // stop()
+  HttpEndpoint(const HttpEndpoint&) = delete;
+  HttpEndpoint& operator=(const HttpEndpoint&) = delete;
+
+  // Binds, listens and starts accepting (handlers run on the io_context). Returns an empty
+  // string on success, else why not ("http: cannot bind 127.0.0.1:7451: Address in use").
+  std::string start();
+  // The bound port (the OS's choice when options.port was 0); 0 before start().
+  uint16_t port() const;
+  // Closes the listener and every open connection. Idempotent; any thread.
+  void stop();
+
+  struct State;  // implementation detail (shared with in-flight connections)
+
+ private:
+  std::shared_ptr<State> state_;
+};
+
+}  // namespace animops

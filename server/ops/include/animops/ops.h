@@ -1,0 +1,76 @@
+#pragma once
+// Ops: everything operational the daemon wires in with a handful of calls.
+//
+//   animops::Ops ops(io, config.ops, {version, build_type});   // after the io_context
+//   if (auto err = ops.start(); !err.empty()) { log; exit 1 }  // HTTP up: probes say 503
+//   ... load assets, open the protocol port ...
+//   ops.ready("serving N assets on :7450");   // readyz 200, READY=1, Agones /ready + /health
+//   tick loop: ops.on_tick(tick_duration, tick_period);        // metrics, readiness, watchdog
+//   SIGTERM:   ops.stopping();   // readyz 503 "draining", STOPPING=1
+//   after the drain: ops.shutdown();                            // Agones /shutdown, HTTP closed
+//
+// Gauges and counters the daemon keeps elsewhere are copied in at scrape time through
+// metrics().set_collector(...). Declare the Ops after the io_context (so it is destroyed
+// first) and stop the io_context before destroying the Ops.
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <boost/asio/io_context.hpp>
+
+#include "animops/agones_client.h"
+#include "animops/health.h"
+#include "animops/http_endpoint.h"
+#include "animops/metrics.h"
+#include "animops/ops_config.h"
+#include "animops/systemd_notifier.h"
+
+namespace animops {
+
+class Ops {
+ public:
+  Ops(boost::asio::io_context& io, OpsConfig config, BuildInfo build);
+  ~Ops();
+  Ops(const Ops&) = delete;
+  Ops& operator=(const Ops&) = delete;
+
+  // Starts the HTTP endpoint (unless http_port is -1) and writes --http-port-file. Returns
+  // an empty string on success, else the reason (bad address, port in use, bad Agones URL):
+  // a misconfigured daemon should exit rather than run unobservable.
+  std::string start();
+
+  // Start-up finished: readiness may turn true, systemd gets READY=1 (with `status` as
+  // STATUS=), and with --agones the ready/health loop starts.
+  void ready(const std::string& status = {});
+
+  // One tick finished, having taken `duration` of a `period` budget. Updates the tick
+  // metrics, the readiness clock and the systemd watchdog. Tick thread only.
+  void on_tick(std::chrono::nanoseconds duration, std::chrono::nanoseconds period);
+
+  // SIGTERM: readiness turns false ("draining"), systemd gets STOPPING=1.
+  void stopping(const std::string& status = "draining");
+
+  // After the drain: Agones /shutdown (blocking, bounded), HTTP endpoint closed. Idempotent.
+  void shutdown();
+
+  Metrics& metrics() { return metrics_; }
+  Health& health() { return health_; }
+  SystemdNotifier& systemd() { return systemd_; }
+  // The bound HTTP port; 0 when HTTP is disabled or not started.
+  uint16_t http_port() const;
+
+ private:
+  boost::asio::io_context& io_;
+  OpsConfig config_;
+  Metrics metrics_;
+  Health health_;
+  SystemdNotifier systemd_;
+  std::unique_ptr<HttpEndpoint> http_;
+  std::unique_ptr<AgonesClient> agones_;
+  std::chrono::steady_clock::time_point last_status_{};
+  bool shut_down_ = false;
+};
+
+}  // namespace animops

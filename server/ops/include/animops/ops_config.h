@@ -1,0 +1,29 @@
+#pragma once
+// The operations part of animd's configuration, and its command-line / config-file options.
+//
+// The daemon embeds an OpsConfig in its own Config and calls add_ops_options() on its CLI11
+// app, so these options are also keys of the TOML config file (same names without "--").
+
+#include <string>
+
+namespace CLI {
+class App;
+}
+
+namespace animops {
+
+struct OpsConfig {
+  std::string http_address = "127.0.0.1";  // --http-address: where /metrics etc. listen
+  int http_port = 7451;                    // --http-port: 0 = ephemeral, -1 = no HTTP server
+  std::string http_port_file;  // --http-port-file: write the bound HTTP port here (for tests)
+  bool agones = false;         // --agones: talk to the Agones SDK sidecar
+  std::string agones_sdk_url;  // --agones-sdk-url: "" = http://127.0.0.1:$AGONES_SDK_HTTP_PORT
+                               //   (9358 when unset)
+  double agones_health_seconds = 5.0;  // --agones-health-seconds: /health ping period (> 0)
+};
+
+// Adds --http-address, --http-port, --http-port-file, --agones, --agones-sdk-url and
+// --agones-health-seconds (group "Operations") bound to `config`, with range checks.
+void add_ops_options(CLI::App& app, OpsConfig& config);
+
+}  // namespace animops

@@ -1,0 +1,112 @@
+#include "animops/ops.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include <spdlog/spdlog.h>
+
+namespace animops {
+
+namespace {
+
+// Writes `port` to `path` via a temporary file and rename, so a reader polling for the file
+// never sees it half-written.
+std::string write_port_file(const std::string& path, uint16_t port) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << port << '\n';
+    if (!out) return "http: cannot write port file " + tmp;
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) return "http: cannot rename " + tmp + " to " + path + ": " + ec.message();
+  return {};
+}
+
+constexpr auto kStatusPeriod = std::chrono::seconds{10};
+
+}  // namespace
+
+Ops::Ops(boost::asio::io_context& io, OpsConfig config, BuildInfo build)
+    : io_(io), config_(std::move(config)), metrics_(std::move(build)) {}
+
+Ops::~Ops() {
+  shutdown();
+}
+
+std::string Ops::start() {
+  if (config_.http_port >= 0) {
+    if (config_.http_port > 65535) return "http: port out of range";
+    HttpOptions options;
+    options.address = config_.http_address;
+    options.port = static_cast<uint16_t>(config_.http_port);
+    http_ = std::make_unique<HttpEndpoint>(io_, metrics_, health_, options);
+    if (auto err = http_->start(); !err.empty()) {
+      http_.reset();
+      return err;
+    }
+    if (!config_.http_port_file.empty()) {
+      if (auto err = write_port_file(config_.http_port_file, http_->port()); !err.empty())
+        return err;
+    }
+  } else {
+    spdlog::info("http: disabled (--http-port -1)");
+  }
+  if (config_.agones) {
+    AgonesOptions options;
+    options.sdk_url = config_.agones_sdk_url;
+    options.health_interval = std::chrono::milliseconds{
+        static_cast<int64_t>(config_.agones_health_seconds * 1000.0 + 0.5)};
+    agones_ = std::make_unique<AgonesClient>(io_, options, [this] { return health_.ticking(); });
+    // Validate now (fail fast on a bad URL); the loop itself starts in ready().
+    std::string host;
+    uint16_t port = 0;
+    const std::string url = options.sdk_url.empty() ? default_agones_sdk_url() : options.sdk_url;
+    if (!parse_http_url(url, &host, &port)) {
+      agones_.reset();
+      return "agones: bad SDK URL '" + url + "' (want http://HOST:PORT)";
+    }
+  }
+  return {};
+}
+
+void Ops::ready(const std::string& status) {
+  health_.set_assets_loaded(true);
+  systemd_.ready(status);
+  if (agones_) {
+    if (auto err = agones_->start(); !err.empty()) spdlog::error("{}", err);
+  }
+}
+
+void Ops::on_tick(std::chrono::nanoseconds duration, std::chrono::nanoseconds period) {
+  const auto now = std::chrono::steady_clock::now();
+  metrics_.observe_tick(duration, period);
+  health_.note_tick(now);
+  systemd_.watchdog(now);
+  if (systemd_.enabled() && now - last_status_ >= kStatusPeriod) {
+    last_status_ = now;
+    systemd_.status(std::to_string(metrics_.characters.value()) + " characters, " +
+                    std::to_string(metrics_.sessions.value()) + " sessions, tick " +
+                    std::to_string(metrics_.ticks.value()));
+  }
+}
+
+void Ops::stopping(const std::string& status) {
+  health_.set_draining();
+  systemd_.stopping(status);
+}
+
+void Ops::shutdown() {
+  if (shut_down_) return;
+  shut_down_ = true;
+  if (agones_) agones_->shutdown();
+  if (http_) http_->stop();
+}
+
+uint16_t Ops::http_port() const {
+  return http_ ? http_->port() : 0;
+}
+
+}  // namespace animops

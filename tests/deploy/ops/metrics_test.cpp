@@ -1,0 +1,208 @@
+// Metrics: the Prometheus text exposition, checked character by character against
+// hand-written expectations.
+
+#include "animops/metrics.h"
+
+#include <chrono>
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace {
+
+using animops::BuildInfo;
+using animops::Metrics;
+using std::chrono::microseconds;
+using std::chrono::milliseconds;
+using std::chrono::nanoseconds;
+
+// The exposition of a Metrics in which the histogram buckets hold `b[0..11]` cumulative
+// counts (11 bounds then +Inf), with `sum` as the _sum text and the other values given.
+struct Values {
+  std::string build = R"(version="1.2.3",build_type="Release")";
+  long characters = 0, sessions = 0, subscriptions = 0, assets = 0;
+  unsigned long ticks = 0;
+  unsigned long b[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  std::string sum = "0";
+  unsigned long overruns = 0, bytes_in = 0, bytes_out = 0, sent = 0, dropped = 0, requests = 0;
+  unsigned long errors[10] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0};  // 1..9 by code, [0] = OTHER
+};
+
+std::string expected(const Values& v) {
+  auto n = [](auto x) { return std::to_string(x); };
+  std::string s;
+  s += "# HELP animd_build_info Always 1; the labels describe the running binary.\n";
+  s += "# TYPE animd_build_info gauge\n";
+  s += "animd_build_info{" + v.build + "} 1\n";
+  s += "# HELP animd_characters Characters alive in the world.\n";
+  s += "# TYPE animd_characters gauge\n";
+  s += "animd_characters " + n(v.characters) + "\n";
+  s += "# HELP animd_sessions Open client connections.\n";
+  s += "# TYPE animd_sessions gauge\n";
+  s += "animd_sessions " + n(v.sessions) + "\n";
+  s += "# HELP animd_subscriptions Active stream subscriptions over all connections.\n";
+  s += "# TYPE animd_subscriptions gauge\n";
+  s += "animd_subscriptions " + n(v.subscriptions) + "\n";
+  s += "# HELP animd_assets Assets loaded.\n";
+  s += "# TYPE animd_assets gauge\n";
+  s += "animd_assets " + n(v.assets) + "\n";
+  s += "# HELP animd_ticks_total Ticks run since start.\n";
+  s += "# TYPE animd_ticks_total counter\n";
+  s += "animd_ticks_total " + n(v.ticks) + "\n";
+  s += "# HELP animd_tick_duration_seconds Time spent in one tick (commands, update, snapshot), "
+       "in seconds.\n";
+  s += "# TYPE animd_tick_duration_seconds histogram\n";
+  const char* les[12] = {"0.0005", "0.001",  "0.002",  "0.004", "0.006", "0.008",
+                         "0.01",   "0.0125", "0.0167", "0.025", "0.05",  "+Inf"};
+  for (int i = 0; i < 12; ++i) {
+    s += std::string("animd_tick_duration_seconds_bucket{le=\"") + les[i] + "\"} " + n(v.b[i]) +
+         "\n";
+  }
+  s += "animd_tick_duration_seconds_sum " + v.sum + "\n";
+  s += "animd_tick_duration_seconds_count " + n(v.b[11]) + "\n";
+  s += "# HELP animd_tick_overruns_total Ticks that took longer than the tick period.\n";
+  s += "# TYPE animd_tick_overruns_total counter\n";
+  s += "animd_tick_overruns_total " + n(v.overruns) + "\n";
+  s += "# HELP animd_bytes_in_total Bytes read from client connections.\n";
+  s += "# TYPE animd_bytes_in_total counter\n";
+  s += "animd_bytes_in_total " + n(v.bytes_in) + "\n";
+  s += "# HELP animd_bytes_out_total Bytes written to client connections.\n";
+  s += "# TYPE animd_bytes_out_total counter\n";
+  s += "animd_bytes_out_total " + n(v.bytes_out) + "\n";
+  s += "# HELP animd_stream_frames_sent_total Stream frames queued to subscribers.\n";
+  s += "# TYPE animd_stream_frames_sent_total counter\n";
+  s += "animd_stream_frames_sent_total " + n(v.sent) + "\n";
+  s += "# HELP animd_stream_frames_dropped_total Stream frames dropped because a subscriber read "
+       "too slowly.\n";
+  s += "# TYPE animd_stream_frames_dropped_total counter\n";
+  s += "animd_stream_frames_dropped_total " + n(v.dropped) + "\n";
+  s += "# HELP animd_requests_total Requests handled, whatever their status.\n";
+  s += "# TYPE animd_requests_total counter\n";
+  s += "animd_requests_total " + n(v.requests) + "\n";
+  s += "# HELP animd_request_errors_total Requests answered with a non-OK status, by status "
+       "code.\n";
+  s += "# TYPE animd_request_errors_total counter\n";
+  const char* codes[9] = {"INVALID_ARGUMENT", "NOT_FOUND",     "FAILED_PRECONDITION",
+                          "DATA_LOSS",        "UNIMPLEMENTED", "RESOURCE_EXHAUSTED",
+                          "UNAUTHENTICATED",  "INTERNAL",      "UNAVAILABLE"};
+  for (int c = 1; c <= 9; ++c) {
+    s += std::string("animd_request_errors_total{code=\"") + codes[c - 1] + "\"} " +
+         n(v.errors[c]) + "\n";
+  }
+  s += "animd_request_errors_total{code=\"OTHER\"} " + n(v.errors[0]) + "\n";
+  return s;
+}
+
+TEST(Metrics, FreshRegistryRendersEveryMetricAtZero) {
+  Metrics m(BuildInfo{"1.2.3", "Release"});
+  EXPECT_EQ(m.render(), expected(Values{}));
+}
+
+TEST(Metrics, GaugesAndCountersRenderTheirValues) {
+  Metrics m(BuildInfo{"1.2.3", "Release"});
+  m.characters.set(12);
+  m.characters.add(-2);
+  m.sessions.set(3);
+  m.subscriptions.set(4);
+  m.assets.set(2);
+  m.bytes_in.inc(1000);
+  m.bytes_in.inc(24);
+  m.bytes_out.inc(4096);
+  m.stream_frames_sent.inc(7);
+  m.stream_frames_dropped.inc();
+  m.requests.inc(9);
+  m.count_request_error(2);   // NOT_FOUND
+  m.count_request_error(2);   // NOT_FOUND
+  m.count_request_error(6);   // RESOURCE_EXHAUSTED
+  m.count_request_error(42);  // unknown code: OTHER
+  m.count_request_error(0);   // OK is not an error: ignored
+
+  Values v;
+  v.characters = 10;
+  v.sessions = 3;
+  v.subscriptions = 4;
+  v.assets = 2;
+  v.bytes_in = 1024;
+  v.bytes_out = 4096;
+  v.sent = 7;
+  v.dropped = 1;
+  v.requests = 9;
+  v.errors[2] = 2;
+  v.errors[6] = 1;
+  v.errors[0] = 1;
+  EXPECT_EQ(m.render(), expected(v));
+  EXPECT_EQ(m.request_errors(2), 2u);
+  EXPECT_EQ(m.request_errors(42), 1u);
+  EXPECT_EQ(m.request_errors(0), 0u);
+}
+
+TEST(Metrics, TickHistogramBucketsAreCumulativeWithInclusiveUpperBounds) {
+  Metrics m(BuildInfo{"1.2.3", "Release"});
+  const nanoseconds period = microseconds(16667);
+  m.observe_tick(microseconds(250), period);    // le 0.0005
+  m.observe_tick(milliseconds(1), period);      // exactly 0.001: le 0.001 (inclusive)
+  m.observe_tick(microseconds(1001), period);   // just above: le 0.002
+  m.observe_tick(microseconds(5000), period);   // le 0.006
+  m.observe_tick(microseconds(16700), period);  // exactly 0.0167, but > period: an overrun
+  m.observe_tick(milliseconds(60), period);     // above every bound: only +Inf; an overrun
+  m.observe_tick(nanoseconds(-5), period);      // clock oddity: counted as 0 s
+
+  Values v;
+  v.ticks = 7;
+  v.overruns = 2;
+  //        .0005 .001 .002 .004 .006 .008 .01 .0125 .0167 .025 .05 +Inf
+  const unsigned long b[12] = {2, 3, 4, 4, 5, 5, 5, 5, 6, 6, 6, 7};
+  std::copy(std::begin(b), std::end(b), std::begin(v.b));
+  // 0.00025 + 0.001 + 0.001001 + 0.005 + 0.0167 + 0.06 + 0 = 0.083951 s
+  v.sum = "0.083951";
+  EXPECT_EQ(m.render(), expected(v));
+  EXPECT_EQ(m.tick_duration.count(), 7u);
+}
+
+TEST(Metrics, BuildInfoLabelsAreEscaped) {
+  Metrics m(BuildInfo{"1.0 \"beta\"\\x", "Rel\nease"});
+  Values v;
+  v.build = R"(version="1.0 \"beta\"\\x",build_type="Rel\nease")";
+  EXPECT_EQ(m.render(), expected(v));
+}
+
+TEST(Metrics, SetTotalMirrorsAnExternalCounterAndNeverGoesBackwards) {
+  Metrics m(BuildInfo{"1.2.3", "Release"});
+  m.requests.set_total(100);
+  m.requests.set_total(40);  // would decrease: ignored
+  EXPECT_EQ(m.requests.value(), 100u);
+  m.set_request_errors_total(1, 5);
+  m.set_request_errors_total(1, 3);
+  EXPECT_EQ(m.request_errors(1), 5u);
+}
+
+TEST(Metrics, CollectorCopiesExternalValuesInBeforeEachRender) {
+  Metrics m(BuildInfo{"1.2.3", "Release"});
+  int calls = 0;
+  m.set_collector([&calls](Metrics& self) {
+    ++calls;
+    self.characters.set(calls * 10);
+    self.bytes_out.set_total(static_cast<uint64_t>(calls) * 100);
+    self.set_request_errors_total(9, static_cast<uint64_t>(calls));
+  });
+  Values v;
+  v.characters = 10;
+  v.bytes_out = 100;
+  v.errors[9] = 1;
+  EXPECT_EQ(m.render(), expected(v));
+  v.characters = 20;
+  v.bytes_out = 200;
+  v.errors[9] = 2;
+  EXPECT_EQ(m.render(), expected(v));
+  EXPECT_EQ(calls, 2);
+}
+
+TEST(Metrics, StatusCodeLabels) {
+  EXPECT_EQ(animops::status_code_label(0), "OK");
+  EXPECT_EQ(animops::status_code_label(1), "INVALID_ARGUMENT");
+  EXPECT_EQ(animops::status_code_label(9), "UNAVAILABLE");
+  EXPECT_EQ(animops::status_code_label(10), "OTHER");
+  EXPECT_EQ(animops::status_code_label(-1), "OTHER");
+}
+
+}  // namespace
