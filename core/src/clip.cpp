@@ -46,11 +46,14 @@ Status Channel<V>::finalize(const std::string& what) {
   for (const V& v : values)
     if (!finite_value(v)) return invalid_argument(what + ": key value is NaN or infinite");
   if constexpr (std::is_same_v<V, glm::quat>) {
+    // Check every key before normalizing any, so that a rejected channel is left unchanged.
+    const size_t value_offset = per_key == 3 ? 1 : 0;
+    for (size_t i = 0; i < n; ++i)
+      if (!(glm::length(values[i * per_key + value_offset]) > 1e-6f))
+        return invalid_argument(what + ": zero-length rotation key " + std::to_string(i));
     for (size_t i = 0; i < n; ++i) {
-      glm::quat& q = values[i * per_key + (per_key == 3 ? 1 : 0)];
-      float len = glm::length(q);
-      if (!(len > 1e-6f)) return invalid_argument(what + ": zero-length rotation key");
-      q = q / len;
+      glm::quat& q = values[i * per_key + value_offset];
+      q = q / glm::length(q);
     }
   }
   lookup = KeyLookup(times);
@@ -62,7 +65,8 @@ V Channel<V>::sample(float t) const {
   const int n = num_keys();
   const bool cubic = interpolation == Interpolation::kCubicSpline;
   auto value_at = [&](int k) -> const V& { return values[cubic ? 3 * k + 1 : k]; };
-  if (n == 1 || t <= times.front()) return value_at(0);
+  // `!(t > front)` also sends a NaN time to the first key instead of interpolating NaN.
+  if (n == 1 || !(t > times.front())) return value_at(0);
   if (t >= times.back()) return value_at(n - 1);
 
   const uint32_t i = lookup.find(times, t);

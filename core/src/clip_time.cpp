@@ -16,7 +16,7 @@ float wrap_clip_time(float time, float duration, WrapMode mode) {
 }
 
 float normalized_time(float clip_time, float duration) {
-  if (!(duration > 0.0f)) return 0.0f;
+  if (!(duration > 0.0f) || std::isnan(clip_time)) return 0.0f;
   return std::clamp(clip_time / duration, 0.0f, 1.0f);
 }
 

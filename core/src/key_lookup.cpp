@@ -35,8 +35,12 @@ uint32_t KeyLookup::find(std::span<const float> times, float t) const {
     return 0;
   }
   const uint32_t slots = static_cast<uint32_t>(slot_first_key_.size()) - 1;
-  float f = (t - start_) * slots_per_second_;
-  uint32_t s = f <= 0.0f ? 0u : std::min(static_cast<uint32_t>(f), slots);
+  const float f = (t - start_) * slots_per_second_;
+  // Written so that NaN lands in slot 0: converting NaN or a too-large float to an integer
+  // is undefined behaviour.
+  const uint32_t s = !(f > 0.0f)                      ? 0u
+                     : f >= static_cast<float>(slots) ? slots
+                                                      : static_cast<uint32_t>(f);
   // Keys in [lo, hi) may hold the answer: the slot's first key up to one past the next
   // slot's first key. Rounding of f can misplace t by one slot, so widen by one each side.
   uint32_t lo = slot_first_key_[s];

@@ -4,15 +4,17 @@
 #include <cmath>
 #include <numbers>
 
-#include <glm/gtc/matrix_transform.hpp>
 #include <gtest/gtest.h>
+#include <glm/gtc/matrix_transform.hpp>
 
 namespace anim {
 namespace {
 
 constexpr float kPi = std::numbers::pi_v<float>;
 
-glm::quat axis_angle(float angle, glm::vec3 axis) { return glm::angleAxis(angle, glm::normalize(axis)); }
+glm::quat axis_angle(float angle, glm::vec3 axis) {
+  return glm::angleAxis(angle, glm::normalize(axis));
+}
 
 void expect_vec3_near(const glm::vec3& a, const glm::vec3& b, float eps = 1e-5f) {
   EXPECT_NEAR(a.x, b.x, eps);

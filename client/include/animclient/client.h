@@ -44,6 +44,13 @@ struct Error {
   std::string to_string() const;
 };
 
+// "connect", "timeout", "disconnected", "protocol", "server".
+const char* kind_name(Error::Kind kind);
+// "NOT_FOUND" for STATUS_NOT_FOUND (the enum name without its prefix); "CODE_42" if unknown.
+std::string status_code_name(anim::v1::StatusCode code);
+// The name of the command a request carries ("spawn", "play", ...); "empty" when unset.
+std::string command_name(const anim::v1::Request& request);
+
 // A value or an Error.
 template <class T>
 class Result {
@@ -56,6 +63,8 @@ class Result {
   const T& value() const { return std::get<0>(v_); }
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
+  T& operator*() { return value(); }
+  const T& operator*() const { return value(); }
   const Error& error() const { return std::get<1>(v_); }
 
  private:
@@ -69,9 +78,9 @@ struct ClientOptions {
   uint16_t port = kDefaultPort;
   std::chrono::milliseconds connect_timeout{3000};
   std::chrono::milliseconds request_timeout = kDefaultTimeout;
-  std::string auth_token;                     // sent with every request when non-empty
+  std::string auth_token;                        // sent with every request when non-empty
   size_t max_incoming_frame_bytes = 256u << 20;  // larger frames from the server: kProtocol
-  size_t frame_queue_capacity = 1024;         // next_frame() queue; oldest dropped when full
+  size_t frame_queue_capacity = 1024;            // next_frame() queue; oldest dropped when full
 };
 
 // Counters of what this connection received (for load tools).
@@ -97,6 +106,14 @@ class Client {
   // transport failures are Errors. timeout 0 = the options' request_timeout.
   Result<anim::v1::Reply> call(anim::v1::Request request,
                                std::chrono::milliseconds timeout = std::chrono::milliseconds{0});
+
+  // Like call(), without waiting: `done` runs exactly once with the reply or the transport
+  // error (kTimeout after `timeout`, kDisconnected, kProtocol). It runs on the I/O thread (keep
+  // it short and never call a blocking method of this Client from it), or on the calling thread
+  // when the connection is already closed. Lets one thread keep many requests in flight.
+  using ReplyCallback = std::function<void(Result<anim::v1::Reply>)>;
+  void call_async(anim::v1::Request request, ReplyCallback done,
+                  std::chrono::milliseconds timeout = std::chrono::milliseconds{0});
 
   // Typed helpers: like call(), but a non-OK status becomes Error{kServer, code, message}.
   Result<anim::v1::ListAssetsReply> list_assets();

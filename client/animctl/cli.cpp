@@ -1,0 +1,442 @@
+// animctl's subcommands: each one turns its arguments into one Request (validated here, so a
+// bad value exits with code 2 before anything is sent) and says how to print the reply.
+#include "cli.h"
+
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <sstream>
+
+#include "args.h"
+#include "format.h"
+
+namespace animctl {
+
+namespace {
+
+using anim::v1::Reply;
+
+std::string tick_of(const Reply& reply) {
+  return "tick " + std::to_string(reply.tick());
+}
+
+// Option storage lives as long as the App (captured by the subcommand's callback).
+template <class T>
+std::shared_ptr<T> store() {
+  return std::make_shared<T>();
+}
+
+CLI::App* id_command(CLI::App& app, const char* name, const char* help, std::string& id) {
+  CLI::App* sub = app.add_subcommand(name, help);
+  sub->add_option("id", id, "character id (from spawn)")->required();
+  return sub;
+}
+
+void add_spawn(CLI::App& app, Plan& plan) {
+  struct Opts {
+    std::string asset, clip, at, yaw;
+  };
+  auto o = store<Opts>();
+  CLI::App* sub = app.add_subcommand("spawn", "Spawn a character of an asset");
+  sub->add_option("asset", o->asset, "asset name (see `animctl assets`); builtin is always there")
+      ->required();
+  sub->add_option("--clip", o->clip, "clip to start playing (looping)");
+  sub->add_option("--at", o->at, "world position x,y,z");
+  sub->add_option("--rot-deg", o->yaw, "yaw about +Y in degrees");
+  sub->callback([o, &plan] {
+    plan.command = "spawn";
+    auto* spawn = plan.request.mutable_spawn();
+    spawn->set_asset(o->asset);
+    spawn->set_clip(o->clip);
+    if (!o->at.empty()) *spawn->mutable_root()->mutable_translation() = parse_vec3("--at", o->at);
+    if (!o->yaw.empty())
+      *spawn->mutable_root()->mutable_rotation() = yaw_quat(parse_float("--rot-deg", o->yaw));
+    plan.print_human = [asset = o->asset](const Reply& r, std::ostream& out) {
+      out << "spawned character " << r.spawn().character_id() << " (asset " << asset << ") at tick "
+          << r.spawn().tick() << "\n";
+    };
+  });
+}
+
+void add_despawn(CLI::App& app, Plan& plan) {
+  auto id = store<std::string>();
+  CLI::App* sub = id_command(app, "despawn", "Remove a character", *id);
+  sub->callback([id, &plan] {
+    plan.command = "despawn";
+    plan.request.mutable_despawn()->set_character_id(parse_id("character id", *id));
+  });
+}
+
+void add_play(CLI::App& app, Plan& plan) {
+  struct Opts {
+    std::string id, clip, speed, start;
+    bool no_loop = false;
+  };
+  auto o = store<Opts>();
+  CLI::App* sub = id_command(app, "play", "Cut to a clip (no fade)", o->id);
+  sub->add_option("clip", o->clip, "clip name")->required();
+  sub->add_flag("--no-loop", o->no_loop, "hold the last frame instead of looping");
+  sub->add_option("--speed", o->speed, "clip rate multiplier (negative plays in reverse)");
+  sub->add_option("--start", o->start, "start time in seconds");
+  sub->callback([o, &plan] {
+    plan.command = "play";
+    auto* play = plan.request.mutable_play();
+    play->set_character_id(parse_id("character id", o->id));
+    play->set_clip(o->clip);
+    if (o->no_loop) play->set_loop(false);
+    if (!o->speed.empty()) play->set_speed(parse_float("--speed", o->speed));
+    if (!o->start.empty()) play->set_start_time(parse_float_in("--start", o->start, 0.0f, 1e9f));
+  });
+}
+
+void add_crossfade(CLI::App& app, Plan& plan) {
+  struct Opts {
+    std::string id, clip, duration, speed;
+    bool sync = false, no_loop = false;
+  };
+  auto o = store<Opts>();
+  CLI::App* sub = id_command(app, "crossfade", "Fade to a clip over DURATION seconds", o->id);
+  sub->add_option("clip", o->clip, "clip name")->required();
+  sub->add_option("duration", o->duration, "fade duration in seconds (>= 0)")->required();
+  sub->add_flag("--sync", o->sync, "start at the current clip's normalized time");
+  sub->add_flag("--no-loop", o->no_loop, "hold the target clip's last frame");
+  sub->add_option("--speed", o->speed, "target clip rate multiplier");
+  sub->callback([o, &plan] {
+    plan.command = "crossfade";
+    auto* fade = plan.request.mutable_crossfade();
+    fade->set_character_id(parse_id("character id", o->id));
+    fade->set_clip(o->clip);
+    fade->set_duration(parse_float_in("duration", o->duration, 0.0f, 1e6f));
+    fade->set_sync_normalized_time(o->sync);
+    if (o->no_loop) fade->set_loop(false);
+    if (!o->speed.empty()) fade->set_speed(parse_float("--speed", o->speed));
+  });
+}
+
+void add_speed(CLI::App& app, Plan& plan) {
+  struct Opts {
+    std::string id, speed;
+  };
+  auto o = store<Opts>();
+  CLI::App* sub = id_command(app, "speed", "Set a character's playback speed", o->id);
+  sub->add_option("speed", o->speed, "multiplier (may be negative)")->required();
+  sub->callback([o, &plan] {
+    plan.command = "speed";
+    plan.request.mutable_set_speed()->set_character_id(parse_id("character id", o->id));
+    plan.request.mutable_set_speed()->set_speed(parse_float("speed", o->speed));
+  });
+}
+
+void add_root(CLI::App& app, Plan& plan) {
+  struct Opts {
+    std::string id, pos, yaw, scale;
+  };
+  auto o = store<Opts>();
+  CLI::App* sub = id_command(app, "root", "Place a character in the world", o->id);
+  sub->add_option("--pos", o->pos, "world position x,y,z")->required();
+  sub->add_option("--rot-deg", o->yaw, "yaw about +Y in degrees (default 0)");
+  sub->add_option("--scale", o->scale, "uniform scale (default 1)");
+  sub->callback([o, &plan] {
+    plan.command = "root";
+    auto* set = plan.request.mutable_set_root();
+    set->set_character_id(parse_id("character id", o->id));
+    *set->mutable_root()->mutable_translation() = parse_vec3("--pos", o->pos);
+    *set->mutable_root()->mutable_rotation() =
+        yaw_quat(o->yaw.empty() ? 0.0f : parse_float("--rot-deg", o->yaw));
+    if (!o->scale.empty()) {
+      const float s = parse_float("--scale", o->scale);
+      if (s == 0.0f) throw UsageError("--scale: must not be 0");
+      auto* scale = set->mutable_root()->mutable_scale();
+      scale->set_x(s);
+      scale->set_y(s);
+      scale->set_z(s);
+    }
+  });
+}
+
+void add_additive(CLI::App& app, Plan& plan) {
+  auto id = store<std::string>();
+  CLI::App* sub = id_command(app, "additive", "Add, update or remove an additive layer", *id);
+  sub->require_subcommand(1);
+
+  struct AddOpts {
+    std::string clip, weight, mask_root, mask_joints, time = "own", param, speed, ref, ref_time;
+  };
+  auto a = store<AddOpts>();
+  CLI::App* add = sub->add_subcommand("add", "Add a layer playing an additive clip");
+  add->add_option("clip", a->clip, "the additive clip")->required();
+  add->add_option("--weight", a->weight, "0..1 (default 1)");
+  add->add_option("--mask-root", a->mask_root, "only this joint and its subtree");
+  add->add_option("--mask-joints", a->mask_joints, "per-joint weights JOINT=W,JOINT=W");
+  add->add_option("--time", a->time, "time source: own | base | param (default own)");
+  add->add_option("--param", a->param, "normalized time 0..1 for --time param");
+  add->add_option("--speed", a->speed, "own clock rate (default 1)");
+  add->add_option("--reference", a->ref, "reference clip (default: the layer's clip)");
+  add->add_option("--reference-time", a->ref_time, "seconds into the reference clip (default 0)");
+  add->callback([id, a, &plan] {
+    plan.command = "additive add";
+    auto* layer = plan.request.mutable_add_layer();
+    layer->set_character_id(parse_id("character id", *id));
+    layer->set_clip(a->clip);
+    if (!a->weight.empty()) layer->set_weight(parse_float_in("--weight", a->weight, 0.0f, 1.0f));
+    if (!a->mask_root.empty()) layer->mutable_mask()->set_blend_root(a->mask_root);
+    if (!a->mask_joints.empty())
+      parse_joint_weights("--mask-joints", a->mask_joints,
+                          *layer->mutable_mask()->mutable_joint_weights());
+    layer->set_time_source(parse_time_source(a->time));
+    if (!a->param.empty()) layer->set_parameter(parse_float_in("--param", a->param, 0.0f, 1.0f));
+    if (!a->speed.empty()) layer->set_speed(parse_float("--speed", a->speed));
+    layer->set_reference_clip(a->ref);
+    if (!a->ref_time.empty())
+      layer->set_reference_time(parse_float_in("--reference-time", a->ref_time, 0.0f, 1e9f));
+    plan.print_human = [](const Reply& r, std::ostream& out) {
+      out << "added layer " << r.add_layer().layer_id() << " (" << tick_of(r) << ")\n";
+    };
+  });
+
+  struct UpdateOpts {
+    std::string layer, weight, speed, param;
+  };
+  auto u = store<UpdateOpts>();
+  CLI::App* update = sub->add_subcommand("update", "Change a layer's weight, speed or parameter");
+  update->add_option("layer", u->layer, "layer id (from additive add)")->required();
+  update->add_option("--weight", u->weight, "0..1");
+  update->add_option("--speed", u->speed, "own clock rate");
+  update->add_option("--param", u->param, "normalized time 0..1");
+  update->callback([id, u, &plan] {
+    plan.command = "additive update";
+    auto* layer = plan.request.mutable_update_layer();
+    layer->set_character_id(parse_id("character id", *id));
+    layer->set_layer_id(parse_id("layer id", u->layer));
+    if (u->weight.empty() && u->speed.empty() && u->param.empty())
+      throw UsageError("additive update: give at least one of --weight, --speed, --param");
+    if (!u->weight.empty()) layer->set_weight(parse_float_in("--weight", u->weight, 0.0f, 1.0f));
+    if (!u->speed.empty()) layer->set_speed(parse_float("--speed", u->speed));
+    if (!u->param.empty()) layer->set_parameter(parse_float_in("--param", u->param, 0.0f, 1.0f));
+  });
+
+  auto r = store<std::string>();
+  CLI::App* remove = sub->add_subcommand("remove", "Remove a layer");
+  remove->add_option("layer", *r, "layer id")->required();
+  remove->callback([id, r, &plan] {
+    plan.command = "additive remove";
+    plan.request.mutable_remove_layer()->set_character_id(parse_id("character id", *id));
+    plan.request.mutable_remove_layer()->set_layer_id(parse_id("layer id", *r));
+  });
+}
+
+void add_ik(CLI::App& app, Plan& plan) {
+  auto id = store<std::string>();
+  CLI::App* sub = id_command(app, "ik", "Set or clear an IK goal", *id);
+  sub->require_subcommand(1);
+
+  struct SetOpts {
+    std::string chain, solver = "fabrik", target, weight, pole, goal, iterations, tolerance, soften;
+    bool world = false;
+  };
+  auto s = store<SetOpts>();
+  CLI::App* set = sub->add_subcommand("set", "Set a goal on a chain (or move goal --goal G)");
+  set->add_option("--chain", s->chain, "ROOT..EFFECTOR joints, e.g. upper_arm_l..hand_l")
+      ->required();
+  set->add_option("--solver", s->solver, "fabrik | ccd | two-bone (default fabrik)");
+  set->add_option("--target", s->target, "target x,y,z (model space; --world for world)")
+      ->required();
+  set->add_flag("--world", s->world, "target and pole are in world space");
+  set->add_option("--weight", s->weight, "0..1 (default 1)");
+  set->add_option("--pole", s->pole, "two-bone: bend toward this point x,y,z");
+  set->add_option("--goal", s->goal, "update this existing goal instead of adding one");
+  set->add_option("--iterations", s->iterations, "CCD/FABRIK iterations (default 16)");
+  set->add_option("--tolerance", s->tolerance, "CCD/FABRIK tolerance (default 1e-4)");
+  set->add_option("--soften", s->soften, "two-bone softening 0..1");
+  set->callback([id, s, &plan] {
+    plan.command = "ik set";
+    auto* goal = plan.request.mutable_set_ik_goal();
+    goal->set_character_id(parse_id("character id", *id));
+    const auto [root, effector] = parse_chain("--chain", s->chain);
+    goal->set_root_joint(root);
+    goal->set_effector_joint(effector);
+    goal->set_solver(parse_solver(s->solver));
+    goal->set_space(s->world ? anim::v1::SPACE_WORLD : anim::v1::SPACE_MODEL);
+    *goal->mutable_target() = parse_vec3("--target", s->target);
+    if (!s->weight.empty()) goal->set_weight(parse_float_in("--weight", s->weight, 0.0f, 1.0f));
+    if (!s->pole.empty()) *goal->mutable_pole() = parse_vec3("--pole", s->pole);
+    if (!s->goal.empty()) goal->set_goal_id(parse_id("--goal", s->goal));
+    if (!s->iterations.empty()) {
+      const uint64_t n = parse_u64("--iterations", s->iterations);
+      if (n == 0 || n > 1000) throw UsageError("--iterations: must be 1 .. 1000");
+      goal->set_max_iterations(static_cast<uint32_t>(n));
+    }
+    if (!s->tolerance.empty())
+      goal->set_tolerance(parse_float_in("--tolerance", s->tolerance, 0.0f, 1e6f));
+    if (!s->soften.empty()) goal->set_soften(parse_float_in("--soften", s->soften, 0.0f, 1.0f));
+    plan.print_human = [](const Reply& r, std::ostream& out) {
+      out << "IK goal " << r.set_ik_goal().goal_id() << " (" << tick_of(r) << ")\n";
+    };
+  });
+
+  auto g = store<std::string>();
+  CLI::App* clear = sub->add_subcommand("clear", "Remove an IK goal");
+  clear->add_option("goal", *g, "goal id (from ik set)")->required();
+  clear->callback([id, g, &plan] {
+    plan.command = "ik clear";
+    plan.request.mutable_clear_ik_goal()->set_character_id(parse_id("character id", *id));
+    plan.request.mutable_clear_ik_goal()->set_goal_id(parse_id("goal id", *g));
+  });
+}
+
+void add_pose(CLI::App& app, Plan& plan) {
+  struct Opts {
+    std::string id, tick, joints;
+    bool world = false;
+  };
+  auto o = store<Opts>();
+  CLI::App* sub = id_command(app, "pose", "Joint positions at the latest or a past tick", o->id);
+  sub->add_option("--tick", o->tick, "a tick still in the daemon's pose history");
+  sub->add_option("--joints", o->joints, "joint names a,b,c (default: every joint)");
+  sub->add_flag("--world", o->world, "world space (default model space)");
+  sub->callback([o, &plan] {
+    plan.command = "pose";
+    auto* query = plan.request.mutable_query_pose();
+    query->set_character_id(parse_id("character id", o->id));
+    if (!o->tick.empty()) query->set_tick(parse_u64("--tick", o->tick));
+    if (!o->joints.empty())
+      for (auto& name : parse_list("--joints", o->joints)) query->add_joint_names(name);
+    query->set_space(o->world ? anim::v1::SPACE_WORLD : anim::v1::SPACE_MODEL);
+    plan.print_human = [](const Reply& r, std::ostream& out) { print_pose(r.query_pose(), out); };
+  });
+}
+
+void add_watch(CLI::App& app, Plan& plan) {
+  struct Opts {
+    std::vector<std::string> ids;
+    std::string frames, divisor;
+    bool all = false;
+  };
+  auto o = store<Opts>();
+  CLI::App* sub = app.add_subcommand("watch", "Subscribe and print frames as they stream");
+  sub->alias("subscribe");
+  sub->add_option("ids", o->ids, "character ids (or --all)");
+  sub->add_flag("--all", o->all, "every character, including ones spawned later");
+  sub->add_option("--frames", o->frames, "stop after N frames (default: until Ctrl-C)");
+  sub->add_option("--rate-divisor", o->divisor, "every Nth tick (default 1)");
+  sub->callback([o, &plan] {
+    plan.command = "watch";
+    auto* subscribe = plan.request.mutable_subscribe();
+    if (o->ids.empty() && !o->all) throw UsageError("watch: give character ids or --all");
+    for (const auto& id : o->ids) subscribe->add_character_ids(parse_id("character id", id));
+    subscribe->set_all_characters(o->all);
+    if (!o->divisor.empty()) {
+      const uint64_t d = parse_u64("--rate-divisor", o->divisor);
+      if (d == 0 || d > 3600) throw UsageError("--rate-divisor: must be 1 .. 3600");
+      subscribe->set_rate_divisor(static_cast<uint32_t>(d));
+    }
+    plan.watch = true;
+    plan.watch_frames = o->frames.empty() ? 0 : parse_u64("--frames", o->frames);
+  });
+}
+
+void add_listing(CLI::App& app, Plan& plan) {
+  app.add_subcommand("characters", "List characters")->callback([&plan] {
+    plan.command = "characters";
+    plan.request.mutable_list_characters();
+    plan.print_human = [](const Reply& r, std::ostream& out) {
+      print_characters(r.list_characters(), out);
+    };
+  });
+  app.add_subcommand("stats", "Daemon statistics")->callback([&plan] {
+    plan.command = "stats";
+    plan.request.mutable_stats();
+    plan.print_human = [](const Reply& r, std::ostream& out) { print_stats(r.stats(), out); };
+  });
+  app.add_subcommand("assets", "List loaded assets and their clips")->callback([&plan] {
+    plan.command = "assets";
+    plan.request.mutable_list_assets();
+    plan.print_human = [](const Reply& r, std::ostream& out) {
+      print_assets(r.list_assets(), out);
+    };
+  });
+}
+
+void add_load(CLI::App& app, Plan& plan) {
+  struct Opts {
+    std::string path, name, skin;
+    bool upload = false;
+  };
+  auto o = store<Opts>();
+  CLI::App* sub = app.add_subcommand("load", "Load an asset into the daemon");
+  sub->add_option("path", o->path, "path under the daemon's asset root (.glb, .gltf, .md5mesh)")
+      ->required();
+  sub->add_option("--name", o->name, "asset name (default: the file stem)");
+  sub->add_option("--skin", o->skin, "glTF skin name (default: the first skinned mesh's)");
+  sub->add_flag("--upload", o->upload, "send the local .glb file's bytes instead of a daemon path");
+  sub->callback([o, &plan] {
+    plan.command = "load";
+    auto* load = plan.request.mutable_load_asset();
+    if (o->upload) {
+      std::ifstream file(o->path, std::ios::binary);
+      if (!file) throw UsageError("load --upload: cannot read '" + o->path + "'");
+      std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+      load->set_glb_data(std::move(bytes));
+      if (o->name.empty()) throw UsageError("load --upload: --name is required");
+    } else {
+      load->set_path(o->path);
+    }
+    load->set_name(o->name);
+    load->set_skin_name(o->skin);
+    plan.print_human = [](const Reply& r, std::ostream& out) {
+      out << "loaded ";
+      print_asset(r.load_asset().asset(), out);
+    };
+  });
+}
+
+void add_mesh(CLI::App& app, Plan& plan) {
+  struct Opts {
+    std::string asset;
+    bool skeleton_only = false;
+  };
+  auto o = store<Opts>();
+  CLI::App* sub =
+      app.add_subcommand("mesh", "Summary of an asset's skeleton and mesh (get_asset_data)");
+  sub->add_option("asset", o->asset, "asset name")->required();
+  sub->add_flag("--skeleton-only", o->skeleton_only, "do not fetch the mesh");
+  sub->callback([o, &plan] {
+    plan.command = "mesh";
+    plan.request.mutable_get_asset_data()->set_asset(o->asset);
+    plan.request.mutable_get_asset_data()->set_skip_mesh(o->skeleton_only);
+    plan.print_human = [](const Reply& r, std::ostream& out) {
+      print_mesh_summary(r.get_asset_data(), false, out);
+    };
+    plan.print_json = [](const Reply& r, std::ostream& out) {
+      print_mesh_summary(r.get_asset_data(), true, out);
+    };
+  });
+}
+
+}  // namespace
+
+void add_global_options(CLI::App& app, GlobalOptions& g) {
+  app.add_option("--host", g.host, "daemon host (default 127.0.0.1)")->envname("ANIMD_HOST");
+  app.add_option("--port", g.port, "daemon port (default 7450)")->envname("ANIMD_PORT");
+  app.add_option("--token", g.token, "auth token for control commands")->envname("ANIMD_TOKEN");
+  app.add_option("--timeout", g.timeout_ms, "connect and reply timeout in ms (default 5000)");
+  app.add_flag("--json", g.json, "print the reply as JSON (protobuf JSON mapping, snake_case)");
+}
+
+void add_commands(CLI::App& app, Plan& plan) {
+  add_spawn(app, plan);
+  add_despawn(app, plan);
+  add_play(app, plan);
+  add_crossfade(app, plan);
+  add_speed(app, plan);
+  add_root(app, plan);
+  add_additive(app, plan);
+  add_ik(app, plan);
+  add_pose(app, plan);
+  add_watch(app, plan);
+  add_listing(app, plan);
+  add_load(app, plan);
+  add_mesh(app, plan);
+}
+
+}  // namespace animctl

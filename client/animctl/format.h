@@ -1,0 +1,32 @@
+#pragma once
+// Human-readable and JSON renderings shared by the animctl commands.
+
+#include <ostream>
+#include <string>
+
+#include <google/protobuf/message.h>
+
+#include "anim/v1/envelope.pb.h"
+
+namespace animctl {
+
+// "(0.000, 1.200, -0.500)"
+std::string fmt_vec3(const anim::v1::Vec3& v);
+std::string fmt_quat(const anim::v1::Quat& q);
+// "t=(..) r=(..) s=(..)"; an unset rotation prints as identity, an unset scale as 1.
+std::string fmt_transform(const anim::v1::Transform& t);
+// One line with protobuf's JSON mapping (snake_case field names, defaults included).
+std::string to_json(const google::protobuf::Message& message);
+
+void print_assets(const anim::v1::ListAssetsReply& reply, std::ostream& out);
+void print_asset(const anim::v1::AssetInfo& asset, std::ostream& out);
+void print_characters(const anim::v1::ListCharactersReply& reply, std::ostream& out);
+void print_stats(const anim::v1::StatsReply& stats, std::ostream& out);
+void print_pose(const anim::v1::QueryPoseReply& pose, std::ostream& out);
+// A one-line summary of a stream frame: tick, then per character its root position and the
+// translation of its first palette matrix.
+void print_frame_summary(const anim::v1::StreamFrame& frame, std::ostream& out);
+// Summary of get_asset_data (counts, bounds, joints); json: one JSON object.
+void print_mesh_summary(const anim::v1::GetAssetDataReply& data, bool json, std::ostream& out);
+
+}  // namespace animctl

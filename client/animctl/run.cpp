@@ -1,0 +1,112 @@
+#include "run.h"
+
+#include <atomic>
+#include <csignal>
+
+#include "animclient/client.h"
+#include "args.h"
+#include "format.h"
+
+namespace animctl {
+
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+
+extern "C" void on_sigint(int) {
+  g_interrupted = true;
+}
+
+int transport_failure(const std::string& command, const animclient::Error& error,
+                      std::ostream& err) {
+  err << "animctl: " << command << ": " << error.to_string();
+  if (error.kind == animclient::Error::Kind::kConnect)
+    err << " (is animd running? see --host/--port)";
+  err << "\n";
+  return kExitTransport;
+}
+
+// Prints frames until `frames` were printed (0 = until Ctrl-C), the connection closes, or no
+// frame arrives within `idle_timeout`.
+int watch(animclient::Client& client, const Plan& plan, bool json,
+          std::chrono::milliseconds idle_timeout, std::ostream& out, std::ostream& err) {
+  std::signal(SIGINT, on_sigint);
+  uint64_t printed = 0;
+  auto idle = std::chrono::milliseconds{0};
+  constexpr auto kPoll = std::chrono::milliseconds{100};  // how often Ctrl-C is noticed
+  while (!g_interrupted && (plan.watch_frames == 0 || printed < plan.watch_frames)) {
+    auto frame = client.next_frame(kPoll);
+    if (!frame) {
+      if (!client.connected()) {
+        err << "animctl: watch: the daemon closed the connection\n";
+        return kExitTransport;
+      }
+      idle += kPoll;
+      if (idle >= idle_timeout) {
+        err << "animctl: watch: no frame within " << idle_timeout.count() << " ms\n";
+        return kExitTransport;
+      }
+      continue;
+    }
+    idle = std::chrono::milliseconds{0};
+    if (json)
+      out << to_json(*frame) << "\n";
+    else
+      print_frame_summary(*frame, out);
+    out.flush();
+    ++printed;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int execute(const Plan& plan, const GlobalOptions& g, std::ostream& out, std::ostream& err) {
+  animclient::ClientOptions options;
+  try {
+    options.host = g.host;
+    const uint64_t port = parse_u64("--port", g.port);
+    if (port == 0 || port > 65535) throw UsageError("--port: '" + g.port + "' is not 1 .. 65535");
+    options.port = static_cast<uint16_t>(port);
+    const uint64_t timeout = parse_u64("--timeout", g.timeout_ms);
+    if (timeout == 0 || timeout > 3'600'000) throw UsageError("--timeout: must be 1 .. 3600000 ms");
+    options.connect_timeout = options.request_timeout = std::chrono::milliseconds(timeout);
+  } catch (const UsageError& e) {
+    err << "animctl: " << e.what() << "\n";
+    return kExitUsage;
+  }
+  options.auth_token = g.token;
+
+  auto connected = animclient::Client::connect(options);
+  if (!connected) return transport_failure(plan.command, connected.error(), err);
+  animclient::Client& client = *connected.value();
+
+  auto reply = client.call(plan.request);
+  if (!reply) return transport_failure(plan.command, reply.error(), err);
+  const anim::v1::Status& status = reply->status();
+  if (status.code() != anim::v1::STATUS_OK) {
+    err << "animctl: " << plan.command << " failed: " << animclient::status_code_name(status.code())
+        << ": " << status.message() << "\n";
+    return kExitServerError;
+  }
+
+  if (plan.watch) {
+    if (!g.json)
+      out << "subscription " << reply->subscribe().subscription_id() << " (tick " << reply->tick()
+          << ")\n";
+    return watch(client, plan, g.json, options.request_timeout, out, err);
+  }
+  if (g.json) {
+    if (plan.print_json)
+      plan.print_json(*reply, out);
+    else
+      out << to_json(*reply) << "\n";
+  } else if (plan.print_human) {
+    plan.print_human(*reply, out);
+  } else {
+    out << "ok: " << plan.command << " (tick " << reply->tick() << ")\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace animctl

@@ -1,0 +1,58 @@
+#pragma once
+// The viewer's link to animd: connects, subscribes, timestamps stream frames as they arrive
+// (on the client library's I/O thread) and hands them to the render thread; fetches asset
+// data. After the server goes away, reconnect() is called again (once a second) by the app.
+
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "animclient/client.h"
+#include "options.h"
+
+namespace animview {
+
+struct ReceivedFrame {
+  anim::v1::StreamFrame frame;
+  double local_time = 0.0;  // seconds on the steady clock (monotonic_seconds()) at arrival
+};
+
+// Seconds on the steady clock since an arbitrary start.
+double monotonic_seconds();
+
+class Connection {
+ public:
+  explicit Connection(const Options& options) : options_(options) {}
+  ~Connection();
+
+  // Connects and subscribes (to options.characters, or every character). False with
+  // `error` ("cannot connect to animd at 127.0.0.1:7450: ...") when either fails.
+  bool connect(std::string& error);
+  bool connected() const;
+  // Drops the connection (keeps counters).
+  void close();
+  // Moves the frames received since the last call into `out` (oldest first).
+  void drain(std::vector<ReceivedFrame>& out);
+  // Fetches an asset's skeleton and mesh. Blocks up to the request timeout.
+  animclient::Result<anim::v1::GetAssetDataReply> fetch_asset(const std::string& name);
+  // Bytes received over every connection so far.
+  uint64_t bytes_received() const;
+  // Increments on every successful connect: state tied to a server lives one generation.
+  uint64_t generation() const { return generation_; }
+  std::string endpoint() const;
+
+ private:
+  Options options_;
+  std::unique_ptr<animclient::Client> client_;
+  uint64_t generation_ = 0;
+  uint64_t bytes_before_ = 0;  // bytes of closed connections
+
+  std::mutex mutex_;  // guards pending_ (filled on the I/O thread)
+  std::deque<ReceivedFrame> pending_;
+};
+
+}  // namespace animview

@@ -1,0 +1,33 @@
+#pragma once
+// animview's command line. Parsing is pure (no GL, no network) so that it is unit-tested.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace animview {
+
+struct Options {
+  std::string host = "127.0.0.1";
+  uint16_t port = 7450;              // animd's default port
+  std::vector<uint32_t> characters;  // empty = subscribe to every character
+  bool interpolate = true;           // blend the last two frames by render time
+  bool headless = false;             // hidden window, render offscreen, exit after frames
+  int frames = 60;                   // headless: frames to render before the screenshot
+  std::string screenshot;            // PNG path written after the last frame (may be empty)
+  int width = 1280;                  // framebuffer size in pixels
+  int height = 720;
+  double wait_seconds = 10.0;  // headless: longest wait for the characters' frames
+  int samples = 4;             // MSAA samples (0 or 1 = none)
+  double run_seconds = 0.0;    // window: quit after this long (0 = until closed)
+  bool help = false;
+};
+
+// Parses argv (without argv[0]). On failure returns false and sets `error` to a message
+// naming the bad flag or value.
+bool parse_options(const std::vector<std::string>& args, Options& out, std::string& error);
+
+// The --help text, keys included.
+std::string usage();
+
+}  // namespace animview

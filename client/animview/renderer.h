@@ -1,0 +1,56 @@
+#pragma once
+// Draws one view: every character skinned on the GPU (its asset's mesh, its palette in a
+// texture buffer, its root transform as model matrix), then the ground grid.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "camera.h"
+#include "colors.h"
+#include "grid.h"
+#include "mesh_gpu.h"
+#include "palette_buffer.h"
+#include "shaders.h"
+#include "stream_state.h"
+
+namespace animview {
+
+// An asset's mesh on the GPU, fetched once with get_asset_data.
+struct DrawableAsset {
+  GpuMesh mesh;
+  Aabb bounds;          // bind-pose model-space bounds of the mesh
+  uint32_t joints = 0;  // skeleton joint count: the palette must have at least this many
+};
+
+using AssetMap = std::map<std::string, std::unique_ptr<DrawableAsset>>;
+
+class Renderer {
+ public:
+  // Compiles the programs. Needs a current GL 3.3 core context.
+  bool init(std::string& error);
+  void set_grid(const GridLayout& layout) { grid_.build(layout); }
+  // Draws into the bound framebuffer (viewport width x height). Characters whose asset is
+  // not loaded yet, or whose palette has fewer joints than the skeleton, are skipped.
+  void draw(const OrbitCamera& camera, int width, int height,
+            const std::vector<CharacterSample>& characters, const AssetMap& assets);
+  // Frees the palette buffers of characters no longer drawn.
+  void forget_characters_except(const std::vector<CharacterSample>& characters);
+  // Characters skipped by the last draw() (asset missing or palette too short).
+  size_t skipped() const { return skipped_; }
+
+ private:
+  SkinProgram skin_;
+  GridProgram grid_program_;
+  Grid grid_;
+  std::map<uint32_t, PaletteBuffer> palettes_;
+  size_t skipped_ = 0;
+};
+
+// The box around every character that can be drawn: each asset's bind-pose bounds placed by
+// the character's root transform. Empty when none can.
+Aabb scene_bounds(const std::vector<CharacterSample>& characters, const AssetMap& assets);
+
+}  // namespace animview

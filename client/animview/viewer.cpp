@@ -1,0 +1,248 @@
+#include "viewer.h"
+
+#include <cstdio>
+#include <thread>
+
+#include <GL/glew.h>
+
+#include "grid_layout.h"
+#include "input.h"
+#include "mesh_decode.h"
+#include "render_target.h"
+#include "screenshot.h"
+
+namespace animview {
+namespace {
+
+constexpr double kReconnectInterval = 1.0;   // seconds between connection attempts
+constexpr double kAssetRetryInterval = 5.0;  // seconds before refetching a failed asset
+
+}  // namespace
+
+Viewer::Viewer(const Options& options) : options_(options), connection_(options) {}
+
+// Members go in reverse order of declaration: GPU objects (renderer_, assets_) before the
+// context gl_, which is declared first for that reason.
+Viewer::~Viewer() {
+  connection_.close();
+}
+
+int Viewer::run() {
+  return options_.headless ? run_headless() : run_window();
+}
+
+void Viewer::toggle_interpolation() {
+  options_.interpolate = !options_.interpolate;
+  std::printf("animview: interpolation %s\n", options_.interpolate ? "on" : "off");
+}
+
+void Viewer::reset_server_state() {
+  stream_.clear();
+  assets_.clear();
+  asset_retry_at_.clear();
+  asset_errors_.clear();
+}
+
+void Viewer::pump(double now) {
+  connection_.drain(received_);
+  const uint64_t rejected_before = stream_.rejected();
+  for (const ReceivedFrame& f : received_) stream_.on_frame(f.frame, f.local_time);
+  if (stream_.rejected() != rejected_before)
+    std::fprintf(stderr, "animview: skipped a bad character frame: %s\n",
+                 stream_.last_error().c_str());
+  fetch_missing_assets(now);
+}
+
+void Viewer::fetch_missing_assets(double now) {
+  for (const auto& [id, track] : stream_.characters()) {
+    const std::string& name = track.asset;
+    if (assets_.count(name)) continue;
+    if (auto r = asset_retry_at_.find(name); r != asset_retry_at_.end() && now < r->second)
+      continue;
+    std::string error;
+    auto reply = connection_.fetch_asset(name);
+    if (reply) {
+      const uint32_t joints = static_cast<uint32_t>(reply->skeleton().joint_names_size());
+      CpuMesh mesh;
+      if (!reply->has_mesh()) {
+        error = "the server sent no mesh";
+      } else if (decode_mesh(reply->mesh(), joints, mesh, error)) {
+        auto asset = std::make_unique<DrawableAsset>();
+        asset->mesh.upload(mesh);
+        asset->bounds = mesh.bounds;
+        asset->joints = joints;
+        assets_[name] = std::move(asset);
+        asset_retry_at_.erase(name);
+        asset_errors_.erase(name);
+        continue;
+      }
+    } else {
+      error = reply.error().to_string();
+    }
+    asset_errors_[name] = error;
+    asset_retry_at_[name] = now + kAssetRetryInterval;
+    std::fprintf(stderr, "animview: cannot draw asset '%s' (character %u): %s\n", name.c_str(), id,
+                 error.c_str());
+  }
+}
+
+bool Viewer::ready_to_render() const {
+  // Two stream frames give the interpolation its first pair.
+  if (stream_.frames_received() < 2 || stream_.characters().empty()) return false;
+  for (uint32_t id : options_.characters)
+    if (!stream_.characters().count(id)) return false;
+  for (const auto& [id, track] : stream_.characters())
+    if (!assets_.count(track.asset) && !asset_errors_.count(track.asset)) return false;
+  return true;
+}
+
+void Viewer::frame_all(int width, int height) {
+  Aabb box = scene_bounds(samples_, assets_);
+  if (box.empty()) return;  // nothing drawable yet: try again next frame
+  camera_.frame(box, height > 0 ? static_cast<float>(width) / static_cast<float>(height) : 1.0f);
+  renderer_.set_grid(layout_grid(box));
+  frame_pending_ = false;
+}
+
+std::string Viewer::title(double fps) const {
+  char buf[512];
+  if (!connection_.connected()) {
+    std::snprintf(buf, sizeof buf,
+                  "animview | reconnecting to %s (every 1 s) | showing the last frame | %zu "
+                  "characters",
+                  connection_.endpoint().c_str(), stream_.characters().size());
+  } else {
+    std::snprintf(
+        buf, sizeof buf, "animview | %s | %.0f fps | tick %llu | %zu characters | %.1f KB/s | %s",
+        connection_.endpoint().c_str(), fps, static_cast<unsigned long long>(stream_.latest_tick()),
+        stream_.characters().size(), bytes_per_second_ / 1024.0,
+        options_.interpolate ? "interpolated" : "latest frame");
+  }
+  return buf;
+}
+
+int Viewer::run_window() {
+  std::string error;
+  gl_ = GlContext::create(options_.width, options_.height, false, "animview", error);
+  if (!gl_ || !renderer_.init(error)) {
+    std::fprintf(stderr, "animview: %s\n", error.c_str());
+    return kExitGraphics;
+  }
+  install_input(gl_->window(), this);
+  double next_connect = 0.0, last_time = monotonic_seconds(), title_time = last_time;
+  uint64_t title_bytes = 0;
+  int title_frames = 0;
+  double fps = 0.0;
+  const double quit_at = options_.run_seconds > 0.0 ? last_time + options_.run_seconds : 1e300;
+  while (!gl_->should_close()) {
+    const double now = monotonic_seconds();
+    if (now >= quit_at) break;
+    if (!connection_.connected() && now >= next_connect) {
+      next_connect = now + kReconnectInterval;
+      std::string e;
+      if (connection_.connect(e)) {
+        std::printf("animview: connected to %s\n", connection_.endpoint().c_str());
+        reset_server_state();  // the server may have restarted: new ids, new assets
+        title_bytes = connection_.bytes_received();
+      } else if (e != last_error_) {
+        std::fprintf(stderr, "animview: %s (retrying every second)\n", e.c_str());
+      }
+      last_error_ = e;
+    }
+    pump(now);
+    apply_held_keys(gl_->window(), *this, static_cast<float>(now - last_time));
+    last_time = now;
+
+    int width = 0, height = 0;
+    gl_->framebuffer_size(width, height);
+    stream_.sample(now, options_.interpolate, samples_);
+    if (frame_pending_) frame_all(width, height);
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    if (width > 0 && height > 0) renderer_.draw(camera_, width, height, samples_, assets_);
+    renderer_.forget_characters_except(samples_);
+    gl_->swap_buffers();
+    gl_->poll_events();
+
+    ++title_frames;
+    if (now - title_time >= 0.5) {
+      const uint64_t bytes = connection_.bytes_received();
+      fps = title_frames / (now - title_time);
+      bytes_per_second_ = static_cast<double>(bytes - title_bytes) / (now - title_time);
+      title_bytes = bytes;
+      title_frames = 0;
+      title_time = now;
+      gl_->set_title(title(fps));
+    }
+  }
+  return kExitOk;
+}
+
+int Viewer::run_headless() {
+  std::string error;
+  gl_ = GlContext::create(options_.width, options_.height, true, "animview", error);
+  RenderTarget target;
+  if (!gl_ || !renderer_.init(error) ||
+      !target.create(options_.width, options_.height, options_.samples, error)) {
+    std::fprintf(stderr, "animview: %s\n", error.c_str());
+    return kExitGraphics;
+  }
+  if (!connection_.connect(error)) {
+    std::fprintf(stderr, "animview: %s\n", error.c_str());
+    return kExitNoServer;
+  }
+  const double deadline = monotonic_seconds() + options_.wait_seconds;
+  while (true) {
+    const double now = monotonic_seconds();
+    pump(now);
+    if (ready_to_render()) break;
+    if (!connection_.connected()) {
+      std::fprintf(stderr, "animview: animd at %s closed the connection\n",
+                   connection_.endpoint().c_str());
+      return kExitNoServer;
+    }
+    if (now >= deadline) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  stream_.sample(monotonic_seconds(), options_.interpolate, samples_);
+  if (scene_bounds(samples_, assets_).empty()) {
+    std::string missing;
+    for (uint32_t id : options_.characters)
+      if (!stream_.characters().count(id)) missing += " " + std::to_string(id);
+    std::fprintf(stderr,
+                 "animview: nothing to draw after %.1f s: %llu stream frames from animd at %s, "
+                 "%zu characters%s%s\n",
+                 options_.wait_seconds, static_cast<unsigned long long>(stream_.frames_received()),
+                 connection_.endpoint().c_str(), stream_.characters().size(),
+                 missing.empty() ? "" : "; no frames for characters", missing.c_str());
+    return kExitNoFrames;
+  }
+  if (!ready_to_render())
+    std::fprintf(stderr, "animview: not every character is ready after %.1f s; drawing the rest\n",
+                 options_.wait_seconds);
+  frame_all(options_.width, options_.height);
+  for (int i = 0; i < options_.frames; ++i) {
+    const double now = monotonic_seconds();
+    pump(now);
+    stream_.sample(now, options_.interpolate, samples_);
+    target.bind();
+    renderer_.draw(camera_, target.width(), target.height(), samples_, assets_);
+    renderer_.forget_characters_except(samples_);
+    glFinish();  // pace frames by the GPU (llvmpipe) like a swap would
+  }
+  uint64_t tick = 0;
+  for (const CharacterSample& s : samples_) tick = std::max(tick, s.tick);
+  if (!options_.screenshot.empty()) {
+    std::vector<uint8_t> pixels = target.read_pixels();
+    if (!write_png(options_.screenshot, target.width(), target.height(), pixels, error)) {
+      std::fprintf(stderr, "animview: %s\n", error.c_str());
+      return kExitGraphics;
+    }
+  }
+  std::printf("animview: drew %d frames of %zu characters (%zu skipped) at tick %llu%s%s\n",
+              options_.frames, samples_.size(), renderer_.skipped(),
+              static_cast<unsigned long long>(tick), options_.screenshot.empty() ? "" : "; wrote ",
+              options_.screenshot.c_str());
+  return kExitOk;
+}
+
+}  // namespace animview

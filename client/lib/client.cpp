@@ -1,0 +1,622 @@
+// libanimclient: one TCP connection to animd on its own Boost.Asio I/O thread.
+//
+// Threads: the I/O thread owns the socket (reads, writes, close). Callers never touch the
+// socket: they post their serialized request to the I/O thread and wait on a promise that the
+// read loop fulfils when the reply with their request_id arrives. Closing (server EOF, read or
+// write error, protocol violation, destructor) happens once, on the I/O thread, and fails every
+// pending call with the reason.
+#include <array>
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <future>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/read.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/write.hpp>
+
+#include "animclient/client.h"
+#include "frame_codec.h"
+
+namespace animclient {
+
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+using boost::system::error_code;
+using namespace anim::v1;
+
+namespace {
+
+Error make_error(Error::Kind kind, std::string message) {
+  return Error{kind, STATUS_INTERNAL, std::move(message)};
+}
+
+// Turns a reply with a non-OK status into an Error; OK replies pass through.
+Result<Reply> require_ok(Result<Reply> result) {
+  if (!result) return result;
+  const Status& status = result.value().status();
+  if (status.code() != STATUS_OK)
+    return Error{Error::Kind::kServer, status.code(), status.message()};
+  return result;
+}
+
+// The typed result of an OK reply, or an error when the reply lacks the result its command
+// promises (a server bug, reported as a protocol error rather than a default-valued result).
+template <class Get>
+auto extract(Result<Reply> result, Reply::ResultCase want, const char* what, Get get)
+    -> Result<std::decay_t<decltype(get(result.value()))>> {
+  result = require_ok(std::move(result));
+  if (!result) return result.error();
+  if (result.value().result_case() != want)
+    return make_error(Error::Kind::kProtocol,
+                      std::string("OK reply to ") + what + " carries no " + what + " result");
+  return get(result.value());
+}
+
+Result<Empty> to_empty(Result<Reply> result) {
+  result = require_ok(std::move(result));
+  if (!result) return result.error();
+  return Empty{};
+}
+
+}  // namespace
+
+struct Client::Impl {
+  explicit Impl(ClientOptions o) : options(std::move(o)) {}
+
+  using Promise = std::promise<Result<Reply>>;
+
+  // A call waiting for its reply: a blocked caller (promise) or an async one (callback, with
+  // its deadline timer, created and cancelled on the I/O thread).
+  struct Pending {
+    std::shared_ptr<Promise> promise;
+    ReplyCallback callback;
+    std::shared_ptr<asio::steady_timer> timer;
+
+    void complete(Result<Reply> result) {
+      if (promise)
+        promise->set_value(std::move(result));
+      else
+        callback(std::move(result));
+    }
+  };
+
+  ClientOptions options;
+  std::string where;  // "host:port", for messages
+  asio::io_context io;
+  tcp::socket socket{io};
+  std::thread thread;
+
+  // Read state: I/O thread only.
+  std::array<uint8_t, detail::kFrameHeaderBytes> header{};
+  std::vector<uint8_t> body;
+  ServerMessage incoming;  // reused so repeated fields keep their capacity
+
+  // Write state: I/O thread only.
+  std::deque<std::string> write_queue;
+  bool writing = false;
+
+  // Calls waiting for their reply, and whether the connection is closed (and why).
+  mutable std::mutex pending_mutex;
+  std::unordered_map<uint64_t, Pending> pending;
+  bool closed = false;
+  Error close_error;
+  std::atomic<uint64_t> next_request_id{1};
+
+  // Stream frames: either the callback or the bounded queue.
+  std::mutex frame_mutex;
+  std::condition_variable frame_cv;
+  std::deque<StreamFrame> frame_queue;
+  std::shared_ptr<const FrameCallback> frame_callback;
+  bool frames_closed = false;
+
+  std::atomic<uint64_t> bytes_sent{0};
+  std::atomic<uint64_t> bytes_received{0};
+  std::atomic<uint64_t> replies_received{0};
+  std::atomic<uint64_t> frames_received{0};
+  std::atomic<uint64_t> frames_dropped_locally{0};
+
+  // Runs the resolve + connect on the calling thread with a deadline; nullopt on success.
+  std::optional<Error> connect_blocking() {
+    where = options.host + ":" + std::to_string(options.port);
+    tcp::resolver resolver(io);
+    asio::steady_timer timer(io);
+    error_code result = asio::error::would_block;
+    bool timed_out = false;
+
+    resolver.async_resolve(options.host, std::to_string(options.port),
+                           [&](const error_code& ec, const tcp::resolver::results_type& endpoints) {
+                             if (ec) {
+                               result = ec;
+                               timer.cancel();
+                               return;
+                             }
+                             asio::async_connect(socket, endpoints,
+                                                 [&](const error_code& cec, const tcp::endpoint&) {
+                                                   result = cec;
+                                                   timer.cancel();
+                                                 });
+                           });
+    timer.expires_after(options.connect_timeout);
+    timer.async_wait([&](const error_code& ec) {
+      // Cancelled, or resolve/connect finished in the same instant: not a timeout.
+      if (ec || result != asio::error::would_block) return;
+      timed_out = true;
+      resolver.cancel();
+      error_code ignored;
+      socket.close(ignored);
+    });
+    io.run();
+    io.restart();
+
+    if (timed_out)
+      return make_error(Error::Kind::kConnect, "connect " + where + ": timed out after " +
+                                                   std::to_string(options.connect_timeout.count()) +
+                                                   " ms");
+    if (result)
+      return make_error(Error::Kind::kConnect, "connect " + where + ": " + result.message());
+    error_code ignored;
+    socket.set_option(tcp::no_delay(true), ignored);  // requests are small; don't batch them
+    return std::nullopt;
+  }
+
+  void start() {
+    read_header();
+    thread = std::thread([this] { io.run(); });
+  }
+
+  // ---- reading (I/O thread) ----
+
+  void read_header() {
+    asio::async_read(socket, asio::buffer(header), [this](const error_code& ec, size_t n) {
+      if (ec) return close(read_error(ec));
+      bytes_received += n;
+      const uint32_t length = detail::decode_frame_length(header);
+      if (length > options.max_incoming_frame_bytes)
+        return close(make_error(Error::Kind::kProtocol,
+                                "server sent a frame of " + std::to_string(length) +
+                                    " bytes, over the limit of " +
+                                    std::to_string(options.max_incoming_frame_bytes) + " bytes"));
+      body.resize(length);
+      if (length == 0) return handle_body();
+      asio::async_read(socket, asio::buffer(body), [this](const error_code& bec, size_t bn) {
+        if (bec) return close(read_error(bec));
+        bytes_received += bn;
+        handle_body();
+      });
+    });
+  }
+
+  Error read_error(const error_code& ec) const {
+    if (ec == asio::error::eof)
+      return make_error(Error::Kind::kDisconnected, "server " + where + " closed the connection");
+    if (ec == asio::error::operation_aborted)
+      return make_error(Error::Kind::kDisconnected,
+                        "connection to " + where + " closed by the client");
+    return make_error(Error::Kind::kDisconnected, "read from " + where + ": " + ec.message());
+  }
+
+  void handle_body() {
+    if (!incoming.ParseFromArray(body.data(), static_cast<int>(body.size())))
+      return close(make_error(Error::Kind::kProtocol,
+                              "server sent a frame of " + std::to_string(body.size()) +
+                                  " bytes that does not parse as anim.v1.ServerMessage"));
+    switch (incoming.kind_case()) {
+      case ServerMessage::kReply:
+        deliver_reply();
+        break;
+      case ServerMessage::kFrame:
+        deliver_frame();
+        break;
+      case ServerMessage::KIND_NOT_SET:
+        break;  // a kind this client does not know (newer server): skip it
+    }
+    read_header();
+  }
+
+  void deliver_reply() {
+    ++replies_received;
+    const uint64_t id = incoming.reply().request_id();
+    Pending waiter;
+    {
+      std::lock_guard lock(pending_mutex);
+      auto it = pending.find(id);
+      if (it == pending.end()) return;  // its caller timed out and left
+      waiter = std::move(it->second);
+      pending.erase(it);
+    }
+    if (waiter.timer) waiter.timer->cancel();
+    waiter.complete(Reply(std::move(*incoming.mutable_reply())));
+  }
+
+  void deliver_frame() {
+    ++frames_received;
+    std::shared_ptr<const FrameCallback> callback;
+    {
+      std::lock_guard lock(frame_mutex);
+      callback = frame_callback;
+      if (!callback) {
+        if (options.frame_queue_capacity == 0) {
+          ++frames_dropped_locally;
+          return;
+        }
+        while (frame_queue.size() >= options.frame_queue_capacity) {
+          frame_queue.pop_front();  // a slow reader loses the oldest frames, never blocks reading
+          ++frames_dropped_locally;
+        }
+        frame_queue.push_back(std::move(*incoming.mutable_frame()));
+      }
+    }
+    if (callback) {
+      (*callback)(incoming.frame());
+    } else {
+      frame_cv.notify_one();
+    }
+  }
+
+  // ---- writing (I/O thread) ----
+
+  void enqueue_write(std::string bytes) {
+    asio::post(io, [this, bytes = std::move(bytes)]() mutable {
+      if (!socket.is_open()) return;  // closed meanwhile; close() already failed the caller
+      write_queue.push_back(std::move(bytes));
+      if (!writing) write_next();
+    });
+  }
+
+  void write_next() {
+    writing = true;
+    asio::async_write(
+        socket, asio::buffer(write_queue.front()), [this](const error_code& ec, size_t n) {
+          if (ec) {
+            writing = false;
+            write_queue.clear();
+            return close(
+                make_error(Error::Kind::kDisconnected, "write to " + where + ": " + ec.message()));
+          }
+          bytes_sent += n;
+          write_queue.pop_front();
+          if (write_queue.empty())
+            writing = false;
+          else
+            write_next();
+        });
+  }
+
+  // ---- closing (I/O thread) ----
+
+  // Closes once: records why, closes the socket, fails every waiting call, wakes frame readers.
+  void close(Error reason) {
+    std::unordered_map<uint64_t, Pending> failed;
+    {
+      std::lock_guard lock(pending_mutex);
+      if (closed) return;
+      closed = true;
+      close_error = reason;
+      failed.swap(pending);
+    }
+    error_code ignored;
+    socket.shutdown(tcp::socket::shutdown_both, ignored);
+    socket.close(ignored);
+    for (auto& [id, waiter] : failed) {
+      if (waiter.timer) waiter.timer->cancel();
+      waiter.complete(reason);
+    }
+    {
+      std::lock_guard lock(frame_mutex);
+      frames_closed = true;
+    }
+    frame_cv.notify_all();
+  }
+
+  // What a call made after the close gets.
+  Error closed_error() const {
+    return make_error(Error::Kind::kDisconnected,
+                      "connection closed (" + close_error.to_string() + ")");
+  }
+
+  // ---- calls (any thread) ----
+
+  Result<Reply> call(Request request, std::chrono::milliseconds timeout) {
+    if (timeout.count() <= 0) timeout = options.request_timeout;
+    const uint64_t id = next_request_id.fetch_add(1);
+    request.set_request_id(id);
+    if (request.auth_token().empty() && !options.auth_token.empty())
+      request.set_auth_token(options.auth_token);
+    std::string bytes;
+    if (!detail::encode_frame(request, bytes))
+      return make_error(Error::Kind::kProtocol,
+                        command_name(request) + " request is too large to send");
+
+    auto promise = std::make_shared<Promise>();
+    auto future = promise->get_future();
+    {
+      // Registered before sending, so the reply can never arrive before its waiter.
+      std::lock_guard lock(pending_mutex);
+      if (closed) return closed_error();
+      pending.emplace(id, Pending{std::move(promise), nullptr, nullptr});
+    }
+    enqueue_write(std::move(bytes));
+
+    if (future.wait_for(timeout) == std::future_status::timeout) {
+      std::lock_guard lock(pending_mutex);
+      if (pending.erase(id) == 1)
+        return make_error(Error::Kind::kTimeout, "no reply to " + command_name(request) +
+                                                     " within " + std::to_string(timeout.count()) +
+                                                     " ms");
+      // Otherwise the reply (or the close) won the race and the value is set: take it.
+    }
+    return future.get();
+  }
+
+  void call_async(Request request, ReplyCallback done, std::chrono::milliseconds timeout) {
+    if (timeout.count() <= 0) timeout = options.request_timeout;
+    const uint64_t id = next_request_id.fetch_add(1);
+    request.set_request_id(id);
+    if (request.auth_token().empty() && !options.auth_token.empty())
+      request.set_auth_token(options.auth_token);
+    std::string bytes;
+    if (!detail::encode_frame(request, bytes))
+      return done(make_error(Error::Kind::kProtocol,
+                             command_name(request) + " request is too large to send"));
+    {
+      std::unique_lock lock(pending_mutex);
+      if (closed) {
+        lock.unlock();
+        return done(closed_error());
+      }
+      pending.emplace(id, Pending{nullptr, std::move(done), nullptr});
+    }
+    // The deadline timer lives on the I/O thread, like everything that completes the call.
+    asio::post(
+        io, [this, id, timeout, name = command_name(request), bytes = std::move(bytes)]() mutable {
+          auto timer = std::make_shared<asio::steady_timer>(io, timeout);
+          {
+            std::lock_guard lock(pending_mutex);
+            auto it = pending.find(id);
+            if (it == pending.end()) return;  // already failed by a close
+            it->second.timer = timer;
+          }
+          timer->async_wait([this, id, timeout, name](const error_code& ec) {
+            if (ec) return;  // cancelled: the reply or the close came first
+            Pending waiter;
+            {
+              std::lock_guard lock(pending_mutex);
+              auto it = pending.find(id);
+              if (it == pending.end()) return;
+              waiter = std::move(it->second);
+              pending.erase(it);
+            }
+            waiter.complete(make_error(
+                Error::Kind::kTimeout,
+                "no reply to " + name + " within " + std::to_string(timeout.count()) + " ms"));
+          });
+          if (!socket.is_open()) return;
+          write_queue.push_back(std::move(bytes));
+          if (!writing) write_next();
+        });
+  }
+};
+
+Result<std::unique_ptr<Client>> Client::connect(const ClientOptions& options) {
+  auto impl = std::make_unique<Impl>(options);
+  if (auto error = impl->connect_blocking()) return *error;
+  impl->start();
+  return std::unique_ptr<Client>(new Client(std::move(impl)));
+}
+
+Client::Client(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+Client::~Client() {
+  Impl* impl = impl_.get();
+  // Closing on the I/O thread ends the read loop; io.run() then returns by itself. If the
+  // loop already ended (server closed), nothing runs the post and the thread has finished.
+  asio::post(impl->io, [impl] {
+    impl->close(make_error(Error::Kind::kDisconnected,
+                           "connection to " + impl->where + " closed by the client"));
+  });
+  if (impl->thread.joinable()) impl->thread.join();
+}
+
+Result<Reply> Client::call(Request request, std::chrono::milliseconds timeout) {
+  return impl_->call(std::move(request), timeout);
+}
+
+void Client::call_async(Request request, ReplyCallback done, std::chrono::milliseconds timeout) {
+  impl_->call_async(std::move(request), std::move(done), timeout);
+}
+
+Result<ListAssetsReply> Client::list_assets() {
+  Request request;
+  request.mutable_list_assets();
+  return extract(call(std::move(request)), Reply::kListAssets, "list_assets",
+                 [](Reply& r) { return std::move(*r.mutable_list_assets()); });
+}
+
+Result<LoadAssetReply> Client::load_asset(const LoadAssetRequest& load) {
+  Request request;
+  *request.mutable_load_asset() = load;
+  return extract(call(std::move(request)), Reply::kLoadAsset, "load_asset",
+                 [](Reply& r) { return std::move(*r.mutable_load_asset()); });
+}
+
+Result<GetAssetDataReply> Client::get_asset_data(const std::string& asset, bool skip_mesh) {
+  Request request;
+  request.mutable_get_asset_data()->set_asset(asset);
+  request.mutable_get_asset_data()->set_skip_mesh(skip_mesh);
+  return extract(call(std::move(request)), Reply::kGetAssetData, "get_asset_data",
+                 [](Reply& r) { return std::move(*r.mutable_get_asset_data()); });
+}
+
+Result<SpawnReply> Client::spawn(const SpawnRequest& spawn) {
+  Request request;
+  *request.mutable_spawn() = spawn;
+  return extract(call(std::move(request)), Reply::kSpawn, "spawn",
+                 [](Reply& r) { return std::move(*r.mutable_spawn()); });
+}
+
+Result<SpawnReply> Client::spawn(const std::string& asset, const std::string& clip) {
+  SpawnRequest spawn_request;
+  spawn_request.set_asset(asset);
+  spawn_request.set_clip(clip);
+  return spawn(spawn_request);
+}
+
+Result<Empty> Client::despawn(uint32_t character_id) {
+  Request request;
+  request.mutable_despawn()->set_character_id(character_id);
+  return to_empty(call(std::move(request)));
+}
+
+Result<Empty> Client::set_root(const SetRootTransformRequest& set_root) {
+  Request request;
+  *request.mutable_set_root() = set_root;
+  return to_empty(call(std::move(request)));
+}
+
+Result<Empty> Client::play(const PlayRequest& play) {
+  Request request;
+  *request.mutable_play() = play;
+  return to_empty(call(std::move(request)));
+}
+
+Result<Empty> Client::play(uint32_t character_id, const std::string& clip) {
+  PlayRequest play_request;
+  play_request.set_character_id(character_id);
+  play_request.set_clip(clip);
+  return play(play_request);
+}
+
+Result<Empty> Client::crossfade(const CrossfadeRequest& crossfade) {
+  Request request;
+  *request.mutable_crossfade() = crossfade;
+  return to_empty(call(std::move(request)));
+}
+
+Result<Empty> Client::crossfade(uint32_t character_id, const std::string& clip, float duration) {
+  CrossfadeRequest crossfade_request;
+  crossfade_request.set_character_id(character_id);
+  crossfade_request.set_clip(clip);
+  crossfade_request.set_duration(duration);
+  return crossfade(crossfade_request);
+}
+
+Result<Empty> Client::set_speed(uint32_t character_id, float speed) {
+  Request request;
+  request.mutable_set_speed()->set_character_id(character_id);
+  request.mutable_set_speed()->set_speed(speed);
+  return to_empty(call(std::move(request)));
+}
+
+Result<AddLayerReply> Client::add_layer(const AddLayerRequest& add_layer) {
+  Request request;
+  *request.mutable_add_layer() = add_layer;
+  return extract(call(std::move(request)), Reply::kAddLayer, "add_layer",
+                 [](Reply& r) { return std::move(*r.mutable_add_layer()); });
+}
+
+Result<Empty> Client::update_layer(const UpdateLayerRequest& update_layer) {
+  Request request;
+  *request.mutable_update_layer() = update_layer;
+  return to_empty(call(std::move(request)));
+}
+
+Result<Empty> Client::remove_layer(uint32_t character_id, uint32_t layer_id) {
+  Request request;
+  request.mutable_remove_layer()->set_character_id(character_id);
+  request.mutable_remove_layer()->set_layer_id(layer_id);
+  return to_empty(call(std::move(request)));
+}
+
+Result<SetIkGoalReply> Client::set_ik_goal(const SetIkGoalRequest& set_ik_goal) {
+  Request request;
+  *request.mutable_set_ik_goal() = set_ik_goal;
+  return extract(call(std::move(request)), Reply::kSetIkGoal, "set_ik_goal",
+                 [](Reply& r) { return std::move(*r.mutable_set_ik_goal()); });
+}
+
+Result<Empty> Client::clear_ik_goal(uint32_t character_id, uint32_t goal_id) {
+  Request request;
+  request.mutable_clear_ik_goal()->set_character_id(character_id);
+  request.mutable_clear_ik_goal()->set_goal_id(goal_id);
+  return to_empty(call(std::move(request)));
+}
+
+Result<QueryPoseReply> Client::query_pose(const QueryPoseRequest& query_pose) {
+  Request request;
+  *request.mutable_query_pose() = query_pose;
+  return extract(call(std::move(request)), Reply::kQueryPose, "query_pose",
+                 [](Reply& r) { return std::move(*r.mutable_query_pose()); });
+}
+
+Result<ListCharactersReply> Client::list_characters() {
+  Request request;
+  request.mutable_list_characters();
+  return extract(call(std::move(request)), Reply::kListCharacters, "list_characters",
+                 [](Reply& r) { return std::move(*r.mutable_list_characters()); });
+}
+
+Result<SubscribeReply> Client::subscribe(const SubscribeRequest& subscribe) {
+  Request request;
+  *request.mutable_subscribe() = subscribe;
+  return extract(call(std::move(request)), Reply::kSubscribe, "subscribe",
+                 [](Reply& r) { return std::move(*r.mutable_subscribe()); });
+}
+
+Result<Empty> Client::unsubscribe(uint32_t subscription_id) {
+  Request request;
+  request.mutable_unsubscribe()->set_subscription_id(subscription_id);
+  return to_empty(call(std::move(request)));
+}
+
+Result<StatsReply> Client::stats() {
+  Request request;
+  request.mutable_stats();
+  return extract(call(std::move(request)), Reply::kStats, "stats",
+                 [](Reply& r) { return std::move(*r.mutable_stats()); });
+}
+
+void Client::set_frame_callback(FrameCallback callback) {
+  std::lock_guard lock(impl_->frame_mutex);
+  impl_->frame_callback =
+      callback ? std::make_shared<const FrameCallback>(std::move(callback)) : nullptr;
+}
+
+std::optional<StreamFrame> Client::next_frame(std::chrono::milliseconds timeout) {
+  std::unique_lock lock(impl_->frame_mutex);
+  impl_->frame_cv.wait_for(lock, timeout,
+                           [&] { return !impl_->frame_queue.empty() || impl_->frames_closed; });
+  if (impl_->frame_queue.empty()) return std::nullopt;
+  StreamFrame frame = std::move(impl_->frame_queue.front());
+  impl_->frame_queue.pop_front();
+  return frame;
+}
+
+bool Client::connected() const {
+  std::lock_guard lock(impl_->pending_mutex);
+  return !impl_->closed;
+}
+
+ClientCounters Client::counters() const {
+  ClientCounters c;
+  c.bytes_sent = impl_->bytes_sent.load();
+  c.bytes_received = impl_->bytes_received.load();
+  c.replies_received = impl_->replies_received.load();
+  c.frames_received = impl_->frames_received.load();
+  c.frames_dropped_locally = impl_->frames_dropped_locally.load();
+  return c;
+}
+
+const ClientOptions& Client::options() const {
+  return impl_->options;
+}
+
+}  // namespace animclient

@@ -1,0 +1,125 @@
+// Animator: additive layers (commands and the per-update application).
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "anim/animator.h"
+#include "anim/blend.h"
+#include "anim/clip_time.h"
+
+namespace anim {
+
+namespace {
+
+std::string num(float v) {
+  return std::to_string(v);
+}
+
+bool in_unit_range(float v) {
+  return std::isfinite(v) && v >= 0.0f && v <= 1.0f;
+}
+
+Status check_update(const std::string& who, const AdditiveLayerUpdate& u) {
+  if (!in_unit_range(u.weight))
+    return invalid_argument(who + ": weight " + num(u.weight) + " is outside [0, 1]");
+  if (!std::isfinite(u.speed))
+    return invalid_argument(who + ": speed " + num(u.speed) + " is not finite");
+  if (!in_unit_range(u.parameter))
+    return invalid_argument(who + ": parameter " + num(u.parameter) + " is outside [0, 1]");
+  return Status::ok();
+}
+
+}  // namespace
+
+Expected<int> Animator::add_layer(const AdditiveLayerDesc& desc) {
+  if (Status s = check_clip(desc.clip, "add_layer:"); !s) return s;
+  const Clip& clip = clips_[desc.clip];
+  const std::string who = "add_layer '" + clip.name + "'";
+  const int ref_index = desc.reference_clip < 0 ? desc.clip : desc.reference_clip;
+  if (desc.reference_clip < -1)
+    return not_found(who + ": reference clip index " + std::to_string(desc.reference_clip) +
+                     " does not exist");
+  if (Status s = check_clip(ref_index, "add_layer: reference"); !s) return s;
+  const Clip& ref = clips_[ref_index];
+  if (!std::isfinite(desc.reference_time) || desc.reference_time < 0.0f ||
+      desc.reference_time > ref.duration)
+    return invalid_argument(who + ": reference_time " + num(desc.reference_time) +
+                            " is outside [0, " + num(ref.duration) + "] of clip '" + ref.name +
+                            "'");
+  if (Status s = check_update(who, {desc.weight, desc.speed, desc.parameter}); !s) return s;
+  if (!std::isfinite(desc.start_time) || desc.start_time < 0.0f || desc.start_time > clip.duration)
+    return invalid_argument(who + ": start_time " + num(desc.start_time) + " is outside [0, " +
+                            num(clip.duration) + "]");
+  const int n = skeleton_->num_joints();
+  if (!desc.mask.empty()) {
+    if (static_cast<int>(desc.mask.weights.size()) != n)
+      return invalid_argument(who + ": mask has " + std::to_string(desc.mask.weights.size()) +
+                              " weights, the skeleton has " + std::to_string(n) + " joints");
+    for (int j = 0; j < n; ++j)
+      if (!in_unit_range(desc.mask.weights[j]))
+        return invalid_argument(who + ": mask weight " + num(desc.mask.weights[j]) + " of joint '" +
+                                skeleton_->names[j] + "' is outside [0, 1]");
+  }
+  if (static_cast<int>(layers_.size()) >= kMaxLayers)
+    return Status(StatusCode::kResourceExhausted,
+                  who + ": the character already has " + std::to_string(kMaxLayers) + " layers");
+
+  Layer layer;
+  layer.id = next_layer_id_;
+  layer.desc = desc;
+  layer.desc.reference_clip = ref_index;
+  switch (desc.time_source) {
+    case LayerTimeSource::kOwnClock:
+      layer.time = wrap_clip_time(desc.start_time, clip.duration, WrapMode::kLoop);
+      break;
+    case LayerTimeSource::kBaseNormalized: {
+      const Player& p = latest();
+      layer.time =
+          normalized_time(p.time, p.clip >= 0 ? clips_[p.clip].duration : 0.0f) * clip.duration;
+      break;
+    }
+    case LayerTimeSource::kParameter:
+      layer.time = desc.parameter * clip.duration;
+      break;
+    default:
+      return invalid_argument(who + ": unknown time source " +
+                              std::to_string(static_cast<int>(desc.time_source)));
+  }
+  layer.reference.resize(n);
+  ref.sample(desc.reference_time, skeleton_->rest_pose, layer.reference);
+  layers_.push_back(std::move(layer));
+  ++next_layer_id_;
+  return layers_.back().id;
+}
+
+Status Animator::update_layer(int layer_id, const AdditiveLayerUpdate& update) {
+  auto it = std::find_if(layers_.begin(), layers_.end(),
+                         [&](const Layer& l) { return l.id == layer_id; });
+  if (it == layers_.end())
+    return not_found("update_layer: no layer with id " + std::to_string(layer_id));
+  if (Status s = check_update("update_layer " + std::to_string(layer_id), update); !s) return s;
+  it->desc.weight = update.weight;
+  it->desc.speed = update.speed;
+  it->desc.parameter = update.parameter;
+  return Status::ok();
+}
+
+Status Animator::remove_layer(int layer_id) {
+  auto it = std::find_if(layers_.begin(), layers_.end(),
+                         [&](const Layer& l) { return l.id == layer_id; });
+  if (it == layers_.end())
+    return not_found("remove_layer: no layer with id " + std::to_string(layer_id));
+  layers_.erase(it);
+  return Status::ok();
+}
+
+void Animator::apply_layers() {
+  for (const Layer& layer : layers_) {
+    if (layer.desc.weight <= 0.0f) continue;  // weight 0: the pose is untouched
+    clips_[layer.desc.clip].sample(layer.time, skeleton_->rest_pose, scratch_);
+    add_additive(pose_.locals, scratch_, layer.reference, layer.desc.weight, layer.desc.mask,
+                 pose_.locals);
+  }
+}
+
+}  // namespace anim

@@ -1,0 +1,55 @@
+#include "anim/blend.h"
+
+#include <cstddef>
+
+namespace anim {
+
+void blend(std::span<const Transform> a, std::span<const Transform> b, float t,
+           const JointMask& mask, std::span<Transform> out) {
+  const size_t n = out.size();
+  for (size_t j = 0; j < n; ++j) {
+    const float w = mask.empty() ? t : t * mask.weights[j];
+    if (w <= 0.0f) {
+      out[j] = a[j];  // outside the mask (or t = 0): untouched, bit for bit
+    } else if (w >= 1.0f) {
+      out[j] = b[j];  // fully blended: exactly the target, so a finished fade is exact
+    } else {
+      out[j] = mix(a[j], b[j], w);
+    }
+  }
+}
+
+Transform additive_delta(const Transform& current, const Transform& reference) {
+  Transform d;
+  d.rotation = glm::normalize(glm::conjugate(reference.rotation) * current.rotation);
+  d.translation = current.translation - reference.translation;
+  d.scale = current.scale - reference.scale;
+  return d;
+}
+
+Transform apply_additive(const Transform& base, const Transform& delta, float w) {
+  Transform r;
+  const glm::quat partial =
+      w >= 1.0f ? delta.rotation
+                : slerp_shortest(glm::quat(1.0f, 0.0f, 0.0f, 0.0f), delta.rotation, w);
+  r.rotation = glm::normalize(base.rotation * partial);
+  r.translation = base.translation + w * delta.translation;
+  r.scale = base.scale + w * delta.scale;
+  return r;
+}
+
+void add_additive(std::span<const Transform> base, std::span<const Transform> current,
+                  std::span<const Transform> reference, float weight, const JointMask& mask,
+                  std::span<Transform> out) {
+  const size_t n = out.size();
+  for (size_t j = 0; j < n; ++j) {
+    const float w = mask.empty() ? weight : weight * mask.weights[j];
+    if (w <= 0.0f) {
+      out[j] = base[j];
+      continue;
+    }
+    out[j] = apply_additive(base[j], additive_delta(current[j], reference[j]), w);
+  }
+}
+
+}  // namespace anim

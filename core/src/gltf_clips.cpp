@@ -1,0 +1,225 @@
+// glTF animations -> Clips: node TRS channels on the skin's joints; everything else is
+// ignored with a warning.
+#include <cmath>
+#include <unordered_set>
+
+#include "gltf_internal.h"
+
+namespace anim::gltf {
+
+namespace {
+
+enum class Path { kTranslation, kRotation, kScale };
+
+const char* path_name(Path p) {
+  switch (p) {
+    case Path::kTranslation:
+      return "translation";
+    case Path::kRotation:
+      return "rotation";
+    case Path::kScale:
+      return "scale";
+  }
+  return "?";
+}
+
+// All keys identical (and, for cubic splines, all tangents zero): the channel is constant.
+template <class V>
+bool is_constant(const Channel<V>& c) {
+  const bool cubic = c.interpolation == Interpolation::kCubicSpline;
+  const size_t per = cubic ? 3 : 1;
+  const V& first = c.values[cubic ? 1 : 0];
+  for (size_t k = 0; k < c.times.size(); ++k) {
+    if (c.values[k * per + (cubic ? 1 : 0)] != first) return false;
+    if (cubic && (c.values[k * per] != V{} * 0.0f || c.values[k * per + 2] != V{} * 0.0f))
+      return false;
+  }
+  return true;
+}
+
+// Keeps one key. Its time is the last key's so the clip's duration (the latest key time over
+// all channels) does not change.
+template <class V>
+void collapse(Channel<V>& c) {
+  const bool cubic = c.interpolation == Interpolation::kCubicSpline;
+  const V v = c.values[cubic ? 1 : 0];
+  const float t = c.times.back();
+  c.interpolation = Interpolation::kStep;
+  c.times.assign(1, t);
+  c.values.assign(1, v);
+}
+
+struct Sampler {
+  Interpolation interpolation;
+  std::vector<float> times;
+  AccessorData output;
+};
+
+Expected<Sampler> read_sampler(const Context& ctx, const tinygltf::Animation& anim,
+                               int sampler_index, Path path, const std::string& label) {
+  if (sampler_index < 0 || sampler_index >= static_cast<int>(anim.samplers.size()))
+    return ctx.fail(StatusCode::kDataLoss,
+                    label + ": sampler " + std::to_string(sampler_index) + " does not exist");
+  const tinygltf::AnimationSampler& s = anim.samplers[sampler_index];
+  Sampler out;
+  if (s.interpolation.empty() || s.interpolation == "LINEAR")
+    out.interpolation = Interpolation::kLinear;
+  else if (s.interpolation == "STEP")
+    out.interpolation = Interpolation::kStep;
+  else if (s.interpolation == "CUBICSPLINE")
+    out.interpolation = Interpolation::kCubicSpline;
+  else
+    return ctx.fail(StatusCode::kInvalidArgument,
+                    label + ": unknown interpolation '" + s.interpolation + "'");
+
+  Expected<AccessorData> input =
+      read_accessor(ctx, s.input, {TINYGLTF_TYPE_SCALAR}, label + " key times");
+  if (!input) return input.error();
+  if (input->count == 0)
+    return ctx.fail(StatusCode::kInvalidArgument, label + ": sampler has no keys");
+  out.times.resize(input->count);
+  for (size_t k = 0; k < input->count; ++k) {
+    const double t = input->values[k];
+    if (!std::isfinite(t))
+      return ctx.fail(StatusCode::kInvalidArgument,
+                      label + ": key time " + std::to_string(k) + " is NaN or infinite");
+    if (t < 0.0)
+      return ctx.fail(StatusCode::kInvalidArgument,
+                      label + ": key time " + std::to_string(k) + " is negative");
+    out.times[k] = static_cast<float>(t);
+    if (k > 0 && out.times[k] < out.times[k - 1])
+      return ctx.fail(StatusCode::kInvalidArgument,
+                      label + ": key times decrease at key " + std::to_string(k));
+  }
+
+  // Rotations may be normalized integers (spec: "rotation" accepts normalized byte/short).
+  AccessorSpec spec{path == Path::kRotation ? TINYGLTF_TYPE_VEC4 : TINYGLTF_TYPE_VEC3};
+  spec.allow_normalized = path == Path::kRotation;
+  Expected<AccessorData> output = read_accessor(ctx, s.output, spec, label + " key values");
+  if (!output) return output.error();
+  const size_t per_key = out.interpolation == Interpolation::kCubicSpline ? 3 : 1;
+  if (output->count != input->count * per_key)
+    return ctx.fail(StatusCode::kDataLoss, label + ": " + std::to_string(output->count) +
+                                               " values for " + std::to_string(input->count) +
+                                               " key times (expected " +
+                                               std::to_string(input->count * per_key) + ")");
+  for (size_t i = 0; i < output->values.size(); ++i)
+    if (!std::isfinite(output->values[i]) ||
+        std::abs(output->values[i]) > std::numeric_limits<float>::max())
+      return ctx.fail(StatusCode::kInvalidArgument,
+                      label + ": key value " + std::to_string(i / output->components / per_key) +
+                          " is NaN or infinite");
+  out.output = std::move(*output);
+  return out;
+}
+
+}  // namespace
+
+Status load_clips(const Context& ctx, const Skeleton& skeleton,
+                  const std::vector<int>& source_of_node, std::vector<Clip>* clips) {
+  const tinygltf::Model& m = ctx.model;
+  const int num_joints = skeleton.num_joints();
+  std::unordered_set<std::string> names;
+  for (size_t a = 0; a < m.animations.size(); ++a) {
+    const tinygltf::Animation& anim = m.animations[a];
+    Clip clip;
+    clip.name = anim.name.empty() ? "animation_" + std::to_string(a) : anim.name;
+    // Clip names must be unique within the asset; glTF does not promise it.
+    if (names.count(clip.name)) {
+      std::string base = clip.name;
+      for (int k = 1; names.count(clip.name); ++k) clip.name = base + "_" + std::to_string(k);
+      ctx.warn("animation " + std::to_string(a) + " '" + base + "' renamed to '" + clip.name +
+               "' (duplicate name)");
+    }
+    names.insert(clip.name);
+    clip.joints.assign(num_joints, JointChannels{});
+    const std::string clip_label = "animation " + std::to_string(a) + " '" + clip.name + "'";
+
+    int weights_channels = 0, non_joint_channels = 0;
+    for (size_t c = 0; c < anim.channels.size(); ++c) {
+      const tinygltf::AnimationChannel& ch = anim.channels[c];
+      const std::string label = clip_label + " channel " + std::to_string(c);
+      if (ch.target_path == "weights") {
+        ++weights_channels;
+        continue;
+      }
+      Path path;
+      if (ch.target_path == "translation")
+        path = Path::kTranslation;
+      else if (ch.target_path == "rotation")
+        path = Path::kRotation;
+      else if (ch.target_path == "scale")
+        path = Path::kScale;
+      else
+        return ctx.fail(StatusCode::kInvalidArgument,
+                        label + ": unknown target path '" + ch.target_path + "'");
+      if (ch.target_node < 0 || ch.target_node >= static_cast<int>(m.nodes.size())) {
+        if (ch.target_node < 0) {  // allowed by the spec when an extension names the target
+          ctx.warn(label + ": no target node, ignored");
+          continue;
+        }
+        return ctx.fail(
+            StatusCode::kDataLoss,
+            label + ": target node " + std::to_string(ch.target_node) + " does not exist");
+      }
+      const int source = source_of_node[ch.target_node];
+      if (source < 0) {
+        ++non_joint_channels;
+        continue;
+      }
+      const int joint = skeleton.joint_of_source[source];
+      const std::string full =
+          label + " (" + node_label(m, ch.target_node) + " " + path_name(path) + ")";
+
+      Expected<Sampler> s = read_sampler(ctx, anim, ch.sampler, path, full);
+      if (!s) return s.error();
+      JointChannels& jc = clip.joints[joint];
+      int32_t* slot = path == Path::kTranslation ? &jc.translation
+                      : path == Path::kRotation  ? &jc.rotation
+                                                 : &jc.scale;
+      if (*slot >= 0) {
+        ctx.warn(full + ": a second channel for the same property, ignored");
+        continue;
+      }
+      const std::vector<double>& v = s->output.values;
+      if (path == Path::kRotation) {
+        QuatChannel q;
+        q.interpolation = s->interpolation;
+        q.times = std::move(s->times);
+        q.values.reserve(s->output.count);
+        for (size_t i = 0; i < s->output.count; ++i)  // glTF stores x, y, z, w
+          q.values.emplace_back(static_cast<float>(v[4 * i + 3]), static_cast<float>(v[4 * i]),
+                                static_cast<float>(v[4 * i + 1]), static_cast<float>(v[4 * i + 2]));
+        const size_t per = q.interpolation == Interpolation::kCubicSpline ? 3 : 1;
+        for (size_t k = 0; k < q.times.size(); ++k)
+          if (!(glm::length(q.values[k * per + (per == 3 ? 1 : 0)]) > 1e-6f))
+            return ctx.fail(StatusCode::kInvalidArgument,
+                            full + ": rotation key " + std::to_string(k) + " is a zero quaternion");
+        if (is_constant(q)) collapse(q);
+        *slot = static_cast<int32_t>(clip.quat_channels.size());
+        clip.quat_channels.push_back(std::move(q));
+      } else {
+        Vec3Channel t;
+        t.interpolation = s->interpolation;
+        t.times = std::move(s->times);
+        t.values.reserve(s->output.count);
+        for (size_t i = 0; i < s->output.count; ++i)
+          t.values.emplace_back(static_cast<float>(v[3 * i]), static_cast<float>(v[3 * i + 1]),
+                                static_cast<float>(v[3 * i + 2]));
+        if (is_constant(t)) collapse(t);
+        *slot = static_cast<int32_t>(clip.vec3_channels.size());
+        clip.vec3_channels.push_back(std::move(t));
+      }
+    }
+    if (weights_channels > 0)
+      ctx.warn(clip_label + ": " + std::to_string(weights_channels) +
+               " morph-target weights channel(s) ignored (morph targets are not supported)");
+    if (non_joint_channels > 0)
+      ctx.warn(clip_label + ": " + std::to_string(non_joint_channels) +
+               " channel(s) targeting nodes that are not joints of the skin ignored");
+    clips->push_back(std::move(clip));
+  }
+  return Status::ok();
+}
+
+}  // namespace anim::gltf

@@ -1,0 +1,73 @@
+#pragma once
+// Internal to the glTF loader (gltf_*.cpp): shared context, error helpers and accessor
+// reading. Not a public header.
+
+#include <string>
+#include <vector>
+
+#include <glm/glm.hpp>
+#include "gltf_tinygltf.h"
+
+#include "anim/asset.h"
+#include "anim/status.h"
+
+namespace anim::gltf {
+
+// What every stage needs: the parsed model, the file name for messages, the warnings list.
+struct Context {
+  const tinygltf::Model& model;
+  std::string file;                    // the path as given, used as the prefix of messages
+  std::vector<std::string>* warnings;  // Asset::warnings being filled
+
+  Status fail(StatusCode code, const std::string& what) const {
+    return Status(code, file + ": " + what);
+  }
+  void warn(const std::string& what) const { warnings->push_back(what); }
+};
+
+// "node 3 'Hip'" (or "node 3" when unnamed), for messages.
+std::string node_label(const tinygltf::Model& model, int node);
+
+// An accessor's elements as doubles (count * components values, element after element).
+// Normalized integer components are mapped to [0, 1] / [-1, 1] as the glTF spec says;
+// other integers keep their value.
+struct AccessorData {
+  std::vector<double> values;
+  size_t count = 0;
+  int components = 0;      // 1 (SCALAR), 2, 3, 4, 16 (MAT4)
+  int component_type = 0;  // TINYGLTF_COMPONENT_TYPE_*
+  bool normalized = false;
+};
+
+// Which element layouts a caller accepts.
+struct AccessorSpec {
+  int type;  // TINYGLTF_TYPE_SCALAR / VEC2 / VEC3 / VEC4 / MAT4
+  bool allow_float = true;
+  bool allow_normalized = false;    // normalized byte/short (signed or unsigned)
+  bool allow_unsigned_int = false;  // non-normalized unsigned byte/short/int (indices, joints)
+};
+
+// Reads and bounds-checks accessor `index` (offset + stride * count within the buffer view,
+// the view within its buffer; sparse substitution applied). `what` names the use in errors
+// ("animation 'Walk' sampler 2 input").
+Expected<AccessorData> read_accessor(const Context& ctx, int index, const AccessorSpec& spec,
+                                     const std::string& what);
+
+// The node's local transform as a matrix (its `matrix`, or T * R * S), in double precision so
+// that folding ancestors and inverting the mesh node's world matrix loses nothing.
+glm::dmat4 node_local_matrix(const tinygltf::Node& node);
+
+// Checks a node's TRS / matrix arrays have the right lengths and finite values.
+Status check_node_transform(const Context& ctx, int node);
+
+// Every animation's translation / rotation / scale channels on the skin's joints, as clips in
+// skeleton order. `source_of_node[n]` is node n's index in skin.joints, or -1.
+Status load_clips(const Context& ctx, const Skeleton& skeleton,
+                  const std::vector<int>& source_of_node, std::vector<Clip>* clips);
+
+// The triangles of every primitive of `mesh_nodes` (all skinned by the chosen skin), joint
+// indices mapped to skeleton order. `skin_joint_count` is skin.joints.size().
+Status load_mesh(const Context& ctx, const std::vector<int>& mesh_nodes, const Skeleton& skeleton,
+                 SkinnedMesh* mesh);
+
+}  // namespace anim::gltf

@@ -1,0 +1,270 @@
+// glTF mesh primitives -> SkinnedMesh (triangles only), joints mapped to skeleton order.
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include "gltf_internal.h"
+
+namespace anim::gltf {
+
+namespace {
+
+// One primitive's vertex attributes before they join the mesh.
+struct Primitive {
+  std::vector<glm::vec3> positions, normals;
+  std::vector<glm::vec2> uvs;
+  std::vector<std::array<uint16_t, 4>> joints;
+  std::vector<glm::vec4> weights;
+  std::vector<uint32_t> indices;  // primitive-local
+};
+
+int attribute(const tinygltf::Primitive& p, const char* name) {
+  auto it = p.attributes.find(name);
+  return it == p.attributes.end() ? -1 : it->second;
+}
+
+Expected<std::vector<glm::vec3>> read_vec3(const Context& ctx, int accessor, size_t count,
+                                           const std::string& what) {
+  Expected<AccessorData> d = read_accessor(ctx, accessor, {TINYGLTF_TYPE_VEC3}, what);
+  if (!d) return d.error();
+  if (count != 0 && d->count != count)
+    return ctx.fail(StatusCode::kDataLoss, what + ": " + std::to_string(d->count) +
+                                               " elements, POSITION has " + std::to_string(count));
+  std::vector<glm::vec3> out(d->count);
+  for (size_t i = 0; i < d->count; ++i) {
+    for (int c = 0; c < 3; ++c) {
+      const double v = d->values[3 * i + c];
+      if (!std::isfinite(v) || std::abs(v) > 3.0e38)
+        return ctx.fail(StatusCode::kInvalidArgument,
+                        what + ": vertex " + std::to_string(i) + " is NaN or infinite");
+      out[i][c] = static_cast<float>(v);
+    }
+  }
+  return out;
+}
+
+// Area-weighted vertex normals from the triangles (flat for unshared vertices).
+void generate_normals(Primitive* p) {
+  p->normals.assign(p->positions.size(), glm::vec3(0.0f));
+  for (size_t t = 0; t + 2 < p->indices.size(); t += 3) {
+    const uint32_t a = p->indices[t], b = p->indices[t + 1], c = p->indices[t + 2];
+    const glm::vec3 n =
+        glm::cross(p->positions[b] - p->positions[a], p->positions[c] - p->positions[a]);
+    p->normals[a] += n;
+    p->normals[b] += n;
+    p->normals[c] += n;
+  }
+}
+
+// JOINTS_n / WEIGHTS_n pairs into the 4 strongest influences per vertex, weights summing to 1,
+// joint indices in skeleton order.
+Status read_skinning(const Context& ctx, const tinygltf::Primitive& prim, const Skeleton& skeleton,
+                     const std::string& label, Primitive* p) {
+  const size_t nv = p->positions.size();
+  const int skin_joints = skeleton.num_joints();
+  std::vector<std::vector<std::pair<float, int>>> influences(nv);
+  for (int set = 0;; ++set) {
+    const std::string jn = "JOINTS_" + std::to_string(set), wn = "WEIGHTS_" + std::to_string(set);
+    const int ja = attribute(prim, jn.c_str()), wa = attribute(prim, wn.c_str());
+    if (ja < 0 && wa < 0) {
+      if (set == 0)
+        return ctx.fail(StatusCode::kInvalidArgument,
+                        label + ": skinned primitive has no JOINTS_0 / WEIGHTS_0");
+      break;
+    }
+    if (ja < 0 || wa < 0)
+      return ctx.fail(StatusCode::kInvalidArgument, label + ": " + (ja < 0 ? jn : wn) +
+                                                        " is missing (" + (ja < 0 ? wn : jn) +
+                                                        " is present)");
+    AccessorSpec jspec{TINYGLTF_TYPE_VEC4};
+    jspec.allow_float = false;
+    jspec.allow_unsigned_int = true;
+    Expected<AccessorData> j = read_accessor(ctx, ja, jspec, label + " " + jn);
+    if (!j) return j.error();
+    AccessorSpec wspec{TINYGLTF_TYPE_VEC4};
+    wspec.allow_normalized = true;
+    Expected<AccessorData> w = read_accessor(ctx, wa, wspec, label + " " + wn);
+    if (!w) return w.error();
+    if (j->count != nv || w->count != nv)
+      return ctx.fail(StatusCode::kDataLoss, label + ": " + jn + " / " + wn + " have " +
+                                                 std::to_string(j->count) + " / " +
+                                                 std::to_string(w->count) +
+                                                 " elements, POSITION has " + std::to_string(nv));
+    for (size_t v = 0; v < nv; ++v)
+      for (int c = 0; c < 4; ++c) {
+        const double joint = j->values[4 * v + c];
+        const double weight = w->values[4 * v + c];
+        if (joint >= skin_joints)
+          return ctx.fail(StatusCode::kInvalidArgument,
+                          label + " " + jn + ": vertex " + std::to_string(v) + " uses joint " +
+                              std::to_string(static_cast<int64_t>(joint)) + ", but the skin has " +
+                              std::to_string(skin_joints) + " joints (joint index out of range)");
+        if (!std::isfinite(weight) || weight < 0.0)
+          return ctx.fail(
+              StatusCode::kInvalidArgument,
+              label + " " + wn + ": vertex " + std::to_string(v) + " has a negative or NaN weight");
+        if (weight > 0.0)
+          influences[v].emplace_back(static_cast<float>(weight),
+                                     skeleton.joint_of_source[static_cast<int>(joint)]);
+      }
+  }
+  p->joints.assign(nv, {0, 0, 0, 0});
+  p->weights.assign(nv, glm::vec4(0.0f));
+  size_t unweighted = 0;
+  for (size_t v = 0; v < nv; ++v) {
+    auto& inf = influences[v];
+    // Strongest first; ties by joint index so the result does not depend on the sort.
+    std::sort(inf.begin(), inf.end(), [](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first > b.first : a.second < b.second;
+    });
+    if (inf.size() > 4) inf.resize(4);
+    float sum = 0.0f;
+    for (const auto& [weight, joint] : inf) sum += weight;
+    if (!(sum > 0.0f)) {
+      // No influence at all: pin the vertex to the first joint rather than collapse it.
+      ++unweighted;
+      p->weights[v] = glm::vec4(1.0f, 0.0f, 0.0f, 0.0f);
+      continue;
+    }
+    for (size_t k = 0; k < inf.size(); ++k) {
+      p->joints[v][k] = static_cast<uint16_t>(inf[k].second);
+      p->weights[v][static_cast<int>(k)] = inf[k].first / sum;
+    }
+  }
+  if (unweighted > 0)
+    ctx.warn(label + ": " + std::to_string(unweighted) +
+             " vertices have no joint weight; bound to joint 0");
+  return Status::ok();
+}
+
+// Reads one triangle primitive. `ok == false` with an OK status means "skipped with a warning".
+Status read_primitive(const Context& ctx, const tinygltf::Primitive& prim, const Skeleton& skeleton,
+                      const std::string& label, Primitive* p, bool* ok) {
+  *ok = false;
+  const int mode = prim.mode < 0 ? TINYGLTF_MODE_TRIANGLES : prim.mode;
+  if (mode != TINYGLTF_MODE_TRIANGLES) {
+    ctx.warn(label + ": primitive mode " + std::to_string(mode) +
+             " is not a triangle list; skipped");
+    return Status::ok();
+  }
+  const int pa = attribute(prim, "POSITION");
+  if (pa < 0) {
+    ctx.warn(label + ": no POSITION attribute; skipped");
+    return Status::ok();
+  }
+  Expected<std::vector<glm::vec3>> pos = read_vec3(ctx, pa, 0, label + " POSITION");
+  if (!pos) return pos.error();
+  p->positions = std::move(*pos);
+  const size_t nv = p->positions.size();
+
+  if (prim.indices >= 0) {
+    AccessorSpec ispec{TINYGLTF_TYPE_SCALAR};
+    ispec.allow_float = false;
+    ispec.allow_unsigned_int = true;
+    Expected<AccessorData> idx = read_accessor(ctx, prim.indices, ispec, label + " indices");
+    if (!idx) return idx.error();
+    p->indices.resize(idx->count);
+    for (size_t i = 0; i < idx->count; ++i) {
+      const double v = idx->values[i];
+      if (v >= static_cast<double>(nv))
+        return ctx.fail(StatusCode::kDataLoss, label + ": index " + std::to_string(i) + " is " +
+                                                   std::to_string(static_cast<uint64_t>(v)) +
+                                                   ", beyond the " + std::to_string(nv) +
+                                                   " vertices");
+      p->indices[i] = static_cast<uint32_t>(v);
+    }
+  } else {
+    p->indices.resize(nv);
+    for (size_t i = 0; i < nv; ++i) p->indices[i] = static_cast<uint32_t>(i);
+  }
+  if (p->indices.size() % 3 != 0)
+    return ctx.fail(StatusCode::kDataLoss, label + ": " + std::to_string(p->indices.size()) +
+                                               " indices is not a whole number of triangles");
+
+  if (const int na = attribute(prim, "NORMAL"); na >= 0) {
+    Expected<std::vector<glm::vec3>> n = read_vec3(ctx, na, nv, label + " NORMAL");
+    if (!n) return n.error();
+    p->normals = std::move(*n);
+  } else {
+    generate_normals(p);
+  }
+  for (glm::vec3& n : p->normals) {
+    const float len = glm::length(n);
+    n = len > 1e-20f ? n / len : glm::vec3(0.0f, 1.0f, 0.0f);
+  }
+
+  if (const int ua = attribute(prim, "TEXCOORD_0"); ua >= 0) {
+    AccessorSpec uspec{TINYGLTF_TYPE_VEC2};
+    uspec.allow_normalized = true;
+    Expected<AccessorData> uv = read_accessor(ctx, ua, uspec, label + " TEXCOORD_0");
+    if (!uv) return uv.error();
+    if (uv->count != nv)
+      return ctx.fail(StatusCode::kDataLoss, label + ": TEXCOORD_0 has " +
+                                                 std::to_string(uv->count) +
+                                                 " elements, POSITION has " + std::to_string(nv));
+    p->uvs.resize(nv);
+    for (size_t i = 0; i < nv; ++i) {
+      const double u = uv->values[2 * i], v = uv->values[2 * i + 1];
+      if (!std::isfinite(u) || !std::isfinite(v))
+        return ctx.fail(StatusCode::kInvalidArgument,
+                        label + " TEXCOORD_0: vertex " + std::to_string(i) + " is NaN");
+      p->uvs[i] = glm::vec2(u, v);
+    }
+  }
+  if (Status s = read_skinning(ctx, prim, skeleton, label, p); !s) return s;
+  if (!prim.targets.empty())
+    ctx.warn(label + ": " + std::to_string(prim.targets.size()) +
+             " morph target(s) ignored (morph targets are not supported)");
+  *ok = true;
+  return Status::ok();
+}
+
+}  // namespace
+
+Status load_mesh(const Context& ctx, const std::vector<int>& mesh_nodes, const Skeleton& skeleton,
+                 SkinnedMesh* mesh) {
+  const tinygltf::Model& m = ctx.model;
+  SkinnedMesh out;
+  bool any_uvs = false;
+  for (int node : mesh_nodes) {
+    const int mi = m.nodes[node].mesh;
+    if (mi >= static_cast<int>(m.meshes.size()))
+      return ctx.fail(StatusCode::kDataLoss, node_label(m, node) + " uses mesh " +
+                                                 std::to_string(mi) + ", which does not exist");
+    const tinygltf::Mesh& gm = m.meshes[mi];
+    for (size_t pi = 0; pi < gm.primitives.size(); ++pi) {
+      const tinygltf::Primitive& prim = gm.primitives[pi];
+      const std::string label = "mesh " + std::to_string(mi) +
+                                (gm.name.empty() ? "" : " '" + gm.name + "'") + " primitive " +
+                                std::to_string(pi);
+      Primitive p;
+      bool ok = false;
+      if (Status s = read_primitive(ctx, prim, skeleton, label, &p, &ok); !s) return s;
+      if (!ok) continue;
+      const size_t base = out.positions.size();
+      if (base + p.positions.size() > UINT32_MAX)
+        return ctx.fail(StatusCode::kResourceExhausted, label + ": too many vertices");
+      if (!p.uvs.empty() && !any_uvs) {
+        out.uvs.assign(base, glm::vec2(0.0f));  // earlier primitives had none
+        any_uvs = true;
+      }
+      if (any_uvs && p.uvs.empty()) p.uvs.assign(p.positions.size(), glm::vec2(0.0f));
+      Submesh sub;
+      sub.first_index = static_cast<uint32_t>(out.indices.size());
+      sub.index_count = static_cast<uint32_t>(p.indices.size());
+      if (prim.material >= 0 && prim.material < static_cast<int>(m.materials.size()))
+        sub.material = m.materials[prim.material].name;
+      out.submeshes.push_back(std::move(sub));
+      out.positions.insert(out.positions.end(), p.positions.begin(), p.positions.end());
+      out.normals.insert(out.normals.end(), p.normals.begin(), p.normals.end());
+      out.uvs.insert(out.uvs.end(), p.uvs.begin(), p.uvs.end());
+      out.joints.insert(out.joints.end(), p.joints.begin(), p.joints.end());
+      out.weights.insert(out.weights.end(), p.weights.begin(), p.weights.end());
+      for (uint32_t i : p.indices) out.indices.push_back(static_cast<uint32_t>(base) + i);
+    }
+  }
+  *mesh = std::move(out);
+  return Status::ok();
+}
+
+}  // namespace anim::gltf

@@ -1,0 +1,162 @@
+#include "asset_loading.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <fstream>
+#include <system_error>
+
+#include "anim/gltf_loader.h"
+#include "anim/md5_loader.h"
+
+namespace fs = std::filesystem;
+
+namespace animd {
+
+namespace {
+std::string lower_ext(const fs::path& p) {
+  std::string e = p.extension().string();
+  std::transform(e.begin(), e.end(), e.begin(), [](unsigned char c) { return std::tolower(c); });
+  return e;
+}
+
+bool is_asset_ext(const fs::path& p) {
+  const auto e = lower_ext(p);
+  return e == ".glb" || e == ".gltf" || e == ".md5mesh";
+}
+
+// True when `p` equals `root` or lies below it (both already canonical).
+bool is_within(const fs::path& p, const fs::path& root) {
+  auto r = root.begin(), q = p.begin();
+  for (; r != root.end(); ++r, ++q) {
+    if (q == p.end() || *q != *r) return false;
+  }
+  return true;
+}
+
+anim::GltfOptions gltf_options(const anim::v1::LoadAssetRequest& req) {
+  anim::GltfOptions o;
+  if (req.has_skin_index()) o.skin_index = static_cast<int>(req.skin_index());
+  o.skin_name = req.skin_name();
+  return o;
+}
+}  // namespace
+
+anim::Status check_asset_name(const std::string& name) {
+  if (name.empty()) return anim::invalid_argument("asset name is empty");
+  if (name.size() > 128) return anim::invalid_argument("asset name is longer than 128 bytes");
+  for (unsigned char c : name)
+    if (c < 0x20 || c > 0x7e || c == '/')
+      return anim::invalid_argument("asset name '" + name +
+                                    "' must be printable ASCII without '/'");
+  return {};
+}
+
+anim::Expected<fs::path> resolve_asset_path(const fs::path& root, const std::string& relative) {
+  if (root.empty())
+    return anim::failed_precondition("the daemon has no asset root (start it with --assets DIR)");
+  if (relative.empty()) return anim::invalid_argument("load_asset.path is empty");
+  if (relative.find('\0') != std::string::npos)
+    return anim::invalid_argument("load_asset.path contains a NUL byte");
+  const fs::path rel(relative);
+  if (rel.is_absolute() || rel.has_root_name() || rel.has_root_directory())
+    return anim::invalid_argument("load_asset.path '" + relative +
+                                  "' is absolute; give a path relative to the asset root");
+  for (const auto& part : rel)
+    if (part == "..")
+      return anim::invalid_argument("load_asset.path '" + relative +
+                                    "' contains '..'; paths may not leave the asset root");
+  std::error_code ec;
+  const fs::path real_root = fs::canonical(root, ec);
+  if (ec) return anim::failed_precondition("asset root " + root.string() + ": " + ec.message());
+  const fs::path joined = real_root / rel;
+  if (!fs::exists(joined, ec))
+    return anim::not_found("asset file '" + relative + "' does not exist under the asset root");
+  const fs::path real = fs::canonical(joined, ec);
+  if (ec) return anim::not_found("asset file '" + relative + "': " + ec.message());
+  if (!is_within(real, real_root))
+    return anim::invalid_argument("load_asset.path '" + relative +
+                                  "' resolves (through a symlink) outside the asset root");
+  if (!fs::is_regular_file(real, ec))
+    return anim::invalid_argument("load_asset.path '" + relative + "' is not a regular file");
+  if (!is_asset_ext(real))
+    return anim::invalid_argument("load_asset.path '" + relative +
+                                  "' is not a .glb, .gltf or .md5mesh file");
+  return real;
+}
+
+anim::Expected<anim::Asset> load_asset_file(const fs::path& path, const std::string& name,
+                                            const std::string& source,
+                                            const anim::v1::LoadAssetRequest& request) {
+  const std::string asset_name = name.empty() ? path.stem().string() : name;
+  if (auto s = check_asset_name(asset_name); !s) return s;
+  anim::Expected<anim::Asset> loaded = anim::invalid_argument("unsupported file " + source);
+  if (lower_ext(path) == ".md5mesh") {
+    std::vector<std::string> anims;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(path.parent_path(), ec))
+      if (lower_ext(e.path()) == ".md5anim") anims.push_back(e.path().string());
+    std::sort(anims.begin(), anims.end());
+    loaded = anim::load_md5(path.string(), anims);
+    if (!loaded && !anims.empty()) {
+      // Some anim does not match this mesh: keep the ones that do.
+      std::vector<std::string> matching;
+      for (const auto& a : anims)
+        if (anim::load_md5(path.string(), {a})) matching.push_back(a);
+      loaded = anim::load_md5(path.string(), matching);
+    }
+  } else {
+    loaded = anim::load_gltf(path.string(), gltf_options(request));
+  }
+  if (!loaded) return loaded.error();
+  loaded->name = asset_name;
+  loaded->source = source;
+  return loaded;
+}
+
+anim::Expected<anim::Asset> load_uploaded_glb(const std::string& bytes, const std::string& name,
+                                              const anim::v1::LoadAssetRequest& request) {
+  if (name.empty()) return anim::invalid_argument("load_asset.name is required with glb_data");
+  if (auto s = check_asset_name(name); !s) return s;
+  if (bytes.size() < 12 || bytes.compare(0, 4, "glTF") != 0)
+    return anim::invalid_argument("load_asset.glb_data is not a .glb file (no 'glTF' magic)");
+  static std::atomic<uint64_t> counter{0};
+  std::error_code ec;
+  const fs::path dir = fs::temp_directory_path(ec);
+  if (ec) return anim::failed_precondition("no temporary directory: " + ec.message());
+  const fs::path tmp = dir / ("animd-upload-" + std::to_string(::getpid()) + "-" +
+                              std::to_string(counter.fetch_add(1)) + ".glb");
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (!f) {
+      fs::remove(tmp, ec);
+      return anim::failed_precondition("cannot write the upload to " + tmp.string());
+    }
+  }
+  auto loaded = anim::load_gltf(tmp.string(), gltf_options(request));
+  fs::remove(tmp, ec);
+  if (!loaded) return anim::Status(loaded.error().code(), "upload '" + name + "': " +
+                                                             loaded.error().message());
+  loaded->name = name;
+  loaded->source = "upload";
+  return loaded;
+}
+
+std::vector<fs::path> scan_asset_dir(const fs::path& root) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  auto it = fs::recursive_directory_iterator(
+      root, fs::directory_options::follow_directory_symlink |
+                fs::directory_options::skip_permission_denied, ec);
+  for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    std::error_code ec2;
+    if (is_asset_ext(it->path()) && fs::is_regular_file(it->path(), ec2)) out.push_back(it->path());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace animd

@@ -1,0 +1,91 @@
+#include "config.h"
+
+#include <algorithm>
+#include <cmath>
+#include <thread>
+
+#include <CLI/CLI.hpp>
+
+namespace animd {
+
+int Config::history_ticks() const {
+  return std::max(1, static_cast<int>(std::lround(history_seconds * tick_rate)));
+}
+
+size_t Config::max_accepted_frame() const { return std::max(max_frame_bytes, max_upload_bytes); }
+
+std::optional<int> parse_config(int argc, char** argv, Config& c) {
+  CLI::App app{"animd: server-authoritative skeletal animation daemon"};
+  app.set_config("--config", "", "Read options from a TOML/INI file (keys = long flag names)");
+  app.get_formatter()->column_width(44);
+
+  app.add_option("--address", c.address, "Listen address")->capture_default_str();
+  app.add_option("--port", c.port, "Listen port (0 = ephemeral)")->capture_default_str();
+  app.add_option("--port-file", c.port_file, "Write the bound port number to this file");
+  app.add_option("--io-threads", c.io_threads, "Network threads")
+      ->check(CLI::Range(1, 256))
+      ->capture_default_str();
+  app.add_option("--assets", c.assets_dir,
+                 "Asset root: every .glb/.gltf/.md5mesh under it is loaded at start; "
+                 "load_asset paths are relative to it");
+  app.add_option("--tick-rate", c.tick_rate, "Fixed tick rate in Hz")
+      ->check(CLI::Range(1.0, 1000.0))
+      ->capture_default_str();
+  app.add_option("--workers", c.workers, "Character update threads (0 = number of cores)")
+      ->check(CLI::Range(0, 256))
+      ->capture_default_str();
+  app.add_option("--history-seconds", c.history_seconds, "Pose history kept per character")
+      ->check(CLI::Range(0.0, 60.0))
+      ->capture_default_str();
+  app.add_option("--spawn-builtin", c.spawn_builtin,
+                 "Debug/benchmark: spawn N built-in characters playing 'walk' at start")
+      ->check(CLI::Range(0, 1000000))
+      ->capture_default_str();
+  app.add_option("--max-frame-bytes", c.max_frame_bytes, "Largest request frame (uploads aside)")
+      ->check(CLI::Range(size_t{16}, size_t{1} << 30))
+      ->capture_default_str();
+  app.add_option("--max-upload-bytes", c.max_upload_bytes,
+                 "Largest load_asset glb_data frame (0 disables uploads)")
+      ->check(CLI::Range(size_t{0}, size_t{1} << 31))
+      ->capture_default_str();
+  app.add_option("--max-queued-bytes", c.max_queued_bytes, "Per-connection write queue bound")
+      ->check(CLI::Range(size_t{4096}, size_t{1} << 32))
+      ->capture_default_str();
+  app.add_option("--max-characters", c.max_characters, "Characters in the daemon")
+      ->capture_default_str();
+  app.add_option("--max-characters-per-connection", c.max_characters_per_connection,
+                 "Live characters spawned by one connection")
+      ->capture_default_str();
+  app.add_option("--max-subscriptions-per-connection", c.max_subscriptions_per_connection,
+                 "Subscriptions of one connection")
+      ->capture_default_str();
+  app.add_option("--max-connections", c.max_connections, "Concurrent connections")
+      ->capture_default_str();
+  app.add_option("--max-requests-per-second", c.max_requests_per_second,
+                 "Per connection (token bucket, burst = one second's worth)")
+      ->check(CLI::Range(1.0, 1e9))
+      ->capture_default_str();
+  app.add_option("--auth-token", c.auth_token,
+                 "Require this token for control commands (all but list/stats/get_asset_data/"
+                 "query/subscribe)");
+  app.add_option("--log-level", c.log_level, "trace, debug, info, warn, error, critical, off")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}))
+      ->capture_default_str();
+  app.add_option("--shutdown-timeout", c.shutdown_timeout_s,
+                 "Seconds to wait for pending writes on SIGTERM/SIGINT")
+      ->check(CLI::Range(0.0, 60.0))
+      ->capture_default_str();
+  app.add_option("--summary-interval", c.summary_interval_s, "Seconds between summary log lines")
+      ->check(CLI::Range(1.0, 86400.0))
+      ->capture_default_str();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  if (c.workers == 0) c.workers = std::max(1u, std::thread::hardware_concurrency());
+  return std::nullopt;
+}
+
+}  // namespace animd

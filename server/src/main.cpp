@@ -1,0 +1,28 @@
+// animd: entry point. Parses flags, sets up logging, runs the Server until SIGINT/SIGTERM.
+#include <csignal>
+
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include "config.h"
+#include "metrics.h"
+#include "server.h"
+
+int main(int argc, char** argv) {
+  animd::Config config;
+  if (auto code = animd::parse_config(argc, argv, config)) return *code;
+
+  // Logs go to stderr, one line per event.
+  auto logger = spdlog::stderr_color_mt("animd");
+  spdlog::set_default_logger(logger);
+  spdlog::set_level(spdlog::level::from_str(config.log_level));
+  spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v");
+  spdlog::flush_on(spdlog::level::info);
+
+  std::signal(SIGPIPE, SIG_IGN);  // a vanished client must not kill the daemon
+
+  static animd::Metrics metrics;
+  animd::Server server(std::move(config), metrics);
+  if (!server.init()) return 1;
+  return server.run();
+}

@@ -1,0 +1,233 @@
+#include "server.h"
+
+#include <fstream>
+
+#include <spdlog/spdlog.h>
+
+#include "anim/builtin_character.h"
+#include "asset_loading.h"
+#include "session.h"
+#include "tick_loop.h"
+#include "world.h"
+#include "worker_pool.h"
+
+namespace animd {
+
+namespace asio = boost::asio;
+namespace fs = std::filesystem;
+
+Server::Server(Config config, Metrics& metrics)
+    : config_(std::move(config)),
+      metrics_(metrics),
+      work_(io_.get_executor()),
+      acceptor_(io_),
+      signals_(io_, SIGINT, SIGTERM),
+      summary_timer_(io_),
+      stop_timer_(io_) {}
+
+Server::~Server() {
+  if (tick_) tick_->stop();
+  loader_.join();
+}
+
+bool Server::load_assets() {
+  auto builtin = std::make_shared<anim::Asset>(anim::make_builtin_character());
+  builtin->name = "builtin";
+  builtin->source = "builtin";
+  if (auto s = world_->add_asset(builtin); !s) {
+    spdlog::error("built-in character: {}", s.message());
+    return false;
+  }
+  if (config_.assets_dir.empty()) return true;
+  std::error_code ec;
+  if (!fs::is_directory(config_.assets_dir, ec)) {
+    spdlog::error("--assets {}: not a directory", config_.assets_dir);
+    return false;
+  }
+  asset_root_ = fs::absolute(config_.assets_dir, ec);
+  for (const auto& path : scan_asset_dir(asset_root_)) {
+    const std::string rel = fs::relative(path, asset_root_, ec).string();
+    auto loaded = load_asset_file(path, "", rel, anim::v1::LoadAssetRequest{});
+    if (!loaded) {
+      spdlog::error("asset {} not loaded: {}", rel, loaded.error().message());
+      continue;
+    }
+    const std::string name = loaded->name;
+    const size_t joints = static_cast<size_t>(loaded->skeleton.num_joints());
+    const size_t clips = loaded->clips.size();
+    if (auto s = world_->add_asset(std::make_shared<anim::Asset>(std::move(*loaded))); !s) {
+      spdlog::warn("asset {} skipped: {}", rel, s.message());
+      continue;
+    }
+    spdlog::info("asset '{}' loaded from {} ({} joints, {} clips)", name, rel, joints, clips);
+  }
+  return true;
+}
+
+bool Server::init() {
+  pool_ = std::make_unique<WorkerPool>(config_.workers);
+  world_ = std::make_unique<World>(config_, metrics_, catalog_, *pool_);
+  if (!load_assets()) return false;
+  for (int i = 0; i < config_.spawn_builtin; ++i) {
+    auto id = world_->spawn_unowned("builtin", "walk");
+    if (!id) {
+      spdlog::error("--spawn-builtin: {}", id.error().message());
+      return false;
+    }
+  }
+  boost::system::error_code ec;
+  const auto address = asio::ip::make_address(config_.address, ec);
+  if (ec) {
+    spdlog::error("--address {}: {}", config_.address, ec.message());
+    return false;
+  }
+  const asio::ip::tcp::endpoint endpoint(address, config_.port);
+  acceptor_.open(endpoint.protocol(), ec);
+  if (!ec) acceptor_.set_option(asio::ip::tcp::acceptor::reuse_address(true), ec);
+  if (!ec) acceptor_.bind(endpoint, ec);
+  if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) {
+    spdlog::error("cannot listen on {}:{}: {}", config_.address, config_.port, ec.message());
+    return false;
+  }
+  port_ = acceptor_.local_endpoint().port();
+  if (!config_.port_file.empty()) {
+    // Written to a temporary name and renamed, so a reader never sees a partial number.
+    const std::string tmp = config_.port_file + ".tmp";
+    {
+      std::ofstream f(tmp, std::ios::trunc);
+      f << port_ << "\n";
+    }
+    std::error_code fec;
+    fs::rename(tmp, config_.port_file, fec);
+    if (fec) {
+      spdlog::error("--port-file {}: {}", config_.port_file, fec.message());
+      return false;
+    }
+  }
+  spdlog::info("animd listening on {}:{}", config_.address, port_);
+  return true;
+}
+
+int Server::run() {
+  tick_ = std::make_unique<TickLoop>(config_, *world_, commands_, metrics_,
+                                     [this](const SnapshotPtr& s) { publish(s); });
+  tick_->start();
+  signals_.async_wait([this](boost::system::error_code ec, int sig) {
+    if (ec) return;
+    spdlog::info("signal {} received: shutting down", sig);
+    do_stop();
+  });
+  accept();
+  schedule_summary();
+  metrics_.ready.store(true);
+  std::vector<std::thread> threads;
+  for (int i = 1; i < config_.io_threads; ++i) threads.emplace_back([this] { io_.run(); });
+  io_.run();
+  for (auto& t : threads) t.join();
+  loader_.join();
+  spdlog::info("animd stopped");
+  return 0;
+}
+
+void Server::stop() {
+  asio::post(io_, [this] { do_stop(); });
+}
+
+void Server::do_stop() {
+  if (shutting_down_.exchange(true)) return;
+  metrics_.ready.store(false);
+  boost::system::error_code ec;
+  acceptor_.close(ec);
+  signals_.cancel(ec);
+  summary_timer_.cancel();
+  tick_->stop();  // finishes the current tick; queued commands get UNAVAILABLE
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                            std::chrono::duration<double>(config_.shutdown_timeout_s));
+  {
+    std::lock_guard lock(sessions_mutex_);
+    for (auto& [id, s] : sessions_) s->drain(deadline);
+  }
+  work_.reset();  // run() returns once the sessions are gone
+  // Backstop: whatever is still pending after the deadline is abandoned.
+  stop_timer_.expires_at(deadline + std::chrono::milliseconds(500));
+  stop_timer_.async_wait([this](boost::system::error_code e) {
+    if (!e) io_.stop();
+  });
+  std::lock_guard lock(sessions_mutex_);
+  if (sessions_.empty()) stop_timer_.cancel();
+}
+
+void Server::accept() {
+  acceptor_.async_accept(asio::make_strand(io_), [this](boost::system::error_code ec,
+                                                        asio::ip::tcp::socket socket) {
+    if (ec) {
+      if (ec == asio::error::operation_aborted || shutting_down()) return;
+      spdlog::warn("accept failed: {}", ec.message());
+    } else {
+      std::shared_ptr<Session> session;
+      {
+        std::lock_guard lock(sessions_mutex_);
+        if (sessions_.size() >= config_.max_connections) {
+          metrics_.connections_rejected.fetch_add(1, std::memory_order_relaxed);
+          boost::system::error_code e;
+          spdlog::warn("connection refused: --max-connections ({}) reached",
+                       config_.max_connections);
+          socket.close(e);
+        } else {
+          session = std::make_shared<Session>(*this, std::move(socket), next_session_id_++);
+          sessions_.emplace(session->id(), session);
+          metrics_.sessions.store(static_cast<uint32_t>(sessions_.size()));
+          metrics_.connections_total.fetch_add(1, std::memory_order_relaxed);
+        }
+      }
+      if (session) session->start();
+    }
+    if (!shutting_down()) accept();
+  });
+}
+
+void Server::remove_session(uint64_t id) {
+  std::shared_ptr<Session> keep;  // destroyed outside the lock
+  {
+    std::lock_guard lock(sessions_mutex_);
+    auto it = sessions_.find(id);
+    if (it == sessions_.end()) return;
+    keep = std::move(it->second);
+    sessions_.erase(it);
+    metrics_.sessions.store(static_cast<uint32_t>(sessions_.size()));
+    // The last session drained: the backstop timer need not hold run() any longer.
+    if (shutting_down() && sessions_.empty())
+      asio::post(io_, [this] { stop_timer_.cancel(); });
+  }
+  Command c;
+  c.kind = Command::Kind::kSessionClosed;
+  c.session_id = id;
+  commands_.push(std::move(c));
+}
+
+void Server::publish(const SnapshotPtr& snapshot) {
+  std::lock_guard lock(sessions_mutex_);
+  for (auto& [id, s] : sessions_) s->offer_snapshot(snapshot);
+}
+
+void Server::schedule_summary() {
+  summary_timer_.expires_after(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+      std::chrono::duration<double>(config_.summary_interval_s)));
+  summary_timer_.async_wait([this](boost::system::error_code ec) {
+    if (ec || shutting_down()) return;
+    const Metrics& m = metrics_;
+    spdlog::info(
+        "summary: tick {}, {} characters, {} sessions, {} subscriptions, tick p50 {:.0f} us "
+        "p99 {:.0f} us max {:.0f} us, {} overruns, {} bytes in, {} bytes out, {} frames sent, "
+        "{} dropped, {} requests ({} errors)",
+        m.tick.load(), m.characters.load(), m.sessions.load(), m.subscriptions.load(),
+        m.tick_p50_us.load(), m.tick_p99_us.load(), m.tick_max_us.load(), m.tick_overruns.load(),
+        m.bytes_in.load(), m.bytes_out.load(), m.stream_frames_sent.load(),
+        m.stream_frames_dropped.load(), m.requests.load(), m.request_errors.load());
+    schedule_summary();
+  });
+}
+
+}  // namespace animd

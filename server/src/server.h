@@ -1,0 +1,89 @@
+#pragma once
+// Server: owns everything of a running daemon: the Asio io_context and its network
+// threads, the acceptor, the sessions, the loader thread, the World and its tick loop,
+// the metrics. run() blocks until SIGINT/SIGTERM (or stop()) and returns the exit code.
+//
+// Operations add-ons (server/ops: HTTP metrics, health, systemd notify, Agones) hook in
+// through metrics() (atomic counters, `ready`) and io_context() (to run their own servers
+// on the same network threads).
+
+#include <atomic>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include <utility>  // before Asio: boost 1.74's awaitable.hpp needs std::exchange in C++20
+
+#include <boost/asio.hpp>
+
+#include "asset_catalog.h"
+#include "command.h"
+#include "config.h"
+#include "metrics.h"
+
+namespace animd {
+
+class Session;
+class TickLoop;
+class World;
+class WorkerPool;
+
+class Server {
+ public:
+  Server(Config config, Metrics& metrics);
+  ~Server();
+
+  // Loads assets, binds the listening socket, writes --port-file, logs the listening line.
+  // Returns false (after logging why) when the daemon cannot start.
+  bool init();
+  // Runs until stopped. Returns the process exit code.
+  int run();
+  // Graceful stop (any thread): stop accepting, finish the current tick, flush pending
+  // writes within --shutdown-timeout, then run() returns.
+  void stop();
+
+  const Config& config() const { return config_; }
+  Metrics& metrics() { return metrics_; }
+  AssetCatalog& catalog() { return catalog_; }
+  CommandQueue& commands() { return commands_; }
+  boost::asio::thread_pool& loader() { return loader_; }
+  boost::asio::io_context& io_context() { return io_; }
+  const std::filesystem::path& asset_root() const { return asset_root_; }
+  uint16_t port() const { return port_; }
+  bool shutting_down() const { return shutting_down_.load(std::memory_order_relaxed); }
+
+  void remove_session(uint64_t id);
+
+ private:
+  bool load_assets();
+  void accept();
+  void publish(const std::shared_ptr<const struct Snapshot>& snapshot);
+  void schedule_summary();
+  void do_stop();
+
+  Config config_;
+  Metrics& metrics_;
+  std::filesystem::path asset_root_;
+  boost::asio::io_context io_;
+  boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work_;
+  boost::asio::ip::tcp::acceptor acceptor_;
+  boost::asio::signal_set signals_;
+  boost::asio::steady_timer summary_timer_;
+  boost::asio::steady_timer stop_timer_;
+  boost::asio::thread_pool loader_{1};
+  CommandQueue commands_;
+  AssetCatalog catalog_;
+  std::unique_ptr<WorkerPool> pool_;
+  std::unique_ptr<World> world_;
+  std::unique_ptr<TickLoop> tick_;
+  std::mutex sessions_mutex_;
+  std::unordered_map<uint64_t, std::shared_ptr<Session>> sessions_;
+  uint64_t next_session_id_ = 1;
+  uint16_t port_ = 0;
+  std::atomic<bool> shutting_down_{false};
+};
+
+}  // namespace animd

@@ -1,0 +1,74 @@
+#include "tick_loop.h"
+
+#include <spdlog/spdlog.h>
+
+#include "proto_convert.h"
+
+namespace animd {
+
+using Clock = std::chrono::steady_clock;
+
+TickLoop::TickLoop(const Config& config, World& world, CommandQueue& commands, Metrics& metrics,
+                   Publish publish)
+    : config_(config), world_(world), commands_(commands), metrics_(metrics),
+      publish_(std::move(publish)) {}
+
+TickLoop::~TickLoop() { stop(); }
+
+void TickLoop::start() { thread_ = std::thread([this] { run(); }); }
+
+void TickLoop::stop() {
+  stop_.store(true);
+  if (thread_.joinable()) thread_.join();
+}
+
+void TickLoop::run() {
+  const auto period = std::chrono::duration_cast<Clock::duration>(
+      std::chrono::duration<double>(1.0 / config_.tick_rate));
+  const float dt = static_cast<float>(1.0 / config_.tick_rate);
+  const auto start = Clock::now();
+  auto next = start;
+  std::vector<Command> batch;
+  uint64_t tick = 0;
+  bool degrade = false;
+  auto last_publish = start;
+  while (!stop_.load(std::memory_order_relaxed)) {
+    std::this_thread::sleep_until(next);
+    if (stop_.load(std::memory_order_relaxed)) break;
+    const auto t0 = Clock::now();
+    ++tick;  // tick 0 never runs: replies of tick 0 mean "not tied to a tick"
+    const double server_time = std::chrono::duration<double>(t0 - start).count();
+    commands_.take(batch);
+    world_.apply(batch, tick, server_time);
+    batch.clear();
+    SnapshotPtr snap = world_.update(dt, tick, server_time, degrade);
+    publish_(snap);
+    metrics_.tick.store(tick, std::memory_order_relaxed);
+    const auto t1 = Clock::now();
+    const double us = std::chrono::duration<double, std::micro>(t1 - t0).count();
+    world_.tick_stats().record(us);
+    degrade = t1 - t0 > period;
+    if (degrade) metrics_.tick_overruns.fetch_add(1, std::memory_order_relaxed);
+    next += period;
+    if (next < t1) next = t1;  // behind schedule: re-base, never burst to catch up
+    if (t1 - last_publish > std::chrono::seconds(1)) {
+      const TickTimes t = world_.tick_stats().compute();
+      metrics_.tick_p50_us.store(t.p50_us, std::memory_order_relaxed);
+      metrics_.tick_p99_us.store(t.p99_us, std::memory_order_relaxed);
+      metrics_.tick_max_us.store(t.max_us, std::memory_order_relaxed);
+      last_publish = t1;
+    }
+  }
+  // Whatever arrived after the last tick is answered, never silently dropped.
+  commands_.take(batch);
+  for (auto& c : batch) {
+    if (!c.sink) continue;
+    anim::v1::Reply reply;
+    reply.set_request_id(c.request.request_id());
+    set_status(reply, anim::v1::STATUS_UNAVAILABLE, "the daemon is shutting down");
+    c.sink->deliver(c.seq, std::move(reply));
+  }
+  spdlog::info("tick loop stopped at tick {}", tick);
+}
+
+}  // namespace animd

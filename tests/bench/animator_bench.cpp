@@ -1,0 +1,88 @@
+// Per-character Animator::update() cost on bench64 (64 joints, clips A and B):
+//  - BM_AnimatorFull: a crossfade A -> B in progress (a long fade, so it stays in progress),
+//    one additive layer (B against its first frame, weight 0.5), a two-bone IK goal on the
+//    left leg (thigh_l..foot_l, with a pole) and the palette;
+//  - BM_AnimatorPlay: clip A only (the Animator's overhead over bare sampling, compare with
+//    bench_sampling_bench).
+// Many characters at distinct clip times, so the caches see what a server sees.
+// Reports "time_per_char" (seconds per character-update, e.g. "2.1u") and items/s.
+#include <memory>
+#include <vector>
+
+#include <benchmark/benchmark.h>
+
+#include "anim/animator.h"
+#include "anim/gltf_loader.h"
+#include "shared_assets.h"
+
+namespace {
+
+const anim::Asset* bench64() {
+  static const anim::Expected<anim::Asset> asset =
+      anim::load_gltf(animtest::shared_path("assets/Bench64/bench64.glb"));
+  return asset ? &*asset : nullptr;
+}
+
+void run(benchmark::State& state, bool full) {
+  const anim::Asset* asset = bench64();
+  if (!asset) {
+    state.SkipWithError("bench64.glb not found under ../shared/assets (set ANIMD_SHARED_DIR)");
+    return;
+  }
+  const int a = asset->find_clip("A"), b = asset->find_clip("B");
+  if (a < 0 || b < 0) {
+    state.SkipWithError("bench64.glb lacks clips A and B");
+    return;
+  }
+  const anim::Skeleton& s = asset->skeleton;
+  const int count = static_cast<int>(state.range(0));
+  std::vector<std::unique_ptr<anim::Animator>> characters;
+  characters.reserve(count);
+  const float duration = asset->clips[a].duration;
+  for (int i = 0; i < count; ++i) {
+    auto c = std::make_unique<anim::Animator>(s, asset->clips);
+    // Spread start times over the clip with a stride co-prime to the key count.
+    const float start = duration * static_cast<float>((i * 37) % 1000) / 1000.0f;
+    if (!c->play(a, {.start_time = start})) state.SkipWithError("play failed");
+    if (full) {
+      if (!c->crossfade(b, 1000.0f)) state.SkipWithError("crossfade failed");
+      anim::AdditiveLayerDesc layer;
+      layer.clip = b;
+      layer.weight = 0.5f;
+      if (!c->add_layer(layer).has_value()) state.SkipWithError("add_layer failed");
+      anim::IkGoalDesc goal;
+      goal.root_joint = "thigh_l";
+      goal.effector_joint = "foot_l";
+      goal.solver = anim::IkSolver::kTwoBone;
+      goal.target = {0.15f, 0.25f, 0.2f};
+      goal.has_pole = true;
+      goal.pole = {0.1f, 0.6f, 1.0f};
+      goal.soften = 0.97f;
+      auto id = c->set_ik_goal(goal);
+      if (!id.has_value()) {
+        state.SkipWithError(id.error().message().c_str());
+        return;
+      }
+    }
+    characters.push_back(std::move(c));
+  }
+  constexpr float kDt = 1.0f / 60.0f;
+  for (auto _ : state) {
+    for (auto& c : characters) (void)c->update(kDt);
+    benchmark::DoNotOptimize(characters.back()->palette().data());
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * count);
+  state.counters["time_per_char"] = benchmark::Counter(
+      static_cast<double>(state.iterations() * count),
+      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["joints"] = s.num_joints();
+}
+
+void BM_AnimatorFull(benchmark::State& state) { run(state, true); }
+void BM_AnimatorPlay(benchmark::State& state) { run(state, false); }
+
+BENCHMARK(BM_AnimatorFull)->Arg(1)->Arg(100)->Arg(1000)->Arg(10000)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_AnimatorPlay)->Arg(1)->Arg(100)->Arg(1000)->Arg(10000)->Unit(benchmark::kMicrosecond);
+
+}  // namespace

@@ -1,0 +1,335 @@
+// animview end to end: a real animd on loopback, characters spawned through libanimclient,
+// `xvfb-run -a animview --headless ... --screenshot` run as a process, and the PNG checked:
+// characters cover a plausible part of the frame, each requested character is drawn, and
+// two screenshots at different ticks differ. Also: a server that is down gives a clear
+// message and a non-zero exit; the window reconnects after the server restarts.
+#include <sys/wait.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <stb_image.h>
+
+#include "animclient/client.h"
+#include "colors.h"
+#include "daemon_process.h"
+#include "shared_assets.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+constexpr int kWidth = 640;
+constexpr int kHeight = 360;
+
+std::string quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string read_text(const fs::path& p) {
+  std::ifstream f(p);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+struct Run {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr
+};
+
+// Runs animview under xvfb-run with `args`; output captured through a file.
+Run run_animview(const std::vector<std::string>& args, const fs::path& dir,
+                 const std::string& tag) {
+  const fs::path log = dir / (tag + ".log");
+  std::string cmd = quote(XVFB_RUN) + " -a " + quote(ANIMVIEW_BIN);
+  for (const auto& a : args) cmd += " " + quote(a);
+  cmd += " > " + quote(log.string()) + " 2>&1";
+  const int status = std::system(cmd.c_str());
+  Run r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.output = read_text(log);
+  return r;
+}
+
+struct Image {
+  int width = 0, height = 0;
+  std::vector<uint8_t> rgb;
+};
+
+bool load_png(const fs::path& path, Image& out) {
+  int n = 0;
+  unsigned char* data = stbi_load(path.string().c_str(), &out.width, &out.height, &n, 3);
+  if (!data) return false;
+  out.rgb.assign(data, data + static_cast<size_t>(out.width) * out.height * 3);
+  stbi_image_free(data);
+  return true;
+}
+
+struct Coverage {
+  double not_background = 0;  // fraction of pixels away from the clear colour
+  double character = 0;       // fraction of warm pixels: only characters are warm (colors.h)
+};
+
+Coverage coverage(const Image& img) {
+  int bg[3];
+  for (int k = 0; k < 3; ++k) bg[k] = static_cast<int>(std::lround(animview::kBackground[k] * 255));
+  size_t differs = 0, warm = 0, n = static_cast<size_t>(img.width) * img.height;
+  for (size_t i = 0; i < n; ++i) {
+    const uint8_t* p = &img.rgb[i * 3];
+    bool d = false;
+    for (int k = 0; k < 3; ++k) d = d || std::abs(p[k] - bg[k]) > 8;
+    differs += d;
+    warm += static_cast<int>(p[0]) - static_cast<int>(p[2]) > 30;
+  }
+  return {static_cast<double>(differs) / n, static_cast<double>(warm) / n};
+}
+
+double fraction_differing(const Image& a, const Image& b) {
+  size_t n = static_cast<size_t>(a.width) * a.height, differ = 0;
+  for (size_t i = 0; i < n; ++i)
+    for (int k = 0; k < 3; ++k)
+      if (std::abs(a.rgb[i * 3 + k] - b.rgb[i * 3 + k]) > 8) {
+        ++differ;
+        break;
+      }
+  return static_cast<double>(differ) / n;
+}
+
+// "... at tick 1234 ..." from animview's summary line; 0 when absent.
+uint64_t tick_of(const std::string& output) {
+  std::smatch m;
+  static const std::regex re("at tick ([0-9]+)");
+  return std::regex_search(output, m, re) ? std::stoull(m[1]) : 0;
+}
+
+anim::v1::Transform placed(float x, float scale, float yaw) {
+  anim::v1::Transform t;
+  t.mutable_translation()->set_x(x);
+  t.mutable_rotation()->set_y(std::sin(yaw / 2));
+  t.mutable_rotation()->set_w(std::cos(yaw / 2));
+  t.mutable_scale()->set_x(scale);
+  t.mutable_scale()->set_y(scale);
+  t.mutable_scale()->set_z(scale);
+  return t;
+}
+
+class AnimviewE2e : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (std::string(XVFB_RUN).empty())
+      GTEST_SKIP() << "skipped: xvfb-run not found (install Debian package xvfb)";
+    ASSERT_TRUE(tmp_.ok());
+  }
+  animtest::TempDir tmp_{"animview-e2e"};
+};
+
+TEST_F(AnimviewE2e, DrawsBuiltinAndFoxAndAnimates) {
+  // Fox from ../shared when present: a temp asset root with a symlink to it.
+  const fs::path assets = tmp_.path() / "assets";
+  fs::create_directories(assets);
+  const fs::path fox = fs::path(animtest::shared_path("assets/Fox/glTF-Binary/Fox.glb"));
+  const bool with_fox = animtest::shared_available() && fs::exists(fox);
+  if (with_fox)
+    fs::create_symlink(fox, assets / "Fox.glb");
+  else
+    std::printf("note: %s not found; drawing the built-in character only\n", fox.c_str());
+
+  animtest::DaemonProcess daemon({"--assets", assets.string()});
+  ASSERT_TRUE(daemon.start()) << daemon.error() << "\n" << daemon.log_tail();
+  animclient::ClientOptions co;
+  co.port = daemon.port();
+  auto client = animclient::Client::connect(co);
+  ASSERT_TRUE(client) << client.error().to_string();
+  auto& c = *client.value();
+
+  anim::v1::SpawnRequest walker;
+  walker.set_asset("builtin");
+  walker.set_clip("walk");
+  *walker.mutable_root() = placed(-0.9f, 1.0f, 0.0f);
+  auto builtin = c.spawn(walker);
+  ASSERT_TRUE(builtin) << builtin.error().to_string();
+  uint32_t fox_id = 0;
+  if (with_fox) {
+    anim::v1::SpawnRequest runner;
+    runner.set_asset("Fox");
+    runner.set_clip("Run");
+    // Fox.glb is in centimetres (about 80 tall): scale to metres, run sideways to the camera.
+    *runner.mutable_root() = placed(0.9f, 0.01f, 1.5708f);
+    auto r = c.spawn(runner);
+    ASSERT_TRUE(r) << r.error().to_string() << "\n" << daemon.log_tail();
+    fox_id = r->character_id();
+  }
+
+  const std::vector<std::string> common = {"--port",
+                                           std::to_string(daemon.port()),
+                                           "--headless",
+                                           "--frames",
+                                           "5",
+                                           "--width",
+                                           std::to_string(kWidth),
+                                           "--height",
+                                           std::to_string(kHeight),
+                                           "--wait",
+                                           "30"};
+  auto shot = [&](const std::string& tag, std::vector<std::string> extra, Image& img) {
+    std::vector<std::string> args = common;
+    const fs::path png = tmp_.path() / (tag + ".png");
+    args.insert(args.end(), {"--screenshot", png.string()});
+    args.insert(args.end(), extra.begin(), extra.end());
+    Run r = run_animview(args, tmp_.path(), tag);
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(load_png(png, img)) << "no PNG at " << png << "\n" << r.output;
+    EXPECT_EQ(img.width, kWidth);
+    EXPECT_EQ(img.height, kHeight);
+    return r;
+  };
+
+  Image a;
+  Run ra = shot("all-a", {}, a);
+  ASSERT_FALSE(HasFailure());
+  const size_t expected = with_fox ? 2 : 1;
+  EXPECT_NE(ra.output.find("of " + std::to_string(expected) + " characters (0 skipped)"),
+            std::string::npos)
+      << ra.output;
+  Coverage ca = coverage(a);
+  EXPECT_GT(ca.not_background, 0.01) << ra.output;
+  EXPECT_LT(ca.not_background, 0.60) << ra.output;
+  EXPECT_GT(ca.character, 0.005) << ra.output;
+
+  // Each character on its own (--characters) is drawn too.
+  std::vector<uint32_t> ids = {builtin->character_id()};
+  if (fox_id) ids.push_back(fox_id);
+  for (uint32_t id : ids) {
+    Image one;
+    Run r = shot("only-" + std::to_string(id), {"--characters", std::to_string(id)}, one);
+    EXPECT_NE(r.output.find("of 1 characters (0 skipped)"), std::string::npos) << r.output;
+    Coverage co1 = coverage(one);
+    EXPECT_GT(co1.character, 0.003) << "character " << id << " alone\n" << r.output;
+    EXPECT_LT(co1.not_background, 0.60) << r.output;
+  }
+
+  // A later screenshot shows another pose. The walk loops, so a tick distance of a whole
+  // cycle would show the same pose again: then take one more (bounded).
+  auto stats = c.stats();
+  ASSERT_TRUE(stats) << stats.error().to_string();
+  double walk_duration = 0;
+  auto listed = c.list_assets();
+  ASSERT_TRUE(listed) << listed.error().to_string();
+  for (const auto& asset : listed->assets())
+    if (asset.name() == "builtin")
+      for (const auto& clip : asset.clips())
+        if (clip.name() == "walk") walk_duration = clip.duration();
+  ASSERT_GT(walk_duration, 0.0);
+  Image b;
+  Run rb;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    rb = shot("all-b" + std::to_string(attempt), {}, b);
+    ASSERT_FALSE(HasFailure());
+    const double dt =
+        (static_cast<double>(tick_of(rb.output)) - tick_of(ra.output)) / stats->tick_rate_hz();
+    const double phase = std::fmod(dt, walk_duration) / walk_duration;
+    if (dt > 0 && phase > 0.05 && phase < 0.95) break;
+  }
+  EXPECT_GT(tick_of(rb.output), tick_of(ra.output)) << ra.output << rb.output;
+  Coverage cb = coverage(b);
+  EXPECT_GT(cb.not_background, 0.01);
+  EXPECT_LT(cb.not_background, 0.60);
+  EXPECT_GT(fraction_differing(a, b), 0.0005) << "the two screenshots show the same pose";
+  EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
+}
+
+TEST_F(AnimviewE2e, ServerDownGivesAClearMessageAndNonZeroExit) {
+  // A port that was just in use and is free now.
+  uint16_t port = 0;
+  {
+    animtest::DaemonProcess daemon;
+    ASSERT_TRUE(daemon.start()) << daemon.error();
+    port = daemon.port();
+    EXPECT_EQ(daemon.stop(), 0);
+  }
+  Run r = run_animview({"--port", std::to_string(port), "--headless", "--frames", "1",
+                        "--screenshot", (tmp_.path() / "never.png").string()},
+                       tmp_.path(), "down");
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("cannot connect to animd at 127.0.0.1:" + std::to_string(port)),
+            std::string::npos)
+      << r.output;
+  EXPECT_FALSE(fs::exists(tmp_.path() / "never.png"));
+}
+
+TEST_F(AnimviewE2e, MissingCharacterIsReportedWithNonZeroExit) {
+  animtest::DaemonProcess daemon;
+  ASSERT_TRUE(daemon.start()) << daemon.error();
+  Run r = run_animview({"--port", std::to_string(daemon.port()), "--headless", "--characters",
+                        "4242", "--wait", "2", "--screenshot", (tmp_.path() / "none.png").string()},
+                       tmp_.path(), "missing");
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("4242"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(tmp_.path() / "none.png"));
+}
+
+// The interactive window keeps running while the server restarts and connects again.
+TEST_F(AnimviewE2e, WindowReconnectsAfterTheServerRestarts) {
+  auto daemon = std::make_unique<animtest::DaemonProcess>();
+  ASSERT_TRUE(daemon->start()) << daemon->error();
+  const uint16_t port = daemon->port();
+  {
+    animclient::ClientOptions co;
+    co.port = port;
+    auto client = animclient::Client::connect(co);
+    ASSERT_TRUE(client) << client.error().to_string();
+    ASSERT_TRUE(client.value()->spawn("builtin", "idle"));
+  }
+  Run window;
+  std::thread viewer([&] {
+    window = run_animview({"--port", std::to_string(port), "--run-seconds", "40", "--width", "320",
+                           "--height", "240"},
+                          tmp_.path(), "window");
+  });
+  const fs::path log = tmp_.path() / "window.log";
+  auto count_connected = [&] {
+    std::string s = read_text(log);
+    size_t n = 0;
+    for (size_t p = s.find("connected to"); p != std::string::npos;
+         p = s.find("connected to", p + 1))
+      ++n;
+    return n;
+  };
+  auto wait_for = [&](size_t n) {
+    for (auto end = std::chrono::steady_clock::now() + 30s; std::chrono::steady_clock::now() < end;
+         std::this_thread::sleep_for(50ms))
+      if (count_connected() >= n) return true;
+    return false;
+  };
+  EXPECT_TRUE(wait_for(1)) << read_text(log);
+  EXPECT_EQ(daemon->stop(), 0);
+  // The window says it lost the server before the server comes back.
+  bool said_down = false;
+  for (auto end = std::chrono::steady_clock::now() + 30s;
+       !said_down && std::chrono::steady_clock::now() < end; std::this_thread::sleep_for(50ms))
+    said_down = read_text(log).find("cannot connect to animd at 127.0.0.1:" +
+                                    std::to_string(port)) != std::string::npos;
+  EXPECT_TRUE(said_down) << read_text(log);
+  daemon = std::make_unique<animtest::DaemonProcess>(
+      std::vector<std::string>{"--port", std::to_string(port)});
+  ASSERT_TRUE(daemon->start()) << daemon->error() << daemon->log_tail();
+  EXPECT_TRUE(wait_for(2)) << read_text(log);
+  viewer.join();
+  EXPECT_EQ(window.exit_code, 0) << window.output;
+  EXPECT_EQ(daemon->stop(), 0);
+}
+
+}  // namespace

@@ -1,0 +1,352 @@
+// Animator: play, crossfade queue, speed, determinism and rejected commands, on a synthetic
+// rig (see anim_test_rig.h).
+#include "anim/animator.h"
+
+#include <limits>
+
+#include <gtest/gtest.h>
+
+#include "anim/blend.h"
+#include "anim_test_rig.h"
+
+namespace anim {
+namespace {
+
+using animtest::axis_angle;
+using animtest::kPi;
+
+struct Fixture {
+  Skeleton skeleton = animtest::make_rig();
+  std::vector<Clip> clips;
+  Fixture() {
+    const int n = skeleton.num_joints();
+    clips.push_back(animtest::make_swing_clip("walk", n, 1.0f, 0.8f, {1, 0, 0}, 1.0f));
+    clips.push_back(animtest::make_swing_clip("run", n, 0.6f, -1.2f, {0, 0, 1}, 2.0f));
+    clips.push_back(animtest::make_swing_clip("idle", n, 2.0f, 0.3f, {0, 1, 0}, 0.0f));
+    clips.push_back(animtest::make_swing_clip("wave", n, 1.5f, 1.5f, {1, 1, 0}, 0.0f));
+  }
+};
+
+constexpr float kDt = 1.0f / 60.0f;
+
+std::vector<Transform> sample(const Fixture& f, int clip, float t) {
+  std::vector<Transform> out(f.skeleton.num_joints());
+  f.clips[clip].sample(t, f.skeleton.rest_pose, out);
+  return out;
+}
+
+TEST(Animator, StartsAtRestPoseWithValidPalette) {
+  Fixture f;
+  Animator a(f.skeleton, f.clips);
+  EXPECT_EQ(a.current_clip(), -1);
+  // Rest pose * inverse bind = identity.
+  for (const PaletteMatrix& p : a.palette())
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 4; ++c) EXPECT_NEAR(p.m[r * 4 + c], r == c ? 1.0f : 0.0f, 1e-6f);
+}
+
+TEST(Animator, PlaySamplesTheClipAtItsOwnTime) {
+  Fixture f;
+  Animator a(f.skeleton, f.clips);
+  ASSERT_TRUE(a.play(0, {.loop = true, .speed = 1.0f, .start_time = 0.25f}));
+  ASSERT_TRUE(a.update(0.5f));
+  EXPECT_FLOAT_EQ(a.current_clip_time(), 0.75f);
+  auto expected = sample(f, 0, 0.75f);
+  for (int j = 0; j < f.skeleton.num_joints(); ++j)
+    EXPECT_TRUE(animtest::same_transform_bits(a.local_pose().locals[j], expected[j])) << j;
+  // Looping wraps: 0.75 + 0.5 = 1.25 -> 0.25.
+  ASSERT_TRUE(a.update(0.5f));
+  EXPECT_NEAR(a.current_clip_time(), 0.25f, 1e-6f);
+}
+
+TEST(Animator, ClampAndReverseSpeeds) {
+  Fixture f;
+  Animator a(f.skeleton, f.clips);
+  ASSERT_TRUE(a.play(0, {.loop = false, .speed = 2.0f}));
+  ASSERT_TRUE(a.update(0.75f));
+  EXPECT_FLOAT_EQ(a.current_clip_time(), 1.0f);  // clamped at the end
+  // Character speed -0.5 times clip speed 2 = -1: one second back in 0.25 s steps.
+  ASSERT_TRUE(a.set_speed(-0.5f));
+  ASSERT_TRUE(a.update(0.25f));
+  EXPECT_FLOAT_EQ(a.current_clip_time(), 0.75f);
+  ASSERT_TRUE(a.play(2, {.loop = true, .speed = -1.0f, .start_time = 0.5f}));
+  ASSERT_TRUE(a.set_speed(1.0f));
+  ASSERT_TRUE(a.update(1.0f));
+  EXPECT_FLOAT_EQ(a.current_clip_time(), 1.5f);  // 0.5 - 1 wraps to 1.5 in a 2 s clip
+}
+
+TEST(Animator, CrossfadeMidwayIsTheHandComputedBlend) {
+  Fixture f;
+  Animator a(f.skeleton, f.clips);
+  ASSERT_TRUE(a.play(0));
+  ASSERT_TRUE(a.update(0.25f));
+  ASSERT_TRUE(a.crossfade(1, 0.4f));
+  ASSERT_TRUE(a.update(0.1f));
+  // Base at 0.35, run at 0.1, weight 0.1 / 0.4 = 0.25.
+  auto walk = sample(f, 0, 0.35f);
+  auto run = sample(f, 1, 0.1f);
+  for (int j = 0; j < f.skeleton.num_joints(); ++j) {
+    Transform e = mix(walk[j], run[j], 0.25f);
+    const Transform& g = a.local_pose().locals[j];
+    EXPECT_LT(animtest::rotation_angle(g.rotation, e.rotation), 1e-5f) << j;
+    EXPECT_NEAR(glm::length(g.translation - e.translation), 0.0f, 1e-5f) << j;
+  }
+  EXPECT_EQ(a.current_clip(), 1);
+  EXPECT_EQ(a.num_active_fades(), 1);
+}
+
+TEST(Animator, FinishedFadeEqualsAFreshAnimatorPlayingTheTarget) {
+  Fixture f;
+  Animator a(f.skeleton, f.clips);
+  ASSERT_TRUE(a.play(0));
+  for (int i = 0; i < 10; ++i) ASSERT_TRUE(a.update(kDt));
+  ASSERT_TRUE(a.crossfade(1, 0.3f));
+  int steps = 0;
+  while (a.num_active_fades() > 0) {
+    ASSERT_TRUE(a.update(kDt));
+    ++steps;
+    ASSERT_LT(steps, 100);
+  }
+  ASSERT_TRUE(a.update(kDt));
+  Animator fresh(f.skeleton, f.clips);
+  ASSERT_TRUE(fresh.play(1, {.start_time = a.current_clip_time()}));
+  ASSERT_TRUE(fresh.update(0.0f));
+  EXPECT_TRUE(animtest::same_palettes(a.palette(), fresh.palette()));
+}
+
+TEST(Animator, CrossfadeChangePerTickIsBoundedByTheClipsOwnChange) {
+  // During a fade A -> B the pose is slerp(A(t), B(t), w(t)). Between two 60 Hz ticks it can
+  // move at most as much as the faster clip moves on its own, plus the weight step times the
+  // distance between the two clip poses (the part the fade itself adds).
+  Fixture f;
+  Animator a(f.skeleton, f.clips);
+  ASSERT_TRUE(a.play(0));
+  for (int i = 0; i < 12; ++i) ASSERT_TRUE(a.update(kDt));
+  const float fade = 0.5f;
+  float ta = a.current_clip_time(), tb = 0.0f;
+  ASSERT_TRUE(a.crossfade(1, fade));
+  const int n = f.skeleton.num_joints();
+  std::vector<Transform> prev = a.local_pose().locals;
+  int ticks = 0;
+  while (a.num_active_fades() > 0 || ticks < 40) {
+    ASSERT_TRUE(a.update(kDt));
+    const float ta1 = std::fmod(ta + kDt, 1.0f), tb1 = std::fmod(tb + kDt, 0.6f);
+    auto a0 = sample(f, 0, ta), a1 = sample(f, 0, ta1);
+    auto b0 = sample(f, 1, tb), b1 = sample(f, 1, tb1);
+    const float w_step = std::min(kDt / fade, std::max(0.0f, 1.0f - ticks * kDt / fade));
+    for (int j = 0; j < n; ++j) {
+      const float own = std::max(animtest::rotation_angle(a0[j].rotation, a1[j].rotation),
+                                 animtest::rotation_angle(b0[j].rotation, b1[j].rotation));
+      const float between = animtest::rotation_angle(a1[j].rotation, b1[j].rotation);
+      const float change =
+          animtest::rotation_angle(prev[j].rotation, a.local_pose().locals[j].rotation);
+      EXPECT_LE(change, own + w_step * between + 1e-4f) << "tick " << ticks << " joint " << j;
+    }
+    prev = a.local_pose().locals;
+    ta = ta1;
+    tb = tb1;
+    ++ticks;
+    ASSERT_LT(ticks, 200);
+  }
+}
+
+TEST(Animator, CrossfadeIsContinuousEvenWithOverlappingFades) {
+  Fixture f;
+  Animator a(f.skeleton, f.clips);
+  ASSERT_TRUE(a.play(0));
+  ASSERT_TRUE(a.update(kDt));
+  const int n = f.skeleton.num_joints();
+  std::vector<Transform> prev = a.local_pose().locals;
+  // Clip-alone poses one tick apart, for the bound: every clip in play gets its own clock.
+  std::vector<float> clip_time(f.clips.size(), -1.0f);
+  clip_time[0] = a.current_clip_time();
+  auto own_change = [&](int clip, float t0, int j) {
+    auto p0 = sample(f, clip, t0);
+    auto p1 = sample(f, clip, std::fmod(t0 + kDt, f.clips[clip].duration));
+    return animtest::rotation_angle(p0[j].rotation, p1[j].rotation);
+  };
+  int max_fades = 0;
+  for (int tick = 0; tick < 150; ++tick) {
+    if (tick == 5) {
+      ASSERT_TRUE(a.crossfade(1, 1.0f));
+    }
+    if (tick == 15) {
+      ASSERT_TRUE(a.crossfade(2, 1.0f));
+    }
+    if (tick == 25) {
+      ASSERT_TRUE(a.crossfade(3, 1.0f));
+    }
+    if (tick == 5) clip_time[1] = 0.0f;
+    if (tick == 15) clip_time[2] = 0.0f;
+    if (tick == 25) clip_time[3] = 0.0f;
+    // Bound: the sum of the clips' own per-tick changes plus the change that the moving
+    // weights cause (at most the angle between any two clip poses times the weight step).
+    std::vector<float> bound(n, 0.0f);
+    for (size_t c = 0; c < f.clips.size(); ++c) {
+      if (clip_time[c] < 0) continue;
+      for (int j = 0; j < n; ++j) bound[j] = std::max(bound[j], own_change(c, clip_time[c], j));
+    }
+    ASSERT_TRUE(a.update(kDt));
+    max_fades = std::max(max_fades, a.num_active_fades());
+    for (size_t c = 0; c < f.clips.size(); ++c)
+      if (clip_time[c] >= 0) clip_time[c] = std::fmod(clip_time[c] + kDt, f.clips[c].duration);
+    for (int j = 0; j < n; ++j) {
+      // Each running fade (duration 1 s) moves its weight by kDt a tick; the poses it moves
+      // between are at most pi apart, so each adds at most pi * kDt.
+      const float weight_step = a.num_active_fades() * kPi * kDt;
+      const float change =
+          animtest::rotation_angle(prev[j].rotation, a.local_pose().locals[j].rotation);
+      EXPECT_LE(change, bound[j] + weight_step + 1e-4f) << "tick " << tick << " joint " << j;
+    }
+    prev = a.local_pose().locals;
+  }
+  EXPECT_EQ(max_fades, 3);
+  EXPECT_EQ(a.num_active_fades(), 0);
+  EXPECT_EQ(a.current_clip(), 3);
+}
+
+TEST(Animator, CrossfadeToLatestTargetIsANoOpAndZeroDurationIsACut) {
+  Fixture f;
+  Animator a(f.skeleton, f.clips);
+  ASSERT_TRUE(a.play(0));
+  ASSERT_TRUE(a.update(0.1f));
+  ASSERT_TRUE(a.crossfade(0, 0.5f));  // already playing: no-op
+  EXPECT_EQ(a.num_active_fades(), 0);
+  ASSERT_TRUE(a.crossfade(1, 0.5f));
+  ASSERT_TRUE(a.update(0.1f));
+  const float t = a.current_clip_time();
+  ASSERT_TRUE(a.crossfade(1, 0.2f));  // latest target: no-op, keeps its time and fade
+  EXPECT_EQ(a.num_active_fades(), 1);
+  EXPECT_EQ(a.current_clip_time(), t);
+  ASSERT_TRUE(a.crossfade(2, 0.0f));  // a cut
+  EXPECT_EQ(a.num_active_fades(), 0);
+  EXPECT_EQ(a.current_clip(), 2);
+  EXPECT_EQ(a.current_clip_time(), 0.0f);
+}
+
+TEST(Animator, FullQueueCollapsesTheOldestFade) {
+  Fixture f;
+  Animator a(f.skeleton, f.clips);
+  ASSERT_TRUE(a.play(0));
+  // Alternate two targets so that none is the latest target when asked again.
+  for (int i = 0; i < Animator::kMaxFades + 3; ++i) {
+    ASSERT_TRUE(a.crossfade(1 + (i % 3), 10.0f));
+    ASSERT_TRUE(a.update(kDt));
+    EXPECT_LE(a.num_active_fades(), Animator::kMaxFades);
+  }
+  EXPECT_EQ(a.num_active_fades(), Animator::kMaxFades);
+}
+
+TEST(Animator, FinishedFadeRemovesEverythingUnderItButKeepsNewerFades) {
+  Fixture f;
+  Animator a(f.skeleton, f.clips);
+  ASSERT_TRUE(a.play(0));
+  ASSERT_TRUE(a.crossfade(1, 0.2f));
+  ASSERT_TRUE(a.update(0.1f));
+  ASSERT_TRUE(a.crossfade(2, 1.0f));
+  EXPECT_EQ(a.num_active_fades(), 2);
+  ASSERT_TRUE(a.update(0.15f));  // the first fade (0.25 >= 0.2) finishes; run is the base
+  EXPECT_EQ(a.num_active_fades(), 1);
+  EXPECT_EQ(a.current_clip(), 2);
+  // The pose is now mix(run, idle, 0.15): run at 0.25, idle at 0.15.
+  auto run = sample(f, 1, 0.25f);
+  auto idle = sample(f, 2, 0.15f);
+  for (int j = 0; j < f.skeleton.num_joints(); ++j) {
+    Transform e = mix(run[j], idle[j], 0.15f);
+    EXPECT_LT(animtest::rotation_angle(a.local_pose().locals[j].rotation, e.rotation), 1e-5f);
+  }
+}
+
+TEST(Animator, SyncedCrossfadeKeepsNormalizedTimeInPhase) {
+  Fixture f;
+  Animator a(f.skeleton, f.clips);
+  ASSERT_TRUE(a.play(0));  // walk, 1.0 s
+  ASSERT_TRUE(a.update(0.4f));
+  ASSERT_TRUE(a.crossfade(1, 0.5f, {.sync_normalized_time = true}));  // run, 0.6 s
+  EXPECT_NEAR(a.current_clip_time(), 0.4f * 0.6f, 1e-6f);
+  for (int i = 0; i < 20; ++i) {
+    ASSERT_TRUE(a.update(0.02f));
+    if (a.num_active_fades() == 0) break;
+    // Walk has advanced to 0.4 + 0.02 (i + 1); run is at the same phase.
+    const float walk_phase = std::fmod(0.4f + 0.02f * (i + 1), 1.0f);
+    EXPECT_NEAR(a.current_clip_time() / 0.6f, walk_phase, 1e-5f) << i;
+  }
+}
+
+TEST(Animator, SameCommandsGiveBitIdenticalPalettes) {
+  Fixture f;
+  auto script = [&](Animator& a) {
+    EXPECT_TRUE(a.play(0));
+    for (int i = 0; i < 200; ++i) {
+      if (i == 20) {
+        EXPECT_TRUE(a.crossfade(1, 0.3f, {.sync_normalized_time = true}));
+      }
+      if (i == 30) {
+        EXPECT_TRUE(a.crossfade(2, 0.5f));
+      }
+      if (i == 50) {
+        EXPECT_TRUE(a.set_speed(-0.7f));
+      }
+      EXPECT_TRUE(a.update(kDt * (1.0f + 0.01f * (i % 7))));
+    }
+  };
+  Animator a(f.skeleton, f.clips), b(f.skeleton, f.clips);
+  script(a);
+  script(b);
+  EXPECT_TRUE(animtest::same_palettes(a.palette(), b.palette()));
+}
+
+TEST(Animator, RejectedCommandsChangeNothing) {
+  Fixture f;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  Animator ref(f.skeleton, f.clips), a(f.skeleton, f.clips);
+  for (Animator* x : {&ref, &a}) {
+    ASSERT_TRUE(x->play(0));
+    ASSERT_TRUE(x->update(0.1f));
+    ASSERT_TRUE(x->crossfade(1, 0.5f));
+    ASSERT_TRUE(x->update(0.1f));
+  }
+  std::vector<Status> bad = {
+      a.play(99),
+      a.play(-1),
+      a.play(0, {.speed = nan}),
+      a.play(0, {.start_time = 5.0f}),
+      a.crossfade(2, -1.0f),
+      a.crossfade(2, nan),
+      a.crossfade(7, 0.5f),
+      a.crossfade(2, 0.5f, {.speed = inf}),
+      a.set_speed(nan),
+      a.set_speed(inf),
+      a.update(nan),
+      a.update(-0.1f),
+      a.update(inf),
+      a.set_root_transform({{nan, 0, 0}, {1, 0, 0, 0}, {1, 1, 1}}),
+      a.set_root_transform({{0, 0, 0}, {1, 0, 0, 0}, {0, 1, 1}}),
+  };
+  for (const Status& s : bad) {
+    EXPECT_FALSE(s.is_ok());
+    EXPECT_FALSE(s.message().empty());
+  }
+  EXPECT_EQ(bad[0].code(), StatusCode::kNotFound);
+  EXPECT_NE(bad[4].message().find("duration"), std::string::npos) << bad[4].message();
+  EXPECT_NE(bad[6].message().find("7"), std::string::npos) << bad[6].message();
+  for (Animator* x : {&ref, &a}) ASSERT_TRUE(x->update(0.1f));
+  EXPECT_TRUE(animtest::same_palettes(a.palette(), ref.palette()));
+  EXPECT_EQ(a.num_active_fades(), ref.num_active_fades());
+}
+
+TEST(Animator, RootTransformDoesNotMoveModelSpace) {
+  Fixture f;
+  Animator a(f.skeleton, f.clips), b(f.skeleton, f.clips);
+  ASSERT_TRUE(a.set_root_transform({{5, 0, 1}, axis_angle(0.5f, {0, 1, 0}), {2, 2, 2}}));
+  ASSERT_TRUE(a.play(0));
+  ASSERT_TRUE(b.play(0));
+  ASSERT_TRUE(a.update(0.3f));
+  ASSERT_TRUE(b.update(0.3f));
+  EXPECT_TRUE(animtest::same_palettes(a.palette(), b.palette()));
+  EXPECT_EQ(a.root_transform().translation, glm::vec3(5, 0, 1));
+}
+
+}  // namespace
+}  // namespace anim

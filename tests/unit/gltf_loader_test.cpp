@@ -1,0 +1,407 @@
+// glTF loader on small files built in code (tests/support/gltf_test_files.h), with
+// expectations computed by hand: joint reordering and index maps, folding of non-joint
+// ancestors into root_transform, STEP / LINEAR / CUBICSPLINE channels, normalized rotations,
+// sparse accessors, byteStride, the three file layouts, warnings, and every bad-file case.
+#include "anim/gltf_loader.h"
+
+#include <cmath>
+#include <filesystem>
+#include <numbers>
+
+#include <gtest/gtest.h>
+#include <glm/gtc/matrix_transform.hpp>
+
+#include "anim/palette.h"
+#include "gltf_test_files.h"
+
+namespace anim {
+namespace {
+
+using animtest::GltfFile;
+using nlohmann::json;
+
+constexpr float kPi = std::numbers::pi_v<float>;
+
+// Scene (node index: name, local transform):
+//   0 Armature  T(1,2,3) S(2)          non-joint ancestor of the joints
+//   2   Root    T(0,1,0)               joint, skin.joints[1]
+//   3     Child T(0,2,0)               joint, skin.joints[0] (listed before its parent)
+//   1 Body      T(0,0,-5), mesh 0, skin 0
+// World matrices at rest: Root = T(1,4,3) S(2), Child = T(1,8,3) S(2), Body = T(0,0,-5).
+// Inverse binds are inverse(world(joint)) * world(Body), so the rest palette is identity.
+struct Rig {
+  GltfFile file;
+  int armature, body, root, child;
+};
+
+glm::mat4 translate(float x, float y, float z) {
+  return glm::translate(glm::mat4(1.0f), {x, y, z});
+}
+glm::mat4 scale(float s) {
+  return glm::scale(glm::mat4(1.0f), glm::vec3(s));
+}
+
+void expect_mat_near(const glm::mat4& a, const glm::mat4& b, float eps = 1e-5f) {
+  for (int c = 0; c < 4; ++c)
+    for (int r = 0; r < 4; ++r)
+      EXPECT_NEAR(a[c][r], b[c][r], eps) << "element [" << c << "][" << r << "]";
+}
+
+void expect_vec3_near(const glm::vec3& a, const glm::vec3& b, float eps = 1e-5f) {
+  EXPECT_NEAR(a.x, b.x, eps);
+  EXPECT_NEAR(a.y, b.y, eps);
+  EXPECT_NEAR(a.z, b.z, eps);
+}
+
+void expect_same_rotation(const glm::quat& a, const glm::quat& b, float eps = 1e-5f) {
+  EXPECT_NEAR(std::abs(glm::dot(a, b)), 1.0f, eps);
+}
+
+Rig make_rig() {
+  Rig rig;
+  GltfFile& f = rig.file;
+  rig.armature =
+      f.add_node({{"name", "Armature"}, {"translation", {1, 2, 3}}, {"scale", {2, 2, 2}}});
+  rig.body = f.add_node({{"name", "Body"}, {"translation", {0, 0, -5}}, {"mesh", 0}, {"skin", 0}});
+  rig.root = f.add_node({{"name", "Root"}, {"translation", {0, 1, 0}}}, rig.armature);
+  rig.child = f.add_node({{"name", "Child"}, {"translation", {0, 2, 0}}}, rig.root);
+
+  const glm::mat4 body_world = translate(0, 0, -5);
+  const glm::mat4 child_ibm = glm::inverse(translate(1, 8, 3) * scale(2)) * body_world;
+  const glm::mat4 root_ibm = glm::inverse(translate(1, 4, 3) * scale(2)) * body_world;
+  std::vector<float> ibm(32);
+  for (int i = 0; i < 16; ++i) {
+    ibm[i] = child_ibm[i / 4][i % 4];
+    ibm[16 + i] = root_ibm[i / 4][i % 4];
+  }
+  f.doc["skins"] = json::array({{{"name", "rig"},
+                                 {"joints", {rig.child, rig.root}},
+                                 {"inverseBindMatrices", f.add_floats(ibm, "MAT4", 16)}}});
+
+  // One triangle, POSITION and TEXCOORD_0 interleaved (stride 20), no indices, no normals.
+  const std::vector<float> interleaved = {0, 0, 0, 0, 0,  //
+                                          1, 0, 0, 1, 0,  //
+                                          0, 1, 0, 0, 1};
+  const int view = f.add_view(interleaved.data(), interleaved.size() * 4, 20);
+  const int pos = f.add_accessor(view, animtest::kFloat, 3, "VEC3");
+  const int uv = f.add_accessor(view, animtest::kFloat, 3, "VEC2", false, 12);
+  // Joint indices are skin.joints indices: 0 = Child, 1 = Root.
+  const int joints = f.add_data(std::vector<uint8_t>{0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0},
+                                animtest::kUnsignedByte, "VEC4", 4);
+  const int weights = f.add_floats({1, 0, 0, 0, 1, 0, 0, 0, 2, 2, 0, 0}, "VEC4", 4);
+  f.doc["meshes"] = json::array(
+      {{{"name", "body"},
+        {"primitives",
+         {{{"attributes",
+            {{"POSITION", pos}, {"TEXCOORD_0", uv}, {"JOINTS_0", joints}, {"WEIGHTS_0", weights}}},
+           {"material", 0}}}}}});
+  f.doc["materials"] = json::array({{{"name", "skin_mat"}}});
+
+  // Animation 0 (unnamed): Child STEP translation, LINEAR rotation, CUBICSPLINE scale;
+  // Root constant translation; a channel on the non-joint Armature.
+  const int t01 = f.add_floats({0, 1}, "SCALAR", 1);
+  const int t02 = f.add_floats({0, 2}, "SCALAR", 1);
+  const int t_const = f.add_floats({0, 0.5f, 1}, "SCALAR", 1);
+  const float s45 = std::sin(kPi / 4);
+  const int step_vals = f.add_floats({0, 0, 0, 1, 0, 0}, "VEC3", 3);
+  const int rot_vals = f.add_floats({0, 0, 0, 1, 0, 0, s45, s45}, "VEC4", 4);  // x y z w
+  // (in-tangent, value, out-tangent) per key: p0 = 1, out0 = 2 /s; in1 = 0, p1 = 3.
+  const int cubic_vals = f.add_floats({0, 0, 0, 1, 1, 1, 2, 2, 2,  //
+                                       0, 0, 0, 3, 3, 3, 9, 9, 9},
+                                      "VEC3", 3);
+  const int const_vals = f.add_floats({0, 1, 0, 0, 1, 0, 0, 1, 0}, "VEC3", 3);
+  const int arm_vals = f.add_floats({0, 0, 0, 5, 5, 5}, "VEC3", 3);
+  json a0;
+  a0["samplers"] =
+      json::array({{{"input", t01}, {"output", step_vals}, {"interpolation", "STEP"}},
+                   {{"input", t02}, {"output", rot_vals}, {"interpolation", "LINEAR"}},
+                   {{"input", t01}, {"output", cubic_vals}, {"interpolation", "CUBICSPLINE"}},
+                   {{"input", t_const}, {"output", const_vals}},
+                   {{"input", t01}, {"output", arm_vals}}});
+  a0["channels"] = json::array(
+      {{{"sampler", 0}, {"target", {{"node", rig.child}, {"path", "translation"}}}},
+       {{"sampler", 1}, {"target", {{"node", rig.child}, {"path", "rotation"}}}},
+       {{"sampler", 2}, {"target", {{"node", rig.child}, {"path", "scale"}}}},
+       {{"sampler", 3}, {"target", {{"node", rig.root}, {"path", "translation"}}}},
+       {{"sampler", 4}, {"target", {{"node", rig.armature}, {"path", "translation"}}}}});
+
+  // Animation 1 "Walk": Root rotation as normalized shorts (identity -> 90 deg about Z) and a
+  // morph-target weights channel on Body.
+  const int16_t q = 23170;  // round(32767 * sin(45 deg))
+  const int rot_short = f.add_data(std::vector<int16_t>{0, 0, 0, 32767, 0, 0, q, q},
+                                   animtest::kShort, "VEC4", 4, true);
+  const int morph = f.add_floats({0, 1}, "SCALAR", 1);
+  json a1;
+  a1["name"] = "Walk";
+  a1["samplers"] =
+      json::array({{{"input", t01}, {"output", rot_short}}, {{"input", t01}, {"output", morph}}});
+  a1["channels"] =
+      json::array({{{"sampler", 0}, {"target", {{"node", rig.root}, {"path", "rotation"}}}},
+                   {{"sampler", 1}, {"target", {{"node", rig.body}, {"path", "weights"}}}}});
+  f.doc["animations"] = json::array({a0, a1});
+  return rig;
+}
+
+Asset load_ok(const std::string& path) {
+  Expected<Asset> a = load_gltf(path);
+  EXPECT_TRUE(a.has_value()) << (a ? "" : a.error().message());
+  return a ? std::move(*a) : Asset{};
+}
+
+bool has_warning(const Asset& a, const std::string& needle) {
+  for (const std::string& w : a.warnings)
+    if (w.find(needle) != std::string::npos) return true;
+  return false;
+}
+
+TEST(GltfLoader, ReordersJointsParentFirstAndMapsIndices) {
+  const Asset a = load_ok(make_rig().file.write_embedded("rig_skeleton"));
+  const Skeleton& s = a.skeleton;
+  ASSERT_EQ(s.num_joints(), 2);
+  EXPECT_EQ(s.names, (std::vector<std::string>{"Root", "Child"}));
+  EXPECT_EQ(s.parents, (std::vector<int16_t>{-1, 0}));
+  // skin.joints = [Child, Root]: source 0 is joint 1 here and source 1 is joint 0.
+  EXPECT_EQ(s.source_of_joint, (std::vector<int>{1, 0}));
+  EXPECT_EQ(s.joint_of_source, (std::vector<int>{1, 0}));
+  expect_vec3_near(s.rest_pose[0].translation, {0, 1, 0});
+  expect_vec3_near(s.rest_pose[1].translation, {0, 2, 0});
+  EXPECT_EQ(a.name, "rig_skeleton");
+}
+
+TEST(GltfLoader, FoldsNonJointAncestorsAndMeshNodeIntoRootTransform) {
+  const Asset a = load_ok(make_rig().file.write_embedded("rig_root"));
+  // inverse(world(Body)) * world(Armature) = T(0,0,5) * T(1,2,3) S(2) = T(1,2,8) S(2).
+  expect_mat_near(a.skeleton.root_transform, translate(1, 2, 8) * scale(2));
+  // With inverse binds consistent with the rest pose, the rest palette is identity.
+  std::vector<glm::mat4> model(2);
+  std::vector<PaletteMatrix> palette(2);
+  local_to_model(a.skeleton, a.skeleton.rest_pose, model);
+  build_palette(a.skeleton, model, palette);
+  for (const PaletteMatrix& p : palette) expect_mat_near(p.to_mat4(), glm::mat4(1.0f));
+  // Child in model (Body) space: T(0,0,5) * T(1,8,3) S(2).
+  expect_mat_near(model[1], translate(1, 8, 8) * scale(2));
+}
+
+TEST(GltfLoader, BuildsMeshWithStrideJointMapAndNormalizedWeights) {
+  const Asset a = load_ok(make_rig().file.write_embedded("rig_mesh"));
+  const SkinnedMesh& m = a.mesh;
+  ASSERT_EQ(m.num_vertices(), 3);
+  expect_vec3_near(m.positions[1], {1, 0, 0});
+  expect_vec3_near(m.positions[2], {0, 1, 0});
+  ASSERT_EQ(m.uvs.size(), 3u);  // read at offset 12 of a stride-20 view
+  EXPECT_EQ(m.uvs[1], glm::vec2(1, 0));
+  EXPECT_EQ(m.uvs[2], glm::vec2(0, 1));
+  EXPECT_EQ(m.indices, (std::vector<uint32_t>{0, 1, 2}));  // generated: no index accessor
+  for (const glm::vec3& n : m.normals) expect_vec3_near(n, {0, 0, 1});  // generated, CCW in XY
+  // Vertex 0 uses source joint 0 (Child) = skeleton joint 1; vertex 1 source 1 (Root) = 0.
+  EXPECT_EQ(m.joints[0][0], 1);
+  EXPECT_EQ(m.weights[0], glm::vec4(1, 0, 0, 0));
+  EXPECT_EQ(m.joints[1][0], 0);
+  // Vertex 2: weights 2 and 2 normalized to 0.5 each, Root (0) before Child (1) on the tie.
+  EXPECT_EQ(m.joints[2][0], 0);
+  EXPECT_EQ(m.joints[2][1], 1);
+  EXPECT_EQ(m.weights[2], glm::vec4(0.5f, 0.5f, 0, 0));
+  ASSERT_EQ(m.submeshes.size(), 1u);
+  EXPECT_EQ(m.submeshes[0].first_index, 0u);
+  EXPECT_EQ(m.submeshes[0].index_count, 3u);
+  EXPECT_EQ(m.submeshes[0].material, "skin_mat");
+}
+
+TEST(GltfLoader, LoadsStepLinearAndCubicChannels) {
+  const Asset a = load_ok(make_rig().file.write_embedded("rig_clips"));
+  ASSERT_EQ(a.clips.size(), 2u);
+  const Clip& c = a.clips[0];
+  EXPECT_EQ(c.name, "animation_0");
+  EXPECT_FLOAT_EQ(c.duration, 2.0f);
+  const Transform& rest = a.skeleton.rest_pose[1];
+  // STEP translation: the first key until t reaches 1.
+  expect_vec3_near(c.sample_joint(1, 0.5f, rest).translation, {0, 0, 0});
+  expect_vec3_near(c.sample_joint(1, 1.0f, rest).translation, {1, 0, 0});
+  // LINEAR rotation over 2 s from identity to 90 deg about Z: 45 deg at t = 1.
+  expect_same_rotation(c.sample_joint(1, 1.0f, rest).rotation,
+                       glm::angleAxis(kPi / 4, glm::vec3(0, 0, 1)));
+  // CUBICSPLINE scale, dt = 1, u = 0.5: 0.5*p0 + 0.125*m0 + 0.5*p1 - 0.125*m1
+  //   = 0.5*1 + 0.125*2 + 0.5*3 - 0.125*0 = 2.25.
+  expect_vec3_near(c.sample_joint(1, 0.5f, rest).scale, glm::vec3(2.25f));
+  expect_vec3_near(c.sample_joint(1, 1.0f, rest).scale, glm::vec3(3.0f));
+  // Root's constant translation is stored as one key.
+  const int root_t = c.joints[0].translation;
+  ASSERT_GE(root_t, 0);
+  EXPECT_EQ(c.vec3_channels[root_t].num_keys(), 1);
+  expect_vec3_near(c.sample_joint(0, 0.7f, a.skeleton.rest_pose[0]).translation, {0, 1, 0});
+  EXPECT_TRUE(has_warning(a, "not joints of the skin")) << "channel on Armature";
+}
+
+TEST(GltfLoader, ReadsNormalizedShortRotationsAndWarnsAboutMorphWeights) {
+  const Asset a = load_ok(make_rig().file.write_embedded("rig_walk"));
+  const int walk = a.find_clip("Walk");
+  ASSERT_GE(walk, 0);
+  const Transform r = a.clips[walk].sample_joint(0, 1.0f, a.skeleton.rest_pose[0]);
+  expect_same_rotation(r.rotation, glm::angleAxis(kPi / 2, glm::vec3(0, 0, 1)), 1e-4f);
+  EXPECT_TRUE(has_warning(a, "weights")) << "morph-target weights channel not reported";
+}
+
+TEST(GltfLoader, EmbeddedSeparateAndBinaryFilesGiveIdenticalAssets) {
+  const Rig rig = make_rig();
+  const Asset e = load_ok(rig.file.write_embedded("same_embedded"));
+  const Asset s = load_ok(rig.file.write_separate("same_separate"));
+  const Asset b = load_ok(rig.file.write_glb("same_binary"));
+  for (const Asset* o : {&s, &b}) {
+    EXPECT_EQ(o->skeleton.names, e.skeleton.names);
+    EXPECT_EQ(o->skeleton.parents, e.skeleton.parents);
+    EXPECT_EQ(o->skeleton.root_transform, e.skeleton.root_transform);
+    EXPECT_EQ(o->skeleton.inverse_bind, e.skeleton.inverse_bind);
+    EXPECT_EQ(o->mesh.positions, e.mesh.positions);
+    EXPECT_EQ(o->mesh.joints, e.mesh.joints);
+    EXPECT_EQ(o->mesh.weights, e.mesh.weights);
+    ASSERT_EQ(o->clips.size(), e.clips.size());
+    for (size_t c = 0; c < e.clips.size(); ++c)
+      for (float t : {0.0f, 0.3f, 1.1f, 1.9f})
+        for (int j = 0; j < 2; ++j) {
+          const Transform x = o->clips[c].sample_joint(j, t, o->skeleton.rest_pose[j]);
+          const Transform y = e.clips[c].sample_joint(j, t, e.skeleton.rest_pose[j]);
+          EXPECT_EQ(x.translation, y.translation);
+          EXPECT_EQ(x.rotation, y.rotation);
+          EXPECT_EQ(x.scale, y.scale);
+        }
+  }
+  EXPECT_EQ(b.name, "same_binary");
+}
+
+TEST(GltfLoader, SupportsSeveralRootJointsInOneSkin) {
+  Rig rig = make_rig();
+  GltfFile& f = rig.file;
+  const int other = f.add_node({{"name", "Other"}, {"translation", {3, 0, 0}}}, rig.armature);
+  f.doc["skins"][0]["joints"] = {rig.child, rig.root, other};
+  f.doc["skins"][0].erase("inverseBindMatrices");  // missing: identity
+  const Asset a = load_ok(f.write_embedded("two_roots"));
+  ASSERT_EQ(a.skeleton.num_joints(), 3);
+  EXPECT_EQ(a.skeleton.parents, (std::vector<int16_t>{-1, 0, -1}));
+  EXPECT_EQ(a.skeleton.names[2], "Other");
+  EXPECT_EQ(a.skeleton.inverse_bind[2], glm::mat4(1.0f));
+}
+
+TEST(GltfLoader, AppliesSparseAccessorValues) {
+  Rig rig = make_rig();
+  GltfFile& f = rig.file;
+  // Child STEP translation: dense keys (0,0,0), (1,0,0); sparse replaces key 1 with (0,0,7).
+  const std::vector<uint8_t> idx = {1, 0, 0, 0};
+  const std::vector<float> val = {0, 0, 7};
+  const int iv = f.add_view(idx.data(), 1);
+  const int vv = f.add_view(val.data(), 12);
+  json& acc = f.doc["accessors"][f.doc["animations"][0]["samplers"][0]["output"].get<int>()];
+  acc["sparse"] = {{"count", 1},
+                   {"indices", {{"bufferView", iv}, {"componentType", animtest::kUnsignedByte}}},
+                   {"values", {{"bufferView", vv}}}};
+  const Asset a = load_ok(f.write_embedded("sparse"));
+  expect_vec3_near(a.clips[0].sample_joint(1, 1.0f, a.skeleton.rest_pose[1]).translation,
+                   {0, 0, 7});
+}
+
+// ---- Bad files: an error naming the file and the problem, never a crash or a partial asset.
+
+void expect_error(const std::string& path, const std::string& problem) {
+  const Expected<Asset> a = load_gltf(path);
+  ASSERT_FALSE(a.has_value()) << path << " loaded but should fail with: " << problem;
+  const std::string& msg = a.error().message();
+  EXPECT_NE(msg.find(std::filesystem::path(path).filename().string()), std::string::npos)
+      << "message does not name the file: " << msg;
+  EXPECT_NE(msg.find(problem), std::string::npos)
+      << "message does not say '" << problem << "': " << msg;
+}
+
+TEST(GltfLoaderErrors, MissingFile) {
+  expect_error((animtest::test_tmp_dir() / "no_such_file.glb").string(), "file not found");
+}
+
+TEST(GltfLoaderErrors, TruncatedBinFile) {
+  const Rig rig = make_rig();
+  const std::string half = rig.file.bin.substr(0, rig.file.bin.size() / 2);
+  expect_error(rig.file.write_separate("truncated_bin", &half), "size mismatch");
+}
+
+TEST(GltfLoaderErrors, TruncatedGlb) {
+  const std::string bytes = make_rig().file.glb_bytes();
+  for (size_t keep : {size_t{0}, size_t{10}, size_t{40}, bytes.size() / 2, bytes.size() - 4}) {
+    SCOPED_TRACE(keep);
+    const std::string path = GltfFile::write_text("truncated.glb", bytes.substr(0, keep));
+    const Expected<Asset> a = load_gltf(path);
+    ASSERT_FALSE(a.has_value());
+    EXPECT_NE(a.error().message().find("truncated.glb"), std::string::npos) << a.error().message();
+    EXPECT_NE(a.error().message().find(keep == 0 ? "empty" : "glb"), std::string::npos)
+        << a.error().message();
+  }
+}
+
+TEST(GltfLoaderErrors, AccessorBeyondItsBufferView) {
+  Rig rig = make_rig();
+  // The inverse bind accessor claims 5 matrices; its view holds 2.
+  rig.file.doc["accessors"][rig.file.doc["skins"][0]["inverseBindMatrices"].get<int>()]["count"] =
+      5;
+  expect_error(rig.file.write_embedded("accessor_range"), "accessor out of range");
+}
+
+TEST(GltfLoaderErrors, BufferViewBeyondItsBuffer) {
+  Rig rig = make_rig();
+  rig.file.doc["bufferViews"][0]["byteLength"] = 100000;
+  expect_error(rig.file.write_embedded("view_range"), "exceeds buffer");
+}
+
+TEST(GltfLoaderErrors, VertexJointIndexOutOfRange) {
+  Rig rig = make_rig();
+  GltfFile& f = rig.file;
+  const int bad = f.add_data(std::vector<uint8_t>{0, 0, 0, 0, 5, 0, 0, 0, 0, 1, 0, 0},
+                             animtest::kUnsignedByte, "VEC4", 4);
+  f.doc["meshes"][0]["primitives"][0]["attributes"]["JOINTS_0"] = bad;
+  expect_error(f.write_embedded("vertex_joint"), "joint index out of range");
+}
+
+TEST(GltfLoaderErrors, SkinJointNodeOutOfRange) {
+  Rig rig = make_rig();
+  rig.file.doc["skins"][0]["joints"] = {rig.child, 99};
+  expect_error(rig.file.write_embedded("skin_joint"), "joint index out of range");
+}
+
+TEST(GltfLoaderErrors, NaNKeyTime) {
+  Rig rig = make_rig();
+  GltfFile& f = rig.file;
+  const int bad = f.add_floats({0, std::nanf("")}, "SCALAR", 1);
+  f.doc["animations"][0]["samplers"][0]["input"] = bad;
+  expect_error(f.write_embedded("nan_time"), "NaN");
+}
+
+TEST(GltfLoaderErrors, NaNKeyValue) {
+  Rig rig = make_rig();
+  GltfFile& f = rig.file;
+  const int bad = f.add_floats({0, 0, 0, 1, std::nanf(""), 0, 0, 1}, "VEC4", 4);
+  f.doc["animations"][0]["samplers"][1]["output"] = bad;
+  expect_error(f.write_embedded("nan_value"), "NaN");
+}
+
+TEST(GltfLoaderErrors, CyclicNodeHierarchy) {
+  Rig rig = make_rig();
+  // Child becomes the parent of Root, which is already Child's parent.
+  rig.file.doc["nodes"][rig.child]["children"] = {rig.root};
+  rig.file.doc["nodes"][rig.armature].erase("children");
+  expect_error(rig.file.write_embedded("cycle"), "cyclic");
+}
+
+TEST(GltfLoaderErrors, NodeWithTwoParents) {
+  Rig rig = make_rig();
+  rig.file.doc["nodes"][rig.body]["children"] = {rig.child};  // Child is also Root's child
+  expect_error(rig.file.write_embedded("two_parents"), "two parents");
+}
+
+TEST(GltfLoaderErrors, NotGltfAtAll) {
+  expect_error(GltfFile::write_text("garbage.gltf", "{ this is not json"), "garbage.gltf");
+}
+
+TEST(GltfLoaderErrors, AGoodFileStillLoadsAfterBadOnes) {
+  // No state survives a failed load: the same process loads a good file normally.
+  ASSERT_FALSE(load_gltf((animtest::test_tmp_dir() / "no_such_file.gltf").string()).has_value());
+  const Asset a = load_ok(make_rig().file.write_glb("after_bad"));
+  EXPECT_EQ(a.skeleton.num_joints(), 2);
+}
+
+}  // namespace
+}  // namespace anim
