@@ -79,6 +79,8 @@ std::optional<int> parse_config(int argc, char** argv, Config& c) {
       ->check(CLI::Range(1.0, 86400.0))
       ->capture_default_str();
 
+  animops::add_ops_options(app, c.ops);  // ops: --http-address, --http-port, --agones, ...
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -7,6 +7,8 @@
 #include <optional>
 #include <string>
 
+#include "animops/ops_config.h"  // ops: --http-*, --agones*
+
 namespace animd {
 
 struct Config {
@@ -38,6 +40,9 @@ struct Config {
   std::string log_level = "info";
   double shutdown_timeout_s = 2.0;          // bounded wait for pending writes on SIGTERM
   double summary_interval_s = 60.0;         // the periodic summary log line
+
+  // ops: metrics/health HTTP endpoint and Agones (server/ops; flags added by animops).
+  animops::OpsConfig ops;
 
   // Derived helpers.
   int history_ticks() const;                // >= 1

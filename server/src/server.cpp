@@ -137,6 +137,7 @@ void Server::stop() {
 void Server::do_stop() {
   if (shutting_down_.exchange(true)) return;
   metrics_.ready.store(false);
+  if (metrics_.on_draining) metrics_.on_draining();  // ops: readyz 503, STOPPING=1
   boost::system::error_code ec;
   acceptor_.close(ec);
   signals_.cancel(ec);

@@ -328,7 +328,7 @@ void Session::on_reply(uint64_t seq, anim::v1::Reply reply) {
 void Session::complete(uint64_t seq, anim::v1::Reply reply) {
   if (closed_) return;
   if (reply.status().code() != anim::v1::STATUS_OK)
-    server_.metrics().request_errors.fetch_add(1, std::memory_order_relaxed);
+    server_.metrics().count_request_error(reply.status().code());  // ops: by code
   anim::v1::ServerMessage msg;
   *msg.mutable_reply() = std::move(reply);
   ready_replies_.emplace(seq, frame_message(msg));

@@ -49,6 +49,7 @@ void TickLoop::run() {
     world_.tick_stats().record(us);
     degrade = t1 - t0 > period;
     if (degrade) metrics_.tick_overruns.fetch_add(1, std::memory_order_relaxed);
+    if (metrics_.on_tick) metrics_.on_tick(t1 - t0, period);  // ops: histogram, watchdog
     next += period;
     if (next < t1) next = t1;  // behind schedule: re-base, never burst to catch up
     if (t1 - last_publish > std::chrono::seconds(1)) {

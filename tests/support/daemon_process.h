@@ -71,7 +71,7 @@ inline std::string animd_binary() {
 class DaemonProcess {
  public:
   // `args` are passed to animd after the defaults (--address 127.0.0.1 --port 0
-  // --port-file <tmp> --log-level info); later flags win in CLI11.
+  // --port-file <tmp> --log-level info --http-port 0); later flags win in CLI11.
   explicit DaemonProcess(std::vector<std::string> args = {}) : args_(std::move(args)) {}
   ~DaemonProcess() {
     if (pid_ > 0) stop(std::chrono::seconds(20));
@@ -85,8 +85,10 @@ class DaemonProcess {
     if (!dir_.ok()) return fail("cannot create a temporary folder");
     const std::string port_file = (dir_.path() / "port").string();
     log_path_ = (dir_.path() / "animd.log").string();
+    // ops: --http-port 0 so that parallel daemons do not compete for the default 7451.
     std::vector<std::string> argv_s = {animd_binary(), "--address", "127.0.0.1", "--port", "0",
-                                       "--port-file", port_file, "--log-level", "info"};
+                                       "--port-file", port_file, "--log-level", "info",
+                                       "--http-port", "0"};
     argv_s.insert(argv_s.end(), args_.begin(), args_.end());
     std::vector<char*> argv;
     for (auto& a : argv_s) argv.push_back(a.data());
