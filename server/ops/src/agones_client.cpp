@@ -271,9 +271,13 @@ std::string AgonesClient::start() {
   return {};
 }
 
-bool AgonesClient::shutdown() {
+void AgonesClient::stop() {
   state_->stop();
   asio::post(state_->timer.get_executor(), [st = state_] { st->timer.cancel(); });
+}
+
+bool AgonesClient::shutdown() {
+  stop();
   if (state_->port == 0) return false;  // never started
   // Let a request under way finish (it is bounded by its own timeouts), unless the daemon's
   // io_context no longer runs and so never will finish it.
