@@ -360,8 +360,8 @@ TEST_F(AnimviewE2e, WindowReconnectsAfterTheServerRestarts) {
   }
   ProcessRun window;
   std::jthread viewer([&] {  // joins on every way out of the test
-    window = run_animview({"--port", std::to_string(port), "--run-seconds", "25", "--width", "320",
-                           "--height", "240"},
+    window = run_animview({"--port", std::to_string(port), "--run-seconds", "25", "--max-fps", "30",
+                           "--width", "320", "--height", "240"},
                           tmp_.path(), "window");
   });
   const fs::path log = tmp_.path() / "window.log";
