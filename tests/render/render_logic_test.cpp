@@ -512,11 +512,27 @@ TEST(Options, DefaultsAndFlags) {
   EXPECT_EQ(o.port, 7450);
   EXPECT_TRUE(o.interpolate);
   EXPECT_TRUE(o.characters.empty());
-  ASSERT_TRUE(
-      parse_options({"--host", "example", "--port=9000", "--characters", "1,2,30",
-                     "--no-interpolate", "--headless", "--frames", "5", "--screenshot", "a.png",
-                     "--width", "640", "--height=480", "--wait", "2.5", "--run-seconds", "3"},
-                    o, error))
+  ASSERT_TRUE(parse_options({"--host",
+                             "example",
+                             "--port=9000",
+                             "--characters",
+                             "1,2,30",
+                             "--no-interpolate",
+                             "--headless",
+                             "--frames",
+                             "5",
+                             "--screenshot",
+                             "a.png",
+                             "--width",
+                             "640",
+                             "--height=480",
+                             "--wait",
+                             "2.5",
+                             "--run-seconds",
+                             "3",
+                             "--max-fps",
+                             "30"},
+                            o, error))
       << error;
   EXPECT_EQ(o.host, "example");
   EXPECT_EQ(o.port, 9000);
@@ -529,6 +545,7 @@ TEST(Options, DefaultsAndFlags) {
   EXPECT_EQ(o.height, 480);
   EXPECT_DOUBLE_EQ(o.wait_seconds, 2.5);
   EXPECT_DOUBLE_EQ(o.run_seconds, 3.0);
+  EXPECT_DOUBLE_EQ(o.max_fps, 30.0);
 }
 
 TEST(Options, BadValuesNameTheFlag) {
