@@ -1,6 +1,6 @@
-// The real animd with its operations HTTP endpoint on an ephemeral port (--http-port 0
-// --http-port-file): /healthz, /readyz and /metrics scraped over loopback while characters
-// are spawned through libanimclient, then SIGTERM (exit 0).
+// The real animd with its operations HTTP endpoint on an ephemeral port (--http-port 0, which
+// DaemonProcess passes, and --http-port-file): /healthz, /readyz and /metrics scraped over loopback
+// while characters are spawned through libanimclient, then SIGTERM (exit 0).
 
 #include <chrono>
 #include <fstream>
@@ -63,7 +63,7 @@ class OpsHttpTest : public ::testing::Test {
     ASSERT_TRUE(dir_.ok());
     port_file_ = (dir_.path() / "http-port").string();
     daemon_ = std::make_unique<animtest::DaemonProcess>(
-        std::vector<std::string>{"--http-port", "0", "--http-port-file", port_file_});
+        std::vector<std::string>{"--http-port-file", port_file_});  // --http-port 0: default
     ASSERT_TRUE(daemon_->start()) << daemon_->error() << "\n" << daemon_->log_tail();
     // The HTTP port file is written once the endpoint listens (start-up, bounded wait).
     ASSERT_TRUE(eventually([&] {
@@ -107,8 +107,7 @@ TEST_F(OpsHttpTest, ProbesAndMetricsFollowTheDaemon) {
   EXPECT_EQ(value(before, "animd_sessions"), 0);
   EXPECT_GE(value(before, "animd_assets"), 1);  // the built-in character at least
   EXPECT_EQ(value(before, "animd_request_errors_total{code=\"NOT_FOUND\"}"), 0);
-  EXPECT_EQ(value(before, "animd_ticks_total"),
-            value(before, "animd_tick_duration_seconds_count"));
+  EXPECT_EQ(value(before, "animd_ticks_total"), value(before, "animd_tick_duration_seconds_count"));
 
   // The tick advances on its own.
   const double ticks0 = value(before, "animd_ticks_total");
