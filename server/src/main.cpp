@@ -6,7 +6,6 @@
 
 #include "config.h"
 #include "metrics.h"
-#include "ops_wiring.h"  // ops
 #include "server.h"
 
 int main(int argc, char** argv) {
@@ -25,15 +24,5 @@ int main(int argc, char** argv) {
   static animd::Metrics metrics;
   animd::Server server(std::move(config), metrics);
   if (!server.init()) return 1;
-  // ops: /metrics /healthz /readyz (--http-*), systemd notify + watchdog, Agones (--agones).
-  animops::Ops ops(server.io_context(), server.config().ops, animops::this_build());
-  if (auto err = ops.start(); !err.empty()) {
-    spdlog::error("{}", err);
-    return 1;
-  }
-  animd::wire_ops(ops, metrics);
-  ops.ready("serving on " + server.config().address + ":" + std::to_string(server.port()));
-  const int code = server.run();
-  ops.shutdown();  // ops: Agones /shutdown after the drain
-  return code;
+  return server.run();
 }

@@ -4,55 +4,40 @@
 // server/ops such as an HTTP /metrics endpoint). Relaxed atomics: each value is
 // individually consistent; a reader may see values from slightly different moments.
 
-#include <algorithm>
 #include <array>
 #include <atomic>
-#include <chrono>
 #include <cstdint>
-#include <functional>
 
 namespace animd {
 
 struct Metrics {
   // Set by the tick thread.
-  std::atomic<uint64_t> tick{0};              // the last completed tick
+  std::atomic<uint64_t> tick{0};  // the last completed tick
   std::atomic<uint32_t> characters{0};
   std::atomic<uint32_t> assets{0};
-  std::atomic<uint32_t> subscriptions{0};     // across all sessions
-  std::atomic<uint64_t> tick_overruns{0};     // ticks longer than the tick period (total)
-  std::atomic<uint64_t> degraded_ticks{0};    // ticks that skipped unwatched characters
+  std::atomic<uint32_t> subscriptions{0};   // across all sessions
+  std::atomic<uint64_t> tick_overruns{0};   // ticks longer than the tick period (total)
+  std::atomic<uint64_t> degraded_ticks{0};  // ticks that skipped unwatched characters
   // Tick time over the last 1,000 ticks, microseconds; refreshed about once a second.
   std::atomic<double> tick_p50_us{0.0};
   std::atomic<double> tick_p99_us{0.0};
   std::atomic<double> tick_max_us{0.0};
 
   // Set by the sessions.
-  std::atomic<uint32_t> sessions{0};          // open connections
-  std::atomic<uint64_t> connections_total{0}; // accepted since start
+  std::atomic<uint32_t> sessions{0};              // open connections
+  std::atomic<uint64_t> connections_total{0};     // accepted since start
   std::atomic<uint64_t> connections_rejected{0};  // refused at --max-connections
   std::atomic<uint64_t> bytes_in{0};
   std::atomic<uint64_t> bytes_out{0};
   std::atomic<uint64_t> requests{0};
-  std::atomic<uint64_t> request_errors{0};    // replies with a non-OK status
-  // ops: the same, by anim.v1.StatusCode value (codes >= 15 share the last slot).
-  std::array<std::atomic<uint64_t>, 16> request_errors_by_code{};
-  void count_request_error(int code) {
-    request_errors.fetch_add(1, std::memory_order_relaxed);
-    const size_t slot = code < 0 ? 15 : std::min<size_t>(static_cast<size_t>(code), 15);
-    request_errors_by_code[slot].fetch_add(1, std::memory_order_relaxed);
-  }
+  std::atomic<uint64_t> request_errors{0};  // replies with a non-OK status
+  // The same by anim.v1.StatusCode (index = code, 0..9; unknown codes count as INTERNAL).
+  std::array<std::atomic<uint64_t>, 10> request_errors_by_code{};
   std::atomic<uint64_t> stream_frames_sent{0};
   std::atomic<uint64_t> stream_frames_dropped{0};
 
   // Lifecycle (for health probes): true once listening and ticking, false when draining.
   std::atomic<bool> ready{false};
-
-  // ops: hooks for server/ops (tick histogram, readiness, systemd watchdog; drain). Set
-  // once before Server::run(); empty = not called.
-  // After every tick, on the tick thread: (time the tick took, the tick period).
-  std::function<void(std::chrono::nanoseconds, std::chrono::nanoseconds)> on_tick;
-  // When the drain starts (SIGTERM/stop()), on a network thread.
-  std::function<void()> on_draining;
 };
 
 }  // namespace animd
