@@ -1,6 +1,7 @@
-// The real animd with its operations HTTP endpoint on an ephemeral port (--http-port 0, which
-// DaemonProcess passes, and --http-port-file): /healthz, /readyz and /metrics scraped over loopback
-// while characters are spawned through libanimclient, then SIGTERM (exit 0).
+// The real animd with its operations HTTP endpoint on an ephemeral port (--http-port 0
+// --http-port-file, overriding DaemonProcess's default --http-port -1): /healthz, /readyz and
+// /metrics scraped over loopback while characters are spawned through libanimclient, then SIGTERM
+// (exit 0).
 
 #include <chrono>
 #include <fstream>
@@ -63,7 +64,7 @@ class OpsHttpTest : public ::testing::Test {
     ASSERT_TRUE(dir_.ok());
     port_file_ = (dir_.path() / "http-port").string();
     daemon_ = std::make_unique<animtest::DaemonProcess>(
-        std::vector<std::string>{"--http-port-file", port_file_});  // --http-port 0: default
+        std::vector<std::string>{"--http-port", "0", "--http-port-file", port_file_});
     ASSERT_TRUE(daemon_->start()) << daemon_->error() << "\n" << daemon_->log_tail();
     // The HTTP port file is written once the endpoint listens (start-up, bounded wait).
     ASSERT_TRUE(eventually([&] {
