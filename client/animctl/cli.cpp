@@ -309,7 +309,7 @@ void add_pose(CLI::App& app, Plan& plan) {
 void add_watch(CLI::App& app, Plan& plan) {
   struct Opts {
     std::vector<std::string> ids;
-    std::string frames, divisor;
+    std::string frames, divisor, joint;
     bool all = false;
   };
   auto o = store<Opts>();
@@ -319,6 +319,8 @@ void add_watch(CLI::App& app, Plan& plan) {
   sub->add_flag("--all", o->all, "every character, including ones spawned later");
   sub->add_option("--frames", o->frames, "stop after N frames (default: until Ctrl-C)");
   sub->add_option("--rate-divisor", o->divisor, "every Nth tick (default 1)");
+  sub->add_option("--joint", o->joint,
+                  "palette joint index whose translation is printed (default 0)");
   sub->callback([o, &plan] {
     plan.command = "watch";
     auto* subscribe = plan.request.mutable_subscribe();
@@ -332,6 +334,11 @@ void add_watch(CLI::App& app, Plan& plan) {
     }
     plan.watch = true;
     plan.watch_frames = o->frames.empty() ? 0 : parse_u64("--frames", o->frames);
+    if (!o->joint.empty()) {
+      const uint64_t joint = parse_u64("--joint", o->joint);
+      if (joint > 65535) throw UsageError("--joint: must be 0 .. 65535");
+      plan.watch_joint = static_cast<uint32_t>(joint);
+    }
   });
 }
 

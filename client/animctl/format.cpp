@@ -122,20 +122,21 @@ void print_pose(const anim::v1::QueryPoseReply& pose, std::ostream& out) {
   out << "palette: " << pose.palette_size() / 12 << " joints\n";
 }
 
-void print_frame_summary(const anim::v1::StreamFrame& frame, std::ostream& out) {
+void print_frame_summary(const anim::v1::StreamFrame& frame, uint32_t joint, std::ostream& out) {
   char line[128];
   std::snprintf(line, sizeof line, "tick %llu  t=%.3fs",
                 static_cast<unsigned long long>(frame.tick()), frame.server_time());
   out << line;
   for (const auto& c : frame.characters()) {
     out << "  | char " << c.character_id() << " root " << fmt_vec3(c.root().translation());
-    if (c.palette_size() >= 12) {
+    const size_t base = static_cast<size_t>(joint) * 12;
+    if (static_cast<size_t>(c.palette_size()) >= base + 12) {
       // Row-major 3x4: the translation column is elements 3, 7, 11.
       anim::v1::Vec3 t;
-      t.set_x(c.palette(3));
-      t.set_y(c.palette(7));
-      t.set_z(c.palette(11));
-      out << " palette[0].t " << fmt_vec3(t);
+      t.set_x(c.palette(static_cast<int>(base + 3)));
+      t.set_y(c.palette(static_cast<int>(base + 7)));
+      t.set_z(c.palette(static_cast<int>(base + 11)));
+      out << " palette[" << joint << "].t " << fmt_vec3(t);
     }
     out << " (" << c.palette_size() / 12 << " joints)";
   }

@@ -37,6 +37,7 @@ struct Plan {
   // watch/subscribe: after the subscribe reply, print frames as they stream.
   bool watch = false;
   uint64_t watch_frames = 0;  // stop after this many frames; 0 = until Ctrl-C
+  uint32_t watch_joint = 0;   // palette joint whose translation the summary line shows
 };
 
 }  // namespace animctl

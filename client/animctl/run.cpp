@@ -52,7 +52,7 @@ int watch(animclient::Client& client, const Plan& plan, bool json,
     if (json)
       out << to_json(*frame) << "\n";
     else
-      print_frame_summary(*frame, out);
+      print_frame_summary(*frame, plan.watch_joint, out);
     out.flush();
     ++printed;
   }

@@ -1,0 +1,44 @@
+#pragma once
+// animload's configuration (command line) and its parsing.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace animload {
+
+struct Options {
+  std::string host = "127.0.0.1";
+  uint16_t port = 7450;
+  std::string token;
+  int connections = 4;
+  int characters_per_connection = 10;
+  std::vector<std::string> assets{"builtin"};  // characters are assigned round-robin
+  // Commands per character per second (Poisson arrivals; the total rate is each rate times
+  // connections x characters-per-connection).
+  double play_rate = 0.2;
+  double crossfade_rate = 0.5;
+  double additive_rate = 0.2;
+  double ik_rate = 0.2;
+  std::string additive_clip;  // default: "lean" when the asset has it, else its last clip
+  std::string ik_chain;       // ROOT..EFFECTOR; default: picked from the skeleton (a hand)
+  std::string ik_solver = "two-bone";
+  int subscribers = -1;        // connections that subscribe; -1 = all
+  bool subscribe_all = false;  // subscribe to every character instead of the connection's own
+  int rate_divisor = 1;
+  double duration_s = 5.0;        // run length, unless ticks > 0
+  uint64_t ticks = 0;             // run until the server advanced this many ticks
+  double max_duration_s = 600.0;  // hard bound in --ticks mode
+  int max_inflight = 256;         // per connection; commands beyond it are skipped and counted
+  int request_timeout_ms = 10000;
+  uint64_t seed = 1;
+  double spacing = 1.5;  // metres between characters on the spawn grid
+  bool quiet = false;
+  std::string json_out;
+};
+
+// Parses argv. Returns -1 to go on, else the exit code (0 after --help, 2 on a usage error;
+// the message is already printed).
+int parse_options(int argc, char** argv, Options& options);
+
+}  // namespace animload

@@ -1,0 +1,354 @@
+"""A small animd client on the protoc-generated modules (anim/v1/*_pb2.py).
+
+The wire format: every TCP frame is a 4-byte little-endian length followed by one serialized
+anim.v1.Request (to the daemon) or anim.v1.ServerMessage (from it). Each request carries a
+request_id; the reply echoes it. After subscribe, StreamFrames arrive interleaved with replies.
+
+A background thread reads the socket: replies wake the caller waiting for that request_id,
+stream frames go to a bounded queue (the oldest frame is dropped when it is full) read with
+frames(). Every method may be called from any thread.
+
+Needs Debian's python3-protobuf (run with /usr/bin/python3) and the generated modules on
+PYTHONPATH (<build>/python after building the CMake target animproto).
+
+    with Client(port=7450) as c:
+        cid = c.spawn("builtin", clip="walk")
+        c.crossfade(cid, "run", 0.25)
+        c.subscribe([cid])
+        for frame in c.frames(count=10):
+            print(frame.tick)
+"""
+
+import collections
+import itertools
+import socket
+import struct
+import threading
+import time
+
+from anim.v1 import assets_pb2  # noqa: F401  (registers the message types)
+from anim.v1 import characters_pb2, envelope_pb2, stream_pb2, types_pb2
+
+DEFAULT_PORT = 7450
+_HEADER = struct.Struct("<I")
+
+
+class AnimdError(Exception):
+    """A call produced no result. kind: connect, timeout, disconnected, protocol or server."""
+
+    def __init__(self, kind, message, code=None):
+        super().__init__(message if kind in ("connect", "server") else f"{kind}: {message}")
+        self.kind = kind
+        self.code = code  # anim.v1.StatusCode for kind "server"
+        self.message = message
+
+
+class ServerError(AnimdError):
+    """The daemon answered with a non-OK status."""
+
+    def __init__(self, code, message):
+        name = types_pb2.StatusCode.Name(code) if code in types_pb2.StatusCode.values() else str(code)
+        super().__init__("server", f"{name.removeprefix('STATUS_')}: {message}", code)
+        self.status_message = message
+
+
+def vec3(v):
+    """(x, y, z) -> anim.v1.Vec3."""
+    x, y, z = (float(c) for c in v)
+    return types_pb2.Vec3(x=x, y=y, z=z)
+
+
+class Client:
+    """One TCP connection to animd."""
+
+    def __init__(self, host="127.0.0.1", port=DEFAULT_PORT, token="", timeout=5.0,
+                 max_frame_bytes=256 << 20, frame_queue=1024):
+        self.host, self.port, self.token, self.timeout = host, port, token, timeout
+        self.max_frame_bytes = max_frame_bytes
+        try:
+            self._sock = socket.create_connection((host, port), timeout=timeout)
+        except OSError as e:
+            raise AnimdError("connect", f"connect {host}:{port}: {e.strerror or e}") from None
+        self._sock.settimeout(None)
+        self._sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self._ids = itertools.count(1)
+        self._send_lock = threading.Lock()
+        self._lock = threading.Condition()
+        self._pending = {}  # request_id -> [reply or None]
+        self._frames = collections.deque()
+        self._frame_capacity = frame_queue
+        self.frames_dropped_locally = 0
+        self._closed = None  # the AnimdError that closed the connection
+        self._reader = threading.Thread(target=self._read_loop, name="animd-reader", daemon=True)
+        self._reader.start()
+
+    # ---- connection ----
+
+    def close(self):
+        try:
+            self._sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self._sock.close()
+        self._reader.join(timeout=5)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    @property
+    def connected(self):
+        with self._lock:
+            return self._closed is None
+
+    def _recv_exact(self, n):
+        chunks = []
+        while n > 0:
+            chunk = self._sock.recv(min(n, 1 << 20))
+            if not chunk:
+                return None
+            chunks.append(chunk)
+            n -= len(chunk)
+        return b"".join(chunks)
+
+    def _read_loop(self):
+        reason = None
+        try:
+            while True:
+                header = self._recv_exact(4)
+                if header is None:
+                    reason = AnimdError("disconnected", f"server {self.host}:{self.port} closed the connection")
+                    break
+                (length,) = _HEADER.unpack(header)
+                if length > self.max_frame_bytes:
+                    reason = AnimdError("protocol", f"server sent a frame of {length} bytes, over the limit "
+                                                    f"of {self.max_frame_bytes} bytes")
+                    break
+                body = self._recv_exact(length) if length else b""
+                if body is None:
+                    reason = AnimdError("disconnected", f"server {self.host}:{self.port} closed the connection")
+                    break
+                message = envelope_pb2.ServerMessage()
+                try:
+                    message.ParseFromString(body)
+                except Exception:  # DecodeError; the exact class differs between implementations
+                    reason = AnimdError("protocol", f"server sent a frame of {length} bytes that does not "
+                                                    "parse as anim.v1.ServerMessage")
+                    break
+                kind = message.WhichOneof("kind")
+                with self._lock:
+                    if kind == "reply":
+                        slot = self._pending.get(message.reply.request_id)
+                        if slot is not None:  # else its caller timed out and left
+                            slot[0] = message.reply
+                            self._lock.notify_all()
+                    elif kind == "frame":
+                        if len(self._frames) >= self._frame_capacity:
+                            self._frames.popleft()
+                            self.frames_dropped_locally += 1
+                        self._frames.append(message.frame)
+                        self._lock.notify_all()
+        except OSError as e:
+            reason = AnimdError("disconnected", f"read from {self.host}:{self.port}: {e.strerror or e}")
+        with self._lock:
+            self._closed = reason or AnimdError("disconnected", "connection closed")
+            self._lock.notify_all()
+        try:
+            self._sock.close()
+        except OSError:
+            pass
+
+    # ---- requests ----
+
+    def request(self, request, timeout=None):
+        """Sends an anim.v1.Request (request_id is set here) and returns the anim.v1.Reply,
+        whatever its status. Raises AnimdError on timeout or a lost connection."""
+        timeout = self.timeout if timeout is None else timeout
+        request_id = next(self._ids)
+        request.request_id = request_id
+        if self.token and not request.auth_token:
+            request.auth_token = self.token
+        body = request.SerializeToString()
+        slot = [None]
+        with self._lock:
+            if self._closed is not None:
+                raise AnimdError("disconnected", f"connection closed ({self._closed})")
+            self._pending[request_id] = slot
+        try:
+            with self._send_lock:
+                self._sock.sendall(_HEADER.pack(len(body)) + body)
+        except OSError as e:
+            with self._lock:
+                self._pending.pop(request_id, None)
+            raise AnimdError("disconnected", f"write to {self.host}:{self.port}: {e.strerror or e}") from None
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            while slot[0] is None and self._closed is None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                self._lock.wait(left)
+            self._pending.pop(request_id, None)
+            if slot[0] is not None:
+                return slot[0]
+            if self._closed is not None:
+                raise self._closed
+        command = request.WhichOneof("command") or "empty"
+        raise AnimdError("timeout", f"no reply to {command} within {int(timeout * 1000)} ms")
+
+    def call(self, command, message, timeout=None):
+        """Sends one command (the name of a Request field, e.g. "spawn", and its message);
+        returns the Reply, raising ServerError when the status is not OK."""
+        request = envelope_pb2.Request()
+        getattr(request, command).CopyFrom(message)
+        reply = self.request(request, timeout)
+        if reply.status.code != types_pb2.STATUS_OK:
+            raise ServerError(reply.status.code, reply.status.message)
+        return reply
+
+    # ---- typed helpers (raise ServerError on a non-OK status) ----
+
+    def list_assets(self):
+        return list(self.call("list_assets", assets_pb2.ListAssetsRequest()).list_assets.assets)
+
+    def load_asset(self, path, name=""):
+        return self.call("load_asset", assets_pb2.LoadAssetRequest(path=path, name=name)).load_asset.asset
+
+    def get_asset_data(self, asset, skip_mesh=False):
+        return self.call("get_asset_data",
+                         assets_pb2.GetAssetDataRequest(asset=asset, skip_mesh=skip_mesh)).get_asset_data
+
+    def spawn(self, asset="builtin", clip="", at=None):
+        """Returns the new character's id."""
+        request = characters_pb2.SpawnRequest(asset=asset, clip=clip)
+        if at is not None:
+            request.root.translation.CopyFrom(vec3(at))
+        return self.call("spawn", request).spawn.character_id
+
+    def despawn(self, character_id):
+        return self.call("despawn", characters_pb2.DespawnRequest(character_id=character_id)).tick
+
+    def set_root(self, character_id, position, yaw_rad=0.0):
+        import math
+        request = characters_pb2.SetRootTransformRequest(character_id=character_id)
+        request.root.translation.CopyFrom(vec3(position))
+        request.root.rotation.CopyFrom(types_pb2.Quat(y=math.sin(yaw_rad / 2), w=math.cos(yaw_rad / 2)))
+        return self.call("set_root", request).tick
+
+    def play(self, character_id, clip, loop=None, speed=None, start_time=0.0):
+        request = characters_pb2.PlayRequest(character_id=character_id, clip=clip, start_time=start_time)
+        if loop is not None:
+            request.loop = loop
+        if speed is not None:
+            request.speed = speed
+        return self.call("play", request).tick
+
+    def crossfade(self, character_id, clip, duration, sync=False, loop=None, speed=None):
+        request = characters_pb2.CrossfadeRequest(character_id=character_id, clip=clip, duration=duration,
+                                                  sync_normalized_time=sync)
+        if loop is not None:
+            request.loop = loop
+        if speed is not None:
+            request.speed = speed
+        return self.call("crossfade", request).tick
+
+    def set_speed(self, character_id, speed):
+        return self.call("set_speed", characters_pb2.SetSpeedRequest(character_id=character_id, speed=speed)).tick
+
+    def add_layer(self, character_id, clip, weight=None, mask_root="", time_source="own", parameter=0.0):
+        """Returns the layer id. time_source: own, base or param."""
+        sources = {"own": characters_pb2.LAYER_TIME_OWN_CLOCK,
+                   "base": characters_pb2.LAYER_TIME_BASE_NORMALIZED,
+                   "param": characters_pb2.LAYER_TIME_PARAMETER}
+        request = characters_pb2.AddLayerRequest(character_id=character_id, clip=clip,
+                                                 time_source=sources[time_source], parameter=parameter)
+        if weight is not None:
+            request.weight = weight
+        if mask_root:
+            request.mask.blend_root = mask_root
+        return self.call("add_layer", request).add_layer.layer_id
+
+    def update_layer(self, character_id, layer_id, weight=None, speed=None, parameter=None):
+        request = characters_pb2.UpdateLayerRequest(character_id=character_id, layer_id=layer_id)
+        if weight is not None:
+            request.weight = weight
+        if speed is not None:
+            request.speed = speed
+        if parameter is not None:
+            request.parameter = parameter
+        return self.call("update_layer", request).tick
+
+    def remove_layer(self, character_id, layer_id):
+        return self.call("remove_layer",
+                         characters_pb2.RemoveLayerRequest(character_id=character_id, layer_id=layer_id)).tick
+
+    def set_ik_goal(self, character_id, root_joint, effector_joint, target, solver="fabrik", world=False,
+                    weight=None, pole=None, goal_id=0):
+        """Returns the goal id. solver: fabrik, ccd or two-bone."""
+        solvers = {"fabrik": characters_pb2.IK_SOLVER_FABRIK, "ccd": characters_pb2.IK_SOLVER_CCD,
+                   "two-bone": characters_pb2.IK_SOLVER_TWO_BONE}
+        request = characters_pb2.SetIkGoalRequest(
+            character_id=character_id, goal_id=goal_id, root_joint=root_joint, effector_joint=effector_joint,
+            solver=solvers[solver], space=types_pb2.SPACE_WORLD if world else types_pb2.SPACE_MODEL,
+            target=vec3(target))
+        if weight is not None:
+            request.weight = weight
+        if pole is not None:
+            request.pole.CopyFrom(vec3(pole))
+        return self.call("set_ik_goal", request).set_ik_goal.goal_id
+
+    def clear_ik_goal(self, character_id, goal_id):
+        return self.call("clear_ik_goal",
+                         characters_pb2.ClearIkGoalRequest(character_id=character_id, goal_id=goal_id)).tick
+
+    def query_pose(self, character_id, joints=(), tick=None, world=False):
+        request = characters_pb2.QueryPoseRequest(character_id=character_id, joint_names=list(joints),
+                                                  space=types_pb2.SPACE_WORLD if world else types_pb2.SPACE_MODEL)
+        if tick is not None:
+            request.tick = tick
+        return self.call("query_pose", request).query_pose
+
+    def list_characters(self):
+        return list(self.call("list_characters", characters_pb2.ListCharactersRequest()).list_characters.characters)
+
+    def subscribe(self, character_ids=(), all_characters=False, rate_divisor=1):
+        """Returns the subscription id; frames then arrive for frames()."""
+        request = stream_pb2.SubscribeRequest(character_ids=list(character_ids), all_characters=all_characters,
+                                              rate_divisor=rate_divisor)
+        return self.call("subscribe", request).subscribe.subscription_id
+
+    def unsubscribe(self, subscription_id=0):
+        return self.call("unsubscribe", stream_pb2.UnsubscribeRequest(subscription_id=subscription_id)).tick
+
+    def stats(self):
+        return self.call("stats", stream_pb2.StatsRequest()).stats
+
+    # ---- stream ----
+
+    def next_frame(self, timeout=None):
+        """The oldest queued StreamFrame, or None after `timeout` seconds or when the
+        connection closed with nothing queued."""
+        timeout = self.timeout if timeout is None else timeout
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            while not self._frames and self._closed is None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return None
+                self._lock.wait(left)
+            return self._frames.popleft() if self._frames else None
+
+    def frames(self, count=None, timeout=None):
+        """Yields StreamFrames as they arrive: `count` of them (None = until the connection
+        closes). Raises AnimdError("timeout") when none arrives within `timeout` seconds."""
+        n = 0
+        while count is None or n < count:
+            frame = self.next_frame(timeout)
+            if frame is None:
+                if not self.connected:
+                    return
+                raise AnimdError("timeout", f"no stream frame within {timeout if timeout is not None else self.timeout} s")
+            n += 1
+            yield frame

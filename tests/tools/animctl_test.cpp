@@ -1,0 +1,283 @@
+// animctl against a real animd on 127.0.0.1: outputs (--json parsed), exit codes, messages.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "daemon_process.h"
+#include "run_process.h"
+
+namespace {
+
+using animtest::ProcessResult;
+using nlohmann::json;
+
+class Animctl : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    daemon_ = std::make_unique<animtest::DaemonProcess>();
+    if (!daemon_->start()) {
+      start_error_ = daemon_->error() + "\n" + daemon_->log_tail();
+      daemon_.reset();
+    }
+  }
+  static void TearDownTestSuite() {
+    if (daemon_) {
+      EXPECT_EQ(daemon_->stop(), 0) << daemon_->log_tail();
+    }
+    daemon_.reset();
+  }
+  void SetUp() override { ASSERT_TRUE(daemon_) << "animd did not start: " << start_error_; }
+
+  // Runs animctl against the daemon with `args` after the connection options.
+  static ProcessResult ctl(std::vector<std::string> args) {
+    std::vector<std::string> argv = {ANIMCTL_BIN, "--port", std::to_string(daemon_->port())};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return animtest::run_process(argv);
+  }
+  // Runs animctl with --json and parses stdout; fails the test on a non-zero exit.
+  static json ctl_json(std::vector<std::string> args) {
+    args.insert(args.begin(), "--json");
+    const ProcessResult r = ctl(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    try {
+      return json::parse(r.out);
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "not JSON: " << r.out << " (" << e.what() << ")";
+      return json::object();
+    }
+  }
+  static std::string spawn(const std::string& clip = "walk") {
+    const json j = ctl_json({"spawn", "builtin", "--clip", clip});
+    EXPECT_EQ(j["status"]["code"], "STATUS_OK");
+    const uint32_t id = j["spawn"]["character_id"].get<uint32_t>();
+    EXPECT_GT(id, 0u);
+    return std::to_string(id);
+  }
+
+  static std::unique_ptr<animtest::DaemonProcess> daemon_;
+  static std::string start_error_;
+};
+
+std::unique_ptr<animtest::DaemonProcess> Animctl::daemon_;
+std::string Animctl::start_error_;
+
+TEST_F(Animctl, SpawnPlayCrossfadeAndListCharacters) {
+  const std::string id = spawn("walk");
+  EXPECT_EQ(ctl_json({"play", id, "run", "--speed", "1.5"})["status"]["code"], "STATUS_OK");
+  EXPECT_EQ(ctl_json({"crossfade", id, "idle", "0.25", "--sync"})["status"]["code"], "STATUS_OK");
+  EXPECT_EQ(ctl_json({"speed", id, "-1"})["status"]["code"], "STATUS_OK");
+  EXPECT_EQ(ctl_json({"root", id, "--pos", "2,0,-3", "--rot-deg", "90"})["status"]["code"],
+            "STATUS_OK");
+
+  const json list = ctl_json({"characters"});
+  bool found = false;
+  for (const auto& c : list["list_characters"]["characters"]) {
+    if (std::to_string(c["character_id"].get<uint32_t>()) != id) continue;
+    found = true;
+    EXPECT_EQ(c["asset"], "builtin");
+    EXPECT_EQ(c["clip"], "idle");  // the latest target clip
+    EXPECT_FLOAT_EQ(c["root"]["translation"]["x"].get<float>(), 2.0f);
+    EXPECT_FLOAT_EQ(c["root"]["translation"]["z"].get<float>(), -3.0f);
+    // Yaw 90 degrees about +Y: (0, sin 45, 0, cos 45).
+    EXPECT_NEAR(c["root"]["rotation"]["y"].get<float>(), std::sqrt(0.5f), 1e-5);
+    EXPECT_NEAR(c["root"]["rotation"]["w"].get<float>(), std::sqrt(0.5f), 1e-5);
+  }
+  EXPECT_TRUE(found) << list.dump();
+
+  // Human output names the character and its tick.
+  const ProcessResult human = ctl({"play", id, "walk"});
+  EXPECT_EQ(human.exit_code, 0) << human.err;
+  EXPECT_NE(human.out.find("ok: play (tick "), std::string::npos) << human.out;
+  EXPECT_EQ(ctl_json({"despawn", id})["status"]["code"], "STATUS_OK");
+}
+
+TEST_F(Animctl, AdditiveLayerAddUpdateRemove) {
+  const std::string id = spawn("walk");
+  const json added = ctl_json(
+      {"additive", id, "add", "lean", "--weight", "0.5", "--mask-root", "spine", "--time", "own"});
+  const uint32_t layer = added["add_layer"]["layer_id"].get<uint32_t>();
+  EXPECT_GT(layer, 0u);
+  EXPECT_EQ(ctl_json({"additive", id, "update", std::to_string(layer), "--weight",
+                      "0.2"})["status"]["code"],
+            "STATUS_OK");
+  EXPECT_EQ(ctl_json({"additive", id, "remove", std::to_string(layer)})["status"]["code"],
+            "STATUS_OK");
+  // Removing it again: the daemon's NOT_FOUND, exit code 1.
+  const ProcessResult again = ctl({"additive", id, "remove", std::to_string(layer)});
+  EXPECT_EQ(again.exit_code, 1);
+  EXPECT_NE(again.err.find("NOT_FOUND"), std::string::npos) << again.err;
+  ctl({"despawn", id});
+}
+
+TEST_F(Animctl, IkGoalMovesTheHandToTheTargetAndClears) {
+  const std::string id = spawn("idle");
+  const json set = ctl_json({"ik", id, "set", "--chain", "upper_arm_l..hand_l", "--solver",
+                             "two-bone", "--target", "0.3,1.0,0.1"});
+  const uint32_t goal = set["set_ik_goal"]["goal_id"].get<uint32_t>();
+  EXPECT_GT(goal, 0u);
+  // The goal is in effect from the tick its reply names; a pose query comes after it.
+  const json pose = ctl_json({"pose", id, "--joints", "hand_l"});
+  ASSERT_EQ(pose["query_pose"]["joints"].size(), 1u) << pose.dump();
+  const json& hand = pose["query_pose"]["joints"][0];
+  EXPECT_EQ(hand["name"], "hand_l");
+  // Reachable target (0.22 m from the shoulder, arm 0.53 m): two-bone IK at weight 1 hits it.
+  EXPECT_NEAR(hand["position"]["x"].get<double>(), 0.3, 1e-3);
+  EXPECT_NEAR(hand["position"]["y"].get<double>(), 1.0, 1e-3);
+  EXPECT_NEAR(hand["position"]["z"].get<double>(), 0.1, 1e-3);
+  EXPECT_EQ(ctl_json({"ik", id, "clear", std::to_string(goal)})["status"]["code"], "STATUS_OK");
+  ctl({"despawn", id});
+}
+
+TEST_F(Animctl, PoseReportsRequestedJointsAndTheWholePalette) {
+  const std::string id = spawn("walk");
+  const json pose = ctl_json({"pose", id, "--joints", "head,hand_l", "--world"});
+  const json& q = pose["query_pose"];
+  ASSERT_EQ(q["joints"].size(), 2u);
+  EXPECT_EQ(q["joints"][0]["name"], "head");
+  EXPECT_EQ(q["joints"][1]["name"], "hand_l");
+  EXPECT_EQ(q["joints"][0]["matrix"].size(), 12u);
+  EXPECT_EQ(q["palette"].size(), 22u * 12u);  // the built-in rig has 22 joints
+
+  const ProcessResult human = ctl({"pose", id, "--joints", "head"});
+  EXPECT_EQ(human.exit_code, 0) << human.err;
+  EXPECT_NE(human.out.find("head"), std::string::npos);
+  EXPECT_NE(human.out.find("palette: 22 joints"), std::string::npos) << human.out;
+  ctl({"despawn", id});
+}
+
+TEST_F(Animctl, StatsAssetsAndMesh) {
+  const json stats = ctl_json({"stats"});
+  EXPECT_DOUBLE_EQ(stats["stats"]["tick_rate_hz"].get<double>(), 60.0);
+
+  const json assets = ctl_json({"assets"});
+  bool builtin = false;
+  for (const auto& a : assets["list_assets"]["assets"]) {
+    if (a["name"] != "builtin") continue;
+    builtin = true;
+    EXPECT_EQ(a["num_joints"], 22);
+    std::vector<std::string> clips;
+    for (const auto& c : a["clips"]) clips.push_back(c["name"]);
+    EXPECT_NE(std::find(clips.begin(), clips.end(), "walk"), clips.end());
+    EXPECT_NE(std::find(clips.begin(), clips.end(), "lean"), clips.end());
+  }
+  EXPECT_TRUE(builtin) << assets.dump();
+
+  const json mesh = ctl_json({"mesh", "builtin"});
+  EXPECT_EQ(mesh["num_joints"], 22);
+  EXPECT_EQ(mesh["joints"][0]["parent"], -1);
+  EXPECT_GT(mesh["num_vertices"].get<int>(), 0);
+  EXPECT_GT(mesh["num_triangles"].get<int>(), 0);
+  // Bytes per array follow from the vertex count (float3 positions, uint16x4 joints).
+  EXPECT_EQ(mesh["bytes"]["positions"].get<int>(), mesh["num_vertices"].get<int>() * 12);
+  EXPECT_EQ(mesh["bytes"]["joints"].get<int>(), mesh["num_vertices"].get<int>() * 8);
+}
+
+TEST_F(Animctl, WatchPrintsTheRequestedNumberOfFrames) {
+  const std::string id = spawn("walk");
+  const ProcessResult human = ctl({"watch", id, "--frames", "3"});
+  ASSERT_EQ(human.exit_code, 0) << human.err;
+  std::istringstream lines(human.out);
+  std::string line;
+  int frames = 0;
+  while (std::getline(lines, line))
+    if (line.rfind("tick ", 0) == 0) {
+      ++frames;
+      EXPECT_NE(line.find("char " + id + " root"), std::string::npos) << line;
+    }
+  EXPECT_EQ(frames, 3) << human.out;
+
+  const ProcessResult js = ctl({"--json", "subscribe", id, "--frames", "2"});
+  ASSERT_EQ(js.exit_code, 0) << js.err;
+  std::istringstream json_lines(js.out);
+  int parsed = 0;
+  uint64_t previous_tick = 0;
+  while (std::getline(json_lines, line)) {
+    const json frame = json::parse(line);
+    ASSERT_EQ(frame["characters"].size(), 1u);
+    EXPECT_EQ(std::to_string(frame["characters"][0]["character_id"].get<uint32_t>()), id);
+    EXPECT_EQ(frame["characters"][0]["palette"].size(), 22u * 12u);
+    const uint64_t tick = std::stoull(frame["tick"].get<std::string>());  // uint64 is a JSON string
+    EXPECT_GT(tick, previous_tick);
+    previous_tick = tick;
+    ++parsed;
+  }
+  EXPECT_EQ(parsed, 2);
+  ctl({"despawn", id});
+}
+
+TEST_F(Animctl, BadInputExitsWithCode2AndSaysWhy) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {{"frobnicate"}, "unknown command 'frobnicate'"},
+      {{"play", "abc", "walk"}, "'abc' is not a non-negative integer"},
+      {{"play", "0", "walk"}, "is not an id"},
+      {{"spawn", "builtin", "--at", "1,2"}, "'1,2' is not x,y,z"},
+      {{"spawn", "builtin", "--at", "1,nan,2"}, "'nan' is not a finite number"},
+      {{"speed", "3", "abc"}, "'abc' is not a number"},
+      {{"crossfade", "3", "run", "-1"}, "outside"},
+      {{"additive", "3", "add", "lean", "--weight", "1.5"}, "outside"},
+      {{"additive", "3", "add", "lean", "--time", "later"}, "not one of own, base, param"},
+      {{"ik", "3", "set", "--chain", "hand_l", "--target", "0,0,0"}, "is not ROOT..EFFECTOR"},
+      {{"ik", "3", "set", "--chain", "a..b", "--target", "0,0,0", "--solver", "magic"},
+       "not one of fabrik"},
+      {{"play", "3"}, "clip is required"},
+      {{"--port", "70000", "stats"}, "--port"},
+  };
+  for (const Case& c : cases) {
+    const ProcessResult r = ctl(c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.args.front() << ": " << r.err;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << "stderr: " << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+}
+
+TEST_F(Animctl, UnknownCharacterGivesTheServersMessageAndExit1) {
+  const ProcessResult r = ctl({"play", "4000000000", "walk"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("play failed: NOT_FOUND"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("4000000000"), std::string::npos) << r.err;
+}
+
+TEST_F(Animctl, HelpForEachCommand) {
+  for (const char* command :
+       {"spawn", "play", "crossfade", "additive", "ik", "pose", "watch", "load", "mesh"}) {
+    const ProcessResult r = animtest::run_process({ANIMCTL_BIN, command, "--help"});
+    EXPECT_EQ(r.exit_code, 0) << command;
+    EXPECT_NE(r.out.find("Usage"), std::string::npos) << command << ": " << r.out;
+  }
+}
+
+TEST(AnimctlOffline, UnreachableDaemonExitsWith3AndNamesTheAddress) {
+  // A port nobody listens on: bind an ephemeral one, then let it go.
+  uint16_t port = 0;
+  {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+    socklen_t len = sizeof addr;
+    ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+    port = ntohs(addr.sin_port);
+    ::close(fd);
+  }
+  const ProcessResult r =
+      animtest::run_process({ANIMCTL_BIN, "--port", std::to_string(port), "stats"});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("connect 127.0.0.1:" + std::to_string(port) + ": Connection refused"),
+            std::string::npos)
+      << r.err;
+}
+
+}  // namespace

@@ -1,0 +1,135 @@
+// animload against a real animd: a short run with --json-out, and its usage errors.
+#include <fstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "animclient/client.h"
+#include "daemon_process.h"
+#include "run_process.h"
+
+namespace {
+
+using animtest::ProcessResult;
+using nlohmann::json;
+
+json read_json(const std::filesystem::path& path) {
+  std::ifstream file(path);
+  json j;
+  file >> j;
+  return j;
+}
+
+TEST(Animload, ShortRunReportsFramesLatencyAndNoErrors) {
+  animtest::DaemonProcess daemon;
+  ASSERT_TRUE(daemon.start()) << daemon.error() << daemon.log_tail();
+  const auto out = daemon.temp_dir() / "load.json";
+  // High per-character rates so that every command kind is sent in a short run.
+  const ProcessResult r = animtest::run_process({ANIMLOAD_BIN,
+                                                 "--port",
+                                                 std::to_string(daemon.port()),
+                                                 "--connections",
+                                                 "2",
+                                                 "--characters-per-connection",
+                                                 "5",
+                                                 "--duration",
+                                                 "1.5",
+                                                 "--play-rate",
+                                                 "2",
+                                                 "--crossfade-rate",
+                                                 "2",
+                                                 "--additive-rate",
+                                                 "2",
+                                                 "--ik-rate",
+                                                 "2",
+                                                 "--quiet",
+                                                 "--json-out",
+                                                 out.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err << daemon.log_tail();
+  EXPECT_NE(r.out.find("2 connections x 5 characters"), std::string::npos) << r.out;
+
+  const json j = read_json(out);
+  EXPECT_EQ(j["config"]["connections"], 2);
+  EXPECT_EQ(j["config"]["characters_per_connection"], 5);
+  EXPECT_EQ(j["characters"]["spawned"], 10);
+  EXPECT_EQ(j["characters"]["despawned"], 10);
+  EXPECT_EQ(j["errors"]["total"], 0) << j["errors"].dump();
+  EXPECT_GT(j["elapsed_s"].get<double>(), 0.0);
+
+  const json& c = j["commands"];
+  EXPECT_GT(c["sent"].get<uint64_t>(), 0u);
+  EXPECT_EQ(c["ok"].get<uint64_t>(), c["sent"].get<uint64_t>());  // every command answered OK
+  for (const char* type : {"play", "crossfade", "additive_add", "ik_set"})
+    EXPECT_TRUE(c["by_type"].contains(type)) << type << " missing: " << c["by_type"].dump();
+  EXPECT_EQ(c["reply_latency_ms"]["count"].get<uint64_t>(), c["sent"].get<uint64_t>());
+  EXPECT_LE(c["reply_latency_ms"]["p50"].get<double>(), c["reply_latency_ms"]["p99"].get<double>());
+  EXPECT_LE(c["reply_latency_ms"]["p99"].get<double>(), c["reply_latency_ms"]["max"].get<double>());
+
+  const json& s = j["stream"];
+  EXPECT_GT(s["frames"].get<uint64_t>(), 0u);
+  // Each subscriber sees its own 5 characters in every frame.
+  EXPECT_EQ(s["character_frames"].get<uint64_t>(), 5 * s["frames"].get<uint64_t>());
+  // A float palette is 22 joints x 12 floats x 4 bytes = 1056 bytes, plus framing and root.
+  EXPECT_GT(s["bytes_per_character_frame"].get<double>(), 1056.0);
+  EXPECT_EQ(s["tick_to_client_ms"]["count"].get<uint64_t>(), s["frames"].get<uint64_t>());
+  EXPECT_GE(s["tick_to_client_ms"]["p50"].get<double>(), 0.0);
+  EXPECT_EQ(s["dropped_locally"], 0);
+  EXPECT_TRUE(s.contains("dropped_by_server"));
+  EXPECT_GE(s["last_tick"].get<uint64_t>(), s["first_tick"].get<uint64_t>());
+  ASSERT_TRUE(j["server"].is_object());
+  EXPECT_DOUBLE_EQ(j["server"]["tick_rate_hz"].get<double>(), 60.0);
+
+  // Everything it spawned is gone again.
+  animclient::ClientOptions options;
+  options.port = daemon.port();
+  auto client = animclient::Client::connect(options);
+  ASSERT_TRUE(client.ok()) << client.error().to_string();
+  auto stats = client.value()->stats();
+  ASSERT_TRUE(stats.ok()) << stats.error().to_string();
+  EXPECT_EQ(stats->characters(), 0u);
+  client.value().reset();
+  EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
+}
+
+TEST(Animload, TicksModeStopsByItself) {
+  animtest::DaemonProcess daemon;
+  ASSERT_TRUE(daemon.start()) << daemon.error() << daemon.log_tail();
+  const auto out = daemon.temp_dir() / "ticks.json";
+  const ProcessResult r =
+      animtest::run_process({ANIMLOAD_BIN, "--port", std::to_string(daemon.port()), "--connections",
+                             "1", "--characters-per-connection", "2", "--ticks", "20",
+                             "--subscribers", "0", "--quiet", "--json-out", out.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const json j = read_json(out);
+  EXPECT_EQ(j["config"]["ticks"], 20);
+  EXPECT_EQ(j["stream"]["frames"], 0);  // nobody subscribed
+  EXPECT_EQ(j["characters"]["despawned"], 2);
+  EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
+}
+
+TEST(Animload, UsageErrorsExitWith2) {
+  const std::vector<std::vector<std::string>> cases = {
+      {"--connections", "abc"}, {"--play-rate", "nan"},   {"--duration", "-1"},
+      {"--frobnicate"},         {"--ik-solver", "magic"}, {"--duration", "1", "--ticks", "5"}};
+  for (const auto& args : cases) {
+    std::vector<std::string> argv = {ANIMLOAD_BIN};
+    argv.insert(argv.end(), args.begin(), args.end());
+    const ProcessResult r = animtest::run_process(argv);
+    EXPECT_EQ(r.exit_code, 2) << args.front() << ": " << r.err;
+    EXPECT_NE(r.err.find("animload: "), std::string::npos) << r.err;
+  }
+}
+
+TEST(Animload, UnknownAssetIsAUsageErrorNamingTheKnownOnes) {
+  animtest::DaemonProcess daemon;
+  ASSERT_TRUE(daemon.start()) << daemon.error() << daemon.log_tail();
+  const ProcessResult r =
+      animtest::run_process({ANIMLOAD_BIN, "--port", std::to_string(daemon.port()), "--assets",
+                             "builtin,NoSuchThing", "--duration", "0.5", "--quiet"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("unknown asset 'NoSuchThing'; the daemon has: builtin"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
+}
+
+}  // namespace

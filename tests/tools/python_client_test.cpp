@@ -1,0 +1,69 @@
+// The Python client's scripts against a real animd: example.py and load_example.py run with
+// Debian's /usr/bin/python3 and the generated modules on PYTHONPATH.
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "daemon_process.h"
+#include "run_process.h"
+
+namespace {
+
+using animtest::ProcessResult;
+
+bool python_with_protobuf() {
+  return std::filesystem::exists("/usr/bin/python3") &&
+         animtest::run_process({"/usr/bin/python3", "-c", "import google.protobuf"}).exit_code == 0;
+}
+
+ProcessResult run_script(const std::string& script, std::vector<std::string> args) {
+  std::vector<std::string> argv = {"/usr/bin/python3",
+                                   std::string(ANIMD_PYTHON_SOURCE_DIR) + "/" + script};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return animtest::run_process(
+      argv, {"PYTHONPATH=" + std::string(ANIMD_PYTHON_MODULE_DIR) + ":" + ANIMD_PYTHON_SOURCE_DIR});
+}
+
+TEST(PythonClient, ExampleSpawnsPlaysAndPrintsFrames) {
+  if (!python_with_protobuf())
+    GTEST_SKIP() << "skipped: /usr/bin/python3 with python3-protobuf not available";
+  animtest::DaemonProcess daemon;
+  ASSERT_TRUE(daemon.start()) << daemon.error() << daemon.log_tail();
+  const ProcessResult r =
+      run_script("example.py", {"--port", std::to_string(daemon.port()), "--frames", "4"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("spawned character "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("crossfading to run at tick "), std::string::npos) << r.out;
+  size_t frames = 0;
+  for (size_t at = r.out.find("\ntick "); at != std::string::npos;
+       at = r.out.find("\ntick ", at + 1))
+    ++frames;
+  EXPECT_EQ(frames, 4u) << r.out;
+  EXPECT_NE(r.out.find("22 joints"), std::string::npos) << r.out;
+  EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
+}
+
+TEST(PythonClient, LoadExampleReportsFramesAndNoErrors) {
+  if (!python_with_protobuf())
+    GTEST_SKIP() << "skipped: /usr/bin/python3 with python3-protobuf not available";
+  animtest::DaemonProcess daemon;
+  ASSERT_TRUE(daemon.start()) << daemon.error() << daemon.log_tail();
+  const ProcessResult r =
+      run_script("load_example.py", {"--port", std::to_string(daemon.port()), "--connections", "2",
+                                     "--characters", "2", "--seconds", "1"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("frames/s"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("errors: 0"), std::string::npos) << r.out;
+  EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
+}
+
+TEST(PythonClient, UnreachableDaemonIsAClearErrorAndExit1) {
+  if (!python_with_protobuf())
+    GTEST_SKIP() << "skipped: /usr/bin/python3 with python3-protobuf not available";
+  // Port 1 on loopback: nothing listens there without root.
+  const ProcessResult r = run_script("example.py", {"--port", "1"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("connect 127.0.0.1:1: Connection refused"), std::string::npos) << r.err;
+}
+
+}  // namespace
