@@ -11,6 +11,8 @@ PACKAGES=(
   # protocol, daemon, tools
   libprotobuf-dev protobuf-compiler libboost-dev libboost-system-dev libspdlog-dev libfmt-dev
   libcli11-dev libsystemd-dev python3 python3-protobuf
+  # deploy checks (tests/deploy: YAML manifests parse)
+  python3-yaml
   # render client and headless render tests
   libglfw3-dev libglew-dev libgl-dev xvfb xauth libgl1-mesa-dri
   # tests and benchmarks

@@ -30,15 +30,27 @@ void OrbitCamera::frame(const Aabb& box, float aspect) {
     b.add(glm::vec3(-1, 0, -1));
     b.add(glm::vec3(1, 2, 1));
   }
-  float radius = glm::length(b.size()) * 0.5f;
-  if (!(radius > 1e-4f)) radius = 1e-4f;
-  // The sphere fits when its tangent cone fits in the narrower of the two fields of view.
-  float half_y = fov_y * 0.5f;
-  float half_x = std::atan(std::tan(half_y) * (aspect > 0.0f ? aspect : 1.0f));
-  float half = std::min(half_x, half_y);
-  constexpr float kMargin = 1.05f;  // a little air around the characters
   target = b.center();
-  distance = radius / std::sin(half) * kMargin;
+  // Camera axes for the current yaw and pitch (independent of the distance).
+  const glm::vec3 back{std::cos(pitch) * std::sin(yaw), std::sin(pitch),
+                       std::cos(pitch) * std::cos(yaw)};
+  const glm::vec3 right = glm::normalize(glm::cross(glm::vec3(0, 1, 0), back));
+  const glm::vec3 up = glm::cross(back, right);
+  const float tan_y = std::tan(fov_y * 0.5f);
+  const float tan_x = tan_y * (aspect > 0.0f ? aspect : 1.0f);
+  // A corner at (x, y, z) in camera axes around the target is in view from distance d when
+  // |x| <= (d - z) tan_x and |y| <= (d - z) tan_y: the smallest d that fits every corner.
+  float needed = 1e-4f;
+  for (int i = 0; i < 8; ++i) {
+    glm::vec3 corner{(i & 1) ? b.max.x : b.min.x, (i & 2) ? b.max.y : b.min.y,
+                     (i & 4) ? b.max.z : b.min.z};
+    const glm::vec3 r = corner - target;
+    const float z = glm::dot(r, back);
+    needed = std::max(
+        {needed, std::abs(glm::dot(r, right)) / tan_x + z, std::abs(glm::dot(r, up)) / tan_y + z});
+  }
+  constexpr float kMargin = 1.1f;  // a little air around the characters
+  distance = needed * kMargin;
 }
 
 void OrbitCamera::rotate(float dx_pixels, float dy_pixels, float radians_per_pixel) {

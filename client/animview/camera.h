@@ -28,8 +28,9 @@ class OrbitCamera {
   // zoom). aspect = width / height, > 0.
   glm::mat4 projection(float aspect) const;
 
-  // Places target and distance so that the whole box (its bounding sphere) is in view for
-  // the given aspect, keeping yaw and pitch. An empty box frames a 2 m box at the origin.
+  // Aims at the box's centre and sets the smallest distance (plus 10%) at which all 8 corners
+  // are in view for the given aspect, keeping yaw and pitch. An empty box frames a 2 m box
+  // standing at the origin.
   void frame(const Aabb& box, float aspect);
 
   // Mouse drag in pixels: `radians_per_pixel` per pixel of motion; pitch is clamped.

@@ -12,8 +12,8 @@ GridLayout layout_grid(const Aabb& box) {
     glm::vec3 s = box.size();
     extent = std::max({s.x, s.z, s.y, 1e-3f});
   }
-  // Aim for one line per ~1/10 of the extent, rounded to 1, 2 or 5 x 10^k.
-  float raw = extent / 10.0f;
+  // Aim for one line per ~1/6 of the extent, rounded to 1, 2 or 5 x 10^k.
+  float raw = extent / 6.0f;
   float p = std::pow(10.0f, std::floor(std::log10(raw)));
   float m = raw / p;
   g.spacing = (m < 1.5f ? 1.0f : m < 3.5f ? 2.0f : m < 7.5f ? 5.0f : 10.0f) * p;
@@ -28,10 +28,10 @@ GridLayout layout_grid(const Aabb& box) {
 
 std::vector<float> grid_vertices(const GridLayout& g) {
   std::vector<float> v;
-  const glm::vec3 line_color{0.42f, 0.44f, 0.47f};
+  const glm::vec3 line_color{0.32f, 0.34f, 0.37f};
   // The lines through the origin are brighter, still grey: no warm colour on the ground, so
   // warm pixels are characters (colors.h).
-  const glm::vec3 axis_color{0.60f, 0.62f, 0.66f};
+  const glm::vec3 axis_color{0.50f, 0.52f, 0.56f};
   const float half = g.half_lines * g.spacing;
   auto push = [&](glm::vec3 a, glm::vec3 b, glm::vec3 color) {
     for (const glm::vec3& p : {a, b}) v.insert(v.end(), {p.x, p.y, p.z, color.r, color.g, color.b});

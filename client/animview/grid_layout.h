@@ -1,6 +1,6 @@
 #pragma once
 // The ground grid's geometry (pure, no GL): lines on the plane y = 0 around the characters,
-// spaced at a round number (1, 2 or 5 times a power of ten) so that about 10-25 lines cross
+// spaced at a round number (1, 2 or 5 times a power of ten) so that about 6-15 lines cross
 // the characters' extent, whatever their units (metres, centimetres).
 
 #include <vector>

@@ -98,6 +98,11 @@ bool parse_options(const std::vector<std::string>& args, Options& out, std::stri
       double s = 0;
       if (!parse_number(v, s) || !(s > 0.0)) return bad(v, "seconds (> 0)");
       o.run_seconds = s;
+    } else if (name == "--max-fps") {
+      if (!take(v)) return false;
+      double f = 0;
+      if (!parse_number(v, f) || !(f >= 0.0) || f > 10000.0) return bad(v, "a rate (0-10000)");
+      o.max_fps = f;
     } else if (name == "--samples") {
       if (!take(v)) return false;
       if (!parse_number(v, o.samples) || o.samples < 0 || o.samples > 16)
@@ -131,6 +136,7 @@ usage: animview [options]
   --screenshot F.png    headless: write the last frame as PNG
   --wait S              headless: wait at most S seconds for the characters (default 10)
   --run-seconds S       window: quit after S seconds (demos, tests); default: until closed
+  --max-fps F           window: frame-rate cap where vsync is absent (default 120; 0 = none)
 
 keys (window):
   left mouse drag       orbit          right/middle drag   pan

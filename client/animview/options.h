@@ -19,6 +19,7 @@ struct Options {
   int height = 720;
   double wait_seconds = 10.0;  // headless: longest wait for the characters' frames
   int samples = 4;             // MSAA samples (0 or 1 = none)
+  double max_fps = 120.0;      // window: frame-rate cap when vsync does not hold it (0 = none)
   double run_seconds = 0.0;    // window: quit after this long (0 = until closed)
   bool help = false;
 };

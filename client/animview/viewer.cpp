@@ -150,6 +150,11 @@ int Viewer::run_window() {
       last_error_ = e;
     }
     pump(now);
+    if (announced_generation_ != connection_.generation() && !stream_.characters().empty()) {
+      announced_generation_ = connection_.generation();
+      std::printf("animview: receiving frames of %zu characters from %s\n",
+                  stream_.characters().size(), connection_.endpoint().c_str());
+    }
     apply_held_keys(gl_->window(), *this, static_cast<float>(now - last_time));
     last_time = now;
 
@@ -162,6 +167,12 @@ int Viewer::run_window() {
     renderer_.forget_characters_except(samples_);
     gl_->swap_buffers();
     gl_->poll_events();
+    if (options_.max_fps > 0.0) {
+      // Without vsync (Xvfb, some drivers) the loop would spin a core: sleep out the frame.
+      const double frame_end = now + 1.0 / options_.max_fps;
+      const double left = frame_end - monotonic_seconds();
+      if (left > 0.0) std::this_thread::sleep_for(std::chrono::duration<double>(left));
+    }
 
     ++title_frames;
     if (now - title_time >= 0.5) {

@@ -61,6 +61,7 @@ class Viewer {
   bool frame_pending_ = true;
   std::string last_error_;
   double bytes_per_second_ = 0.0;
+  uint64_t announced_generation_ = 0;  // connection whose first frames were reported
 };
 
 }  // namespace animview

@@ -49,6 +49,24 @@ void collapse(Channel<V>& c) {
   c.values.assign(1, v);
 }
 
+// parent * local on every key, for a joint with a fold (uniform scale, see JointFold).
+// Values map affinely; cubic tangents are derivatives, so they take the linear part only.
+void fold_rotation(const Transform& fold, QuatChannel* c) {
+  for (glm::quat& q : c->values) q = fold.rotation * q;
+}
+
+void fold_vec3(const Transform& fold, Path path, Vec3Channel* c) {
+  const bool cubic = c->interpolation == Interpolation::kCubicSpline;
+  for (size_t i = 0; i < c->values.size(); ++i) {
+    glm::vec3& v = c->values[i];
+    const bool tangent = cubic && i % 3 != 1;
+    if (path == Path::kScale)
+      v = fold.scale * v;
+    else
+      v = fold.rotation * (fold.scale * v) + (tangent ? glm::vec3(0.0f) : fold.translation);
+  }
+}
+
 struct Sampler {
   Interpolation interpolation;
   std::vector<float> times;
@@ -116,7 +134,8 @@ Expected<Sampler> read_sampler(const Context& ctx, const tinygltf::Animation& an
 }  // namespace
 
 Status load_clips(const Context& ctx, const Skeleton& skeleton,
-                  const std::vector<int>& source_of_node, std::vector<Clip>* clips) {
+                  const std::vector<int>& source_of_node, const std::vector<JointFold>& folds,
+                  std::vector<Clip>* clips) {
   const tinygltf::Model& m = ctx.model;
   const int num_joints = skeleton.num_joints();
   std::unordered_set<std::string> names;
@@ -195,6 +214,7 @@ Status load_clips(const Context& ctx, const Skeleton& skeleton,
           if (!(glm::length(q.values[k * per + (per == 3 ? 1 : 0)]) > 1e-6f))
             return ctx.fail(StatusCode::kInvalidArgument,
                             full + ": rotation key " + std::to_string(k) + " is a zero quaternion");
+        if (folds[source].active) fold_rotation(folds[source].transform, &q);
         if (is_constant(q)) collapse(q);
         *slot = static_cast<int32_t>(clip.quat_channels.size());
         clip.quat_channels.push_back(std::move(q));
@@ -206,6 +226,7 @@ Status load_clips(const Context& ctx, const Skeleton& skeleton,
         for (size_t i = 0; i < s->output.count; ++i)
           t.values.emplace_back(static_cast<float>(v[3 * i]), static_cast<float>(v[3 * i + 1]),
                                 static_cast<float>(v[3 * i + 2]));
+        if (folds[source].active) fold_vec3(folds[source].transform, path, &t);
         if (is_constant(t)) collapse(t);
         *slot = static_cast<int32_t>(clip.vec3_channels.size());
         clip.vec3_channels.push_back(std::move(t));

@@ -60,10 +60,21 @@ glm::dmat4 node_local_matrix(const tinygltf::Node& node);
 // Checks a node's TRS / matrix arrays have the right lengths and finite values.
 Status check_node_transform(const Context& ctx, int node);
 
+// A static transform pre-multiplied onto a joint's local transform (rest pose and every
+// key): the non-joint nodes between a joint and its parent joint, or, for a root joint under
+// different non-joint ancestors than the first root, the difference of the two parent spaces.
+// Its scale is uniform (checked when it is made), which keeps parent * local exact in TRS.
+struct JointFold {
+  bool active = false;
+  Transform transform;
+};
+
 // Every animation's translation / rotation / scale channels on the skin's joints, as clips in
-// skeleton order. `source_of_node[n]` is node n's index in skin.joints, or -1.
+// skeleton order. `source_of_node[n]` is node n's index in skin.joints, or -1; `folds` is
+// indexed by skin.joints index.
 Status load_clips(const Context& ctx, const Skeleton& skeleton,
-                  const std::vector<int>& source_of_node, std::vector<Clip>* clips);
+                  const std::vector<int>& source_of_node, const std::vector<JointFold>& folds,
+                  std::vector<Clip>* clips);
 
 // The triangles of every primitive of `mesh_nodes` (all skinned by the chosen skin), joint
 // indices mapped to skeleton order. `skin_joint_count` is skin.joints.size().

@@ -195,7 +195,8 @@ std::vector<int> skinned_mesh_nodes(const tinygltf::Model& m, int skin,
 Expected<Skeleton> build_skeleton(const Context& ctx, int skin_index,
                                   const std::vector<int>& parent,
                                   const std::vector<int>& mesh_nodes,
-                                  std::vector<int>* source_of_node) {
+                                  std::vector<int>* source_of_node,
+                                  std::vector<gltf::JointFold>* folds) {
   const tinygltf::Model& m = ctx.model;
   const tinygltf::Skin& skin = m.skins[skin_index];
   const std::string skin_label =
@@ -220,35 +221,51 @@ Expected<Skeleton> build_skeleton(const Context& ctx, int skin_index,
     (*source_of_node)[node] = k;
   }
 
-  // Parent joint of each joint, and the single non-joint parent space of the root joints.
+  // Parent joint of each joint; the non-joint parent space of the root joints (the first
+  // root's; other roots under a different one get the difference as a fold); non-joint nodes
+  // between two joints become a fold on the lower joint.
   std::vector<int> parents(n, -1);
+  std::vector<glm::dmat4> fold_matrix(n, glm::dmat4(1.0));
+  folds->assign(n, gltf::JointFold{});
   bool have_root_space = false;
   glm::dmat4 root_space(1.0);
   for (int k = 0; k < n; ++k) {
     const int node = skin.joints[k];
-    const int p = parent[node];
-    if (p >= 0 && (*source_of_node)[p] >= 0) {
-      parents[k] = (*source_of_node)[p];
+    glm::dmat4 between(1.0);  // product of the non-joint nodes above `node`, up to a joint
+    int a = parent[node];
+    while (a >= 0 && (*source_of_node)[a] < 0) {
+      between = gltf::node_local_matrix(m.nodes[a]) * between;
+      a = parent[a];
+    }
+    if (a >= 0) {
+      parents[k] = (*source_of_node)[a];
+      if (a != parent[node]) {
+        fold_matrix[k] = between;
+        (*folds)[k].active = true;
+      }
       continue;
     }
-    // The parent is not a joint: there must be no joint above it either, since a static
-    // non-joint node between two joints would have to be kept as a joint of its own.
-    for (int a = p; a >= 0; a = parent[a])
-      if ((*source_of_node)[a] >= 0)
-        return ctx.fail(StatusCode::kUnimplemented,
-                        skin_label + ": non-joint " + node_label(m, p) + " lies between joint " +
-                            node_label(m, a) + " and its descendant joint " + node_label(m, node));
-    const glm::dmat4 space = p >= 0 ? world_matrix(m, parent, p) : glm::dmat4(1.0);
+    // A root joint: `between` is the world matrix of its parent node (identity for none).
     if (!have_root_space) {
-      root_space = space;
+      root_space = between;
       have_root_space = true;
-    } else if (!nearly_equal(space, root_space)) {
-      return ctx.fail(StatusCode::kUnimplemented,
-                      skin_label +
-                          ": root joints sit under non-joint ancestors with different "
-                          "world transforms (" +
-                          node_label(m, node) + ")");
+    } else if (!nearly_equal(between, root_space)) {
+      fold_matrix[k] = glm::inverse(root_space) * between;
+      (*folds)[k].active = true;
     }
+  }
+  for (int k = 0; k < n; ++k) {
+    if (!(*folds)[k].active) continue;
+    const Transform f = from_matrix(glm::mat4(fold_matrix[k]));
+    const float s = f.scale.x;
+    const bool uniform =
+        s > 0.0f && std::abs(f.scale.y - s) <= 1e-5f * s && std::abs(f.scale.z - s) <= 1e-5f * s;
+    if (!uniform || !nearly_equal(glm::dmat4(to_matrix(f)), fold_matrix[k]))
+      return ctx.fail(StatusCode::kUnimplemented,
+                      skin_label + ": the non-joint nodes above joint " +
+                          node_label(m, skin.joints[k]) +
+                          " have non-uniform or mirroring scale, which cannot be folded into it");
+    (*folds)[k].transform = f;
   }
 
   // Model space = the first skinned mesh node's space.
@@ -291,7 +308,7 @@ Expected<Skeleton> build_skeleton(const Context& ctx, int skin_index,
     if (used.count(name)) name += "#" + std::to_string(skin.joints[k]);
     used.insert(name);
     names[k] = name;
-    rest[k] = from_matrix(glm::mat4(gltf::node_local_matrix(node)));
+    rest[k] = from_matrix(glm::mat4(fold_matrix[k] * gltf::node_local_matrix(node)));
   }
 
   Expected<Skeleton> skeleton = Skeleton::from_unordered(std::move(names), parents, std::move(rest),
@@ -303,7 +320,9 @@ Expected<Skeleton> build_skeleton(const Context& ctx, int skin_index,
 
 }  // namespace
 
-Expected<Asset> load_gltf(const std::string& path, const GltfOptions& options) {
+namespace {
+
+Expected<Asset> load(const std::string& path, const GltfOptions& options) {
   tinygltf::Model model;
   if (Status s = read_model(path, &model); !s) return s;
 
@@ -321,11 +340,14 @@ Expected<Asset> load_gltf(const std::string& path, const GltfOptions& options) {
   const std::vector<int> mesh_nodes = skinned_mesh_nodes(model, *skin, *order);
 
   std::vector<int> source_of_node;
-  Expected<Skeleton> skeleton = build_skeleton(ctx, *skin, *parent, mesh_nodes, &source_of_node);
+  std::vector<gltf::JointFold> folds;
+  Expected<Skeleton> skeleton =
+      build_skeleton(ctx, *skin, *parent, mesh_nodes, &source_of_node, &folds);
   if (!skeleton) return skeleton.error();
   asset.skeleton = std::move(*skeleton);
 
-  if (Status s = gltf::load_clips(ctx, asset.skeleton, source_of_node, &asset.clips); !s) return s;
+  if (Status s = gltf::load_clips(ctx, asset.skeleton, source_of_node, folds, &asset.clips); !s)
+    return s;
   if (Status s = gltf::load_mesh(ctx, mesh_nodes, asset.skeleton, &asset.mesh); !s) return s;
   if (mesh_nodes.empty()) ctx.warn("no mesh node uses the chosen skin: the mesh is empty");
 
@@ -334,6 +356,20 @@ Expected<Asset> load_gltf(const std::string& path, const GltfOptions& options) {
     if (Status s = clip.finalize(asset.skeleton.num_joints()); !s)
       return ctx.fail(s.code(), s.message());
   return asset;
+}
+
+}  // namespace
+
+Expected<Asset> load_gltf(const std::string& path, const GltfOptions& options) {
+  // Core never throws across its API. tinygltf catches its JSON parser's exceptions, but an
+  // absurd size in a corrupt file can still make an allocation fail.
+  try {
+    return load(path, options);
+  } catch (const std::bad_alloc&) {
+    return Status(StatusCode::kResourceExhausted, path + ": out of memory while loading");
+  } catch (const std::exception& e) {
+    return data_loss(path + ": malformed file (" + e.what() + ")");
+  }
 }
 
 }  // namespace anim

@@ -138,8 +138,9 @@ anim::Expected<anim::Asset> load_uploaded_glb(const std::string& bytes, const st
   }
   auto loaded = anim::load_gltf(tmp.string(), gltf_options(request));
   fs::remove(tmp, ec);
-  if (!loaded) return anim::Status(loaded.error().code(), "upload '" + name + "': " +
-                                                             loaded.error().message());
+  if (!loaded)
+    return anim::Status(loaded.error().code(),
+                        "upload '" + name + "': " + loaded.error().message());
   loaded->name = name;
   loaded->source = "upload";
   return loaded;
@@ -148,9 +149,10 @@ anim::Expected<anim::Asset> load_uploaded_glb(const std::string& bytes, const st
 std::vector<fs::path> scan_asset_dir(const fs::path& root) {
   std::vector<fs::path> out;
   std::error_code ec;
-  auto it = fs::recursive_directory_iterator(
-      root, fs::directory_options::follow_directory_symlink |
-                fs::directory_options::skip_permission_denied, ec);
+  auto it = fs::recursive_directory_iterator(root,
+                                             fs::directory_options::follow_directory_symlink |
+                                                 fs::directory_options::skip_permission_denied,
+                                             ec);
   for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
     std::error_code ec2;
     if (is_asset_ext(it->path()) && fs::is_regular_file(it->path(), ec2)) out.push_back(it->path());

@@ -27,11 +27,11 @@ struct Command {
   };
   Kind kind = Kind::kRequest;
   uint64_t session_id = 0;
-  uint64_t seq = 0;                     // the session's reply sequence number
-  std::shared_ptr<ReplySink> sink;      // null for kSessionClosed
-  anim::v1::Request request;            // kRequest; also carries request_id for kInsertAsset
-  uint32_t subscription_id = 0;         // subscribe: the id the session assigned
-  std::shared_ptr<anim::Asset> asset;   // kInsertAsset
+  uint64_t seq = 0;                    // the session's reply sequence number
+  std::shared_ptr<ReplySink> sink;     // null for kSessionClosed
+  anim::v1::Request request;           // kRequest; also carries request_id for kInsertAsset
+  uint32_t subscription_id = 0;        // subscribe: the id the session assigned
+  std::shared_ptr<anim::Asset> asset;  // kInsertAsset
 };
 
 // Multi-producer, single-consumer. push() holds the lock only to append; the tick thread

@@ -12,12 +12,16 @@ int Config::history_ticks() const {
   return std::max(1, static_cast<int>(std::lround(history_seconds * tick_rate)));
 }
 
-size_t Config::max_accepted_frame() const { return std::max(max_frame_bytes, max_upload_bytes); }
+size_t Config::max_accepted_frame() const {
+  return std::max(max_frame_bytes, max_upload_bytes);
+}
 
 std::optional<int> parse_config(int argc, char** argv, Config& c) {
   CLI::App app{"animd: server-authoritative skeletal animation daemon"};
   app.set_config("--config", "", "Read options from a TOML/INI file (keys = long flag names)");
   app.get_formatter()->column_width(44);
+  // A flag given twice (e.g. on the command line after the config file) takes the last value.
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
 
   app.add_option("--address", c.address, "Listen address")->capture_default_str();
   app.add_option("--port", c.port, "Listen port (0 = ephemeral)")->capture_default_str();
@@ -78,6 +82,8 @@ std::optional<int> parse_config(int argc, char** argv, Config& c) {
   app.add_option("--summary-interval", c.summary_interval_s, "Seconds between summary log lines")
       ->check(CLI::Range(1.0, 86400.0))
       ->capture_default_str();
+
+  animops::add_ops_options(app, c.ops);
 
   try {
     app.parse(argc, argv);

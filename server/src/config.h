@@ -7,6 +7,8 @@
 #include <optional>
 #include <string>
 
+#include "animops/ops_config.h"
+
 namespace animd {
 
 struct Config {
@@ -17,31 +19,34 @@ struct Config {
   int io_threads = 2;                 // network threads (Asio)
 
   // World.
-  std::string assets_dir;             // asset root; every .glb/.gltf/.md5mesh under it loads at start
-  double tick_rate = 60.0;            // Hz
-  int workers = 0;                    // threads updating characters; 0 = hardware concurrency
-  double history_seconds = 1.0;       // pose history kept per character
-  int spawn_builtin = 0;              // debug/bench: spawn N built-in characters at start
+  std::string assets_dir;        // asset root; every .glb/.gltf/.md5mesh under it loads at start
+  double tick_rate = 60.0;       // Hz
+  int workers = 0;               // threads updating characters; 0 = hardware concurrency
+  double history_seconds = 1.0;  // pose history kept per character
+  int spawn_builtin = 0;         // debug/bench: spawn N built-in characters at start
 
   // Limits.
-  size_t max_frame_bytes = 1u << 20;        // any request frame except uploads
-  size_t max_upload_bytes = 64u << 20;      // LoadAssetRequest.glb_data frames; 0 = no uploads
-  size_t max_queued_bytes = 8u << 20;       // per-session write queue
-  uint32_t max_characters = 10000;          // in the whole daemon
+  size_t max_frame_bytes = 1u << 20;    // any request frame except uploads
+  size_t max_upload_bytes = 64u << 20;  // LoadAssetRequest.glb_data frames; 0 = no uploads
+  size_t max_queued_bytes = 8u << 20;   // per-session write queue
+  uint32_t max_characters = 10000;      // in the whole daemon
   uint32_t max_characters_per_connection = 2000;
   uint32_t max_subscriptions_per_connection = 16;
   uint32_t max_connections = 1000;
-  double max_requests_per_second = 5000;    // per connection, token bucket (burst = 1 s worth)
-  std::string auth_token;                   // non-empty: control commands need it
+  double max_requests_per_second = 5000;  // per connection, token bucket (burst = 1 s worth)
+  std::string auth_token;                 // non-empty: control commands need it
 
   // Operation.
   std::string log_level = "info";
-  double shutdown_timeout_s = 2.0;          // bounded wait for pending writes on SIGTERM
-  double summary_interval_s = 60.0;         // the periodic summary log line
+  double shutdown_timeout_s = 2.0;   // bounded wait for pending writes on SIGTERM
+  double summary_interval_s = 60.0;  // the periodic summary log line
+
+  // HTTP metrics/probes, systemd notify, Agones (server/ops; flags --http-*, --agones*).
+  animops::OpsConfig ops;
 
   // Derived helpers.
-  int history_ticks() const;                // >= 1
-  size_t max_accepted_frame() const;        // the largest frame the reader buffers at all
+  int history_ticks() const;          // >= 1
+  size_t max_accepted_frame() const;  // the largest frame the reader buffers at all
 };
 
 // Parses argv (and --config FILE, TOML/INI). Returns the exit code when the process should

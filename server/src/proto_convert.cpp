@@ -7,13 +7,20 @@ namespace animd {
 
 anim::v1::StatusCode to_proto(anim::StatusCode code) {
   switch (code) {
-    case anim::StatusCode::kOk: return anim::v1::STATUS_OK;
-    case anim::StatusCode::kInvalidArgument: return anim::v1::STATUS_INVALID_ARGUMENT;
-    case anim::StatusCode::kNotFound: return anim::v1::STATUS_NOT_FOUND;
-    case anim::StatusCode::kFailedPrecondition: return anim::v1::STATUS_FAILED_PRECONDITION;
-    case anim::StatusCode::kDataLoss: return anim::v1::STATUS_DATA_LOSS;
-    case anim::StatusCode::kUnimplemented: return anim::v1::STATUS_UNIMPLEMENTED;
-    case anim::StatusCode::kResourceExhausted: return anim::v1::STATUS_RESOURCE_EXHAUSTED;
+    case anim::StatusCode::kOk:
+      return anim::v1::STATUS_OK;
+    case anim::StatusCode::kInvalidArgument:
+      return anim::v1::STATUS_INVALID_ARGUMENT;
+    case anim::StatusCode::kNotFound:
+      return anim::v1::STATUS_NOT_FOUND;
+    case anim::StatusCode::kFailedPrecondition:
+      return anim::v1::STATUS_FAILED_PRECONDITION;
+    case anim::StatusCode::kDataLoss:
+      return anim::v1::STATUS_DATA_LOSS;
+    case anim::StatusCode::kUnimplemented:
+      return anim::v1::STATUS_UNIMPLEMENTED;
+    case anim::StatusCode::kResourceExhausted:
+      return anim::v1::STATUS_RESOURCE_EXHAUSTED;
   }
   return anim::v1::STATUS_INTERNAL;
 }

@@ -5,11 +5,12 @@
 #include <spdlog/spdlog.h>
 
 #include "anim/builtin_character.h"
+#include "animops/ops.h"
 #include "asset_loading.h"
 #include "session.h"
 #include "tick_loop.h"
-#include "world.h"
 #include "worker_pool.h"
+#include "world.h"
 
 namespace animd {
 
@@ -19,6 +20,8 @@ namespace fs = std::filesystem;
 Server::Server(Config config, Metrics& metrics)
     : config_(std::move(config)),
       metrics_(metrics),
+      ops_(std::make_unique<animops::Ops>(io_, config_.ops,
+                                          animops::BuildInfo{ANIMD_VERSION, ANIMD_BUILD_TYPE})),
       work_(io_.get_executor()),
       acceptor_(io_),
       signals_(io_, SIGINT, SIGTERM),
@@ -65,6 +68,25 @@ bool Server::load_assets() {
 }
 
 bool Server::init() {
+  // Operations first: probes answer "not ready" while assets load.
+  if (auto err = ops_->start(); !err.empty()) {
+    spdlog::error("{}", err);
+    return false;
+  }
+  ops_->metrics().set_collector([this](animops::Metrics& om) {
+    const Metrics& m = metrics_;
+    om.characters.set(m.characters.load());
+    om.sessions.set(m.sessions.load());
+    om.subscriptions.set(m.subscriptions.load());
+    om.assets.set(m.assets.load());
+    om.bytes_in.set_total(m.bytes_in.load());
+    om.bytes_out.set_total(m.bytes_out.load());
+    om.stream_frames_sent.set_total(m.stream_frames_sent.load());
+    om.stream_frames_dropped.set_total(m.stream_frames_dropped.load());
+    om.requests.set_total(m.requests.load());
+    for (int code = 1; code < 10; ++code)
+      om.set_request_errors_total(code, m.request_errors_by_code[code].load());
+  });
   pool_ = std::make_unique<WorkerPool>(config_.workers);
   world_ = std::make_unique<World>(config_, metrics_, catalog_, *pool_);
   if (!load_assets()) return false;
@@ -110,8 +132,9 @@ bool Server::init() {
 }
 
 int Server::run() {
-  tick_ = std::make_unique<TickLoop>(config_, *world_, commands_, metrics_,
-                                     [this](const SnapshotPtr& s) { publish(s); });
+  tick_ = std::make_unique<TickLoop>(
+      config_, *world_, commands_, metrics_, [this](const SnapshotPtr& s) { publish(s); },
+      [this](std::chrono::nanoseconds d, std::chrono::nanoseconds p) { ops_->on_tick(d, p); });
   tick_->start();
   signals_.async_wait([this](boost::system::error_code ec, int sig) {
     if (ec) return;
@@ -121,6 +144,8 @@ int Server::run() {
   accept();
   schedule_summary();
   metrics_.ready.store(true);
+  ops_->ready("serving " + std::to_string(metrics_.assets.load()) + " assets on " +
+              config_.address + ":" + std::to_string(port_));
   std::vector<std::thread> threads;
   for (int i = 1; i < config_.io_threads; ++i) threads.emplace_back([this] { io_.run(); });
   io_.run();
@@ -137,6 +162,7 @@ void Server::stop() {
 void Server::do_stop() {
   if (shutting_down_.exchange(true)) return;
   metrics_.ready.store(false);
+  ops_->stopping();
   boost::system::error_code ec;
   acceptor_.close(ec);
   signals_.cancel(ec);
@@ -153,39 +179,48 @@ void Server::do_stop() {
   // Backstop: whatever is still pending after the deadline is abandoned.
   stop_timer_.expires_at(deadline + std::chrono::milliseconds(500));
   stop_timer_.async_wait([this](boost::system::error_code e) {
-    if (!e) io_.stop();
+    if (e) return;
+    finish_stop();
+    io_.stop();
   });
   std::lock_guard lock(sessions_mutex_);
-  if (sessions_.empty()) stop_timer_.cancel();
+  if (sessions_.empty()) asio::post(io_, [this] { finish_stop(); });
+}
+
+void Server::finish_stop() {
+  if (stop_finished_) return;
+  stop_finished_ = true;
+  stop_timer_.cancel();
+  ops_->shutdown();  // Agones /shutdown (bounded), HTTP endpoint closed: run() can return
 }
 
 void Server::accept() {
-  acceptor_.async_accept(asio::make_strand(io_), [this](boost::system::error_code ec,
-                                                        asio::ip::tcp::socket socket) {
-    if (ec) {
-      if (ec == asio::error::operation_aborted || shutting_down()) return;
-      spdlog::warn("accept failed: {}", ec.message());
-    } else {
-      std::shared_ptr<Session> session;
-      {
-        std::lock_guard lock(sessions_mutex_);
-        if (sessions_.size() >= config_.max_connections) {
-          metrics_.connections_rejected.fetch_add(1, std::memory_order_relaxed);
-          boost::system::error_code e;
-          spdlog::warn("connection refused: --max-connections ({}) reached",
-                       config_.max_connections);
-          socket.close(e);
+  acceptor_.async_accept(
+      asio::make_strand(io_), [this](boost::system::error_code ec, asio::ip::tcp::socket socket) {
+        if (ec) {
+          if (ec == asio::error::operation_aborted || shutting_down()) return;
+          spdlog::warn("accept failed: {}", ec.message());
         } else {
-          session = std::make_shared<Session>(*this, std::move(socket), next_session_id_++);
-          sessions_.emplace(session->id(), session);
-          metrics_.sessions.store(static_cast<uint32_t>(sessions_.size()));
-          metrics_.connections_total.fetch_add(1, std::memory_order_relaxed);
+          std::shared_ptr<Session> session;
+          {
+            std::lock_guard lock(sessions_mutex_);
+            if (sessions_.size() >= config_.max_connections) {
+              metrics_.connections_rejected.fetch_add(1, std::memory_order_relaxed);
+              boost::system::error_code e;
+              spdlog::warn("connection refused: --max-connections ({}) reached",
+                           config_.max_connections);
+              socket.close(e);
+            } else {
+              session = std::make_shared<Session>(*this, std::move(socket), next_session_id_++);
+              sessions_.emplace(session->id(), session);
+              metrics_.sessions.store(static_cast<uint32_t>(sessions_.size()));
+              metrics_.connections_total.fetch_add(1, std::memory_order_relaxed);
+            }
+          }
+          if (session) session->start();
         }
-      }
-      if (session) session->start();
-    }
-    if (!shutting_down()) accept();
-  });
+        if (!shutting_down()) accept();
+      });
 }
 
 void Server::remove_session(uint64_t id) {
@@ -198,8 +233,7 @@ void Server::remove_session(uint64_t id) {
     sessions_.erase(it);
     metrics_.sessions.store(static_cast<uint32_t>(sessions_.size()));
     // The last session drained: the backstop timer need not hold run() any longer.
-    if (shutting_down() && sessions_.empty())
-      asio::post(io_, [this] { stop_timer_.cancel(); });
+    if (shutting_down() && sessions_.empty()) asio::post(io_, [this] { finish_stop(); });
   }
   Command c;
   c.kind = Command::Kind::kSessionClosed;

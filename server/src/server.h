@@ -24,6 +24,10 @@
 #include "config.h"
 #include "metrics.h"
 
+namespace animd {}  // namespace animd
+namespace animops {
+class Ops;
+}
 namespace animd {
 
 class Session;
@@ -51,6 +55,7 @@ class Server {
   CommandQueue& commands() { return commands_; }
   boost::asio::thread_pool& loader() { return loader_; }
   boost::asio::io_context& io_context() { return io_; }
+  animops::Ops& ops() { return *ops_; }
   const std::filesystem::path& asset_root() const { return asset_root_; }
   uint16_t port() const { return port_; }
   bool shutting_down() const { return shutting_down_.load(std::memory_order_relaxed); }
@@ -63,11 +68,14 @@ class Server {
   void publish(const std::shared_ptr<const struct Snapshot>& snapshot);
   void schedule_summary();
   void do_stop();
+  void finish_stop();  // once every session is gone (or the drain deadline passed)
 
   Config config_;
   Metrics& metrics_;
   std::filesystem::path asset_root_;
   boost::asio::io_context io_;
+  // After io_ (destroyed before it): HTTP endpoint and Agones client run on io_.
+  std::unique_ptr<animops::Ops> ops_;
   boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work_;
   boost::asio::ip::tcp::acceptor acceptor_;
   boost::asio::signal_set signals_;
@@ -84,6 +92,7 @@ class Server {
   uint64_t next_session_id_ = 1;
   uint16_t port_ = 0;
   std::atomic<bool> shutting_down_{false};
+  bool stop_finished_ = false;  // io threads only
 };
 
 }  // namespace animd

@@ -36,8 +36,10 @@ bool is_control(const Request& r) {
     case Request::kGetAssetData:
     case Request::kQueryPose:
     case Request::kSubscribe:
-    case Request::kUnsubscribe: return false;
-    default: return true;
+    case Request::kUnsubscribe:
+      return false;
+    default:
+      return true;
   }
 }
 
@@ -83,9 +85,9 @@ void Session::read_header() {
                                                           : "read error: " + ec.message());
                        return;
                      }
-                     const uint32_t len = uint32_t(self->header_[0]) | uint32_t(self->header_[1]) << 8 |
-                                          uint32_t(self->header_[2]) << 16 |
-                                          uint32_t(self->header_[3]) << 24;
+                     const uint32_t len =
+                         uint32_t(self->header_[0]) | uint32_t(self->header_[1]) << 8 |
+                         uint32_t(self->header_[2]) << 16 | uint32_t(self->header_[3]) << 24;
                      self->read_body(len);
                    });
 }
@@ -141,7 +143,8 @@ void Session::on_frame(size_t length) {
 bool Session::take_token() {
   const auto now = std::chrono::steady_clock::now();
   const double rate = server_.config().max_requests_per_second;
-  tokens_ = std::min(rate, tokens_ + std::chrono::duration<double>(now - last_refill_).count() * rate);
+  tokens_ =
+      std::min(rate, tokens_ + std::chrono::duration<double>(now - last_refill_).count() * rate);
   last_refill_ = now;
   if (tokens_ < 1.0) return false;
   tokens_ -= 1.0;
@@ -177,22 +180,25 @@ void Session::handle(Request& r, uint64_t seq) {
       reply.set_request_id(r.request_id());
       set_status(reply, anim::Status::ok());
       auto assets = server_.catalog().get();
-      for (const auto& [name, a] : *assets) fill_asset_info(*a, reply.mutable_list_assets()->add_assets());
+      for (const auto& [name, a] : *assets)
+        fill_asset_info(*a, reply.mutable_list_assets()->add_assets());
       return complete(seq, std::move(reply));
     }
     case Request::kGetAssetData: {
       auto assets = server_.catalog().get();
       auto it = assets->find(r.get_asset_data().asset());
       if (it == assets->end())
-        return reply_error(seq, r, anim::v1::STATUS_NOT_FOUND,
-                           "get_asset_data.asset: unknown asset '" + r.get_asset_data().asset() + "'");
+        return reply_error(
+            seq, r, anim::v1::STATUS_NOT_FOUND,
+            "get_asset_data.asset: unknown asset '" + r.get_asset_data().asset() + "'");
       anim::v1::Reply reply;
       reply.set_request_id(r.request_id());
       set_status(reply, anim::Status::ok());
       fill_asset_data(*it->second, r.get_asset_data().skip_mesh(), reply.mutable_get_asset_data());
       return complete(seq, std::move(reply));
     }
-    case Request::kLoadAsset: return handle_load(r, seq);
+    case Request::kLoadAsset:
+      return handle_load(r, seq);
     case Request::kSubscribe: {
       const auto& s = r.subscribe();
       if (s.encoding() == anim::v1::ENCODING_QUANTIZED)
@@ -202,7 +208,8 @@ void Session::handle(Request& r, uint64_t seq) {
       if (s.encoding() != anim::v1::ENCODING_FLOAT_3X4)
         return reply_error(seq, r, anim::v1::STATUS_INVALID_ARGUMENT,
                            "subscribe.encoding has an unknown value");
-      if (subscriptions_.size() + pending_subscribes_.size() >= cfg.max_subscriptions_per_connection)
+      if (subscriptions_.size() + pending_subscribes_.size() >=
+          cfg.max_subscriptions_per_connection)
         return reply_error(seq, r, anim::v1::STATUS_RESOURCE_EXHAUSTED,
                            "--max-subscriptions-per-connection (" +
                                std::to_string(cfg.max_subscriptions_per_connection) + ") reached");
@@ -220,7 +227,8 @@ void Session::handle(Request& r, uint64_t seq) {
     case Request::kUnsubscribe:
       pending_unsubscribes_.emplace(seq, r.unsubscribe().subscription_id());
       return push_command(r, seq);
-    default: return push_command(r, seq);
+    default:
+      return push_command(r, seq);
   }
 }
 
@@ -327,8 +335,13 @@ void Session::on_reply(uint64_t seq, anim::v1::Reply reply) {
 
 void Session::complete(uint64_t seq, anim::v1::Reply reply) {
   if (closed_) return;
-  if (reply.status().code() != anim::v1::STATUS_OK)
-    server_.metrics().request_errors.fetch_add(1, std::memory_order_relaxed);
+  if (const int code = reply.status().code(); code != anim::v1::STATUS_OK) {
+    Metrics& m = server_.metrics();
+    m.request_errors.fetch_add(1, std::memory_order_relaxed);
+    const size_t slot = code > 0 && code < 10 ? static_cast<size_t>(code)
+                                              : static_cast<size_t>(anim::v1::STATUS_INTERNAL);
+    m.request_errors_by_code[slot].fetch_add(1, std::memory_order_relaxed);
+  }
   anim::v1::ServerMessage msg;
   *msg.mutable_reply() = std::move(reply);
   ready_replies_.emplace(seq, frame_message(msg));
@@ -355,7 +368,8 @@ void Session::offer_snapshot(const SnapshotPtr& snapshot) {
     pending_snapshot_ = snapshot;
     if (!snapshot_posted_) post = snapshot_posted_ = true;
   }
-  if (post) asio::post(socket_.get_executor(), [self = shared_from_this()] { self->on_snapshot(); });
+  if (post)
+    asio::post(socket_.get_executor(), [self = shared_from_this()] { self->on_snapshot(); });
 }
 
 void Session::on_snapshot() {

@@ -94,7 +94,7 @@ class Session : public ReplySink, public std::enable_shared_from_this<Session> {
   uint64_t next_seq_out_ = 0;
   std::map<uint64_t, std::unique_ptr<std::string>> ready_replies_;
   std::map<uint64_t, Subscription> pending_subscribes_;  // by seq
-  std::map<uint64_t, uint32_t> pending_unsubscribes_;     // by seq
+  std::map<uint64_t, uint32_t> pending_unsubscribes_;    // by seq
 
   // Rate limit (token bucket).
   double tokens_;
@@ -105,17 +105,17 @@ class Session : public ReplySink, public std::enable_shared_from_this<Session> {
   uint32_t next_subscription_id_ = 1;
   std::atomic<bool> streaming_{false};  // any subscription: offer_snapshot cares
   std::mutex snapshot_mutex_;
-  SnapshotPtr pending_snapshot_;        // guarded by snapshot_mutex_
-  bool snapshot_posted_ = false;        // guarded by snapshot_mutex_
+  SnapshotPtr pending_snapshot_;  // guarded by snapshot_mutex_
+  bool snapshot_posted_ = false;  // guarded by snapshot_mutex_
   std::atomic<uint32_t> coalesced_drops_{0};
   uint32_t dropped_since_last_ = 0;
-  anim::v1::ServerMessage scratch_;     // reused for encoding stream frames
+  anim::v1::ServerMessage scratch_;  // reused for encoding stream frames
 
   // Writing.
   std::deque<OutFrame> out_;
-  size_t in_flight_ = 0;       // frames at the front of out_ being written
-  size_t queued_bytes_ = 0;    // all of out_
-  size_t reply_bytes_ = 0;     // replies in out_ not yet in flight
+  size_t in_flight_ = 0;     // frames at the front of out_ being written
+  size_t queued_bytes_ = 0;  // all of out_
+  size_t reply_bytes_ = 0;   // replies in out_ not yet in flight
   size_t reply_frames_ = 0;
   std::vector<boost::asio::const_buffer> write_buffers_;
   uint64_t bytes_in_ = 0, bytes_out_ = 0;

@@ -14,15 +14,15 @@ namespace animd {
 
 struct SnapshotCharacter {
   uint32_t id = 0;
-  AssetPtr asset;             // keeps the name alive; asset->name is sent
-  anim::Transform root;       // world placement at this tick
+  AssetPtr asset;               // keeps the name alive; asset->name is sent
+  anim::Transform root;         // world placement at this tick
   uint32_t palette_offset = 0;  // into Snapshot::palettes
   uint32_t num_joints = 0;
 };
 
 struct Snapshot {
   uint64_t tick = 0;
-  double server_time = 0.0;   // seconds since the daemon started (steady clock), tick start
+  double server_time = 0.0;  // seconds since the daemon started (steady clock), tick start
   std::vector<SnapshotCharacter> characters;  // sorted by id
   std::vector<anim::PaletteMatrix> palettes;  // every character's palette, back to back
 

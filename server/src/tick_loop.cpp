@@ -9,13 +9,21 @@ namespace animd {
 using Clock = std::chrono::steady_clock;
 
 TickLoop::TickLoop(const Config& config, World& world, CommandQueue& commands, Metrics& metrics,
-                   Publish publish)
-    : config_(config), world_(world), commands_(commands), metrics_(metrics),
-      publish_(std::move(publish)) {}
+                   Publish publish, Observe observe)
+    : config_(config),
+      world_(world),
+      commands_(commands),
+      metrics_(metrics),
+      publish_(std::move(publish)),
+      observe_(std::move(observe)) {}
 
-TickLoop::~TickLoop() { stop(); }
+TickLoop::~TickLoop() {
+  stop();
+}
 
-void TickLoop::start() { thread_ = std::thread([this] { run(); }); }
+void TickLoop::start() {
+  thread_ = std::thread([this] { run(); });
+}
 
 void TickLoop::stop() {
   stop_.store(true);
@@ -47,6 +55,7 @@ void TickLoop::run() {
     const auto t1 = Clock::now();
     const double us = std::chrono::duration<double, std::micro>(t1 - t0).count();
     world_.tick_stats().record(us);
+    if (observe_) observe_(t1 - t0, period);
     degrade = t1 - t0 > period;
     if (degrade) metrics_.tick_overruns.fetch_add(1, std::memory_order_relaxed);
     next += period;

@@ -7,6 +7,7 @@
 // (unwatched characters update every other tick).
 
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <thread>
 
@@ -21,8 +22,10 @@ namespace animd {
 class TickLoop {
  public:
   using Publish = std::function<void(const SnapshotPtr&)>;
+  // Called after every tick with its duration and the tick period (ops metrics, watchdog).
+  using Observe = std::function<void(std::chrono::nanoseconds, std::chrono::nanoseconds)>;
   TickLoop(const Config& config, World& world, CommandQueue& commands, Metrics& metrics,
-           Publish publish);
+           Publish publish, Observe observe = {});
   ~TickLoop();
 
   void start();
@@ -38,6 +41,7 @@ class TickLoop {
   CommandQueue& commands_;
   Metrics& metrics_;
   Publish publish_;
+  Observe observe_;
   std::atomic<bool> stop_{false};
   std::thread thread_;
 };

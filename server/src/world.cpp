@@ -49,8 +49,9 @@ anim::Expected<uint32_t> World::spawn_unowned(const std::string& asset, const st
 }
 
 anim::Expected<Character*> World::find_character(uint32_t id, const char* field) {
-  auto it = std::lower_bound(characters_.begin(), characters_.end(), id,
-                             [](const std::unique_ptr<Character>& c, uint32_t v) { return c->id < v; });
+  auto it =
+      std::lower_bound(characters_.begin(), characters_.end(), id,
+                       [](const std::unique_ptr<Character>& c, uint32_t v) { return c->id < v; });
   if (it == characters_.end() || (*it)->id != id)
     return anim::not_found(std::string(field) + ": unknown character " + std::to_string(id));
   return it->get();
@@ -64,8 +65,8 @@ void World::apply(std::vector<Command>& commands, uint64_t tick, double server_t
       changed = true;
       continue;
     }
-    anim::v1::Reply reply = c.kind == Command::Kind::kInsertAsset ? insert_asset(c)
-                                                                  : handle(c, tick, server_time);
+    anim::v1::Reply reply =
+        c.kind == Command::Kind::kInsertAsset ? insert_asset(c) : handle(c, tick, server_time);
     reply.set_request_id(c.request.request_id());
     reply.set_tick(tick);
     if (c.sink) c.sink->deliver(c.seq, std::move(reply));

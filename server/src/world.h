@@ -32,16 +32,16 @@ struct Character {
 
   uint32_t id;
   AssetPtr asset;
-  uint64_t owner_session;      // the connection that spawned it (for its per-connection limit)
+  uint64_t owner_session;  // the connection that spawned it (for its per-connection limit)
   uint64_t spawn_tick;
   anim::Animator animator;
   PoseHistory history;
   // Current values of each layer and goal, so that partial updates keep the rest.
   std::map<int, anim::AdditiveLayerUpdate> layers;
   std::map<int, float> goal_weights;
-  int watchers = 0;            // explicit-id subscriptions naming it
-  float pending_dt = 0.0f;     // time skipped while degraded, applied at the next update
-  uint32_t palette_offset = 0; // into this tick's Snapshot::palettes
+  int watchers = 0;             // explicit-id subscriptions naming it
+  float pending_dt = 0.0f;      // time skipped while degraded, applied at the next update
+  uint32_t palette_offset = 0;  // into this tick's Snapshot::palettes
 };
 
 class World {
@@ -69,7 +69,7 @@ class World {
     std::vector<uint32_t> ids;
   };
   struct SessionState {
-    uint32_t characters = 0;                 // live characters it spawned
+    uint32_t characters = 0;                  // live characters it spawned
     std::map<uint32_t, Watch> subscriptions;  // by subscription id
   };
 

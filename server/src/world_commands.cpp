@@ -26,7 +26,8 @@ anim::Expected<int> find_clip(const std::string& field, const std::string& clip,
 anim::Expected<int> find_joint(const std::string& field, const std::string& joint,
                                const anim::Asset& a) {
   const int j = a.skeleton.find_joint(joint);
-  if (j < 0) return anim::not_found(field + ": unknown joint '" + joint + "' in asset '" + a.name + "'");
+  if (j < 0)
+    return anim::not_found(field + ": unknown joint '" + joint + "' in asset '" + a.name + "'");
   return j;
 }
 
@@ -51,26 +52,57 @@ anim::v1::Reply World::handle(Command& c, uint64_t tick, double server_time) {
   using R = anim::v1::Request;
   Status s;
   switch (r.command_case()) {
-    case R::kSpawn: s = spawn(r.spawn(), c.session_id, tick, reply); break;
-    case R::kDespawn: s = despawn(r.despawn()); break;
-    case R::kSetRoot: s = set_root(r.set_root()); break;
-    case R::kPlay: s = play(r.play()); break;
-    case R::kCrossfade: s = crossfade(r.crossfade()); break;
-    case R::kSetSpeed: s = set_speed(r.set_speed()); break;
-    case R::kAddLayer: s = add_layer(r.add_layer(), reply); break;
-    case R::kUpdateLayer: s = update_layer(r.update_layer()); break;
-    case R::kRemoveLayer: s = remove_layer(r.remove_layer()); break;
-    case R::kSetIkGoal: s = set_ik_goal(r.set_ik_goal(), reply); break;
-    case R::kClearIkGoal: s = clear_ik_goal(r.clear_ik_goal()); break;
-    case R::kQueryPose: s = query_pose(r.query_pose(), tick, reply); break;
-    case R::kListCharacters: list_characters(reply); break;
+    case R::kSpawn:
+      s = spawn(r.spawn(), c.session_id, tick, reply);
+      break;
+    case R::kDespawn:
+      s = despawn(r.despawn());
+      break;
+    case R::kSetRoot:
+      s = set_root(r.set_root());
+      break;
+    case R::kPlay:
+      s = play(r.play());
+      break;
+    case R::kCrossfade:
+      s = crossfade(r.crossfade());
+      break;
+    case R::kSetSpeed:
+      s = set_speed(r.set_speed());
+      break;
+    case R::kAddLayer:
+      s = add_layer(r.add_layer(), reply);
+      break;
+    case R::kUpdateLayer:
+      s = update_layer(r.update_layer());
+      break;
+    case R::kRemoveLayer:
+      s = remove_layer(r.remove_layer());
+      break;
+    case R::kSetIkGoal:
+      s = set_ik_goal(r.set_ik_goal(), reply);
+      break;
+    case R::kClearIkGoal:
+      s = clear_ik_goal(r.clear_ik_goal());
+      break;
+    case R::kQueryPose:
+      s = query_pose(r.query_pose(), tick, reply);
+      break;
+    case R::kListCharacters:
+      list_characters(reply);
+      break;
     case R::kSubscribe:
       s = subscribe(r.subscribe(), c.session_id, c.subscription_id);
       if (s) reply.mutable_subscribe()->set_subscription_id(c.subscription_id);
       break;
-    case R::kUnsubscribe: s = unsubscribe(r.unsubscribe(), c.session_id); break;
-    case R::kStats: stats(tick, server_time, reply); break;
-    default: s = Status(anim::StatusCode::kUnimplemented, "the world does not handle this request");
+    case R::kUnsubscribe:
+      s = unsubscribe(r.unsubscribe(), c.session_id);
+      break;
+    case R::kStats:
+      stats(tick, server_time, reply);
+      break;
+    default:
+      s = Status(anim::StatusCode::kUnimplemented, "the world does not handle this request");
   }
   if (!s) reply.clear_result();
   set_status(reply, s);
@@ -122,8 +154,9 @@ Status World::despawn(const anim::v1::DespawnRequest& r) {
   // Explicit subscriptions stop naming it; the sessions report it in `despawned`.
   for (auto& [sid, st] : sessions_)
     for (auto& [sub, w] : st.subscriptions) std::erase(w.ids, id);
-  auto it = std::lower_bound(characters_.begin(), characters_.end(), id,
-                             [](const std::unique_ptr<Character>& x, uint32_t v) { return x->id < v; });
+  auto it =
+      std::lower_bound(characters_.begin(), characters_.end(), id,
+                       [](const std::unique_ptr<Character>& x, uint32_t v) { return x->id < v; });
   characters_.erase(it);
   return {};
 }
@@ -194,12 +227,17 @@ Status World::add_layer(const anim::v1::AddLayerRequest& r, anim::v1::Reply& rep
   d.parameter = r.parameter();
   if (auto s = check_range(d.parameter, 0.0f, 1.0f, "add_layer.parameter"); !s) return s;
   switch (r.time_source()) {
-    case anim::v1::LAYER_TIME_OWN_CLOCK: d.time_source = anim::LayerTimeSource::kOwnClock; break;
+    case anim::v1::LAYER_TIME_OWN_CLOCK:
+      d.time_source = anim::LayerTimeSource::kOwnClock;
+      break;
     case anim::v1::LAYER_TIME_BASE_NORMALIZED:
       d.time_source = anim::LayerTimeSource::kBaseNormalized;
       break;
-    case anim::v1::LAYER_TIME_PARAMETER: d.time_source = anim::LayerTimeSource::kParameter; break;
-    default: return anim::invalid_argument("add_layer.time_source has an unknown value");
+    case anim::v1::LAYER_TIME_PARAMETER:
+      d.time_source = anim::LayerTimeSource::kParameter;
+      break;
+    default:
+      return anim::invalid_argument("add_layer.time_source has an unknown value");
   }
   const auto& m = r.mask();
   if (!m.joint_weights().empty()) {
@@ -207,7 +245,8 @@ Status World::add_layer(const anim::v1::AddLayerRequest& r, anim::v1::Reply& rep
     for (const auto& [name, value] : m.joint_weights()) {
       auto j = find_joint("add_layer.mask.joint_weights", name, a);
       if (!j) return j.error();
-      if (auto s = check_range(value, 0.0f, 1.0f, "add_layer.mask.joint_weights['" + name + "']"); !s)
+      if (auto s = check_range(value, 0.0f, 1.0f, "add_layer.mask.joint_weights['" + name + "']");
+          !s)
         return s;
       w[static_cast<size_t>(*j)] = value;
     }
@@ -297,15 +336,27 @@ Status World::set_ik_goal(const anim::v1::SetIkGoalRequest& r, anim::v1::Reply& 
   d.root_joint = r.root_joint();
   d.effector_joint = r.effector_joint();
   switch (r.solver()) {
-    case anim::v1::IK_SOLVER_FABRIK: d.solver = anim::IkSolver::kFabrik; break;
-    case anim::v1::IK_SOLVER_CCD: d.solver = anim::IkSolver::kCcd; break;
-    case anim::v1::IK_SOLVER_TWO_BONE: d.solver = anim::IkSolver::kTwoBone; break;
-    default: return anim::invalid_argument("set_ik_goal.solver has an unknown value");
+    case anim::v1::IK_SOLVER_FABRIK:
+      d.solver = anim::IkSolver::kFabrik;
+      break;
+    case anim::v1::IK_SOLVER_CCD:
+      d.solver = anim::IkSolver::kCcd;
+      break;
+    case anim::v1::IK_SOLVER_TWO_BONE:
+      d.solver = anim::IkSolver::kTwoBone;
+      break;
+    default:
+      return anim::invalid_argument("set_ik_goal.solver has an unknown value");
   }
   switch (r.space()) {
-    case anim::v1::SPACE_MODEL: d.space = anim::IkSpace::kModel; break;
-    case anim::v1::SPACE_WORLD: d.space = anim::IkSpace::kWorld; break;
-    default: return anim::invalid_argument("set_ik_goal.space has an unknown value");
+    case anim::v1::SPACE_MODEL:
+      d.space = anim::IkSpace::kModel;
+      break;
+    case anim::v1::SPACE_WORLD:
+      d.space = anim::IkSpace::kWorld;
+      break;
+    default:
+      return anim::invalid_argument("set_ik_goal.space has an unknown value");
   }
   d.target = *target;
   d.weight = r.has_weight() ? r.weight() : 1.0f;
@@ -352,7 +403,8 @@ Status World::set_ik_goal(const anim::v1::SetIkGoalRequest& r, anim::v1::Reply& 
       } else if (pc.has_hinge()) {
         auto axis = from_proto(pc.hinge().axis(), field + ".hinge.axis");
         if (!axis) return axis.error();
-        if (glm::length(*axis) < 1e-6f) return anim::invalid_argument(field + ".hinge.axis is zero");
+        if (glm::length(*axis) < 1e-6f)
+          return anim::invalid_argument(field + ".hinge.axis is zero");
         if (auto s = check_finite(pc.hinge().min_angle(), field + ".hinge.min_angle"); !s) return s;
         if (auto s = check_finite(pc.hinge().max_angle(), field + ".hinge.max_angle"); !s) return s;
         if (pc.hinge().min_angle() > pc.hinge().max_angle())

@@ -73,14 +73,18 @@ void run(benchmark::State& state, bool full) {
     benchmark::ClobberMemory();
   }
   state.SetItemsProcessed(state.iterations() * count);
-  state.counters["time_per_char"] = benchmark::Counter(
-      static_cast<double>(state.iterations() * count),
-      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["time_per_char"] =
+      benchmark::Counter(static_cast<double>(state.iterations() * count),
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
   state.counters["joints"] = s.num_joints();
 }
 
-void BM_AnimatorFull(benchmark::State& state) { run(state, true); }
-void BM_AnimatorPlay(benchmark::State& state) { run(state, false); }
+void BM_AnimatorFull(benchmark::State& state) {
+  run(state, true);
+}
+void BM_AnimatorPlay(benchmark::State& state) {
+  run(state, false);
+}
 
 BENCHMARK(BM_AnimatorFull)->Arg(1)->Arg(100)->Arg(1000)->Arg(10000)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_AnimatorPlay)->Arg(1)->Arg(100)->Arg(1000)->Arg(10000)->Unit(benchmark::kMicrosecond);

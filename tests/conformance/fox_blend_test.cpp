@@ -99,8 +99,8 @@ TEST(FoxMask, UpperBodyMaskByBlendRootLeavesTheRestBitIdentical) {
   auto upper = JointMask::subtree(s, chest);
   ASSERT_TRUE(upper.has_value());
   // Neck, head and both arms are in; hips, legs, tail and spine01 are out.
-  for (const char* in : {"b_Spine02_03", "b_Neck_04", "b_Head_05", "b_LeftHand_011",
-                         "b_RightForeArm_07"})
+  for (const char* in :
+       {"b_Spine02_03", "b_Neck_04", "b_Head_05", "b_LeftHand_011", "b_RightForeArm_07"})
     EXPECT_EQ(upper->weights[s.find_joint(in)], 1.0f) << in;
   for (const char* out : {"b_Hip_01", "b_Spine01_02", "b_Tail02_013", "b_LeftFoot01_017"})
     EXPECT_EQ(upper->weights[s.find_joint(out)], 0.0f) << out;
@@ -127,9 +127,11 @@ TEST(FoxMask, UpperBodyMaskByBlendRootLeavesTheRestBitIdentical) {
   for (Animator* x : {&plain, &layered}) ASSERT_TRUE(x->update(1.3f));
   int changed = 0;
   for (int j = 0; j < n; ++j) {
-    const bool same = std::memcmp(&plain.palette()[j], &layered.palette()[j],
-                                  sizeof(PaletteMatrix)) == 0;
-    if (upper->weights[j] == 0.0f) EXPECT_TRUE(same) << s.names[j];
+    const bool same =
+        std::memcmp(&plain.palette()[j], &layered.palette()[j], sizeof(PaletteMatrix)) == 0;
+    if (upper->weights[j] == 0.0f) {
+      EXPECT_TRUE(same) << s.names[j];
+    }
     if (!same) ++changed;
   }
   EXPECT_GT(changed, 0);

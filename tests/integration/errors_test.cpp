@@ -28,7 +28,8 @@ class Errors : public ::testing::Test {
     witness_character_ = sp->character_id();
   }
   void SetUp() override {
-    if (!std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()).starts_with("Custom"))
+    if (!std::string(::testing::UnitTest::GetInstance()->current_test_info()->name())
+             .starts_with("Custom"))
       start();
   }
   void TearDown() override {
@@ -99,7 +100,9 @@ TEST_F(Errors, UnknownClip) {
   auto list = client_->list_characters();
   ASSERT_TRUE(list);
   for (const auto& ci : list->characters())
-    if (ci.character_id() == id) EXPECT_EQ(ci.clip(), "walk");
+    if (ci.character_id() == id) {
+      EXPECT_EQ(ci.clip(), "walk");
+    }
 }
 
 TEST_F(Errors, UnknownJoint) {

@@ -2,20 +2,20 @@
 // Helpers shared by the integration tests: starting a daemon and connecting clients with
 // gtest assertions, a raw socket for malformed input, and collecting stream frames.
 
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
-#include <arpa/inet.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cmath>
-#include <thread>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -187,6 +187,7 @@ class RawConnection {
 };
 
 // A started daemon, or a failed test (with the daemon's log).
-#define ANIMD_START(daemon) ASSERT_TRUE((daemon).start()) << (daemon).error() << "\n" << (daemon).log_tail()
+#define ANIMD_START(daemon) \
+  ASSERT_TRUE((daemon).start()) << (daemon).error() << "\n" << (daemon).log_tail()
 
 }  // namespace animtest

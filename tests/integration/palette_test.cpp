@@ -23,7 +23,9 @@ constexpr float kDt = static_cast<float>(1.0 / 60.0);
 // Commands as the daemon applied them: at a tick, in order.
 struct Timeline {
   std::multimap<uint64_t, std::function<void(anim::Animator&)>> at;
-  void add(uint64_t tick, std::function<void(anim::Animator&)> f) { at.emplace(tick, std::move(f)); }
+  void add(uint64_t tick, std::function<void(anim::Animator&)> f) {
+    at.emplace(tick, std::move(f));
+  }
 };
 
 // Replays the timeline from the spawn tick and compares every streamed frame.
@@ -90,7 +92,8 @@ TEST(Palette, BuiltinPlayCrossfadeLayerIkSpeedMatchCore) {
   cf.mutable_crossfade()->set_character_id(id);
   cf.mutable_crossfade()->set_clip("run");
   cf.mutable_crossfade()->set_duration(0.25f);
-  tl.add(call_ok(*client, cf).tick(), [run](anim::Animator& a) { ASSERT_TRUE(a.crossfade(run, 0.25f)); });
+  tl.add(call_ok(*client, cf).tick(),
+         [run](anim::Animator& a) { ASSERT_TRUE(a.crossfade(run, 0.25f)); });
 
   Request layer;
   layer.mutable_add_layer()->set_character_id(id);
@@ -207,7 +210,8 @@ TEST(Palette, FoxFromSymlinkedAssetDirMatchesCore) {
   }
   ASSERT_GE(eff, 0);
   const std::string eff_name = asset.skeleton.names[eff];
-  const std::string root_name = asset.skeleton.names[asset.skeleton.parents[asset.skeleton.parents[eff]]];
+  const std::string root_name =
+      asset.skeleton.names[asset.skeleton.parents[asset.skeleton.parents[eff]]];
   Request ik;
   auto* g = ik.mutable_set_ik_goal();
   g->set_character_id(id);

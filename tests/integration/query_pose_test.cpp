@@ -96,7 +96,8 @@ TEST(QueryPose, TicksOutsideHistoryNameTheRange) {
   q.mutable_query_pose()->set_tick(sp->tick() + 1000000);
   auto future = call(*client, q);
   EXPECT_EQ(future.status().code(), anim::v1::STATUS_INVALID_ARGUMENT);
-  EXPECT_NE(future.status().message().find("future"), std::string::npos) << future.status().message();
+  EXPECT_NE(future.status().message().find("future"), std::string::npos)
+      << future.status().message();
   EXPECT_NE(future.status().message().find("available ticks"), std::string::npos);
 
   // Wait until the spawn tick has left the 15-tick history.
@@ -104,7 +105,8 @@ TEST(QueryPose, TicksOutsideHistoryNameTheRange) {
   q.mutable_query_pose()->set_tick(sp->tick());
   auto old = call(*client, q);
   EXPECT_EQ(old.status().code(), anim::v1::STATUS_NOT_FOUND);
-  EXPECT_NE(old.status().message().find("available ticks"), std::string::npos) << old.status().message();
+  EXPECT_NE(old.status().message().find("available ticks"), std::string::npos)
+      << old.status().message();
 
   q.mutable_query_pose()->clear_tick();
   q.mutable_query_pose()->add_joint_indices(999);

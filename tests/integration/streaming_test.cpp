@@ -36,7 +36,9 @@ TEST(Streaming, FramesListingStatsDivisorAndDespawn) {
   ASSERT_GE(frames.size(), 4u);
   uint64_t prev = 0;
   for (const auto& [tick, f] : frames) {
-    if (prev) EXPECT_EQ(tick - prev, 2u) << "rate_divisor 2 sends every other tick";
+    if (prev) {
+      EXPECT_EQ(tick - prev, 2u) << "rate_divisor 2 sends every other tick";
+    }
     prev = tick;
     ASSERT_EQ(f.characters_size(), 2);
     EXPECT_EQ(f.characters(0).character_id(), a->character_id());

@@ -51,19 +51,28 @@ TEST(OrbitCamera, EyeFollowsYawAndPitch) {
   EXPECT_NEAR(e.z, 5 * std::cos(kPi / 6), 1e-5);
 }
 
-TEST(OrbitCamera, FrameFitsTheBoundingSphereInTheNarrowerFieldOfView) {
+TEST(OrbitCamera, FrameFindsTheClosestDistanceThatShowsEveryCorner) {
   OrbitCamera c;
-  c.fov_y = kPi / 2;  // 90 degrees: half angle 45
+  c.fov_y = kPi / 2;  // 90 degrees: tan(half) = 1
+  c.yaw = 0;          // camera axes = world axes
+  c.pitch = 0;
   Aabb box;
   box.add({-1, -1, -1});
   box.add({1, 1, 1});
   c.frame(box, 1.0f);
-  // radius sqrt(3); distance = radius / sin(45 deg) * 1.05 margin = sqrt(6) * 1.05
-  EXPECT_NEAR(c.distance, std::sqrt(6.0f) * 1.05f, 1e-4);
+  // The near corners (z = +1 toward the camera) need d - 1 >= |x| / 1 = 1: d = 2, plus 10%.
+  EXPECT_NEAR(c.distance, 2.2f, 1e-5);
   EXPECT_NEAR(glm::length(c.target), 0.0f, 1e-6);
-  // Portrait 1:2: horizontal half angle atan(0.5), sin = 1 / sqrt(5).
+  // Portrait 1:2: tan(half x) = 0.5, so d - 1 >= 1 / 0.5: d = 3, plus 10%.
   c.frame(box, 0.5f);
-  EXPECT_NEAR(c.distance, std::sqrt(3.0f) * std::sqrt(5.0f) * 1.05f, 1e-4);
+  EXPECT_NEAR(c.distance, 3.3f, 1e-5);
+  // A wide, flat box: its width decides at a 16:9 aspect only when wider than 16/9 of its
+  // height. Box 8 x 1 x 0 (no depth): d = max(4 / (16/9), 0.5 / 1) = 2.25, plus 10%.
+  Aabb flat;
+  flat.add({-4, -0.5f, 0});
+  flat.add({4, 0.5f, 0});
+  c.frame(flat, 16.0f / 9.0f);
+  EXPECT_NEAR(c.distance, 2.475f, 1e-5);
 }
 
 TEST(OrbitCamera, FramedBoxProjectsInsideTheViewAtAnyAngleAndAspect) {
@@ -91,8 +100,9 @@ TEST(OrbitCamera, FramedBoxProjectsInsideTheViewAtAnyAngleAndAspect) {
           EXPECT_LT(ndc.z, 1.0f);
           largest = std::max({largest, std::abs(ndc.x), std::abs(ndc.y)});
         }
-        // Framed, not lost in the distance: some corner reaches a third of the way out.
-        EXPECT_GT(largest, 0.33f);
+        // Framed tightly: the limiting corner sits at the 10% margin (1 / 1.1 of the way out
+        // at the target's depth, a little less when nearer the camera).
+        EXPECT_GT(largest, 0.75f);
       }
     }
   }
@@ -102,7 +112,7 @@ TEST(OrbitCamera, EmptyBoxFramesADefaultBoxAtTheOrigin) {
   OrbitCamera c;
   c.frame(Aabb{}, 1.0f);
   EXPECT_NEAR(c.target.y, 1.0f, 1e-6);
-  EXPECT_GT(c.distance, 0.0f);
+  EXPECT_GT(c.distance, 1.0f);
   EXPECT_TRUE(std::isfinite(c.distance));
 }
 
@@ -468,19 +478,27 @@ TEST(StreamState, AnAssetChangeDoesNotBlendAcrossSkeletons) {
 // --- grid -----------------------------------------------------------------------------
 
 TEST(GridLayout, SpacingIsARoundNumberScaledToTheScene) {
-  Aabb metres;  // a 1.8 m character: raw 0.18 -> 0.2
+  Aabb metres;  // a 1.8 m character: raw 1.8 / 6 = 0.3 -> 0.2
   metres.add({-0.3f, 0, -0.2f});
   metres.add({0.3f, 1.8f, 0.2f});
   EXPECT_FLOAT_EQ(layout_grid(metres).spacing, 0.2f);
-  Aabb centimetres;  // 120 units: raw 12 -> 10
+  Aabb centimetres;  // 120 units: raw 20 -> 20
   centimetres.add({-60, 0, -20});
   centimetres.add({60, 80, 20});
   GridLayout g = layout_grid(centimetres);
-  EXPECT_FLOAT_EQ(g.spacing, 10.0f);
-  EXPECT_EQ(g.half_lines, 18);  // ceil(1.5 * 120 / 10)
+  EXPECT_FLOAT_EQ(g.spacing, 20.0f);
+  EXPECT_EQ(g.half_lines, 9);  // ceil(1.5 * 120 / 20)
   EXPECT_FLOAT_EQ(g.fade_radius, 180.0f);
-  // 2 * 18 + 1 lines per axis, 2 vertices each, 6 floats per vertex.
-  EXPECT_EQ(grid_vertices(g).size(), static_cast<size_t>((2 * 18 + 1) * 2 * 2 * 6));
+  EXPECT_EQ(g.center, glm::vec3(0, 0, 0));
+  // 2 * 9 + 1 lines per axis, 2 vertices each, 6 floats per vertex.
+  EXPECT_EQ(grid_vertices(g).size(), static_cast<size_t>((2 * 9 + 1) * 2 * 2 * 6));
+  Aabb wide;  // 3 m: raw 0.5 -> 0.5; centre (1.3, 0, 0.1) snaps to (1.5, 0, 0)
+  wide.add({-0.2f, 0, -0.4f});
+  wide.add({2.8f, 1, 0.6f});
+  g = layout_grid(wide);
+  EXPECT_FLOAT_EQ(g.spacing, 0.5f);
+  EXPECT_NEAR(g.center.x, 1.5f, 1e-6);
+  EXPECT_NEAR(g.center.z, 0.0f, 1e-6);
   EXPECT_GT(layout_grid(Aabb{}).spacing, 0.0f);
 }
 
@@ -494,11 +512,27 @@ TEST(Options, DefaultsAndFlags) {
   EXPECT_EQ(o.port, 7450);
   EXPECT_TRUE(o.interpolate);
   EXPECT_TRUE(o.characters.empty());
-  ASSERT_TRUE(
-      parse_options({"--host", "example", "--port=9000", "--characters", "1,2,30",
-                     "--no-interpolate", "--headless", "--frames", "5", "--screenshot", "a.png",
-                     "--width", "640", "--height=480", "--wait", "2.5", "--run-seconds", "3"},
-                    o, error))
+  ASSERT_TRUE(parse_options({"--host",
+                             "example",
+                             "--port=9000",
+                             "--characters",
+                             "1,2,30",
+                             "--no-interpolate",
+                             "--headless",
+                             "--frames",
+                             "5",
+                             "--screenshot",
+                             "a.png",
+                             "--width",
+                             "640",
+                             "--height=480",
+                             "--wait",
+                             "2.5",
+                             "--run-seconds",
+                             "3",
+                             "--max-fps",
+                             "30"},
+                            o, error))
       << error;
   EXPECT_EQ(o.host, "example");
   EXPECT_EQ(o.port, 9000);
@@ -511,6 +545,7 @@ TEST(Options, DefaultsAndFlags) {
   EXPECT_EQ(o.height, 480);
   EXPECT_DOUBLE_EQ(o.wait_seconds, 2.5);
   EXPECT_DOUBLE_EQ(o.run_seconds, 3.0);
+  EXPECT_DOUBLE_EQ(o.max_fps, 30.0);
 }
 
 TEST(Options, BadValuesNameTheFlag) {

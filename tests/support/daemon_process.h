@@ -12,10 +12,10 @@
 // private temporary folder (log_path(), log_tail()). POSIX only. Not thread-safe: one
 // test thread drives a DaemonProcess.
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/types.h>
 #include <sys/wait.h>
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -52,8 +52,12 @@ class TempDir {
   }
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-  bool ok() const { return !path_.empty(); }
+  const std::filesystem::path& path() const {
+    return path_;
+  }
+  bool ok() const {
+    return !path_.empty();
+  }
 
  private:
   std::filesystem::path path_;
@@ -71,7 +75,8 @@ inline std::string animd_binary() {
 class DaemonProcess {
  public:
   // `args` are passed to animd after the defaults (--address 127.0.0.1 --port 0
-  // --port-file <tmp> --log-level info); later flags win in CLI11.
+  // --port-file <tmp> --log-level info --http-port -1); a flag given again in `args` wins
+  // (animd takes the last value), e.g. {"--http-port", "0", "--http-port-file", path}.
   explicit DaemonProcess(std::vector<std::string> args = {}) : args_(std::move(args)) {}
   ~DaemonProcess() {
     if (pid_ > 0) stop(std::chrono::seconds(20));
@@ -85,8 +90,10 @@ class DaemonProcess {
     if (!dir_.ok()) return fail("cannot create a temporary folder");
     const std::string port_file = (dir_.path() / "port").string();
     log_path_ = (dir_.path() / "animd.log").string();
-    std::vector<std::string> argv_s = {animd_binary(), "--address", "127.0.0.1", "--port", "0",
-                                       "--port-file", port_file, "--log-level", "info"};
+    // HTTP (server/ops) is off unless a test asks for it: no fixed port to collide on.
+    std::vector<std::string> argv_s = {
+        animd_binary(), "--address",   "127.0.0.1", "--port",      "0", "--port-file",
+        port_file,      "--log-level", "info",      "--http-port", "-1"};
     argv_s.insert(argv_s.end(), args_.begin(), args_.end());
     std::vector<char*> argv;
     for (auto& a : argv_s) argv.push_back(a.data());

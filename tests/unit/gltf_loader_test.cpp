@@ -207,6 +207,59 @@ TEST(GltfLoader, BuildsMeshWithStrideJointMapAndNormalizedWeights) {
   EXPECT_EQ(m.submeshes[0].material, "skin_mat");
 }
 
+TEST(GltfLoader, AppendsIndexedPrimitivesAndSkipsNonTriangleModes) {
+  Rig rig = make_rig();
+  GltfFile& f = rig.file;
+  json prim = f.doc["meshes"][0]["primitives"][0];
+  prim.erase("material");
+  json indexed = prim;
+  indexed["indices"] =
+      f.add_data(std::vector<uint16_t>{2, 1, 0}, animtest::kUnsignedShort, "SCALAR", 1);
+  json lines = prim;
+  lines["mode"] = 1;  // LINES
+  f.doc["meshes"][0]["primitives"].push_back(lines);
+  f.doc["meshes"][0]["primitives"].push_back(indexed);
+  const Asset a = load_ok(f.write_embedded("prims"));
+  const SkinnedMesh& m = a.mesh;
+  ASSERT_EQ(m.num_vertices(), 6);
+  EXPECT_EQ(m.indices, (std::vector<uint32_t>{0, 1, 2, 5, 4, 3}));
+  ASSERT_EQ(m.submeshes.size(), 2u);
+  EXPECT_EQ(m.submeshes[1].first_index, 3u);
+  EXPECT_EQ(m.submeshes[1].index_count, 3u);
+  EXPECT_EQ(m.submeshes[1].material, "");
+  EXPECT_TRUE(has_warning(a, "not a triangle list"));
+}
+
+TEST(GltfLoader, PicksSkinByIndexOrNameAndRejectsUnknownOnes) {
+  Rig rig = make_rig();
+  GltfFile& f = rig.file;
+  // A second skin with the joints the other way round and no inverse binds.
+  f.doc["skins"].push_back({{"name", "second"}, {"joints", {rig.root, rig.child}}});
+  const std::string path = f.write_embedded("two_skins");
+  Expected<Asset> by_default = load_gltf(path);
+  ASSERT_TRUE(by_default.has_value());
+  EXPECT_EQ(by_default->skeleton.source_of_joint, (std::vector<int>{1, 0}));  // skin 0 (Body's)
+  GltfOptions by_name;
+  by_name.skin_name = "second";
+  Expected<Asset> second = load_gltf(path, by_name);
+  ASSERT_TRUE(second.has_value()) << second.error().message();
+  EXPECT_EQ(second->skeleton.source_of_joint, (std::vector<int>{0, 1}));
+  EXPECT_EQ(second->mesh.num_vertices(), 0);  // no mesh node uses skin 1
+  GltfOptions by_index;
+  by_index.skin_index = 1;
+  Expected<Asset> one = load_gltf(path, by_index);
+  ASSERT_TRUE(one.has_value());
+  EXPECT_EQ(one->skeleton.names, second->skeleton.names);
+  by_index.skin_index = 2;
+  Expected<Asset> missing = load_gltf(path, by_index);
+  ASSERT_FALSE(missing.has_value());
+  EXPECT_EQ(missing.error().code(), StatusCode::kNotFound);
+  by_name.skin_name = "third";
+  missing = load_gltf(path, by_name);
+  ASSERT_FALSE(missing.has_value());
+  EXPECT_NE(missing.error().message().find("no skin named 'third'"), std::string::npos);
+}
+
 TEST(GltfLoader, LoadsStepLinearAndCubicChannels) {
   const Asset a = load_ok(make_rig().file.write_embedded("rig_clips"));
   ASSERT_EQ(a.clips.size(), 2u);
@@ -279,6 +332,61 @@ TEST(GltfLoader, SupportsSeveralRootJointsInOneSkin) {
   EXPECT_EQ(a.skeleton.parents, (std::vector<int16_t>{-1, 0, -1}));
   EXPECT_EQ(a.skeleton.names[2], "Other");
   EXPECT_EQ(a.skeleton.inverse_bind[2], glm::mat4(1.0f));
+}
+
+// Model matrices of every joint at time t.
+std::vector<glm::mat4> model_at(const Asset& a, int clip, float t) {
+  const int n = a.skeleton.num_joints();
+  std::vector<Transform> locals(n);
+  std::vector<glm::mat4> model(n);
+  a.clips[clip].sample(t, a.skeleton.rest_pose, locals);
+  local_to_model(a.skeleton, locals, model);
+  return model;
+}
+
+TEST(GltfLoader, FoldsNonJointNodeBetweenJointsIntoTheLowerJoint) {
+  Rig rig = make_rig();
+  GltfFile& f = rig.file;
+  // Root -> Socket (non-joint: T(0,0,1), 90 deg about Y, uniform scale 2) -> Child.
+  const float s45 = std::sin(kPi / 4);
+  const int socket = f.add_node({{"name", "Socket"},
+                                 {"translation", {0, 0, 1}},
+                                 {"rotation", {0, s45, 0, s45}},
+                                 {"scale", {2, 2, 2}}},
+                                rig.root);
+  f.doc["nodes"][rig.root]["children"] = {socket};
+  f.doc["nodes"][socket]["children"] = {rig.child};
+  const Asset a = load_ok(f.write_embedded("socket"));
+  ASSERT_EQ(a.skeleton.parents, (std::vector<int16_t>{-1, 0}));
+  const glm::mat4 socket_m =
+      translate(0, 0, 1) * glm::mat4_cast(glm::angleAxis(kPi / 2, glm::vec3(0, 1, 0))) * scale(2);
+  const glm::mat4 root_model = translate(1, 2, 8) * scale(2) * translate(0, 1, 0);
+  // At t = 1 the Child channels give T(1,0,0), 45 deg about Z, scale 3 (see make_rig).
+  const glm::mat4 child_local =
+      translate(1, 0, 0) * glm::mat4_cast(glm::angleAxis(kPi / 4, glm::vec3(0, 0, 1))) * scale(3);
+  expect_mat_near(model_at(a, 0, 1.0f)[1], root_model * socket_m * child_local, 1e-4f);
+  // At t = 0.5 the cubic scale is 2.25 and its tangents were folded too.
+  const glm::mat4 child_half = translate(0, 0, 0) *
+                               glm::mat4_cast(glm::angleAxis(kPi / 8, glm::vec3(0, 0, 1))) *
+                               scale(2.25f);
+  expect_mat_near(model_at(a, 0, 0.5f)[1], root_model * socket_m * child_half, 1e-4f);
+  // A clip that does not animate Child uses the folded rest pose: Walk at t = 0.
+  expect_mat_near(model_at(a, 1, 0.0f)[1], root_model * socket_m * translate(0, 2, 0), 1e-4f);
+}
+
+TEST(GltfLoader, FoldsDifferentParentSpacesOfRootJoints) {
+  Rig rig = make_rig();
+  GltfFile& f = rig.file;
+  const int offset = f.add_node({{"name", "Offset"}, {"translation", {0, 5, 0}}});
+  const int other = f.add_node({{"name", "Other"}, {"translation", {3, 0, 0}}}, offset);
+  f.doc["skins"][0]["joints"] = {rig.child, rig.root, other};
+  f.doc["skins"][0].erase("inverseBindMatrices");
+  const Asset a = load_ok(f.write_embedded("root_spaces"));
+  ASSERT_EQ(a.skeleton.parents, (std::vector<int16_t>{-1, 0, -1}));
+  // Model space is Body's (T(0,0,-5)); Other's world is T(0,5,0) T(3,0,0).
+  expect_mat_near(model_at(a, 0, 0.0f)[2], translate(0, 0, 5) * translate(3, 5, 0), 1e-5f);
+  expect_mat_near(model_at(a, 0, 0.0f)[0], translate(1, 2, 8) * scale(2) * translate(0, 1, 0),
+                  1e-5f);
 }
 
 TEST(GltfLoader, AppliesSparseAccessorValues) {
@@ -392,8 +500,53 @@ TEST(GltfLoaderErrors, NodeWithTwoParents) {
   expect_error(rig.file.write_embedded("two_parents"), "two parents");
 }
 
+TEST(GltfLoaderErrors, NonUniformScaleBetweenJoints) {
+  Rig rig = make_rig();
+  GltfFile& f = rig.file;
+  const int socket = f.add_node({{"name", "Squash"}, {"scale", {1, 2, 1}}}, rig.root);
+  f.doc["nodes"][rig.root]["children"] = {socket};
+  f.doc["nodes"][socket]["children"] = {rig.child};
+  expect_error(f.write_embedded("squash"), "non-uniform");
+}
+
 TEST(GltfLoaderErrors, NotGltfAtAll) {
   expect_error(GltfFile::write_text("garbage.gltf", "{ this is not json"), "garbage.gltf");
+}
+
+// Deterministic corruption: overwrite bytes of a valid .glb (header, JSON and binary chunk)
+// and check each load either fails cleanly or yields an asset that keeps every invariant.
+// Run under ASan this is where an unchecked offset would show up.
+TEST(GltfLoaderErrors, CorruptedGlbNeverCrashes) {
+  const std::string good = make_rig().file.glb_bytes();
+  uint32_t rng = 12345;
+  auto next = [&rng] { return rng = rng * 1664525u + 1013904223u; };
+  int failed = 0, loaded = 0;
+  for (int round = 0; round < 300; ++round) {
+    std::string bytes = good;
+    const int flips = 1 + static_cast<int>(next() % 4);
+    for (int k = 0; k < flips; ++k) bytes[next() % bytes.size()] = static_cast<char>(next() >> 24);
+    const std::string path = GltfFile::write_text("corrupt.glb", bytes);
+    const Expected<Asset> a = load_gltf(path);
+    if (!a) {
+      ++failed;
+      EXPECT_NE(a.error().message().find("corrupt.glb"), std::string::npos) << a.error().message();
+      continue;
+    }
+    ++loaded;
+    ASSERT_TRUE(a->skeleton.validate().is_ok()) << "round " << round;
+    const SkinnedMesh& m = a->mesh;
+    for (uint32_t i : m.indices) ASSERT_LT(i, static_cast<uint32_t>(m.num_vertices()));
+    for (size_t v = 0; v < m.joints.size(); ++v) {
+      float sum = 0;
+      for (int k = 0; k < 4; ++k) {
+        ASSERT_LT(m.joints[v][k], a->skeleton.num_joints());
+        sum += m.weights[v][k];
+      }
+      ASSERT_NEAR(sum, 1.0f, 1e-5f);
+    }
+  }
+  EXPECT_GT(failed, 0);  // the corruption does reach parts that are checked
+  EXPECT_GT(loaded, 0);  // and some bytes (e.g. inside key values) are harmless
 }
 
 TEST(GltfLoaderErrors, AGoodFileStillLoadsAfterBadOnes) {

@@ -4,10 +4,13 @@
 // Picks one skin (by index or name; default the skin of the first skinned mesh node in the
 // default scene, as three.js does), builds its Skeleton (joints reordered parent-first;
 // non-joint ancestors folded into Skeleton::root_transform together with the inverse of the
-// skinned mesh node's world transform), every animation's translation/rotation/scale
-// channels that target the skin's joints as Clips (morph-target weights are ignored and a
-// warning says so), and the SkinnedMesh of every primitive of every mesh node using the skin.
-// Every failure names the file and what is wrong. Images are never decoded.
+// skinned mesh node's world transform, so palettes equal the glTF spec's joint matrices;
+// static non-joint nodes between joints folded into the joint below them), every
+// animation's translation/rotation/scale channels that target the skin's joints as Clips
+// (morph-target weights are ignored and a warning says so), and the SkinnedMesh of every
+// primitive of every mesh node using the skin.
+// Every failure names the file and what is wrong; nothing is returned on failure. Images are
+// never decoded. Details: docs/loader-gltf.md.
 
 #include <string>
 
@@ -17,8 +20,8 @@
 namespace anim {
 
 struct GltfOptions {
-  int skin_index = -1;     // >= 0: use this skin
-  std::string skin_name;   // non-empty: use the skin with this name
+  int skin_index = -1;     // >= 0: use this skin (an index past the last skin is kNotFound)
+  std::string skin_name;   // non-empty (and skin_index < 0): use the skin with this name
 };
 
 Expected<Asset> load_gltf(const std::string& path, const GltfOptions& options = {});

@@ -29,6 +29,10 @@ constexpr auto kStatusPeriod = std::chrono::seconds{10};
 
 }  // namespace
 
+BuildInfo this_build() {
+  return {ANIMOPS_VERSION, ANIMOPS_BUILD_TYPE};
+}
+
 Ops::Ops(boost::asio::io_context& io, OpsConfig config, BuildInfo build)
     : io_(io), config_(std::move(config)), metrics_(std::move(build)) {}
 
@@ -96,6 +100,8 @@ void Ops::on_tick(std::chrono::nanoseconds duration, std::chrono::nanoseconds pe
 void Ops::stopping(const std::string& status) {
   health_.set_draining();
   systemd_.stopping(status);
+  if (agones_) agones_->stop();
+  if (http_) http_->stop();
 }
 
 void Ops::shutdown() {

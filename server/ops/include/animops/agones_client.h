@@ -47,6 +47,9 @@ class AgonesClient {
   // Validates the URL and starts the ready/health loop. Returns an empty string on success,
   // else why not (a bad URL); the daemon then runs without Agones.
   std::string start();
+  // Stops the loop without sending anything (the drain: the io_context must run dry).
+  // Non-blocking; any thread.
+  void stop();
   // Stops the loop and sends POST /shutdown, waiting for it (at most the request timeout
   // for connect, and again for write and read). Returns whether the sidecar accepted it.
   bool shutdown();

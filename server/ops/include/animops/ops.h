@@ -29,6 +29,9 @@
 
 namespace animops {
 
+// This binary's version (the CMake project version) and build type.
+BuildInfo this_build();
+
 class Ops {
  public:
   Ops(boost::asio::io_context& io, OpsConfig config, BuildInfo build);
@@ -49,7 +52,9 @@ class Ops {
   // metrics, the readiness clock and the systemd watchdog. Tick thread only.
   void on_tick(std::chrono::nanoseconds duration, std::chrono::nanoseconds period);
 
-  // SIGTERM: readiness turns false ("draining"), systemd gets STOPPING=1.
+  // SIGTERM: readiness turns false ("draining"), systemd gets STOPPING=1, and the HTTP
+  // endpoint and the Agones pings stop so that the daemon's io_context can run dry and
+  // return (probes then get "connection refused", which Kubernetes also reads as not ready).
   void stopping(const std::string& status = "draining");
 
   // After the drain: Agones /shutdown (blocking, bounded), HTTP endpoint closed. Idempotent.
