@@ -209,6 +209,8 @@ struct Client::Impl {
       return close(make_error(Error::Kind::kProtocol,
                               "server sent a frame of " + std::to_string(body.size()) +
                                   " bytes that does not parse as anim.v1.ServerMessage"));
+    // One huge reply (get_asset_data) should not pin its buffer for the connection's life.
+    if (body.capacity() > (8u << 20)) std::vector<uint8_t>().swap(body);
     switch (incoming.kind_case()) {
       case ServerMessage::kReply:
         deliver_reply();

@@ -1,0 +1,106 @@
+// animctl load / mesh against a real animd whose asset root is a folder of ../shared (Fox).
+#include <fstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "daemon_process.h"
+#include "run_process.h"
+#include "shared_assets.h"
+
+namespace {
+
+using animtest::ProcessResult;
+using nlohmann::json;
+
+ProcessResult ctl(const animtest::DaemonProcess& daemon, std::vector<std::string> args) {
+  std::vector<std::string> argv = {ANIMCTL_BIN, "--port", std::to_string(daemon.port())};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return animtest::run_process(argv);
+}
+
+TEST(AnimctlAssets, LoadUploadAndMeshOfTheFox) {
+  ANIMD_REQUIRE_SHARED();
+  animtest::DaemonProcess daemon({"--assets", animtest::shared_path("assets/Fox")});
+  ASSERT_TRUE(daemon.start()) << daemon.error() << daemon.log_tail();
+
+  // A path under the daemon's asset root, under a new name.
+  ProcessResult r = ctl(daemon, {"--json", "load", "glTF-Binary/Fox.glb", "--name", "FoxB"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json j = json::parse(r.out);
+  EXPECT_EQ(j["load_asset"]["asset"]["name"], "FoxB");
+  EXPECT_EQ(j["load_asset"]["asset"]["num_joints"], 24);
+  std::vector<std::string> clips;
+  for (const auto& c : j["load_asset"]["asset"]["clips"]) clips.push_back(c["name"]);
+  EXPECT_EQ(clips, (std::vector<std::string>{"Survey", "Walk", "Run"}));
+
+  // The same file's bytes sent from here.
+  r = ctl(daemon, {"load", animtest::shared_path("assets/Fox/glTF-Binary/Fox.glb"), "--upload",
+                   "--name", "FoxU"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("loaded FoxU"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("24 joints"), std::string::npos) << r.out;
+
+  // Paths that leave the root are the daemon's INVALID_ARGUMENT, exit 1.
+  r = ctl(daemon, {"load", "../CesiumMan/glTF-Binary/CesiumMan.glb"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("load failed: INVALID_ARGUMENT"), std::string::npos) << r.err;
+  // --upload needs a readable local file and a name: usage errors before anything is sent.
+  r = ctl(daemon, {"load", "/nonexistent/x.glb", "--upload", "--name", "X"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("cannot read '/nonexistent/x.glb'"), std::string::npos) << r.err;
+
+  r = ctl(daemon, {"--json", "mesh", "FoxB"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  j = json::parse(r.out);
+  EXPECT_EQ(j["num_joints"], 24);
+  EXPECT_EQ(j["num_vertices"], 1728);
+  EXPECT_EQ(j["num_triangles"], 576);
+  EXPECT_EQ(j["joints"].size(), 24u);
+  EXPECT_TRUE(j["has_uvs"].get<bool>());
+
+  // Unknown asset: the daemon's NOT_FOUND.
+  r = ctl(daemon, {"mesh", "NoSuchAsset"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("NOT_FOUND"), std::string::npos) << r.err;
+  EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
+}
+
+TEST(AnimloadAssets, MixedAssetsRunWithoutErrors) {
+  ANIMD_REQUIRE_SHARED();
+  animtest::DaemonProcess daemon({"--assets", animtest::shared_path("assets/Fox")});
+  ASSERT_TRUE(daemon.start()) << daemon.error() << daemon.log_tail();
+  const auto out = daemon.temp_dir() / "mixed.json";
+  const ProcessResult r = animtest::run_process({ANIMLOAD_BIN,
+                                                 "--port",
+                                                 std::to_string(daemon.port()),
+                                                 "--connections",
+                                                 "2",
+                                                 "--characters-per-connection",
+                                                 "4",
+                                                 "--assets",
+                                                 "builtin,Fox",
+                                                 "--duration",
+                                                 "1",
+                                                 "--play-rate",
+                                                 "2",
+                                                 "--crossfade-rate",
+                                                 "2",
+                                                 "--additive-rate",
+                                                 "2",
+                                                 "--ik-rate",
+                                                 "2",
+                                                 "--quiet",
+                                                 "--json-out",
+                                                 out.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err << daemon.log_tail();
+  std::ifstream file(out);
+  json j;
+  file >> j;
+  EXPECT_EQ(j["characters"]["spawned"], 8);
+  EXPECT_EQ(j["errors"]["total"], 0) << j["errors"].dump();
+  EXPECT_GT(j["stream"]["frames"].get<uint64_t>(), 0u);
+  EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
+}
+
+}  // namespace
