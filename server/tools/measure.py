@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Measures a running animd: tick time percentiles (StatsReply) and the size of stream frames.
 
 Usage: measure.py --port PORT [--python-dir BUILD/python] [--settle 10] [--frames 120]

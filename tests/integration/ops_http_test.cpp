@@ -1,6 +1,7 @@
 // The real animd with its operations HTTP endpoint on an ephemeral port (--http-port 0
-// --http-port-file): /healthz, /readyz and /metrics scraped over loopback while characters
-// are spawned through libanimclient, then SIGTERM (exit 0).
+// --http-port-file, overriding DaemonProcess's default --http-port -1): /healthz, /readyz and
+// /metrics scraped over loopback while characters are spawned through libanimclient, then SIGTERM
+// (exit 0).
 
 #include <chrono>
 #include <fstream>
@@ -107,8 +108,7 @@ TEST_F(OpsHttpTest, ProbesAndMetricsFollowTheDaemon) {
   EXPECT_EQ(value(before, "animd_sessions"), 0);
   EXPECT_GE(value(before, "animd_assets"), 1);  // the built-in character at least
   EXPECT_EQ(value(before, "animd_request_errors_total{code=\"NOT_FOUND\"}"), 0);
-  EXPECT_EQ(value(before, "animd_ticks_total"),
-            value(before, "animd_tick_duration_seconds_count"));
+  EXPECT_EQ(value(before, "animd_ticks_total"), value(before, "animd_tick_duration_seconds_count"));
 
   // The tick advances on its own.
   const double ticks0 = value(before, "animd_ticks_total");

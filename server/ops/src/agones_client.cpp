@@ -280,8 +280,9 @@ bool AgonesClient::shutdown() {
   stop();
   if (state_->port == 0) return false;  // never started
   // Let a request under way finish (it is bounded by its own timeouts), unless the daemon's
-  // io_context no longer runs and so never will finish it.
-  {
+  // io_context no longer runs, or we are on one of its threads (the daemon's drain calls us
+  // there): then it may never finish while we wait.
+  if (!state_->io.get_executor().running_in_this_thread()) {
     std::unique_lock lock(state_->flight_mu);
     const auto limit = state_->options.request_timeout * 3 + std::chrono::milliseconds(100);
     state_->flight_cv.wait_for(lock, limit,

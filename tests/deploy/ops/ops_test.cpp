@@ -62,8 +62,12 @@ TEST(Ops, LifeCycleAsSeenByProbesAndPortFile) {
   EXPECT_NE(m.body.find("\nanimd_tick_overruns_total 1\n"), std::string::npos);
   EXPECT_NE(m.body.find("\nanimd_tick_duration_seconds_sum 0.022\n"), std::string::npos);
 
+  // The drain: not ready any more, and the endpoint closes so the io_context can run dry.
   ops.stopping();
-  EXPECT_EQ(http_get(ops.http_port(), "/readyz").status, 503);
+  EXPECT_EQ(ops.health().ready().reason, "draining: shutting down");
+  ASSERT_TRUE(opstest::FakeSidecar::wait_until([&] {
+    return http_get(ops.http_port(), "/healthz").error.rfind("connect", 0) == 0;
+  }));
   ops.shutdown();
   ops.shutdown();  // idempotent
   std::filesystem::remove(port_file);
@@ -174,6 +178,14 @@ TEST(OpsConfig, DefaultsFlagsAndConfigFile) {
     EXPECT_EQ(c.http_port, -1);
     EXPECT_TRUE(c.agones);
     EXPECT_EQ(c.agones_health_seconds, 2.5);
+  }
+  {
+    // Given twice, the last value wins (a wrapper's default, then the user's choice).
+    CLI::App app;
+    OpsConfig c;
+    animops::add_ops_options(app, c);
+    app.parse(std::vector<std::string>{"8000", "--http-port", "0", "--http-port"});
+    EXPECT_EQ(c.http_port, 8000);
   }
   for (std::vector<std::string> bad : {std::vector<std::string>{"70000", "--http-port"},
                                        std::vector<std::string>{"-2", "--http-port"},
