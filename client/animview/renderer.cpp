@@ -52,9 +52,12 @@ void Renderer::draw(const OrbitCamera& camera, int width, int height,
 }
 
 void Renderer::forget_characters_except(const std::vector<CharacterSample>& characters) {
+  // Both are sorted by id (samples come from the stream's id-ordered map): one merge walk,
+  // linear in the character count even with thousands of characters.
+  auto c = characters.begin();
   for (auto it = palettes_.begin(); it != palettes_.end();) {
-    bool live = false;
-    for (const auto& c : characters) live = live || c.id == it->first;
+    while (c != characters.end() && c->id < it->first) ++c;
+    const bool live = c != characters.end() && c->id == it->first;
     it = live ? std::next(it) : palettes_.erase(it);
   }
 }

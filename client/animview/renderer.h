@@ -36,7 +36,8 @@ class Renderer {
   // not loaded yet, or whose palette has fewer joints than the skeleton, are skipped.
   void draw(const OrbitCamera& camera, int width, int height,
             const std::vector<CharacterSample>& characters, const AssetMap& assets);
-  // Frees the palette buffers of characters no longer drawn.
+  // Frees the palette buffers of characters no longer drawn. `characters` is sorted by id
+  // (as StreamState::sample produces it).
   void forget_characters_except(const std::vector<CharacterSample>& characters);
   // Characters skipped by the last draw() (asset missing or palette too short).
   size_t skipped() const { return skipped_; }

@@ -72,8 +72,8 @@ class StreamState {
   // character's newest are ignored for it.
   void on_frame(const anim::v1::StreamFrame& frame, double local_time);
 
-  // Every character's pose at `local_time`: interpolated between its last two frames by
-  // render time, or its newest frame when `interpolate` is false.
+  // Every character's pose at `local_time`, in increasing id order: interpolated between its
+  // last two frames by render time, or its newest frame when `interpolate` is false.
   void sample(double local_time, bool interpolate, std::vector<CharacterSample>& out);
 
   // Forgets everything (after a reconnect: the server may have restarted).
