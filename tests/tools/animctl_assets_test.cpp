@@ -7,6 +7,7 @@
 #include "daemon_process.h"
 #include "run_process.h"
 #include "shared_assets.h"
+#include "tool_paths.h"
 
 namespace {
 
@@ -14,7 +15,8 @@ using animtest::ProcessResult;
 using nlohmann::json;
 
 ProcessResult ctl(const animtest::DaemonProcess& daemon, std::vector<std::string> args) {
-  std::vector<std::string> argv = {ANIMCTL_BIN, "--port", std::to_string(daemon.port())};
+  std::vector<std::string> argv = {animtest::animctl_binary(), "--port",
+                                   std::to_string(daemon.port())};
   argv.insert(argv.end(), args.begin(), args.end());
   return animtest::run_process(argv);
 }
@@ -71,7 +73,7 @@ TEST(AnimloadAssets, MixedAssetsRunWithoutErrors) {
   animtest::DaemonProcess daemon({"--assets", animtest::shared_path("assets/Fox")});
   ASSERT_TRUE(daemon.start()) << daemon.error() << daemon.log_tail();
   const auto out = daemon.temp_dir() / "mixed.json";
-  const ProcessResult r = animtest::run_process({ANIMLOAD_BIN,
+  const ProcessResult r = animtest::run_process({animtest::animload_binary(),
                                                  "--port",
                                                  std::to_string(daemon.port()),
                                                  "--connections",

@@ -13,6 +13,7 @@
 
 #include "daemon_process.h"
 #include "run_process.h"
+#include "tool_paths.h"
 
 namespace {
 
@@ -38,7 +39,8 @@ class Animctl : public ::testing::Test {
 
   // Runs animctl against the daemon with `args` after the connection options.
   static ProcessResult ctl(std::vector<std::string> args) {
-    std::vector<std::string> argv = {ANIMCTL_BIN, "--port", std::to_string(daemon_->port())};
+    std::vector<std::string> argv = {animtest::animctl_binary(), "--port",
+                                     std::to_string(daemon_->port())};
     argv.insert(argv.end(), args.begin(), args.end());
     return animtest::run_process(argv);
   }
@@ -252,7 +254,7 @@ TEST_F(Animctl, UnknownCharacterGivesTheServersMessageAndExit1) {
 TEST_F(Animctl, HelpForEachCommand) {
   for (const char* command :
        {"spawn", "play", "crossfade", "additive", "ik", "pose", "watch", "load", "mesh"}) {
-    const ProcessResult r = animtest::run_process({ANIMCTL_BIN, command, "--help"});
+    const ProcessResult r = animtest::run_process({animtest::animctl_binary(), command, "--help"});
     EXPECT_EQ(r.exit_code, 0) << command;
     EXPECT_NE(r.out.find("Usage"), std::string::npos) << command << ": " << r.out;
   }
@@ -273,7 +275,7 @@ TEST(AnimctlOffline, UnreachableDaemonExitsWith3AndNamesTheAddress) {
     ::close(fd);
   }
   const ProcessResult r =
-      animtest::run_process({ANIMCTL_BIN, "--port", std::to_string(port), "stats"});
+      animtest::run_process({animtest::animctl_binary(), "--port", std::to_string(port), "stats"});
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_NE(r.err.find("connect 127.0.0.1:" + std::to_string(port) + ": Connection refused"),
             std::string::npos)

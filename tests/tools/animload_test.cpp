@@ -7,6 +7,7 @@
 #include "animclient/client.h"
 #include "daemon_process.h"
 #include "run_process.h"
+#include "tool_paths.h"
 
 namespace {
 
@@ -25,7 +26,7 @@ TEST(Animload, ShortRunReportsFramesLatencyAndNoErrors) {
   ASSERT_TRUE(daemon.start()) << daemon.error() << daemon.log_tail();
   const auto out = daemon.temp_dir() / "load.json";
   // High per-character rates so that every command kind is sent in a short run.
-  const ProcessResult r = animtest::run_process({ANIMLOAD_BIN,
+  const ProcessResult r = animtest::run_process({animtest::animload_binary(),
                                                  "--port",
                                                  std::to_string(daemon.port()),
                                                  "--connections",
@@ -96,9 +97,9 @@ TEST(Animload, TicksModeStopsByItself) {
   ASSERT_TRUE(daemon.start()) << daemon.error() << daemon.log_tail();
   const auto out = daemon.temp_dir() / "ticks.json";
   const ProcessResult r =
-      animtest::run_process({ANIMLOAD_BIN, "--port", std::to_string(daemon.port()), "--connections",
-                             "1", "--characters-per-connection", "2", "--ticks", "20",
-                             "--subscribers", "0", "--quiet", "--json-out", out.string()});
+      animtest::run_process({animtest::animload_binary(), "--port", std::to_string(daemon.port()),
+                             "--connections", "1", "--characters-per-connection", "2", "--ticks",
+                             "20", "--subscribers", "0", "--quiet", "--json-out", out.string()});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   const json j = read_json(out);
   EXPECT_EQ(j["config"]["ticks"], 20);
@@ -112,7 +113,7 @@ TEST(Animload, UsageErrorsExitWith2) {
       {"--connections", "abc"}, {"--play-rate", "nan"},   {"--duration", "-1"},
       {"--frobnicate"},         {"--ik-solver", "magic"}, {"--duration", "1", "--ticks", "5"}};
   for (const auto& args : cases) {
-    std::vector<std::string> argv = {ANIMLOAD_BIN};
+    std::vector<std::string> argv = {animtest::animload_binary()};
     argv.insert(argv.end(), args.begin(), args.end());
     const ProcessResult r = animtest::run_process(argv);
     EXPECT_EQ(r.exit_code, 2) << args.front() << ": " << r.err;
@@ -124,8 +125,8 @@ TEST(Animload, UnknownAssetIsAUsageErrorNamingTheKnownOnes) {
   animtest::DaemonProcess daemon;
   ASSERT_TRUE(daemon.start()) << daemon.error() << daemon.log_tail();
   const ProcessResult r =
-      animtest::run_process({ANIMLOAD_BIN, "--port", std::to_string(daemon.port()), "--assets",
-                             "builtin,NoSuchThing", "--duration", "0.5", "--quiet"});
+      animtest::run_process({animtest::animload_binary(), "--port", std::to_string(daemon.port()),
+                             "--assets", "builtin,NoSuchThing", "--duration", "0.5", "--quiet"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("unknown asset 'NoSuchThing'; the daemon has: builtin"), std::string::npos)
       << r.err;
