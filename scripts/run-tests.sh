@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds everything under ASan + UBSan and runs the whole test
-# suite with ctest. Tests that need ../shared skip with a printed reason when it is absent.
-# The release preset is also built so the benchmarks compile and get one short smoke run.
+# Installs what is missing, builds everything under ASan + UBSan (the `asan` preset) and runs
+# the whole test suite with ctest: unit, conformance, integration (real animd on loopback),
+# tools, render (animview under Xvfb), deploy checks and a short smoke run of each benchmark.
+# Tests that need ../shared skip with a printed reason when it is absent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./deploy/install-deps.sh
 jobs=$(nproc)
+shared=${ANIMD_SHARED_DIR:-$(pwd)/../shared}
+if [ ! -d "$shared/assets" ] || [ ! -d "$shared/golden" ]; then
+  echo "run-tests: $shared (assets/, golden/) not found: tests that need real assets and"
+  echo "run-tests: golden palettes will be reported as skipped (set ANIMD_SHARED_DIR to use them)"
+fi
 cmake --preset asan >/dev/null
 cmake --build --preset asan -j "$jobs"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}

@@ -364,8 +364,11 @@ void Session::offer_snapshot(const SnapshotPtr& snapshot) {
   bool post = false;
   {
     std::lock_guard lock(snapshot_mutex_);
-    if (pending_snapshot_) coalesced_drops_.fetch_add(1, std::memory_order_relaxed);
-    pending_snapshot_ = snapshot;
+    if (pending_snapshots_.size() >= kMaxPendingSnapshots) {
+      pending_snapshots_.pop_front();
+      coalesced_drops_.fetch_add(1, std::memory_order_relaxed);
+    }
+    pending_snapshots_.push_back(snapshot);
     if (!snapshot_posted_) post = snapshot_posted_ = true;
   }
   if (post)
@@ -373,11 +376,10 @@ void Session::offer_snapshot(const SnapshotPtr& snapshot) {
 }
 
 void Session::on_snapshot() {
-  SnapshotPtr snap;
+  encoding_.clear();
   {
     std::lock_guard lock(snapshot_mutex_);
-    snap = std::move(pending_snapshot_);
-    pending_snapshot_.reset();
+    std::swap(encoding_, pending_snapshots_);
     snapshot_posted_ = false;
   }
   if (const uint32_t c = coalesced_drops_.exchange(0)) {
@@ -386,12 +388,15 @@ void Session::on_snapshot() {
     dropped_since_last_ += n;
     server_.metrics().stream_frames_dropped.fetch_add(n, std::memory_order_relaxed);
   }
-  if (!snap || closed_ || draining_) return;
-  for (auto& sub : subscriptions_) {
-    if (snap->tick < sub.start_tick || (snap->tick - sub.start_tick) % sub.divisor != 0) continue;
-    encode_frame(sub, *snap);
-    if (closed_) return;
+  for (const SnapshotPtr& snap : encoding_) {
+    if (closed_ || draining_) break;
+    for (auto& sub : subscriptions_) {
+      if (snap->tick < sub.start_tick || (snap->tick - sub.start_tick) % sub.divisor != 0) continue;
+      encode_frame(sub, *snap);
+      if (closed_) break;
+    }
   }
+  encoding_.clear();  // release the snapshots now, not at the next tick
 }
 
 void Session::encode_frame(Subscription& sub, const Snapshot& snap) {

@@ -37,8 +37,9 @@ class Session : public ReplySink, public std::enable_shared_from_this<Session> {
   void start();
   // Any thread. Posts the reply to the session's strand.
   void deliver(uint64_t seq, anim::v1::Reply reply) override;
-  // Tick thread. Hands over the newest snapshot; when the session has not encoded the
-  // previous one yet, that one is replaced (its frames count as dropped).
+  // Tick thread. Hands over the newest snapshot. Up to kMaxPendingSnapshots wait for the
+  // session's strand (absorbs scheduling jitter); beyond that the oldest waiting one is
+  // discarded (its frames count as dropped), so a stalled session costs the tick nothing.
   void offer_snapshot(const SnapshotPtr& snapshot);
   // Any thread. Stops reading, writes what is queued, then closes (or closes at `deadline`).
   void drain(std::chrono::steady_clock::time_point deadline);
@@ -105,8 +106,10 @@ class Session : public ReplySink, public std::enable_shared_from_this<Session> {
   uint32_t next_subscription_id_ = 1;
   std::atomic<bool> streaming_{false};  // any subscription: offer_snapshot cares
   std::mutex snapshot_mutex_;
-  SnapshotPtr pending_snapshot_;  // guarded by snapshot_mutex_
-  bool snapshot_posted_ = false;  // guarded by snapshot_mutex_
+  static constexpr size_t kMaxPendingSnapshots = 4;
+  std::deque<SnapshotPtr> pending_snapshots_;  // guarded by snapshot_mutex_
+  std::deque<SnapshotPtr> encoding_;           // strand only: the batch being encoded
+  bool snapshot_posted_ = false;               // guarded by snapshot_mutex_
   std::atomic<uint32_t> coalesced_drops_{0};
   uint32_t dropped_since_last_ = 0;
   anim::v1::ServerMessage scratch_;  // reused for encoding stream frames

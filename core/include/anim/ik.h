@@ -28,8 +28,9 @@ struct JointConstraint {
   // kBallSocket: the joint's child direction stays within cone_angle (radians) of its rest
   // direction.
   float cone_angle = 0.0f;
-  // kHinge: rotation only about `axis` (joint-local, unit), between min_angle and max_angle
-  // (radians) measured from the rest pose.
+  // kHinge: rotation only about `axis` (in the joint's rest local frame; normalized when the
+  // goal is set), between min_angle and max_angle (radians, -pi <= min <= max <= pi)
+  // measured from the joint's rest rotation.
   glm::vec3 axis{1.0f, 0.0f, 0.0f};
   float min_angle = 0.0f;
   float max_angle = 0.0f;
@@ -37,7 +38,7 @@ struct JointConstraint {
 
 struct IkGoalDesc {
   std::string root_joint;      // first joint of the chain
-  std::string effector_joint;  // last joint; must descend from root_joint
+  std::string effector_joint;  // last joint; must descend from root_joint (2..32 joints)
   IkSolver solver = IkSolver::kFabrik;
   IkSpace space = IkSpace::kModel;
   glm::vec3 target{0.0f};
@@ -45,12 +46,16 @@ struct IkGoalDesc {
   // kTwoBone: the knee/elbow bends toward this point (same space as target); optional.
   bool has_pole = false;
   glm::vec3 pole{0.0f};
-  float soften = 0.0f;         // kTwoBone: 0..1 fraction of chain length where softening starts
-  int max_iterations = 16;     // kCcd, kFabrik
-  float tolerance = 1e-4f;     // kCcd, kFabrik: stop when the effector is this close (units)
-  // Optional per-joint settings, indexed from root (0) to effector; empty = defaults.
-  std::vector<float> joint_weights;            // kCcd, 0..1 per joint
-  std::vector<JointConstraint> constraints;    // any solver that iterates (kCcd, kFabrik)
+  // kTwoBone: in [0, 1); 0 = off, else the fraction of the full reach (l1 + l2) from which
+  // the reach is eased so the limb never snaps straight (see docs/animation.md).
+  float soften = 0.0f;
+  int max_iterations = 16;     // kCcd, kFabrik: 1..1000 sweeps
+  float tolerance = 1e-4f;     // kCcd, kFabrik: > 0; stop when the effector is this close (units)
+  // Optional per-joint settings, indexed from root (0) to effector; empty = defaults, else
+  // exactly one entry per chain joint.
+  std::vector<float> joint_weights;            // kCcd, 0..1 per joint (0: never rotates)
+  // kCcd and kFabrik only; the effector's entry must be kNone (it is never rotated).
+  std::vector<JointConstraint> constraints;
 };
 
 }  // namespace anim

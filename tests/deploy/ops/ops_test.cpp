@@ -65,9 +65,8 @@ TEST(Ops, LifeCycleAsSeenByProbesAndPortFile) {
   // The drain: not ready any more, and the endpoint closes so the io_context can run dry.
   ops.stopping();
   EXPECT_EQ(ops.health().ready().reason, "draining: shutting down");
-  ASSERT_TRUE(opstest::FakeSidecar::wait_until([&] {
-    return http_get(ops.http_port(), "/healthz").error.rfind("connect", 0) == 0;
-  }));
+  ASSERT_TRUE(opstest::FakeSidecar::wait_until(
+      [&] { return http_get(ops.http_port(), "/healthz").error.rfind("connect", 0) == 0; }));
   ops.shutdown();
   ops.shutdown();  // idempotent
   std::filesystem::remove(port_file);
