@@ -296,6 +296,128 @@ TEST(Animator, SameCommandsGiveBitIdenticalPalettes) {
   EXPECT_TRUE(animtest::same_palettes(a.palette(), b.palette()));
 }
 
+// One scripted session with every feature of the update path: overlapping (synced) fades,
+// additive layers on all three time sources (one masked to the upper body), IK goals with all
+// three solvers (CCD with a hinge and a cone, FABRIK with a cone and a hinge, two-bone with a
+// pole), world-space targets, a non-identity root transform and a negative character speed.
+// `dt(i)` is tick i's dt. Returns the palette after every 20th tick.
+std::vector<std::vector<PaletteMatrix>> run_full_session(const Fixture& f, float (*dt)(int)) {
+  const Skeleton& s = f.skeleton;
+  Animator a(s, f.clips);
+  const Transform root{{1, 0, 2}, axis_angle(0.4f, {0, 1, 0}), {1.2f, 1.2f, 1.2f}};
+  EXPECT_TRUE(a.set_root_transform(root));
+  const glm::mat4 world = to_matrix(root);
+  auto to_world = [&](glm::vec3 p) { return glm::vec3(world * glm::vec4(p, 1.0f)); };
+  EXPECT_TRUE(a.play(0));
+
+  AdditiveLayerDesc own;
+  own.clip = 3;
+  own.weight = 0.6f;
+  own.speed = 1.3f;
+  own.mask = *JointMask::subtree(s, s.find_joint("chest"));
+  AdditiveLayerDesc synced;
+  synced.clip = 2;
+  synced.weight = 0.5f;
+  synced.time_source = LayerTimeSource::kBaseNormalized;
+  synced.reference_clip = 0;
+  AdditiveLayerDesc param;
+  param.clip = 1;
+  param.weight = 0.4f;
+  param.time_source = LayerTimeSource::kParameter;
+  param.parameter = 0.3f;
+  int layer_ids[3] = {};
+  int k = 0;
+  for (const auto& d : {own, synced, param}) {
+    Expected<int> id = a.add_layer(d);
+    EXPECT_TRUE(id.has_value()) << (id ? "" : id.error().message());
+    layer_ids[k++] = id ? *id : 0;
+  }
+
+  IkGoalDesc leg = animtest::goal("thigh", "foot", IkSolver::kTwoBone, {-0.1f, -0.6f, 0.3f});
+  leg.space = IkSpace::kWorld;
+  leg.target = to_world(leg.target);
+  leg.has_pole = true;
+  leg.pole = to_world({-0.1f, -0.4f, 1.0f});
+  leg.soften = 0.9f;
+  IkGoalDesc arm = animtest::goal("upper_arm", "hand", IkSolver::kFabrik, {0.4f, 0.8f, 0.3f});
+  arm.space = IkSpace::kWorld;
+  arm.target = to_world(arm.target);
+  arm.constraints.resize(3);
+  arm.constraints[0].kind = JointConstraint::Kind::kBallSocket;
+  arm.constraints[0].cone_angle = 1.0f;
+  arm.constraints[1].kind = JointConstraint::Kind::kHinge;
+  arm.constraints[1].axis = {0, 0, 1};
+  arm.constraints[1].min_angle = -2.5f;
+  IkGoalDesc spine = animtest::goal("spine", "head", IkSolver::kCcd, {0.2f, 1.1f, 0.1f});
+  spine.weight = 0.7f;
+  spine.joint_weights = {0.5f, 1.0f, 1.0f};
+  spine.constraints.resize(3);
+  spine.constraints[0].kind = JointConstraint::Kind::kBallSocket;
+  spine.constraints[0].cone_angle = 0.6f;
+  spine.constraints[1].kind = JointConstraint::Kind::kHinge;
+  spine.constraints[1].axis = {1, 0, 0};
+  spine.constraints[1].min_angle = -0.5f;
+  spine.constraints[1].max_angle = 0.5f;
+  int arm_id = 0;
+  for (const auto& g : {leg, arm, spine}) {
+    Expected<int> id = a.set_ik_goal(g);
+    EXPECT_TRUE(id.has_value()) << (id ? "" : id.error().message());
+    if (g.solver == IkSolver::kFabrik) arm_id = id ? *id : 0;
+  }
+
+  std::vector<std::vector<PaletteMatrix>> out;
+  for (int i = 0; i < 240; ++i) {
+    if (i == 20) {
+      EXPECT_TRUE(a.crossfade(1, 0.3f, {.sync_normalized_time = true}));
+    }
+    if (i == 30) {
+      EXPECT_TRUE(a.crossfade(2, 0.5f));
+    }
+    if (i == 60) {
+      EXPECT_TRUE(a.update_layer(layer_ids[2], {0.8f, 1.0f, 0.7f}));
+    }
+    if (i == 70) {
+      EXPECT_TRUE(a.update_layer(layer_ids[0], {0.3f, -0.5f, 0.0f}));
+    }
+    if (i == 80) {
+      EXPECT_TRUE(a.update_ik_target(arm_id, to_world({0.3f, 0.9f, -0.2f}), 0.8f));
+    }
+    if (i == 100) {
+      EXPECT_TRUE(a.set_speed(-0.7f));
+    }
+    if (i == 140) {
+      EXPECT_TRUE(a.crossfade(3, 0.4f));
+    }
+    if (i == 180) {
+      EXPECT_TRUE(a.set_speed(1.4f));
+    }
+    EXPECT_TRUE(a.update(dt(i)));
+    if (i % 20 == 19) out.emplace_back(a.palette().begin(), a.palette().end());
+  }
+  return out;
+}
+
+TEST(Animator, SameCommandsGiveBitIdenticalPalettesWithEveryFeature) {
+  Fixture f;
+  auto dt_a = [](int i) { return kDt * (1.0f + 0.01f * static_cast<float>(i % 7)); };
+  // A slightly different dt sequence (every tick within 5% of the first one's).
+  auto dt_c = [](int i) { return kDt * (1.0f + 0.013f * static_cast<float>(i % 5)); };
+  const auto a = run_full_session(f, dt_a);
+  const auto b = run_full_session(f, dt_a);
+  const auto c = run_full_session(f, dt_c);
+  ASSERT_EQ(a.size(), 12u);
+  ASSERT_EQ(b.size(), a.size());
+  ASSERT_EQ(c.size(), a.size());
+  int differing = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_TRUE(animtest::same_palettes(a[i], b[i])) << "snapshot " << i;
+    if (!animtest::same_palettes(a[i], c[i])) ++differing;
+  }
+  // The comparison can fail: a different dt sequence gives different palettes.
+  EXPECT_EQ(differing, static_cast<int>(a.size()));
+  EXPECT_FALSE(animtest::same_palettes(a.back(), c.back()));
+}
+
 TEST(Animator, RejectedCommandsChangeNothing) {
   Fixture f;
   const float nan = std::numeric_limits<float>::quiet_NaN();
