@@ -18,6 +18,12 @@ std::string num(float v) {
 
 const JointMask kAllJoints{};  // namespace scope: no guarded static init inside update()
 
+// Built once at start-up so that update() can refuse a bad dt without allocating: copying a
+// Status shares its message. (The dt value is not in the message: the caller passed it.)
+const Status kBadDt = invalid_argument(
+    "update: dt must be finite and >= 0 (NaN, infinity "
+    "and negative values are refused)");
+
 }  // namespace
 
 Animator::Animator(const Skeleton& skeleton, std::span<const Clip> clips)
@@ -140,8 +146,7 @@ void Animator::sample_player(const Player& p, std::span<Transform> out) const {
 }
 
 Status Animator::update(float dt) {
-  if (!std::isfinite(dt) || dt < 0.0f)
-    return invalid_argument("update: dt " + num(dt) + " must be finite and >= 0");
+  if (!std::isfinite(dt) || dt < 0.0f) return kBadDt;
 
   // 1. Clocks. The base and unsynced fades run on their own clocks; a synced fade follows the
   // normalized time of the player just below it (already advanced: the queue goes upward).

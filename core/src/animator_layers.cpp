@@ -60,6 +60,9 @@ Expected<int> Animator::add_layer(const AdditiveLayerDesc& desc) {
         return invalid_argument(who + ": mask weight " + num(desc.mask.weights[j]) + " of joint '" +
                                 skeleton_->names[j] + "' is outside [0, 1]");
   }
+  if (desc.blend != LayerBlend::kAdditive && desc.blend != LayerBlend::kOverride)
+    return invalid_argument(who + ": unknown layer blend " +
+                            std::to_string(static_cast<int>(desc.blend)));
   if (static_cast<int>(layers_.size()) >= kMaxLayers)
     return Status(StatusCode::kResourceExhausted,
                   who + ": the character already has " + std::to_string(kMaxLayers) + " layers");
@@ -85,8 +88,10 @@ Expected<int> Animator::add_layer(const AdditiveLayerDesc& desc) {
       return invalid_argument(who + ": unknown time source " +
                               std::to_string(static_cast<int>(desc.time_source)));
   }
-  layer.reference.resize(n);
-  ref.sample(desc.reference_time, skeleton_->rest_pose, layer.reference);
+  if (desc.blend == LayerBlend::kAdditive) {  // an override layer needs no reference
+    layer.reference.resize(n);
+    ref.sample(desc.reference_time, skeleton_->rest_pose, layer.reference);
+  }
   layers_.push_back(std::move(layer));
   ++next_layer_id_;
   return layers_.back().id;
@@ -117,8 +122,11 @@ void Animator::apply_layers() {
   for (const Layer& layer : layers_) {
     if (layer.desc.weight <= 0.0f) continue;  // weight 0: the pose is untouched
     clips_[layer.desc.clip].sample(layer.time, skeleton_->rest_pose, scratch_);
-    add_additive(pose_.locals, scratch_, layer.reference, layer.desc.weight, layer.desc.mask,
-                 pose_.locals);
+    if (layer.desc.blend == LayerBlend::kOverride)
+      blend(pose_.locals, scratch_, layer.desc.weight, layer.desc.mask, pose_.locals);
+    else
+      add_additive(pose_.locals, scratch_, layer.reference, layer.desc.weight, layer.desc.mask,
+                   pose_.locals);
   }
 }
 

@@ -137,14 +137,42 @@ Status read_skinning(const Context& ctx, const tinygltf::Primitive& prim, const 
   return Status::ok();
 }
 
-// Reads one triangle primitive. `ok == false` with an OK status means "skipped with a warning".
+// Triangle i of a strip is (v[i], v[i+1], v[i+2]) with the first two swapped on odd i, so
+// that every triangle keeps the winding of the first (glTF 2.0 spec, section 3.7.2.1).
+std::vector<uint32_t> strip_to_list(const std::vector<uint32_t>& strip) {
+  std::vector<uint32_t> list;
+  list.reserve(3 * (strip.size() - 2));
+  for (size_t i = 0; i + 2 < strip.size(); ++i) {
+    const bool odd = (i & 1u) != 0;
+    list.push_back(strip[i]);
+    list.push_back(strip[odd ? i + 2 : i + 1]);
+    list.push_back(strip[odd ? i + 1 : i + 2]);
+  }
+  return list;
+}
+
+// Triangle i of a fan is (v[i+1], v[i+2], v[0]) (same spec section).
+std::vector<uint32_t> fan_to_list(const std::vector<uint32_t>& fan) {
+  std::vector<uint32_t> list;
+  list.reserve(3 * (fan.size() - 2));
+  for (size_t i = 0; i + 2 < fan.size(); ++i) {
+    list.push_back(fan[i + 1]);
+    list.push_back(fan[i + 2]);
+    list.push_back(fan[0]);
+  }
+  return list;
+}
+
+// Reads one triangle primitive (list, strip or fan; strips and fans become lists). `ok == false`
+// with an OK status means "skipped with a warning".
 Status read_primitive(const Context& ctx, const tinygltf::Primitive& prim, const Skeleton& skeleton,
                       const std::string& label, Primitive* p, bool* ok) {
   *ok = false;
   const int mode = prim.mode < 0 ? TINYGLTF_MODE_TRIANGLES : prim.mode;
-  if (mode != TINYGLTF_MODE_TRIANGLES) {
+  if (mode != TINYGLTF_MODE_TRIANGLES && mode != TINYGLTF_MODE_TRIANGLE_STRIP &&
+      mode != TINYGLTF_MODE_TRIANGLE_FAN) {
     ctx.warn(label + ": primitive mode " + std::to_string(mode) +
-             " is not a triangle list; skipped");
+             " is not a triangle list, strip or fan; skipped");
     return Status::ok();
   }
   const int pa = attribute(prim, "POSITION");
@@ -176,6 +204,15 @@ Status read_primitive(const Context& ctx, const tinygltf::Primitive& prim, const
   } else {
     p->indices.resize(nv);
     for (size_t i = 0; i < nv; ++i) p->indices[i] = static_cast<uint32_t>(i);
+  }
+  if (mode != TINYGLTF_MODE_TRIANGLES) {
+    if (p->indices.size() < 3)
+      return ctx.fail(StatusCode::kDataLoss,
+                      label + ": triangle " +
+                          (mode == TINYGLTF_MODE_TRIANGLE_STRIP ? "strip" : "fan") + " has " +
+                          std::to_string(p->indices.size()) + " indices, fewer than one triangle");
+    p->indices =
+        mode == TINYGLTF_MODE_TRIANGLE_STRIP ? strip_to_list(p->indices) : fan_to_list(p->indices);
   }
   if (p->indices.size() % 3 != 0)
     return ctx.fail(StatusCode::kDataLoss, label + ": " + std::to_string(p->indices.size()) +

@@ -127,11 +127,26 @@ Expected<MeshFile> parse_mesh(const std::string& path, std::string text) {
   tok.expect_word("joints");
   tok.expect_punct('{');
   file.joints.resize(tok.ok() ? nj : 0);
+  int root = -1;  // index of the first joint with parent -1
   for (int i = 0; i < nj && tok.ok(); ++i) {
     MeshJoint& j = file.joints[i];
     j.line = tok.line();
     j.name = tok.expect_string("joint name");
     j.parent = tok.expect_int("parent index of joint '" + j.name + "'", -1, nj - 1);
+    // Doom 3 skeletons have exactly one root (the "origin" joint that the animation's root
+    // motion drives); a second one means a corrupt or hand-broken file.
+    if (tok.ok() && j.parent == -1) {
+      if (root >= 0) {
+        const MeshJoint& first = file.joints[root];
+        tok.fail(j.line,
+                 "joint '" + j.name + "' is a second root (parent -1); joint '" + first.name +
+                     "' on line " + std::to_string(first.line) +
+                     " is already the root and an MD5 skeleton has exactly one",
+                 StatusCode::kInvalidArgument);
+      } else {
+        root = i;
+      }
+    }
     j.position = tok.expect_vec3("joint position");
     j.orientation = quat_from_xyz(tok.expect_vec3("joint orientation"));
   }

@@ -5,6 +5,7 @@
 // constraints and world-space targets.
 #include <atomic>
 #include <cstdlib>
+#include <limits>
 #include <new>
 
 #include <gtest/gtest.h>
@@ -103,6 +104,18 @@ TEST(AnimatorAllocations, UpdateAllocatesNothingWithEveryFeatureRunning) {
   for (int i = 0; i < 600; ++i) ASSERT_TRUE(a.update(1.0f / 60.0f).is_ok());
   const long during = g_allocations.load() - before;
   EXPECT_EQ(during, 0) << "update() allocated " << during << " times in 600 ticks";
+  // Refusing a bad dt allocates nothing either, and changes nothing.
+  const std::vector<PaletteMatrix> kept(a.palette().begin(), a.palette().end());
+  const long before_bad = g_allocations.load();
+  for (float bad : {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(),
+                    -1.0f / 60.0f}) {
+    const Status st = a.update(bad);
+    EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(st.message().find("dt"), std::string::npos) << st.message();
+  }
+  const long during_bad = g_allocations.load() - before_bad;
+  EXPECT_EQ(during_bad, 0) << "refusing a bad dt allocated " << during_bad << " times";
+  EXPECT_TRUE(animtest::same_palettes(a.palette(), kept));
   // The counter does see allocations (the test can fail): a command allocates.
   const long before_cmd = g_allocations.load();
   ASSERT_TRUE(a.add_layer(own).has_value());

@@ -230,6 +230,66 @@ TEST(GltfLoader, AppendsIndexedPrimitivesAndSkipsNonTriangleModes) {
   EXPECT_TRUE(has_warning(a, "not a triangle list"));
 }
 
+// Face normal's z of triangle t of m (all test triangles lie in the z = 0 plane).
+float face_z(const SkinnedMesh& m, size_t t) {
+  const glm::vec3 a = m.positions[m.indices[3 * t]], b = m.positions[m.indices[3 * t + 1]],
+                  c = m.positions[m.indices[3 * t + 2]];
+  return glm::cross(b - a, c - a).z;
+}
+
+TEST(GltfLoader, ConvertsTriangleStripsAndFansToLists) {
+  Rig rig = make_rig();
+  GltfFile& f = rig.file;
+  // Five vertices in the z = 0 plane, all bound to joint 0. As a strip (0 1 2 3 4) they form
+  // a ladder (0,0) (1,0) (0,1) (1,1) (0,2); as a fan around (0,0) they sweep counterclockwise.
+  const int strip_pos = f.add_floats({0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 0, 0, 2, 0}, "VEC3", 3);
+  const int fan_pos = f.add_floats({0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, -1, 1, 0}, "VEC3", 3);
+  const int joints = f.add_data(std::vector<uint8_t>(20, 0), animtest::kUnsignedByte, "VEC4", 4);
+  const int weights =
+      f.add_floats({1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0}, "VEC4", 4);
+  auto prim = [&](int pos, int mode) {
+    return json{{"attributes", {{"POSITION", pos}, {"JOINTS_0", joints}, {"WEIGHTS_0", weights}}},
+                {"mode", mode}};
+  };
+  json strip = prim(strip_pos, 5);  // TRIANGLE_STRIP, not indexed
+  json fan = prim(fan_pos, 6);      // TRIANGLE_FAN, indexed: 0 1 2 3 4
+  fan["indices"] =
+      f.add_data(std::vector<uint16_t>{0, 1, 2, 3, 4}, animtest::kUnsignedShort, "SCALAR", 1);
+  f.doc["meshes"][0]["primitives"].push_back(strip);
+  f.doc["meshes"][0]["primitives"].push_back(fan);
+  const Asset a = load_ok(f.write_embedded("strip_fan"));
+  const SkinnedMesh& m = a.mesh;
+  ASSERT_EQ(m.num_vertices(), 3 + 5 + 5);
+  // Rig triangle (0 1 2); strip at offset 3: (0 1 2) (1 3 2) (2 3 4), the odd one swapped;
+  // fan at offset 8: (1 2 0) (2 3 0) (3 4 0).
+  EXPECT_EQ(m.indices, (std::vector<uint32_t>{0, 1,  2,                        //
+                                              3, 4,  5, 4,  6,  5, 5,  6,  7,  //
+                                              9, 10, 8, 10, 11, 8, 11, 12, 8}));
+  ASSERT_EQ(m.submeshes.size(), 3u);
+  EXPECT_EQ(m.submeshes[1].first_index, 3u);
+  EXPECT_EQ(m.submeshes[1].index_count, 9u);
+  EXPECT_EQ(m.submeshes[2].first_index, 12u);
+  EXPECT_EQ(m.submeshes[2].index_count, 9u);
+  // Every converted triangle keeps the winding of the first: all face +z.
+  for (size_t t = 1; t < 7; ++t) EXPECT_GT(face_z(m, t), 0.0f) << "triangle " << t;
+  EXPECT_FALSE(has_warning(a, "skipped"));
+}
+
+TEST(GltfLoaderErrors, StripWithFewerThanThreeIndices) {
+  Rig rig = make_rig();
+  GltfFile& f = rig.file;
+  json strip = f.doc["meshes"][0]["primitives"][0];
+  strip["mode"] = 5;
+  strip["indices"] = f.add_data(std::vector<uint16_t>{0, 1}, animtest::kUnsignedShort, "SCALAR", 1);
+  f.doc["meshes"][0]["primitives"].push_back(strip);
+  const std::string path = f.write_embedded("short_strip");
+  const Expected<Asset> a = load_gltf(path);
+  ASSERT_FALSE(a.has_value());
+  EXPECT_NE(a.error().message().find("triangle strip has 2 indices"), std::string::npos)
+      << a.error().message();
+  EXPECT_NE(a.error().message().find(path), std::string::npos) << a.error().message();
+}
+
 TEST(GltfLoader, PicksSkinByIndexOrNameAndRejectsUnknownOnes) {
   Rig rig = make_rig();
   GltfFile& f = rig.file;

@@ -458,6 +458,15 @@ TEST(Md5Errors, ParentOutOfRange) {
   expect_error(a, path, {":10:", "parent index of joint 'tip' 5 is out of range"});
 }
 
+TEST(Md5Errors, SecondRootJoint) {
+  // tip (line 10) claims parent -1 while root (line 8) already has it.
+  std::string path;
+  auto a =
+      load_mesh_text("two_roots.md5mesh", replace(kChainMesh, "\"tip\"\t1", "\"tip\"\t-1"), &path);
+  expect_error(a, path, {":10:", "joint 'tip' is a second root", "joint 'root' on line 8"});
+  EXPECT_EQ(a.error().code(), StatusCode::kInvalidArgument);
+}
+
 TEST(Md5Errors, CyclicHierarchy) {
   std::string text = replace(kChainMesh, "\"root\"\t-1", "\"root\"\t2");
   std::string path;

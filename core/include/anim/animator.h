@@ -50,11 +50,24 @@ enum class LayerTimeSource : uint8_t {
   kParameter,       // the caller sets a normalized time 0..1 (aim / lean amount)
 };
 
+// How a layer combines with the pose under it (base, fades and earlier layers).
+enum class LayerBlend : uint8_t {
+  // Adds the clip's delta against the reference pose, scaled by weight * mask (lean, breathe).
+  kAdditive,
+  // Replaces: blends from the pose under it toward the clip's pose by weight * mask, joint by
+  // joint (wave on the upper body over walk). A joint at effective weight 1 is the clip's pose
+  // bit for bit, at 0 untouched bit for bit. The reference fields are not used.
+  kOverride,
+};
+
+// A layer played on top of the base and fades. (The name predates kOverride: the same
+// clip, weight, mask and time source describe both kinds.)
 struct AdditiveLayerDesc {
-  int clip = -1;  // the additive clip (index into the Animator's clips)
-  // Reference pose subtracted from the clip: `reference_clip` (default: the layer's own clip)
-  // sampled at `reference_time` seconds (default 0: its first frame). Precomputed when the
-  // layer is added.
+  int clip = -1;  // the layer's clip (index into the Animator's clips)
+  LayerBlend blend = LayerBlend::kAdditive;
+  // kAdditive: reference pose subtracted from the clip: `reference_clip` (default: the
+  // layer's own clip) sampled at `reference_time` seconds (default 0: its first frame).
+  // Precomputed when the layer is added. Validated for kOverride too, but not used.
   int reference_clip = -1;      // -1: the layer's own clip
   float reference_time = 0.0f;  // seconds into the reference clip, in [0, its duration]
   float weight = 1.0f;          // 0..1

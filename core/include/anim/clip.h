@@ -41,7 +41,8 @@ struct Channel {
 
   int num_keys() const { return static_cast<int>(times.size()); }
 
-  // Checks sizes, finiteness and ordering, normalizes quaternion keys (non-cubic) and
+  // Checks sizes, finiteness and ordering, normalizes quaternion key values (for
+  // kCubicSpline the middle value of each triple; tangents are left as they are) and
   // builds the lookup table. `what` names the channel in the error message.
   Status finalize(const std::string& what);
 
@@ -63,8 +64,8 @@ struct JointChannels {
 class Clip {
  public:
   std::string name;
-  float duration = 0.0f;               // seconds, >= 0: the latest key time
-  std::vector<JointChannels> joints;   // one entry per skeleton joint (skeleton order)
+  float duration = 0.0f;              // seconds, >= 0: the latest key time
+  std::vector<JointChannels> joints;  // one entry per skeleton joint (skeleton order)
   std::vector<Vec3Channel> vec3_channels;
   std::vector<QuatChannel> quat_channels;
 

@@ -25,7 +25,12 @@ struct Submesh {
 struct SkinnedMesh {
   std::vector<glm::vec3> positions;
   std::vector<glm::vec3> normals;  // unit length
-  std::vector<glm::vec2> uvs;      // empty when the source has no texture coordinates
+  // Texture coordinates in the glTF convention: (0, 0) is the image's top-left corner, u
+  // grows to the right and v downward. glTF TEXCOORD_0 and MD5 `vert ( u v )` (Doom 3 uses
+  // the same top-left origin) are stored unchanged; the builtin character has no texture and
+  // uses u = angle around a part / 2pi (0..1, seam repeated), v = ring index / (rings - 1)
+  // along the part. Empty when the source has no texture coordinates.
+  std::vector<glm::vec2> uvs;
   std::vector<std::array<uint16_t, 4>> joints;  // 4 influences per vertex (skeleton order)
   std::vector<glm::vec4> weights;               // matching weights, normalized to sum 1
   std::vector<uint32_t> indices;                // triangle list

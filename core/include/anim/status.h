@@ -3,6 +3,7 @@
 // Status). Core never throws across its public API and never logs; callers decide what to
 // do with a failure. Messages name the thing that is wrong (file, joint, clip, value).
 
+#include <memory>
 #include <string>
 #include <utility>
 #include <variant>
@@ -11,12 +12,12 @@ namespace anim {
 
 enum class StatusCode {
   kOk = 0,
-  kInvalidArgument,   // a value is malformed: NaN, out of range, negative duration, ...
-  kNotFound,          // an unknown clip / joint / layer / goal / file
+  kInvalidArgument,     // a value is malformed: NaN, out of range, negative duration, ...
+  kNotFound,            // an unknown clip / joint / layer / goal / file
   kFailedPrecondition,  // the request does not fit the current state
-  kDataLoss,          // a file is truncated or internally inconsistent
-  kUnimplemented,     // a valid feature this runtime does not support
-  kResourceExhausted, // a configured limit was hit
+  kDataLoss,            // a file is truncated or internally inconsistent
+  kUnimplemented,       // a valid feature this runtime does not support
+  kResourceExhausted,   // a configured limit was hit
 };
 
 // Short stable name for a code ("invalid_argument", ...), for logs and metrics.
@@ -25,22 +26,34 @@ const char* status_code_name(StatusCode code);
 class Status {
  public:
   Status() = default;  // OK
-  Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
+  Status(StatusCode code, std::string message)
+      : code_(code), message_(std::make_shared<const std::string>(std::move(message))) {}
 
   static Status ok() { return {}; }
   bool is_ok() const { return code_ == StatusCode::kOk; }
   explicit operator bool() const { return is_ok(); }
   StatusCode code() const { return code_; }
-  const std::string& message() const { return message_; }
+  // Empty for an OK Status.
+  const std::string& message() const { return message_ ? *message_ : empty_message(); }
 
  private:
+  static const std::string& empty_message();
+
   StatusCode code_ = StatusCode::kOk;
-  std::string message_;
+  // Immutable and shared, so that copying a Status never allocates: a hot path (e.g.
+  // Animator::update refusing a bad dt) can return a copy of a Status built in advance.
+  std::shared_ptr<const std::string> message_;
 };
 
-inline Status invalid_argument(std::string m) { return {StatusCode::kInvalidArgument, std::move(m)}; }
-inline Status not_found(std::string m) { return {StatusCode::kNotFound, std::move(m)}; }
-inline Status data_loss(std::string m) { return {StatusCode::kDataLoss, std::move(m)}; }
+inline Status invalid_argument(std::string m) {
+  return {StatusCode::kInvalidArgument, std::move(m)};
+}
+inline Status not_found(std::string m) {
+  return {StatusCode::kNotFound, std::move(m)};
+}
+inline Status data_loss(std::string m) {
+  return {StatusCode::kDataLoss, std::move(m)};
+}
 inline Status failed_precondition(std::string m) {
   return {StatusCode::kFailedPrecondition, std::move(m)};
 }
@@ -49,7 +62,7 @@ inline Status failed_precondition(std::string m) {
 template <class T>
 class Expected {
  public:
-  Expected(T value) : v_(std::move(value)) {}  // NOLINT: implicit by design
+  Expected(T value) : v_(std::move(value)) {}       // NOLINT: implicit by design
   Expected(Status error) : v_(std::move(error)) {}  // NOLINT: implicit by design
 
   bool has_value() const { return v_.index() == 0; }
