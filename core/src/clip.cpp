@@ -7,16 +7,26 @@ namespace anim {
 
 namespace {
 
-glm::vec3 lerp_value(const glm::vec3& a, const glm::vec3& b, float u) { return glm::mix(a, b, u); }
+glm::vec3 lerp_value(const glm::vec3& a, const glm::vec3& b, float u) {
+  return glm::mix(a, b, u);
+}
 glm::quat lerp_value(const glm::quat& a, const glm::quat& b, float u) {
   return slerp_shortest(a, b, u);
 }
 
-glm::vec3 finish(const glm::vec3& v) { return v; }
-glm::quat finish(const glm::quat& q) { return glm::normalize(q); }
+glm::vec3 finish(const glm::vec3& v) {
+  return v;
+}
+glm::quat finish(const glm::quat& q) {
+  return glm::normalize(q);
+}
 
-bool finite_value(const glm::vec3& v) { return is_finite(v); }
-bool finite_value(const glm::quat& q) { return is_finite(q); }
+bool finite_value(const glm::vec3& v) {
+  return is_finite(v);
+}
+bool finite_value(const glm::quat& q) {
+  return is_finite(q);
+}
 
 // Hermite basis on values of type V (glm::quat supports + and scalar *).
 template <class V>
@@ -35,8 +45,8 @@ Status Channel<V>::finalize(const std::string& what) {
   const size_t per_key = interpolation == Interpolation::kCubicSpline ? 3 : 1;
   if (values.size() != n * per_key)
     return invalid_argument(what + ": " + std::to_string(values.size()) + " values for " +
-                            std::to_string(n) + " keys (expected " +
-                            std::to_string(n * per_key) + ")");
+                            std::to_string(n) + " keys (expected " + std::to_string(n * per_key) +
+                            ")");
   for (size_t i = 0; i < n; ++i) {
     if (!std::isfinite(times[i])) return invalid_argument(what + ": key time is NaN or infinite");
     if (i > 0 && times[i] < times[i - 1])

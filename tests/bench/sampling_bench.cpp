@@ -2,7 +2,8 @@
 // sample clip A + local-to-model + palette, for many characters at distinct clip times so
 // the caches see what a server sees (every character at a different key).
 //
-// Reports seconds per character-update (the "time_per_char" counter, e.g. "950n" = 950 ns) and characters per second.
+// Reports seconds per character-update (the "time_per_char" counter, e.g. "950n" = 950 ns) and
+// characters per second.
 #include <cstdio>
 #include <vector>
 
@@ -58,11 +59,16 @@ void BM_SampleModelPalette(benchmark::State& state) {
     benchmark::ClobberMemory();
   }
   state.SetItemsProcessed(state.iterations() * count);
-  state.counters["time_per_char"] = benchmark::Counter(
-      static_cast<double>(state.iterations() * count), benchmark::Counter::kIsRate |
-                                                           benchmark::Counter::kInvert);
+  state.counters["time_per_char"] =
+      benchmark::Counter(static_cast<double>(state.iterations() * count),
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
   state.counters["joints"] = joints;
 }
-BENCHMARK(BM_SampleModelPalette)->Arg(1)->Arg(100)->Arg(1000)->Arg(10000)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_SampleModelPalette)
+    ->Arg(1)
+    ->Arg(100)
+    ->Arg(1000)
+    ->Arg(10000)
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace

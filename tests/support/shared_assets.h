@@ -28,9 +28,9 @@ inline std::string shared_path(const std::string& relative) {
 
 }  // namespace animtest
 
-#define ANIMD_REQUIRE_SHARED()                                                          \
-  do {                                                                                  \
-    if (!animtest::shared_available())                                                  \
-      GTEST_SKIP() << "skipped: shared assets not found at " << animtest::shared_dir()  \
-                   << " (set ANIMD_SHARED_DIR or place ../shared beside the repo)";     \
+#define ANIMD_REQUIRE_SHARED()                                                         \
+  do {                                                                                 \
+    if (!animtest::shared_available())                                                 \
+      GTEST_SKIP() << "skipped: shared assets not found at " << animtest::shared_dir() \
+                   << " (set ANIMD_SHARED_DIR or place ../shared beside the repo)";    \
   } while (0)

@@ -13,10 +13,10 @@
 namespace anim {
 
 struct Asset {
-  std::string name;                   // e.g. "Fox" (file stem) or "builtin"
-  std::string source;                 // file path(s) it came from, or "builtin"
+  std::string name;    // e.g. "Fox" (file stem) or "builtin"
+  std::string source;  // file path(s) it came from, or "builtin"
   Skeleton skeleton;
-  std::vector<Clip> clips;            // names unique within the asset
+  std::vector<Clip> clips;  // names unique within the asset
   SkinnedMesh mesh;
   std::vector<std::string> warnings;  // things ignored while loading (e.g. morph weights)
 

@@ -20,8 +20,8 @@
 namespace anim {
 
 struct GltfOptions {
-  int skin_index = -1;     // >= 0: use this skin (an index past the last skin is kNotFound)
-  std::string skin_name;   // non-empty (and skin_index < 0): use the skin with this name
+  int skin_index = -1;    // >= 0: use this skin (an index past the last skin is kNotFound)
+  std::string skin_name;  // non-empty (and skin_index < 0): use the skin with this name
 };
 
 Expected<Asset> load_gltf(const std::string& path, const GltfOptions& options = {});

@@ -27,12 +27,12 @@ class Skeleton {
  public:
   static constexpr int kMaxJoints = 1024;
 
-  std::vector<std::string> names;      // joint names (unique)
-  std::vector<int16_t> parents;        // parent joint index, -1 for a root; parents[i] < i
-  std::vector<Transform> rest_pose;    // local (parent-space) transform of each joint at rest
-  std::vector<glm::mat4> inverse_bind; // model space -> joint space at bind time
-  std::vector<int> source_of_joint;    // joint index here -> index in the source file
-  std::vector<int> joint_of_source;    // index in the source file -> joint index here
+  std::vector<std::string> names;       // joint names (unique)
+  std::vector<int16_t> parents;         // parent joint index, -1 for a root; parents[i] < i
+  std::vector<Transform> rest_pose;     // local (parent-space) transform of each joint at rest
+  std::vector<glm::mat4> inverse_bind;  // model space -> joint space at bind time
+  std::vector<int> source_of_joint;     // joint index here -> index in the source file
+  std::vector<int> joint_of_source;     // index in the source file -> joint index here
 
   // Model space is the space of the skinned mesh. root_transform maps the parent space of
   // the root joints into model space: it folds in non-joint ancestor nodes (glTF "Armature",

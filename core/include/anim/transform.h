@@ -12,9 +12,9 @@
 namespace anim {
 
 struct Transform {
-  glm::vec3 translation{0.0f};               // units of the asset (usually metres)
+  glm::vec3 translation{0.0f};                 // units of the asset (usually metres)
   glm::quat rotation{1.0f, 0.0f, 0.0f, 0.0f};  // unit quaternion, w first in glm's constructor
-  glm::vec3 scale{1.0f};                     // per-axis, non-zero
+  glm::vec3 scale{1.0f};                       // per-axis, non-zero
 
   static Transform identity() { return {}; }
 };
