@@ -539,10 +539,8 @@ void Session::close(const std::string& reason) {
   if (closed_) return;
   closed_ = true;
   streaming_.store(false);
-  boost::system::error_code ec;
-  drain_timer_.cancel();
-  socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ec);
-  socket_.close(ec);
+  // The reason is logged before the socket closes, so that by the time the peer sees the
+  // close the log already says why (operators and tests read it in that order).
   const bool normal = reason == "client closed the connection" || reason == "daemon shutting down";
   if (normal)
     spdlog::info("session {} ({}) closed: {} ({} bytes in, {} out)", id_, peer_, reason, bytes_in_,
@@ -550,6 +548,10 @@ void Session::close(const std::string& reason) {
   else
     spdlog::warn("session {} ({}) closed: {} ({} bytes in, {} out)", id_, peer_, reason, bytes_in_,
                  bytes_out_);
+  boost::system::error_code ec;
+  drain_timer_.cancel();
+  socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ec);
+  socket_.close(ec);
   // out_ stays until the session is destroyed: an aborted write may still name its buffers.
   ready_replies_.clear();
   server_.remove_session(id_);
