@@ -43,6 +43,16 @@ class AssetConfinement : public ::testing::Test {
                 one_joint_document(buffer_with_uri("../shared/shared.bin", 64)).dump());
     write_bytes(tree_.models / "startup_escape.gltf",
                 one_joint_document(buffer_with_uri("../../outside/secret.bin")).dump());
+    // A folder the operator linked into the root from elsewhere: its files load, with their
+    // URIs confined to their own folder.
+    const std::filesystem::path elsewhere = dir_.path() / "elsewhere";
+    std::filesystem::create_directories(elsewhere);
+    write_bytes(elsewhere / "linked.gltf",
+                one_joint_document(buffer_with_uri("linked.bin", 64)).dump());
+    write_bytes(elsewhere / "linked.bin", identity_matrix_bytes());
+    write_bytes(elsewhere / "linked_escape.gltf",
+                one_joint_document(buffer_with_uri("../tree/outside/secret.bin")).dump());
+    std::filesystem::create_directory_symlink(elsewhere, tree_.root / "operator_link");
   }
 
   TempDir dir_{"animd-confinement"};
@@ -61,12 +71,18 @@ TEST_F(AssetConfinement, AssetsScanLoadsGoodFilesAndRefusesEscapes) {
   EXPECT_NE(std::find(names.begin(), names.end(), "good"), names.end()) << daemon.log_tail();
   EXPECT_NE(std::find(names.begin(), names.end(), "sibling"), names.end()) << daemon.log_tail();
   EXPECT_EQ(std::find(names.begin(), names.end(), "startup_escape"), names.end());
+  EXPECT_NE(std::find(names.begin(), names.end(), "linked"), names.end()) << daemon.log_tail();
+  EXPECT_EQ(std::find(names.begin(), names.end(), "linked_escape"), names.end());
+  expect_identity_inverse_bind(*client, "linked");
   expect_identity_inverse_bind(*client, "good");
   expect_identity_inverse_bind(*client, "sibling");
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
   // The operator's log says why, by relative name, without the secret's size or bytes.
   const std::string log = daemon.log_tail(100000);
   EXPECT_NE(log.find("models/startup_escape.gltf: buffer 0 URI escapes the asset root"),
+            std::string::npos)
+      << log;
+  EXPECT_NE(log.find("operator_link/linked_escape.gltf: buffer 0 URI escapes the asset root"),
             std::string::npos)
       << log;
   EXPECT_EQ(log.find("TOPSECRET"), std::string::npos) << log;
@@ -117,6 +133,14 @@ TEST_F(AssetConfinement, LoadByPathRefusesEveryEscapeForBuffersAndImages) {
   ASSERT_FALSE(m);
   EXPECT_EQ(m.error().code, anim::v1::STATUS_NOT_FOUND) << m.error().to_string();
   expect_clean(m.error().message, tree_, "missing");
+  // The MD5 loader's messages are shown relative to the root too.
+  write_bytes(tree_.models / "broken.md5mesh", "MD5Version 10\ncommandline \"\"\nnumJoints x\n");
+  anim::v1::LoadAssetRequest md5;
+  md5.set_path("models/broken.md5mesh");
+  auto bad = client->load_asset(md5);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().message.rfind("models/broken.md5mesh:", 0), 0u) << bad.error().message;
+  expect_clean(bad.error().message, tree_, "md5");
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 
