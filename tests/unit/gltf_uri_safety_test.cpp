@@ -155,8 +155,11 @@ TEST_F(GltfUriSafety, FromMemoryParserErrorsNameTheLabelOnly) {
 }
 
 TEST_F(GltfUriSafety, LegitimateBuffersInsideTheRootLoad) {
-  // Next to the file, percent-encoded, and in a sibling folder of the root.
-  for (const std::string uri : {"ok.bin", "o%6B.bin", "../shared/shared.bin", "./ok.bin"}) {
+  // Next to the file, percent-encoded, in a sibling folder of the root, and through a
+  // symlink that stays inside the root.
+  fs::create_symlink("../shared/shared.bin", tree_.models / "alias.bin");
+  for (const std::string uri :
+       {"ok.bin", "o%6B.bin", "../shared/shared.bin", "./ok.bin", "alias.bin"}) {
     const json doc = animtest::one_joint_document(animtest::buffer_with_uri(uri, 64));
     Expected<Asset> a = load_by_path("good.gltf", doc.dump());
     ASSERT_TRUE(a) << uri << ": " << a.error().message();
