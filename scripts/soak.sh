@@ -68,9 +68,9 @@ load_pid=$!
 stats_json() {
   "$bin/animctl" --port "$port" --timeout 10000 --json stats 2>>"$work/animctl.err"
 }
-# Reads a field of the stats JSON (protobuf JSON: 64-bit numbers come as strings).
+# Reads a field of the reply's `stats` (protobuf JSON: 64-bit numbers come as strings).
 field() {
-  python3 -c 'import json,sys; d=json.load(sys.stdin); print(d.get(sys.argv[1], 0))' "$1"
+  python3 -c 'import json,sys; d=json.load(sys.stdin).get("stats", {}); print(d.get(sys.argv[1], 0))' "$1"
 }
 
 start_stats=$(stats_json) || { echo "soak: stats failed at start"; exit 1; }
