@@ -71,7 +71,9 @@ void print_box(const std::string& what, const Box& b) {
 void expect_upright(const std::string& what, const Box& b, bool quadruped = false) {
   const glm::vec3 s = b.size();
   EXPECT_GT(s.y, s.x) << what << ": wider than tall";
-  if (!quadruped) EXPECT_GT(s.y, s.z) << what << ": Y is not the tallest axis";
+  if (!quadruped) {
+    EXPECT_GT(s.y, s.z) << what << ": Y is not the tallest axis";
+  }
   EXPECT_LT(std::abs(b.lo.y), 0.03f * s.y) << what << ": lowest point is not near y = 0";
 }
 
