@@ -133,14 +133,15 @@ Expected<std::vector<int>> scene_order(const Context& ctx, const std::vector<int
   return order;
 }
 
-bool nearly_equal(const glm::dmat4& a, const glm::dmat4& b) {
+// Equal within `rel` times the largest element magnitude (at least 1).
+bool nearly_equal(const glm::dmat4& a, const glm::dmat4& b, double rel = 1e-6) {
   double scale = 1.0, diff = 0.0;
   for (int c = 0; c < 4; ++c)
     for (int r = 0; r < 4; ++r) {
       scale = std::max({scale, std::abs(a[c][r]), std::abs(b[c][r])});
       diff = std::max(diff, std::abs(a[c][r] - b[c][r]));
     }
-  return diff <= 1e-6 * scale;
+  return diff <= rel * scale;
 }
 
 // The skin to load: by option, else the skin of the first skinned mesh node in scene order.
@@ -220,16 +221,6 @@ struct CharacterJoints {
   std::vector<char> skin_usable;                       // per merged skin: its meshes are served
 };
 
-bool nearly_equal_tol(const glm::dmat4& a, const glm::dmat4& b, double rel) {
-  double scale = 1.0, diff = 0.0;
-  for (int c = 0; c < 4; ++c)
-    for (int r = 0; r < 4; ++r) {
-      scale = std::max({scale, std::abs(a[c][r]), std::abs(b[c][r])});
-      diff = std::max(diff, std::abs(a[c][r] - b[c][r]));
-    }
-  return diff <= rel * scale;
-}
-
 Expected<CharacterJoints> character_joints(const Context& ctx, int chosen) {
   const tinygltf::Model& m = ctx.model;
   const int num_nodes = static_cast<int>(m.nodes.size());
@@ -297,7 +288,7 @@ Expected<CharacterJoints> character_joints(const Context& ctx, int chosen) {
         if (!have) {
           to_bind = c;
           have = true;
-        } else if (!nearly_equal_tol(c, to_bind, 1e-4)) {
+        } else if (!nearly_equal(c, to_bind, 1e-4)) {
           consistent = false;
         }
       }
@@ -306,7 +297,7 @@ Expected<CharacterJoints> character_joints(const Context& ctx, int chosen) {
                  " but binds them differently; its meshes are not served");
         continue;
       }
-      if (nearly_equal_tol(to_bind, glm::dmat4(1.0), 1e-6)) to_bind = glm::dmat4(1.0);
+      if (nearly_equal(to_bind, glm::dmat4(1.0), 1e-6)) to_bind = glm::dmat4(1.0);
       std::vector<int> map(joints.size());
       for (size_t k = 0; k < joints.size(); ++k) {
         int& src = cj.source_of_node[joints[k]];
@@ -403,7 +394,7 @@ Expected<Skeleton> build_skeleton(const Context& ctx, int skin_index, const Char
                                   const std::vector<int>& parent,
                                   std::vector<gltf::JointFold>* folds) {
   const tinygltf::Model& m = ctx.model;
-  const std::string skin_label = anim::skin_label(m, skin_index);
+  const std::string label = skin_label(m, skin_index);
   const int n = static_cast<int>(cj.nodes.size());
   const std::vector<int>& source_of_node = cj.source_of_node;
 
@@ -448,8 +439,7 @@ Expected<Skeleton> build_skeleton(const Context& ctx, int skin_index, const Char
         s > 0.0f && std::abs(f.scale.y - s) <= 1e-5f * s && std::abs(f.scale.z - s) <= 1e-5f * s;
     if (!uniform || !nearly_equal(glm::dmat4(to_matrix(f)), fold_matrix[k]))
       return ctx.fail(StatusCode::kUnimplemented,
-                      skin_label + ": the non-joint nodes above joint " +
-                          node_label(m, cj.nodes[k]) +
+                      label + ": the non-joint nodes above joint " + node_label(m, cj.nodes[k]) +
                           " have non-uniform or mirroring scale, which cannot be folded into it");
     (*folds)[k].transform = f;
   }
@@ -473,7 +463,7 @@ Expected<Skeleton> build_skeleton(const Context& ctx, int skin_index, const Char
   Expected<Skeleton> skeleton = Skeleton::from_unordered(std::move(names), parents, std::move(rest),
                                                          std::move(ibm), glm::mat4(root_space));
   if (!skeleton)
-    return ctx.fail(skeleton.error().code(), skin_label + ": " + skeleton.error().message());
+    return ctx.fail(skeleton.error().code(), label + ": " + skeleton.error().message());
   return skeleton;
 }
 
