@@ -234,6 +234,23 @@ TEST(GltfLoader, ServesMeshesRigidlyAttachedToJointsInBindSpace) {
   expect_vec3_near(a.mesh.normals[4], {0, 0, 1});
 }
 
+TEST(GltfLoader, MirroredRigidPartKeepsItsTrianglesFrontFacing) {
+  Rig rig = make_rig();
+  GltfFile& f = rig.file;
+  const int mesh = add_triangle_mesh(f, "mirrored");
+  // Scale -1 in X mirrors the triangle: drawn as is its winding would turn clockwise.
+  f.add_node({{"name", "Mirror"}, {"scale", {-1, 1, 1}}, {"mesh", mesh}}, rig.root);
+  const Asset a = load_ok(f.write_embedded("mirrored"));
+  ASSERT_EQ(a.mesh.num_vertices(), 6);
+  const std::vector<uint32_t> tri(a.mesh.indices.begin() + 3, a.mesh.indices.end());
+  EXPECT_EQ(tri, (std::vector<uint32_t>{3, 5, 4}));  // reversed
+  // Front face still towards the viewer at +Z: counter-clockwise in scene space, normal +Z.
+  const glm::vec3 p0 = skinned_at_rest(a, tri[0]), p1 = skinned_at_rest(a, tri[1]),
+                  p2 = skinned_at_rest(a, tri[2]);
+  EXPECT_GT(glm::cross(p1 - p0, p2 - p0).z, 0.0f);
+  for (int v = 3; v < 6; ++v) EXPECT_NEAR(a.mesh.normals[v].z, 1.0f, 1e-5f);
+}
+
 TEST(GltfLoader, MergesSkinsThatShareJointsIntoOnePalette) {
   Rig rig = make_rig();
   GltfFile& f = rig.file;
