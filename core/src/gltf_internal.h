@@ -54,7 +54,7 @@ Expected<AccessorData> read_accessor(const Context& ctx, int index, const Access
                                      const std::string& what);
 
 // The node's local transform as a matrix (its `matrix`, or T * R * S), in double precision so
-// that folding ancestors and inverting the mesh node's world matrix loses nothing.
+// that folding ancestors and moving rigidly attached meshes into bind space loses nothing.
 glm::dmat4 node_local_matrix(const tinygltf::Node& node);
 
 // Checks a node's TRS / matrix arrays have the right lengths and finite values.
