@@ -8,6 +8,7 @@
 #include <string>
 
 #include "animops/ops_config.h"
+#include "tls_context.h"
 
 namespace animd {
 
@@ -35,6 +36,10 @@ struct Config {
   uint32_t max_connections = 1000;
   double max_requests_per_second = 5000;  // per connection, token bucket (burst = 1 s worth)
   std::string auth_token;                 // non-empty: control commands need it
+
+  // TLS (--tls-cert, --tls-key, --tls-client-ca, --tls-require-client-cert); off unless
+  // tls.cert_file is set. See tls_context.h.
+  TlsConfig tls;
 
   // Operation.
   std::string log_level = "info";
