@@ -249,7 +249,8 @@ TEST_F(TlsDaemon, AnimctlConnectsWithTlsAndCa) {
     argv.insert(argv.end(), args.begin(), args.end());
     return run_process(argv);
   };
-  const ProcessResult spawned = ctl({"--tls", "--ca", certs().ca, "spawn", "builtin", "walk"});
+  const ProcessResult spawned =
+      ctl({"--tls", "--ca", certs().ca, "spawn", "builtin", "--clip", "walk"});
   ASSERT_EQ(spawned.exit_code, 0) << spawned.out << spawned.err;
   const ProcessResult stats = ctl({"--tls", "--ca", certs().ca, "--json", "stats"});
   ASSERT_EQ(stats.exit_code, 0) << stats.out << stats.err;
