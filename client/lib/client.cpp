@@ -21,6 +21,7 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/read.hpp>
+#include <boost/asio/ssl/error.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
 
@@ -237,7 +238,9 @@ struct Client::Impl {
   }
 
   Error read_error(const error_code& ec) const {
-    if (ec == asio::error::eof)
+    // A TLS peer that closes without close_notify (animd never waits to send one) ends the
+    // stream "truncated": for this protocol that is the same orderly close as a TCP EOF.
+    if (ec == asio::error::eof || ec == asio::ssl::error::stream_truncated)
       return make_error(Error::Kind::kDisconnected, "server " + where + " closed the connection");
     if (ec == asio::error::operation_aborted)
       return make_error(Error::Kind::kDisconnected,

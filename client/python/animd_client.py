@@ -84,6 +84,8 @@ class _TlsSocket:
             with self._lock:
                 try:
                     return self._sock.recv(n)
+                except (ssl.SSLZeroReturnError, ssl.SSLEOFError):
+                    return b""  # the daemon closed (it does not wait to send close_notify)
                 except (ssl.SSLWantReadError, BlockingIOError):
                     want = "read"
                 except ssl.SSLWantWriteError:
