@@ -1,5 +1,7 @@
 #include "client_stream.h"
 
+#include <cstring>
+
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
@@ -13,14 +15,22 @@ namespace ssl = boost::asio::ssl;
 
 namespace {
 
-// OpenSSL's reason for the latest failure, leaving the thread's error queue empty.
+// OpenSSL's reason for the most recent failure, and an empty error queue afterwards so that
+// nothing leaks into a later, unrelated call. OpenSSL stacks the errors from the root cause
+// up ("No such file or directory", "no such file", "system lib"): the first one says most,
+// and an operating-system error reads best as its errno text.
 std::string openssl_reason() {
+  std::string reason;
   unsigned long code = 0;
-  unsigned long last = 0;
-  while ((code = ERR_get_error()) != 0) last = code;
-  if (last == 0) return "unknown OpenSSL error";
-  const char* reason = ERR_reason_error_string(last);
-  return reason ? reason : "OpenSSL error " + std::to_string(last);
+  while ((code = ERR_get_error()) != 0) {
+    if (!reason.empty()) continue;
+    if (ERR_GET_LIB(code) == ERR_LIB_SYS) {
+      reason = std::strerror(ERR_GET_REASON(code));
+    } else if (const char* text = ERR_reason_error_string(code)) {
+      reason = text;
+    }
+  }
+  return reason.empty() ? "unknown OpenSSL error" : reason;
 }
 
 Error tls_error(std::string message) {

@@ -1,5 +1,7 @@
 #include "tls_context.h"
 
+#include <cstring>
+
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 
@@ -21,18 +23,22 @@ constexpr const char* kTls12Ciphers =
 // (without one it refuses resumption with an error).
 constexpr unsigned char kSessionIdContext[] = "animd";
 
-// OpenSSL's reason for the most recent failure ("no such file", "key values mismatch"), and
-// an empty error queue afterwards so that nothing leaks into a later, unrelated call.
+// OpenSSL's reason for the most recent failure, and an empty error queue afterwards so that
+// nothing leaks into a later, unrelated call. OpenSSL stacks the errors from the root cause
+// up ("No such file or directory", "no such file", "system lib"): the first one says most,
+// and an operating-system error reads best as its errno text.
 std::string openssl_reason() {
+  std::string reason;
   unsigned long code = 0;
-  unsigned long last = 0;
-  while ((code = ERR_get_error()) != 0) last = code;
-  if (last == 0) return "unknown OpenSSL error";
-  const char* reason = ERR_reason_error_string(last);
-  if (reason) return reason;
-  char buffer[256];
-  ERR_error_string_n(last, buffer, sizeof buffer);
-  return buffer;
+  while ((code = ERR_get_error()) != 0) {
+    if (!reason.empty()) continue;
+    if (ERR_GET_LIB(code) == ERR_LIB_SYS) {
+      reason = std::strerror(ERR_GET_REASON(code));
+    } else if (const char* text = ERR_reason_error_string(code)) {
+      reason = text;
+    }
+  }
+  return reason.empty() ? "unknown OpenSSL error" : reason;
 }
 
 anim::Status file_error(const char* what, const std::string& file) {

@@ -343,6 +343,8 @@ TEST_F(TlsTransport, ContextErrorsNameTheFileAndTheReason) {
   EXPECT_NE(made.error().message().find("/nonexistent/animd-cert.pem"), std::string::npos)
       << made.error().message();
   EXPECT_NE(made.error().message().find("--tls-cert"), std::string::npos);
+  EXPECT_NE(made.error().message().find("No such file or directory"), std::string::npos)
+      << made.error().message();
 
   config.cert_file = certs().server_cert;
   config.key_file = certs().client_key;  // a valid key, of another certificate
