@@ -293,16 +293,21 @@ TEST_F(TlsDaemon, PythonExampleConnectsWithTls) {
     GTEST_SKIP() << "skipped: /usr/bin/python3 with python3-protobuf not available";
   DaemonProcess daemon(tls_args(/*require_client_cert=*/true));
   ANIMD_START(daemon);
-  auto run = [&](std::vector<std::string> args) {
+  auto run = [&](const std::string& script, std::vector<std::string> args) {
     std::vector<std::string> argv = {"/usr/bin/python3",
-                                     std::string(ANIMD_PYTHON_SOURCE_DIR) + "/example.py", "--port",
+                                     std::string(ANIMD_PYTHON_SOURCE_DIR) + "/" + script, "--port",
                                      std::to_string(daemon.port())};
     argv.insert(argv.end(), args.begin(), args.end());
     return run_process(argv, {"PYTHONPATH=" + std::string(ANIMD_PYTHON_MODULE_DIR) + ":" +
                               ANIMD_PYTHON_SOURCE_DIR});
   };
-  const ProcessResult ok = run({"--tls", "--ca", certs().ca, "--cert", certs().client_cert, "--key",
-                                certs().client_key, "--frames", "4"});
+  const std::vector<std::string> tls = {
+      "--tls", "--ca", certs().ca, "--cert", certs().client_cert, "--key", certs().client_key};
+  auto with_tls = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), tls.begin(), tls.end());
+    return args;
+  };
+  const ProcessResult ok = run("example.py", with_tls({"--frames", "4"}));
   ASSERT_EQ(ok.exit_code, 0) << ok.out << ok.err;
   size_t frames = 0;
   for (size_t at = ok.out.find("\ntick "); at != std::string::npos;
@@ -311,7 +316,13 @@ TEST_F(TlsDaemon, PythonExampleConnectsWithTls) {
   EXPECT_EQ(frames, 4u) << ok.out;
   EXPECT_NE(ok.out.find("22 joints"), std::string::npos) << ok.out;
 
-  const ProcessResult wrong_ca = run({"--tls", "--ca", certs().untrusted_ca});
+  // Several threads sharing TLS connections while frames stream in (the client's I/O lock).
+  const ProcessResult loaded = run(
+      "load_example.py", with_tls({"--connections", "3", "--characters", "3", "--seconds", "2"}));
+  ASSERT_EQ(loaded.exit_code, 0) << loaded.out << loaded.err;
+  EXPECT_NE(loaded.out.find("errors: 0"), std::string::npos) << loaded.out;
+
+  const ProcessResult wrong_ca = run("example.py", {"--tls", "--ca", certs().untrusted_ca});
   EXPECT_EQ(wrong_ca.exit_code, 1);
   EXPECT_NE(wrong_ca.err.find("certificate verify failed"), std::string::npos) << wrong_ca.err;
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
