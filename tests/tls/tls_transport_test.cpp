@@ -425,6 +425,20 @@ TEST_F(TlsTransport, ClientLibraryVerifiesTheServer) {
   for (int i = 0; i < 4; ++i) ASSERT_TRUE(server.next_handshake());
 }
 
+TEST_F(TlsTransport, ClientLibraryHandshakeIsBoundedByTheConnectTimeout) {
+  // A peer that accepts the TCP connection and never answers the TLS hello.
+  asio::io_context io;
+  tcp::acceptor silent(io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
+  auto o = tls_options(silent.local_endpoint().port(), certs().ca);
+  o.connect_timeout = std::chrono::milliseconds(300);
+  auto client = animclient::Client::connect(o);
+  ASSERT_FALSE(client);
+  EXPECT_EQ(client.error().kind, animclient::Error::Kind::kConnect);
+  EXPECT_EQ(client.error().message,
+            "TLS handshake with 127.0.0.1:" + std::to_string(silent.local_endpoint().port()) +
+                ": timed out after 300 ms");
+}
+
 TEST_F(TlsTransport, ClientLibraryPresentsItsCertificate) {
   EchoServer server(server_context(true, true));
   auto o = tls_options(server.port(), certs().ca);
