@@ -35,6 +35,7 @@ CLI::App* id_command(CLI::App& app, const char* name, const char* help, std::str
 void add_spawn(CLI::App& app, Plan& plan) {
   struct Opts {
     std::string asset, clip, at, yaw;
+    bool owned = false;
   };
   auto o = store<Opts>();
   CLI::App* sub = app.add_subcommand("spawn", "Spawn a character of an asset");
@@ -43,9 +44,14 @@ void add_spawn(CLI::App& app, Plan& plan) {
   sub->add_option("--clip", o->clip, "clip to start playing (looping)");
   sub->add_option("--at", o->at, "world position x,y,z");
   sub->add_option("--rot-deg", o->yaw, "yaw about +Y in degrees");
+  sub->add_flag("--owned", o->owned,
+                "owned by this token instead of shared: others may not drive it, and it is "
+                "despawned once no connection with the token is left (after the daemon's grace "
+                "period). Each animctl run is one connection, so shared is the default");
   sub->callback([o, &plan] {
     plan.command = "spawn";
     auto* spawn = plan.request.mutable_spawn();
+    spawn->set_shared(!o->owned);
     spawn->set_asset(o->asset);
     spawn->set_clip(o->clip);
     if (!o->at.empty()) *spawn->mutable_root()->mutable_translation() = parse_vec3("--at", o->at);

@@ -11,6 +11,7 @@
 #include <condition_variable>
 #include <deque>
 #include <future>
+#include <map>
 #include <mutex>
 #include <thread>
 #include <unordered_map>
@@ -124,6 +125,10 @@ struct Client::Impl {
   std::atomic<uint64_t> bytes_sent{0};
   std::atomic<uint64_t> bytes_received{0};
   std::atomic<uint64_t> replies_received{0};
+  // I/O thread only: frames whose later parts are still to come, by subscription.
+  std::map<uint32_t, anim::v1::StreamFrame> partial;
+  // Subscriptions the server ended (guarded by frame_mutex), oldest first, at most 64.
+  std::vector<anim::v1::SubscriptionEnded> ended;
   std::atomic<uint64_t> frames_received{0};
   std::atomic<uint64_t> frames_dropped_locally{0};
 
@@ -260,8 +265,15 @@ struct Client::Impl {
         deliver_reply();
         break;
       case ServerMessage::kFrame:
-        deliver_frame();
+        if (join_parts()) deliver_frame();
         break;
+      case ServerMessage::kSubscriptionEnded: {
+        std::lock_guard lock(frame_mutex);
+        if (ended.size() >= 64) ended.erase(ended.begin());
+        ended.push_back(std::move(*incoming.mutable_subscription_ended()));
+        frame_cv.notify_all();
+        break;
+      }
       case ServerMessage::KIND_NOT_SET:
         break;  // a kind this client does not know (newer server): skip it
     }
@@ -281,6 +293,39 @@ struct Client::Impl {
     }
     if (waiter.timer) waiter.timer->cancel();
     waiter.complete(Reply(std::move(*incoming.mutable_reply())));
+  }
+
+  // A tick's frame sent in parts (StreamFrame.part/parts) is joined here: true when
+  // `incoming` now holds a whole frame to deliver. A part out of order (its predecessors were
+  // dropped by a slow connection) discards the frame, counted as dropped.
+  bool join_parts() {
+    auto& f = *incoming.mutable_frame();
+    if (f.parts() <= 1) return true;
+    auto it = partial.find(f.subscription_id());
+    if (f.part() == 0) {
+      if (it != partial.end()) ++frames_dropped_locally;
+      partial[f.subscription_id()] = std::move(f);
+      return false;
+    }
+    if (it == partial.end()) {
+      ++frames_dropped_locally;
+      return false;
+    }
+    anim::v1::StreamFrame& whole = it->second;
+    const uint32_t have = whole.part();
+    if (whole.tick() != f.tick() || f.part() != have + 1 || f.parts() != whole.parts()) {
+      partial.erase(it);
+      ++frames_dropped_locally;
+      return false;
+    }
+    for (auto& c : *f.mutable_characters()) *whole.add_characters() = std::move(c);
+    whole.set_part(f.part());
+    if (f.part() + 1 < f.parts()) return false;
+    whole.clear_part();
+    whole.clear_parts();
+    f = std::move(whole);
+    partial.erase(it);
+    return true;
   }
 
   void deliver_frame() {
@@ -472,6 +517,19 @@ Client::~Client() {
 }
 
 Result<Reply> Client::call(Request request, std::chrono::milliseconds timeout) {
+  // The daemon accepts large frames (an upload) only from a connection that has already sent
+  // a valid request (--max-preauth-frame-bytes, 64 KiB by default): open with a small one
+  // when nothing was answered yet. Its failure (e.g. a wrong token) is the answer.
+  if (impl_->replies_received.load() == 0 && request.ByteSizeLong() > (32u << 10)) {
+    Request hello;
+    hello.set_auth_token(request.auth_token());
+    hello.mutable_list_assets();
+    auto reply = impl_->call(std::move(hello), timeout);
+    if (!reply || reply->status().code() != anim::v1::STATUS_OK) {
+      if (reply) reply->set_request_id(request.request_id());
+      return reply;
+    }
+  }
   return impl_->call(std::move(request), timeout);
 }
 
@@ -643,6 +701,11 @@ std::optional<StreamFrame> Client::next_frame(std::chrono::milliseconds timeout)
   StreamFrame frame = std::move(impl_->frame_queue.front());
   impl_->frame_queue.pop_front();
   return frame;
+}
+
+std::vector<anim::v1::SubscriptionEnded> Client::ended_subscriptions() const {
+  std::lock_guard lock(impl_->frame_mutex);
+  return impl_->ended;
 }
 
 bool Client::connected() const {

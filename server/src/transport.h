@@ -31,8 +31,12 @@ class Transport {
   // must outlive the Transport (OpenSSL holds a reference to it).
   Transport(boost::asio::ip::tcp::socket socket, boost::asio::ssl::context& tls);
 
+  // Movable before any operation has started (the accept handler builds it, the Session
+  // owns it); never copied.
+  Transport(Transport&&) = default;
   Transport(const Transport&) = delete;
   Transport& operator=(const Transport&) = delete;
+  Transport& operator=(Transport&&) = delete;
 
   executor_type get_executor() { return socket().get_executor(); }
   bool is_tls() const { return tls_.has_value(); }

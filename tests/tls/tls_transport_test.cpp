@@ -77,8 +77,8 @@ class EchoServer {
 
  private:
   struct Connection : std::enable_shared_from_this<Connection> {
-    Connection(tcp::socket s, ssl::context* tls)
-        : transport(tls ? animd::Transport(std::move(s), *tls) : animd::Transport(std::move(s))) {}
+    // Moved in, as the daemon's accept handler hands its Transport to the Session.
+    explicit Connection(animd::Transport t) : transport(std::move(t)) {}
     animd::Transport transport;
     uint8_t length = 0;
     std::vector<uint8_t> body;
@@ -87,7 +87,8 @@ class EchoServer {
   void accept() {
     acceptor_.async_accept([this](const error_code& ec, tcp::socket socket) {
       if (ec) return;
-      auto c = std::make_shared<Connection>(std::move(socket), tls_.get());
+      auto c = std::make_shared<Connection>(tls_ ? animd::Transport(std::move(socket), *tls_)
+                                                 : animd::Transport(std::move(socket)));
       connections_.push_back(c);
       c->transport.async_handshake([this, c](const error_code& hec) {
         {

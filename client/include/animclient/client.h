@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <variant>
+#include <vector>
 
 #include "anim/v1/envelope.pb.h"
 
@@ -117,6 +118,9 @@ class Client {
   // Sends `request` (its request_id is overwritten; auth_token filled from the options when
   // empty) and waits for the reply. Any reply, OK or not, is returned as a value: only
   // transport failures are Errors. timeout 0 = the options' request_timeout.
+  // A request above 32 KiB sent before any reply on this connection is preceded by a
+  // list_assets (the daemon accepts big frames only after a valid request); call_async does
+  // not do this.
   Result<anim::v1::Reply> call(anim::v1::Request request,
                                std::chrono::milliseconds timeout = std::chrono::milliseconds{0});
 
@@ -159,6 +163,10 @@ class Client {
   void set_frame_callback(FrameCallback callback);
   // The oldest queued frame, waiting up to `timeout`; nullopt on timeout or disconnect.
   std::optional<anim::v1::StreamFrame> next_frame(std::chrono::milliseconds timeout);
+
+  // Subscriptions the server ended on its own (a reader too slow to keep up, the daemon's
+  // stream budget), oldest first (the last 64). No frames of those follow.
+  std::vector<anim::v1::SubscriptionEnded> ended_subscriptions() const;
 
   bool connected() const;
   ClientCounters counters() const;
