@@ -1,10 +1,6 @@
 // The real animd over TLS: the same checks as the plain integration tests (spawn + play +
 // query_pose, streamed palettes equal to a local Animator's, animctl, the Python client),
 // client-certificate verification, and a plain client refused by a TLS daemon.
-//
-// These need the daemon to serve TLS on its sessions. Until the Session runs on
-// animd::Transport (server/src/session.h names it; CMake sets ANIMD_SESSION_USES_TRANSPORT),
-// they skip with the reason. Once it does, they run and fail if TLS does not work.
 #include <filesystem>
 
 #include <gtest/gtest.h>
@@ -20,23 +16,6 @@ namespace animtest {
 namespace {
 
 using anim::v1::Request;
-
-// Why the daemon cannot be tested over TLS yet; empty when it can.
-std::string daemon_tls_missing() {
-#ifndef ANIMD_SESSION_USES_TRANSPORT
-  return "daemon TLS not merged yet (server/src/session.h does not use animd::Transport)";
-#else
-  const ProcessResult help = run_process({animd_binary(), "--help"});
-  if (help.out.find("--tls-cert") == std::string::npos)
-    return "daemon TLS not merged yet (animd --help has no --tls-cert)";
-  return {};
-#endif
-}
-
-#define REQUIRE_DAEMON_TLS()                                                             \
-  do {                                                                                   \
-    if (const std::string why = daemon_tls_missing(); !why.empty()) GTEST_SKIP() << why; \
-  } while (0)
 
 class TlsDaemon : public ::testing::Test {
  protected:
@@ -95,7 +74,6 @@ TestCerts* TlsDaemon::certs_ = nullptr;
 constexpr float kDt = static_cast<float>(1.0 / 60.0);
 
 TEST_F(TlsDaemon, SpawnPlayAndQueryPoseOverTls) {
-  REQUIRE_DAEMON_TLS();
   DaemonProcess daemon(tls_args());
   ANIMD_START(daemon);
   auto client = connect_tls(tls_options(daemon));
@@ -127,7 +105,6 @@ TEST_F(TlsDaemon, SpawnPlayAndQueryPoseOverTls) {
 }
 
 TEST_F(TlsDaemon, StreamedPalettesOverTlsEqualCore) {
-  REQUIRE_DAEMON_TLS();
   DaemonProcess daemon(tls_args());
   ANIMD_START(daemon);
   auto client = connect_tls(tls_options(daemon));
@@ -184,7 +161,6 @@ TEST_F(TlsDaemon, StreamedPalettesOverTlsEqualCore) {
 }
 
 TEST_F(TlsDaemon, ClientCertificatesAreVerifiedWhenRequired) {
-  REQUIRE_DAEMON_TLS();
   DaemonProcess daemon(tls_args(/*require_client_cert=*/true));
   ANIMD_START(daemon);
 
@@ -222,7 +198,6 @@ TEST_F(TlsDaemon, ClientCertificatesAreVerifiedWhenRequired) {
 }
 
 TEST_F(TlsDaemon, PlainClientIsRefusedAndTheDaemonKeepsServing) {
-  REQUIRE_DAEMON_TLS();
   DaemonProcess daemon(tls_args());
   ANIMD_START(daemon);
   animclient::ClientOptions plain = tls_options(daemon);
@@ -240,7 +215,6 @@ TEST_F(TlsDaemon, PlainClientIsRefusedAndTheDaemonKeepsServing) {
 }
 
 TEST_F(TlsDaemon, AnimctlConnectsWithTlsAndCa) {
-  REQUIRE_DAEMON_TLS();
   DaemonProcess daemon(tls_args());
   ANIMD_START(daemon);
   const std::string port = std::to_string(daemon.port());
@@ -267,7 +241,6 @@ TEST_F(TlsDaemon, AnimctlConnectsWithTlsAndCa) {
 }
 
 TEST_F(TlsDaemon, AnimloadRunsOverTls) {
-  REQUIRE_DAEMON_TLS();
   DaemonProcess daemon(tls_args());
   ANIMD_START(daemon);
   const ProcessResult r = run_process(
@@ -288,7 +261,6 @@ bool python_with_protobuf() {
 }
 
 TEST_F(TlsDaemon, PythonExampleConnectsWithTls) {
-  REQUIRE_DAEMON_TLS();
   if (!python_with_protobuf())
     GTEST_SKIP() << "skipped: /usr/bin/python3 with python3-protobuf not available";
   DaemonProcess daemon(tls_args(/*require_client_cert=*/true));
@@ -329,7 +301,7 @@ TEST_F(TlsDaemon, PythonExampleConnectsWithTls) {
 }
 
 // Start-up refuses a half or broken TLS configuration, naming the problem (flags: CLI11;
-// files: make_server_tls_context, once the daemon builds its context).
+// files: make_server_tls_context in Server::init).
 TEST_F(TlsDaemon, HalfConfigurationIsRefusedAtStartup) {
   const ProcessResult no_key = run_process({animd_binary(), "--tls-cert", certs().server_cert});
   EXPECT_NE(no_key.exit_code, 0);
@@ -345,7 +317,6 @@ TEST_F(TlsDaemon, HalfConfigurationIsRefusedAtStartup) {
 }
 
 TEST_F(TlsDaemon, MismatchedKeyIsRefusedAtStartupNamingTheFile) {
-  REQUIRE_DAEMON_TLS();
   DaemonProcess daemon({"--tls-cert", certs().server_cert, "--tls-key", certs().client_key});
   EXPECT_FALSE(daemon.start()) << "animd started with a key that does not match";
   EXPECT_NE(daemon.log_tail().find(certs().client_key), std::string::npos) << daemon.log_tail();
