@@ -214,6 +214,18 @@ TEST_F(TlsDaemon, PlainClientIsRefusedAndTheDaemonKeepsServing) {
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 
+TEST_F(TlsDaemon, SilentClientIsClosedByTheAuthTimeoutDuringTheHandshake) {
+  std::vector<std::string> args = tls_args();
+  args.insert(args.end(), {"--auth-timeout", "0.5"});
+  DaemonProcess daemon(args);
+  ANIMD_START(daemon);
+  // TCP connects and never sends a TLS hello: the handshake must not hold the connection.
+  RawConnection silent(daemon.port());
+  ASSERT_TRUE(silent.ok());
+  EXPECT_TRUE(silent.wait_closed()) << daemon.log_tail();
+  EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
+}
+
 TEST_F(TlsDaemon, AnimctlConnectsWithTlsAndCa) {
   DaemonProcess daemon(tls_args());
   ANIMD_START(daemon);
