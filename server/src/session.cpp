@@ -340,7 +340,7 @@ void Session::handle_load(Request& r, uint64_t seq) {
       if (!path)
         loaded = path.error();
       else
-        loaded = load_asset_file(*path, req.name(), req.path(), req);
+        loaded = load_asset_file(*path, req.name(), req.path(), req, self->server_.asset_root());
     }
     if (!loaded) {
       anim::v1::Reply reply;
