@@ -114,7 +114,7 @@ std::optional<int> parse_config(int argc, char** argv, Config& c) {
       ->check(CLI::Range(size_t{1} << 16, size_t{1} << 40))
       ->capture_default_str();
   app.add_option("--max-stream-bytes-total", c.max_stream_bytes_total,
-                 "Stream frames queued on all connections together")
+                 "Replies and stream frames queued on all connections together")
       ->check(CLI::Range(size_t{1} << 16, size_t{1} << 40))
       ->capture_default_str();
   app.add_option("--stream-stall-seconds", c.stream_stall_s,

@@ -29,8 +29,8 @@ struct Config {
 
   // Limits.
   size_t max_frame_bytes = 1u << 20;    // any request frame except uploads
-  size_t max_upload_bytes = 64u << 20;  // LoadAssetRequest.glb_data frames; 0 = no uploads
-  size_t max_queued_bytes = 8u << 20;   // per-session write queue
+  size_t max_upload_bytes = 32u << 20;  // LoadAssetRequest.glb_data frames; 0 = no uploads
+  size_t max_queued_bytes = 4u << 20;   // per-session write queue
   uint32_t max_characters = 10000;      // in the whole daemon
   uint32_t max_characters_per_connection = 2000;
   uint32_t max_subscriptions_per_connection = 16;
@@ -48,8 +48,8 @@ struct Config {
   double auth_timeout_s = 10.0;                // a connection must send a valid request within this
   double read_timeout_s = 10.0;  // a frame in progress must deliver each 64 KiB within this
   double idle_timeout_s = 0.0;   // close connections silent this long (0 = never)
-  size_t max_inbound_bytes_total = 128u << 20;  // request bodies being received, all connections
-  size_t max_stream_bytes_total = 128u << 20;   // stream frames queued, all connections
+  size_t max_inbound_bytes_total = 64u << 20;  // request bodies being received, all connections
+  size_t max_stream_bytes_total = 64u << 20;  // frames queued to send, all connections
   double stream_stall_s =
       5.0;  // a subscriber dropping every frame this long loses its subscriptions
   uint32_t max_failed_auth = 10;  // requests with a bad token before the connection is closed

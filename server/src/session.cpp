@@ -16,7 +16,8 @@ using anim::v1::Request;
 
 namespace {
 constexpr size_t kReadChunk = 16u << 10;
-constexpr size_t kProgressBytes = 64u << 10;  // a slow sender must deliver this per --read-timeout
+constexpr size_t kProgressBytes = 64u << 10;   // a slow sender must deliver this per --read-timeout
+constexpr size_t kReplyAllowance = 64u << 10;  // replies queued without drawing on the budget
 
 std::chrono::steady_clock::duration to_duration(double s) {
   return std::chrono::duration_cast<std::chrono::steady_clock::duration>(
@@ -42,8 +43,8 @@ Session::Session(Server& server, Transport transport, uint64_t id, std::string p
 }
 
 Session::~Session() {
-  // Queued stream frames drew on the daemon-wide budget; give it back.
-  server_.stream_budget().release(stream_bytes_);
+  // Queued frames drew on the daemon-wide budget; give it back.
+  server_.stream_budget().release(budget_bytes_);
 }
 
 void Session::start() {
@@ -483,6 +484,15 @@ void Session::on_snapshot() {
                               std::chrono::system_clock::now().time_since_epoch())
                               .count();
       encode_stream_frame(sub, *snap, dropped_since_last_, now_us, part_bytes, encoded_);
+      if (encoded_.bytes > cfg.max_queued_bytes) {
+        // Even in parts it would never fit the queue: say so instead of going dark.
+        ended_.push_back(sub.id);
+        end_reason_ = "a frame of this subscription is " + std::to_string(encoded_.bytes) +
+                      " bytes, more than --max-queued-bytes " +
+                      std::to_string(cfg.max_queued_bytes) +
+                      " can hold; subscribe to fewer characters";
+        continue;
+      }
       const uint32_t dropped_before = dropped_since_last_;
       dropped_since_last_ = 0;
       for (auto& m : encoded_.messages) enqueue(std::move(m), true);
@@ -493,13 +503,24 @@ void Session::on_snapshot() {
     }
   }
   encoding_.clear();  // release the snapshots now, not at the next tick
+  if (!ended_.empty()) {
+    std::vector<uint32_t> ids;
+    std::swap(ids, ended_);
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    end_subscriptions(end_reason_, ids);
+  }
 }
 
-void Session::end_subscriptions(const std::string& reason) {
+void Session::end_subscriptions(const std::string& reason, std::vector<uint32_t> ids) {
   if (subscriptions_.empty()) return;
+  if (ids.empty())
+    for (const auto& sub : subscriptions_) ids.push_back(sub.id);
   server_log(server_, spdlog::level::warn, "subscriptions ended",
-             "session " + std::to_string(id_) + " (" + peer_ + "): subscriptions ended: " + reason);
+             "session " + std::to_string(id_) + " (" + peer_ + "): " + std::to_string(ids.size()) +
+                 " subscription(s) ended: " + reason);
   for (const auto& sub : subscriptions_) {
+    if (std::find(ids.begin(), ids.end(), sub.id) == ids.end()) continue;
     anim::v1::ServerMessage msg;
     auto* e = msg.mutable_subscription_ended();
     e->set_subscription_id(sub.id);
@@ -509,16 +530,22 @@ void Session::end_subscriptions(const std::string& reason) {
     enqueue(frame_message(msg), false);
     if (closed_) return;
   }
-  subscriptions_.clear();
-  streaming_.store(false);
-  dropping_since_.reset();
-  dropped_since_last_ = 0;
+  std::erase_if(subscriptions_, [&](const StreamSubscription& sub) {
+    return std::find(ids.begin(), ids.end(), sub.id) != ids.end();
+  });
+  streaming_.store(!subscriptions_.empty());
+  if (subscriptions_.empty()) {
+    dropping_since_.reset();
+    dropped_since_last_ = 0;
+  }
   // The World stops counting this connection as a watcher (no reply wanted).
-  Command c;
-  c.kind = Command::Kind::kRequest;
-  c.session_id = id_;
-  c.request.mutable_unsubscribe()->set_subscription_id(0);
-  server_.commands().push(std::move(c));
+  for (uint32_t id : ids) {
+    Command c;
+    c.kind = Command::Kind::kRequest;
+    c.session_id = id_;
+    c.request.mutable_unsubscribe()->set_subscription_id(id);
+    server_.commands().push(std::move(c));
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -528,6 +555,7 @@ void Session::enqueue(std::unique_ptr<std::string> bytes, bool stream) {
   if (closed_) return;
   const size_t limit = server_.config().max_queued_bytes;
   const size_t size = bytes->size();
+  size_t drawn = 0;  // drawn on the daemon's outbound budget for this frame
   if (stream) {
     // Make room by dropping the oldest queued (not in-flight) stream frames.
     for (size_t i = in_flight_; queued_bytes_ + size > limit && i < out_.size();) {
@@ -537,8 +565,8 @@ void Session::enqueue(std::unique_ptr<std::string> bytes, bool stream) {
       }
       const size_t n = out_[i].bytes->size();
       queued_bytes_ -= n;
-      stream_bytes_ -= n;
-      server_.stream_budget().release(n);
+      budget_bytes_ -= out_[i].drawn;
+      server_.stream_budget().release(out_[i].drawn);
       out_.erase(out_.begin() + static_cast<std::ptrdiff_t>(i));
       count_drops(1);
     }
@@ -547,7 +575,8 @@ void Session::enqueue(std::unique_ptr<std::string> bytes, bool stream) {
       count_drops(1);
       return;
     }
-    stream_bytes_ += size;
+    budget_bytes_ += size;
+    drawn = size;
   } else {
     reply_bytes_ += size;
     ++reply_frames_;
@@ -556,9 +585,24 @@ void Session::enqueue(std::unique_ptr<std::string> bytes, bool stream) {
             " bytes of replies queued, above --max-queued-bytes " + std::to_string(limit));
       return;
     }
+    // Replies draw on the daemon-wide budget too. A connection that reads its replies holds
+    // little; one that lets them pile up while the budget is spent is closed (a small
+    // allowance may go undrawn, so answers keep flowing to everybody else).
+    if (!server_.stream_budget().try_acquire(size)) {
+      if (reply_bytes_ > kReplyAllowance && reply_frames_ > 1) {
+        close(
+            "client does not read its replies and the daemon's outbound budget is spent "
+            "(--max-stream-bytes-total " +
+            std::to_string(server_.config().max_stream_bytes_total) + ")");
+        return;
+      }
+    } else {
+      budget_bytes_ += size;
+      drawn = size;
+    }
   }
   queued_bytes_ += size;
-  out_.push_back(OutFrame{std::move(bytes), stream});
+  out_.push_back(OutFrame{std::move(bytes), stream, drawn});
   write_more();
 }
 
@@ -591,11 +635,9 @@ void Session::write_more() {
                       for (size_t i = 0; i < self->in_flight_; ++i) {
                         OutFrame& f = self->out_.front();
                         const size_t size = f.bytes->size();
-                        if (f.stream) {
-                          ++frames;
-                          self->stream_bytes_ -= size;
-                          self->server_.stream_budget().release(size);
-                        }
+                        frames += f.stream;
+                        self->budget_bytes_ -= f.drawn;
+                        self->server_.stream_budget().release(f.drawn);
                         self->queued_bytes_ -= size;
                         self->out_.pop_front();
                       }

@@ -64,7 +64,8 @@ class Session : public ReplySink, public std::enable_shared_from_this<Session> {
  private:
   struct OutFrame {
     std::unique_ptr<std::string> bytes;  // 4-byte length + ServerMessage; heap-stable
-    bool stream = false;                 // a stream frame: may be dropped; drew on the budget
+    bool stream = false;                 // a stream frame: may be dropped
+    size_t drawn = 0;                    // bytes drawn on the daemon's outbound budget
   };
   using Clock = std::chrono::steady_clock;
 
@@ -92,7 +93,8 @@ class Session : public ReplySink, public std::enable_shared_from_this<Session> {
   // Streaming.
   void on_snapshot();
   void count_drops(uint32_t n);
-  void end_subscriptions(const std::string& reason);
+  // Ends the subscriptions `ids` (all when empty) with a SubscriptionEnded each.
+  void end_subscriptions(const std::string& reason, std::vector<uint32_t> ids = {});
 
   // Writing.
   void enqueue(std::unique_ptr<std::string> bytes, bool stream);
@@ -146,12 +148,14 @@ class Session : public ReplySink, public std::enable_shared_from_this<Session> {
   uint64_t dropped_total_ = 0;
   std::optional<Clock::time_point> dropping_since_;  // every frame dropped since then
   EncodedFrame encoded_;
+  std::vector<uint32_t> ended_;  // subscriptions to end after this batch (frames too large)
+  std::string end_reason_;
 
   // Writing.
   std::deque<OutFrame> out_;
   size_t in_flight_ = 0;     // frames at the front of out_ being written
   size_t queued_bytes_ = 0;  // all of out_
-  size_t stream_bytes_ = 0;  // stream frames in out_ (drawn on the daemon's stream budget)
+  size_t budget_bytes_ = 0;  // drawn on the daemon's outbound budget by frames in out_
   size_t reply_bytes_ = 0;   // replies in out_ not yet in flight
   size_t reply_frames_ = 0;
   std::vector<boost::asio::const_buffer> write_buffers_;
