@@ -37,7 +37,7 @@ struct Config {
   uint32_t max_connections = 1000;
   double max_requests_per_second = 5000;  // per connection, token bucket (burst = 1 s worth)
   uint32_t max_connections_per_address = 128;
-  uint32_t max_pending_commands_per_connection = 256;  // requests waiting for the tick
+  uint32_t max_pending_commands_per_connection = 64;  // requests waiting for the tick
   uint32_t max_queued_commands = 16384;                // all connections, waiting for the tick
   uint32_t max_assets = 256;                           // loaded assets, built-in included
   size_t max_asset_bytes_total = size_t{1} << 30;      // their memory (mesh, clips, skeleton)

@@ -475,8 +475,11 @@ void Session::on_snapshot() {
     if (closed_ || draining_) break;
     for (auto& sub : subscriptions_) {
       if (snap->tick < sub.start_tick || (snap->tick - sub.start_tick) % sub.divisor != 0) continue;
-      // Nothing to gain from encoding what the queue cannot take.
-      if (queued_bytes_ >= cfg.max_queued_bytes) {
+      // Nothing to gain from encoding what the queue or the daemon's budget cannot take
+      // (a crowd of readers that do not read must not cost the network threads either).
+      const ByteBudget& budget = server_.stream_budget();
+      if (queued_bytes_ + sub.last_bytes > cfg.max_queued_bytes ||
+          budget.used() + sub.last_bytes > budget.limit()) {
         count_drops(1);
         continue;
       }

@@ -97,6 +97,7 @@ void encode_stream_frame(StreamSubscription& sub, const Snapshot& snap, uint32_t
     out.bytes += bytes->size();
     out.messages.push_back(std::move(bytes));
   }
+  sub.last_bytes = out.bytes;
 }
 
 }  // namespace animd

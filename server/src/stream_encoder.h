@@ -24,6 +24,7 @@ struct StreamSubscription {
   std::vector<uint32_t> last_ids;  // all_characters: ids in the previous frame sent
   uint32_t divisor = 1;            // every Nth tick
   uint64_t start_tick = 0;         // the tick the subscribe took effect
+  size_t last_bytes = 0;           // size of the last frame encoded (all parts)
 };
 
 struct EncodedFrame {
