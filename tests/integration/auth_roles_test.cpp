@@ -224,6 +224,43 @@ TEST_F(AuthRoles, WrongTokensAfterAGoodOneStillCount) {
   EXPECT_FALSE(c->connected()) << daemon_->log_tail();
 }
 
+// With tokens, a request without a valid one does not make the connection trusted: a big
+// frame still closes it (memory stays bounded for whoever cannot authenticate).
+TEST_F(AuthRoles, UnauthenticatedRequestsDoNotLiftThePreauthFrameLimit) {
+  RawConnection raw(daemon_->port());
+  ASSERT_TRUE(raw.ok());
+  Request r;
+  r.set_request_id(1);
+  r.mutable_list_assets();
+  ASSERT_TRUE(raw.send_request(r));
+  auto m = raw.read_message();
+  ASSERT_TRUE(m && m->has_reply());
+  EXPECT_EQ(m->reply().status().code(), anim::v1::STATUS_UNAUTHENTICATED);
+  ASSERT_TRUE(raw.send_bytes(RawConnection::header(100000)));
+  EXPECT_TRUE(raw.wait_closed()) << daemon_->log_tail();
+  EXPECT_NE(daemon_->log().find("--max-preauth-frame-bytes"), std::string::npos)
+      << daemon_->log_tail();
+
+  // With a valid token the same frame is read (an upload that is not glTF: an error reply).
+  RawConnection ok(daemon_->port());
+  ASSERT_TRUE(ok.ok());
+  r.set_auth_token(kObserve);
+  ASSERT_TRUE(ok.send_request(r));
+  m = ok.read_message();
+  ASSERT_TRUE(m && m->has_reply());
+  EXPECT_EQ(m->reply().status().code(), anim::v1::STATUS_OK);
+  Request load;
+  load.set_request_id(2);
+  load.set_auth_token(kControl);
+  load.mutable_load_asset()->set_name("junk");
+  load.mutable_load_asset()->set_glb_data(std::string(100000, 'j'));
+  ASSERT_TRUE(ok.send_request(load));
+  m = ok.read_message();
+  ASSERT_TRUE(m && m->has_reply()) << daemon_->log_tail();
+  EXPECT_EQ(m->reply().request_id(), 2u);
+  EXPECT_NE(m->reply().status().code(), anim::v1::STATUS_OK);
+}
+
 // --token-file re-read on SIGHUP: the new token works, the removed one does not.
 TEST(AuthTokenFile, ReloadOnSighup) {
   TempDir dir("animd-tokens");

@@ -74,6 +74,51 @@ TEST(Limits, BigFrameBeforeTrustClosesAfterTrustIsRead) {
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 
+// Partly received request bodies of all connections draw on one budget: when it is spent the
+// connection that needs more is closed, the others carry on, and the bytes come back.
+TEST(Limits, InboundBudgetIsSharedByAllConnections) {
+  DaemonProcess daemon({"--max-inbound-bytes-total", "65536"});
+  ANIMD_START(daemon);
+  Request load;
+  load.set_request_id(1);
+  load.mutable_load_asset()->set_name("junk");
+  load.mutable_load_asset()->set_glb_data(std::string(59000, 'j'));
+  const std::string body = load.SerializeAsString();
+  ASSERT_LE(body.size(), 65536u);  // under the pre-auth frame limit
+  const std::string frame = RawConnection::header(static_cast<uint32_t>(body.size())) + body;
+  const size_t part = 40000;  // two of these do not fit the budget together
+
+  RawConnection a(daemon.port()), b(daemon.port());
+  ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_TRUE(a.send_bytes(frame.substr(0, part)));
+  ASSERT_TRUE(b.send_bytes(frame.substr(0, part)));
+  // Whichever the daemon read second is closed.
+  RawConnection* survivor = nullptr;
+  const auto deadline = std::chrono::steady_clock::now() + kWait;
+  while (!survivor && std::chrono::steady_clock::now() < deadline) {
+    if (a.wait_closed(100ms))
+      survivor = &b;
+    else if (b.wait_closed(100ms))
+      survivor = &a;
+  }
+  ASSERT_NE(survivor, nullptr) << daemon.log_tail();
+  EXPECT_NE(daemon.log().find("--max-inbound-bytes-total"), std::string::npos) << daemon.log_tail();
+  // The other finishes its frame and is answered.
+  ASSERT_TRUE(survivor->send_bytes(frame.substr(part)));
+  auto m = survivor->read_message();
+  ASSERT_TRUE(m && m->has_reply()) << daemon.log_tail();
+  EXPECT_EQ(m->reply().request_id(), 1u);
+  EXPECT_NE(m->reply().status().code(), anim::v1::STATUS_OK);
+  // The budget came back: a new connection can send the whole frame.
+  RawConnection c(daemon.port());
+  ASSERT_TRUE(c.ok());
+  ASSERT_TRUE(c.send_bytes(frame));
+  m = c.read_message();
+  ASSERT_TRUE(m && m->has_reply()) << daemon.log_tail();
+  EXPECT_EQ(m->reply().request_id(), 1u);
+  EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
+}
+
 TEST(Limits, SilentConnectionClosedAtTheAuthTimeout) {
   DaemonProcess daemon({"--auth-timeout", "1"});
   ANIMD_START(daemon);
