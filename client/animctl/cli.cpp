@@ -434,6 +434,24 @@ void add_global_options(CLI::App& app, GlobalOptions& g) {
   app.add_option("--token", g.token, "auth token for control commands")->envname("ANIMD_TOKEN");
   app.add_option("--timeout", g.timeout_ms, "connect and reply timeout in ms (default 5000)");
   app.add_flag("--json", g.json, "print the reply as JSON (protobuf JSON mapping, snake_case)");
+  auto* tls = app.add_flag("--tls", g.tls, "connect with TLS (1.2+), verifying the server")
+                  ->envname("ANIMD_TLS");
+  app.add_option("--ca", g.ca_file,
+                 "PEM CA file the server certificate must chain to "
+                 "(default: the system store)")
+      ->envname("ANIMD_CA")
+      ->needs(tls);
+  auto* cert = app.add_option("--cert", g.cert_file, "PEM client certificate (with --key)")
+                   ->envname("ANIMD_CERT")
+                   ->needs(tls);
+  auto* key = app.add_option("--key", g.key_file, "PEM private key of --cert")
+                  ->envname("ANIMD_KEY")
+                  ->needs(tls);
+  cert->needs(key);
+  key->needs(cert);
+  app.add_option("--server-name", g.server_name,
+                 "name the server certificate must carry (default: --host)")
+      ->needs(tls);
 }
 
 void add_commands(CLI::App& app, Plan& plan) {

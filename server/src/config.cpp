@@ -142,6 +142,24 @@ std::optional<int> parse_config(int argc, char** argv, Config& c) {
                  "closed (a reconnect with the same token takes them back)")
       ->check(CLI::Range(0.0, 86400.0))
       ->capture_default_str();
+  // TLS: each flag names what it needs, so a half configuration is refused at start-up.
+  auto* tls_cert = app.add_option("--tls-cert", c.tls.cert_file,
+                                  "Serve TLS (1.2+ only) with this PEM certificate (chain)")
+                       ->check(CLI::ExistingFile);
+  auto* tls_key =
+      app.add_option("--tls-key", c.tls.key_file, "PEM private key of --tls-cert (unencrypted)")
+          ->check(CLI::ExistingFile);
+  auto* tls_client_ca =
+      app.add_option("--tls-client-ca", c.tls.client_ca_file,
+                     "Request TLS client certificates and verify them against these PEM CAs")
+          ->check(CLI::ExistingFile);
+  auto* tls_require = app.add_flag("--tls-require-client-cert", c.tls.require_client_cert,
+                                   "Refuse TLS clients without a certificate verified by "
+                                   "--tls-client-ca");
+  tls_cert->needs(tls_key);
+  tls_key->needs(tls_cert);
+  tls_client_ca->needs(tls_cert);
+  tls_require->needs(tls_client_ca);
   app.add_option("--log-level", c.log_level, "trace, debug, info, warn, error, critical, off")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}))
       ->capture_default_str();

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "animops/ops_config.h"
+#include "tls_context.h"
 
 namespace animd {
 
@@ -58,6 +59,10 @@ struct Config {
   std::vector<std::string> observe_tokens;  // --observe-token
   std::string token_file;                   // --token-file, re-read on SIGHUP
   double orphan_grace_s = 10.0;  // owned characters outlive their owner's last connection this long
+
+  // TLS (--tls-cert, --tls-key, --tls-client-ca, --tls-require-client-cert); off unless
+  // tls.cert_file is set. See tls_context.h.
+  TlsConfig tls;
 
   // Operation.
   std::string log_level = "info";

@@ -162,6 +162,14 @@ bool Server::init() {
       return false;
     }
   }
+  if (config_.tls.enabled()) {
+    auto made = make_server_tls_context(config_.tls);
+    if (!made) {
+      spdlog::error("{}", made.error().message());
+      return false;
+    }
+    tls_ = std::move(made.value());
+  }
   boost::system::error_code ec;
   const auto address = asio::ip::make_address(config_.address, ec);
   if (ec) {
@@ -192,7 +200,7 @@ bool Server::init() {
       return false;
     }
   }
-  spdlog::info("animd listening on {}:{}", config_.address, port_);
+  spdlog::info("animd listening on {}:{}{}", config_.address, port_, tls_ ? " (TLS)" : "");
   return true;
 }
 
@@ -298,8 +306,9 @@ void Server::accept() {
                     address;
         } else {
           ++per_address_[address];
-          session = std::make_shared<Session>(*this, Transport(std::move(socket)),
-                                              next_session_id_++, address);
+          session = std::make_shared<Session>(
+              *this, tls_ ? Transport(std::move(socket), *tls_) : Transport(std::move(socket)),
+              next_session_id_++, address);
           sessions_.emplace(session->id(), session);
           metrics_.sessions.store(static_cast<uint32_t>(sessions_.size()));
           metrics_.connections_total.fetch_add(1, std::memory_order_relaxed);

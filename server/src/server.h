@@ -81,6 +81,9 @@ class Server {
   void finish_stop();  // once every session is gone (or the drain deadline passed)
 
   Config config_;
+  // The TLS server context (--tls-cert, ...), made by init(); null = plain TCP. Every
+  // session's Transport refers to it.
+  std::shared_ptr<boost::asio::ssl::context> tls_;
   Metrics& metrics_;
   Authenticator auth_;
   ByteBudget inbound_budget_;
