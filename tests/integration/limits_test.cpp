@@ -119,6 +119,32 @@ TEST(Limits, InboundBudgetIsSharedByAllConnections) {
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 
+// What an attacker can trigger at will is logged in a burst per kind, then only counted:
+// oversized headers of 40 different sizes are one kind (the numbers do not make new kinds).
+TEST(Limits, RepeatedClosesAreRateLimitedInTheLog) {
+  DaemonProcess daemon;
+  ANIMD_START(daemon);
+  for (uint32_t i = 0; i < 40; ++i) {
+    RawConnection raw(daemon.port());
+    ASSERT_TRUE(raw.ok());
+    ASSERT_TRUE(raw.send_bytes(RawConnection::header(100000 + i * 7919)));
+    ASSERT_TRUE(raw.wait_closed()) << "connection " << i << "\n" << daemon.log_tail();
+  }
+  // Every close was logged before its socket closed, so the log is complete here.
+  const std::string log = daemon.log();
+  size_t lines = 0;
+  for (size_t pos = log.find("--max-preauth-frame-bytes"); pos != std::string::npos;
+       pos = log.find("--max-preauth-frame-bytes", pos + 1))
+    ++lines;
+  EXPECT_GE(lines, 1u);
+  EXPECT_LE(lines, 20u) << daemon.log_tail();
+  // The daemon still serves.
+  RawConnection good(daemon.port());
+  ASSERT_TRUE(good.ok());
+  authenticate(good);
+  EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
+}
+
 TEST(Limits, SilentConnectionClosedAtTheAuthTimeout) {
   DaemonProcess daemon({"--auth-timeout", "1"});
   ANIMD_START(daemon);
