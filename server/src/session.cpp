@@ -229,8 +229,9 @@ void Session::handle(Request& r, uint64_t seq) {
       reply.set_request_id(r.request_id());
       set_status(reply, anim::Status::ok());
       auto assets = server_.catalog().get();
-      for (const auto& [name, a] : *assets)
-        fill_asset_info(*a, reply.mutable_list_assets()->add_assets());
+      // Set even with no asset (all unloaded): an empty list is still a list_assets result.
+      auto* out = reply.mutable_list_assets();
+      for (const auto& [name, a] : *assets) fill_asset_info(*a, out->add_assets());
       return complete(seq, std::move(reply));
     }
     case Request::kGetAssetData: {

@@ -205,7 +205,10 @@ void World::apply(std::vector<Command>& commands, uint64_t tick, double server_t
       changed = true;
       continue;
     }
-    note_owner(c.session_id, owner_of(c));
+    // Only requests show a live connection acting for its owner: a loaded asset may arrive
+    // after its connection closed (the load finished late) and must not revive the owner
+    // (its characters would then never be despawned).
+    if (c.kind == Command::Kind::kRequest) note_owner(c.session_id, owner_of(c));
     anim::v1::Reply reply =
         c.kind == Command::Kind::kInsertAsset ? insert_asset(c) : handle(c, tick, server_time);
     reply.set_request_id(c.request.request_id());
