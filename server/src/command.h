@@ -16,7 +16,9 @@ namespace animd {
 class ReplySink {
  public:
   virtual ~ReplySink() = default;
-  virtual void deliver(uint64_t seq, anim::v1::Reply reply) = 0;
+  // `drawn`: bytes the producer already drew on the daemon's outbound budget for this reply
+  // (the sink gives them back once the reply is written or dropped).
+  virtual void deliver(uint64_t seq, anim::v1::Reply reply, size_t drawn = 0) = 0;
 };
 
 struct Command {

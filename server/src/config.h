@@ -38,9 +38,9 @@ struct Config {
   double max_requests_per_second = 5000;  // per connection, token bucket (burst = 1 s worth)
   uint32_t max_connections_per_address = 128;
   uint32_t max_pending_commands_per_connection = 64;  // requests waiting for the tick
-  uint32_t max_queued_commands = 16384;                // all connections, waiting for the tick
-  uint32_t max_assets = 256;                           // loaded assets, built-in included
-  size_t max_asset_bytes_total = size_t{1} << 30;      // their memory (mesh, clips, skeleton)
+  uint32_t max_queued_commands = 16384;               // all connections, waiting for the tick
+  uint32_t max_assets = 256;                          // loaded assets, built-in included
+  size_t max_asset_bytes_total = size_t{1} << 30;     // their memory (mesh, clips, skeleton)
   uint64_t ik_budget = 200000;  // IK joint-iterations per tick, whole daemon (see docs)
 
   // Bounded memory before trust, and for everyone.
@@ -49,7 +49,7 @@ struct Config {
   double read_timeout_s = 10.0;  // a frame in progress must deliver each 64 KiB within this
   double idle_timeout_s = 0.0;   // close connections silent this long (0 = never)
   size_t max_inbound_bytes_total = 64u << 20;  // request bodies being received, all connections
-  size_t max_stream_bytes_total = 64u << 20;  // frames queued to send, all connections
+  size_t max_stream_bytes_total = 64u << 20;   // frames queued to send, all connections
   double stream_stall_s =
       5.0;  // a subscriber dropping every frame this long loses its subscriptions
   uint32_t max_failed_auth = 10;  // requests with a bad token before the connection is closed

@@ -153,7 +153,7 @@ bool Server::init() {
       om.set_request_errors_total(code, m.request_errors_by_code[code].load());
   });
   pool_ = std::make_unique<WorkerPool>(config_.workers);
-  world_ = std::make_unique<World>(config_, metrics_, catalog_, *pool_);
+  world_ = std::make_unique<World>(config_, metrics_, catalog_, *pool_, &stream_budget_);
   if (!load_assets()) return false;
   for (int i = 0; i < config_.spawn_builtin; ++i) {
     auto id = world_->spawn_unowned("builtin", "walk");

@@ -18,6 +18,7 @@ namespace {
 constexpr size_t kReadChunk = 16u << 10;
 constexpr size_t kProgressBytes = 64u << 10;   // a slow sender must deliver this per --read-timeout
 constexpr size_t kReplyAllowance = 64u << 10;  // replies queued without drawing on the budget
+constexpr size_t kReplyBacklogBytes = 256u << 10;  // unsent replies that stop reading
 
 std::chrono::steady_clock::duration to_duration(double s) {
   return std::chrono::duration_cast<std::chrono::steady_clock::duration>(
@@ -88,8 +89,29 @@ void Session::on_read(boost::system::error_code ec, size_t n) {
   process_input();
 }
 
+// Flow control: a connection with many answers outstanding (waiting for the tick, waiting
+// for an earlier reply, or written but unread) is not read until they drain, so a client
+// that floods requests or does not read replies is held back by TCP instead of growing the
+// daemon. Never in the middle of a frame (its read deadline keeps running).
+bool Session::backlogged() const {
+  const Config& cfg = server_.config();
+  return pending_commands_ >= cfg.max_pending_commands_per_connection ||
+         ready_replies_.size() >= cfg.max_pending_commands_per_connection ||
+         reply_bytes_ > kReplyBacklogBytes;
+}
+
+void Session::resume_if_drained() {
+  if (!held_back_ || backlogged() || closed_) return;
+  held_back_ = false;
+  process_input();
+}
+
 void Session::process_input() {
   while (read_pos_ < read_end_ && !paused_ && !closed_ && !draining_) {
+    if (!reader_.mid_frame() && backlogged()) {
+      held_back_ = true;
+      return;
+    }
     const bool was_mid = reader_.mid_frame();
     const auto step = reader_.feed(read_buf_.data() + read_pos_, read_end_ - read_pos_);
     read_pos_ += step.consumed;
@@ -124,7 +146,13 @@ void Session::process_input() {
         break;
     }
   }
-  if (read_pos_ == read_end_) do_read();
+  if (read_pos_ == read_end_ && !paused_) {
+    if (!reader_.mid_frame() && backlogged()) {
+      held_back_ = true;
+      return;
+    }
+    do_read();
+  }
 }
 
 void Session::on_frame(std::string_view body) {
@@ -200,8 +228,8 @@ bool Session::admit(const Request& r, uint64_t seq) {
                 empty ? "this daemon requires a token in every request (request.auth_token)"
                       : "request.auth_token is not a valid token");
     if (!empty && ++failed_auth_ >= cfg.max_failed_auth)
-      close("too many requests with a wrong token (--max-failed-auth " +
-            std::to_string(cfg.max_failed_auth) + ")");
+      close_after_flush("too many requests with a wrong token (--max-failed-auth " +
+                        std::to_string(cfg.max_failed_auth) + ")");
     return false;
   }
   const Role needed = required_role(r);
@@ -225,6 +253,7 @@ void Session::handle(Request& r, uint64_t seq) {
 
   switch (r.command_case()) {
     case Request::kListAssets: {
+      if (!outbound_room(seq, r)) return;
       anim::v1::Reply reply;
       reply.set_request_id(r.request_id());
       set_status(reply, anim::Status::ok());
@@ -235,6 +264,7 @@ void Session::handle(Request& r, uint64_t seq) {
       return complete(seq, std::move(reply));
     }
     case Request::kGetAssetData: {
+      if (!outbound_room(seq, r)) return;
       auto assets = server_.catalog().get();
       auto it = assets->find(r.get_asset_data().asset());
       if (it == assets->end())
@@ -257,6 +287,15 @@ void Session::handle(Request& r, uint64_t seq) {
     default:
       return push_command(r, seq);
   }
+}
+
+bool Session::outbound_room(uint64_t seq, const Request& r) {
+  const ByteBudget& budget = server_.stream_budget();
+  if (budget.used() < budget.limit()) return true;
+  reply_error(seq, r, anim::v1::STATUS_RESOURCE_EXHAUSTED,
+              "the daemon's outbound budget is spent (--max-stream-bytes-total; clients are not "
+              "reading what was sent to them): retry later");
+  return false;
 }
 
 void Session::handle_subscribe(Request& r, uint64_t seq) {
@@ -376,16 +415,19 @@ void Session::handle_load(Request& r, uint64_t seq) {
 // ---------------------------------------------------------------------------------------------
 // Replies
 
-void Session::deliver(uint64_t seq, anim::v1::Reply reply) {
+void Session::deliver(uint64_t seq, anim::v1::Reply reply, size_t drawn) {
   asio::post(transport_.get_executor(),
-             [self = shared_from_this(), seq, reply = std::move(reply)]() mutable {
-               self->on_reply(seq, std::move(reply));
+             [self = shared_from_this(), seq, drawn, reply = std::move(reply)]() mutable {
+               self->on_reply(seq, std::move(reply), drawn);
              });
 }
 
-void Session::on_reply(uint64_t seq, anim::v1::Reply reply) {
+void Session::on_reply(uint64_t seq, anim::v1::Reply reply, size_t drawn) {
   if (pending_commands_ > 0) --pending_commands_;
-  if (closed_) return;
+  if (closed_) {
+    server_.stream_budget().release(drawn);
+    return;
+  }
   const bool ok = reply.status().code() == anim::v1::STATUS_OK;
   if (auto it = pending_subscribes_.find(seq); it != pending_subscribes_.end()) {
     if (ok) {
@@ -405,11 +447,15 @@ void Session::on_reply(uint64_t seq, anim::v1::Reply reply) {
     }
     pending_unsubscribes_.erase(it);
   }
-  complete(seq, std::move(reply));
+  complete(seq, std::move(reply), drawn);
+  resume_if_drained();
 }
 
-void Session::complete(uint64_t seq, anim::v1::Reply reply) {
-  if (closed_) return;
+void Session::complete(uint64_t seq, anim::v1::Reply reply, size_t drawn) {
+  if (closed_) {
+    server_.stream_budget().release(drawn);
+    return;
+  }
   if (const int code = reply.status().code(); code != anim::v1::STATUS_OK) {
     Metrics& m = server_.metrics();
     m.request_errors.fetch_add(1, std::memory_order_relaxed);
@@ -420,14 +466,14 @@ void Session::complete(uint64_t seq, anim::v1::Reply reply) {
   }
   anim::v1::ServerMessage msg;
   *msg.mutable_reply() = std::move(reply);
-  ready_replies_.emplace(seq, frame_message(msg));
+  ready_replies_.emplace(seq, ReadyReply{frame_message(msg), drawn});
   // Replies leave in request order, whichever thread produced them.
   for (auto it = ready_replies_.find(next_seq_out_); it != ready_replies_.end();
        it = ready_replies_.find(next_seq_out_)) {
-    auto bytes = std::move(it->second);
+    ReadyReply ready = std::move(it->second);
     ready_replies_.erase(it);
     ++next_seq_out_;
-    enqueue(std::move(bytes), false);
+    enqueue(std::move(ready.bytes), false, ready.drawn);
     if (closed_) return;
   }
 }
@@ -555,11 +601,14 @@ void Session::end_subscriptions(const std::string& reason, std::vector<uint32_t>
 // ---------------------------------------------------------------------------------------------
 // Writing
 
-void Session::enqueue(std::unique_ptr<std::string> bytes, bool stream) {
-  if (closed_) return;
+void Session::enqueue(std::unique_ptr<std::string> bytes, bool stream, size_t drawn) {
+  // `drawn`: drawn on the daemon's outbound budget for this frame (here, or by the World).
+  if (closed_) {
+    server_.stream_budget().release(drawn);
+    return;
+  }
   const size_t limit = server_.config().max_queued_bytes;
   const size_t size = bytes->size();
-  size_t drawn = 0;  // drawn on the daemon's outbound budget for this frame
   if (stream) {
     // Make room by dropping the oldest queued (not in-flight) stream frames.
     for (size_t i = in_flight_; queued_bytes_ + size > limit && i < out_.size();) {
@@ -585,6 +634,7 @@ void Session::enqueue(std::unique_ptr<std::string> bytes, bool stream) {
     reply_bytes_ += size;
     ++reply_frames_;
     if (reply_bytes_ > limit && reply_frames_ > 1) {
+      server_.stream_budget().release(drawn);
       close("client does not read its replies: " + std::to_string(reply_bytes_) +
             " bytes of replies queued, above --max-queued-bytes " + std::to_string(limit));
       return;
@@ -592,7 +642,9 @@ void Session::enqueue(std::unique_ptr<std::string> bytes, bool stream) {
     // Replies draw on the daemon-wide budget too. A connection that reads its replies holds
     // little; one that lets them pile up while the budget is spent is closed (a small
     // allowance may go undrawn, so answers keep flowing to everybody else).
-    if (!server_.stream_budget().try_acquire(size)) {
+    if (drawn > 0) {
+      budget_bytes_ += drawn;  // the World drew it when it made the reply
+    } else if (!server_.stream_budget().try_acquire(size)) {
       if (reply_bytes_ > kReplyAllowance && reply_frames_ > 1) {
         close(
             "client does not read its replies and the daemon's outbound budget is spent "
@@ -649,11 +701,27 @@ void Session::write_more() {
                       m.stream_frames_sent.fetch_add(frames, std::memory_order_relaxed);
                       self->in_flight_ = 0;
                       if (self->out_.empty() && self->draining_) {
-                        self->close("daemon shutting down");
+                        self->close(self->drain_reason_);
                         return;
                       }
                       self->write_more();
+                      self->resume_if_drained();
                     });
+}
+
+// Stops reading and closes once what is queued (the reply saying why) has been written, or
+// after two seconds.
+void Session::close_after_flush(const std::string& reason) {
+  if (closed_ || draining_) return;
+  draining_ = true;
+  drain_reason_ = reason;
+  boost::system::error_code ec;
+  transport_.socket().shutdown(asio::ip::tcp::socket::shutdown_receive, ec);
+  if (out_.empty()) return close(reason);
+  drain_timer_.expires_after(std::chrono::seconds(2));
+  drain_timer_.async_wait([self = shared_from_this()](boost::system::error_code e) {
+    if (!e && !self->closed_) self->close(self->drain_reason_ + " (pending writes abandoned)");
+  });
 }
 
 void Session::drain(std::chrono::steady_clock::time_point deadline) {
@@ -691,6 +759,7 @@ void Session::close(const std::string& reason) {
   transport_.close();
   reader_.release();
   // out_ stays until the session is destroyed: an aborted write may still name its buffers.
+  for (auto& [seq, ready] : ready_replies_) server_.stream_budget().release(ready.drawn);
   ready_replies_.clear();
   server_.remove_session(id_);
 }

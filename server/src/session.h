@@ -53,7 +53,7 @@ class Session : public ReplySink, public std::enable_shared_from_this<Session> {
 
   void start();
   // Any thread. Posts the reply to the session's strand.
-  void deliver(uint64_t seq, anim::v1::Reply reply) override;
+  void deliver(uint64_t seq, anim::v1::Reply reply, size_t drawn = 0) override;
   // Tick thread. Hands over the newest snapshot. Up to kMaxPendingSnapshots wait for the
   // session's strand (absorbs scheduling jitter); beyond that the oldest waiting one is
   // discarded (its frames count as dropped), so a stalled session costs the tick nothing.
@@ -74,6 +74,8 @@ class Session : public ReplySink, public std::enable_shared_from_this<Session> {
   void do_read();
   void on_read(boost::system::error_code ec, size_t n);
   void process_input();
+  bool backlogged() const;
+  void resume_if_drained();
   void on_frame(std::string_view body);
   void watchdog();
 
@@ -85,8 +87,9 @@ class Session : public ReplySink, public std::enable_shared_from_this<Session> {
   void push_command(anim::v1::Request& request, uint64_t seq, uint32_t subscription_id = 0);
 
   // Replies.
-  void on_reply(uint64_t seq, anim::v1::Reply reply);
-  void complete(uint64_t seq, anim::v1::Reply reply);
+  void on_reply(uint64_t seq, anim::v1::Reply reply, size_t drawn);
+  // `drawn`: bytes already drawn on the outbound budget for this reply (by the World).
+  void complete(uint64_t seq, anim::v1::Reply reply, size_t drawn = 0);
   void reply_error(uint64_t seq, const anim::v1::Request& request, anim::v1::StatusCode code,
                    std::string message);
 
@@ -97,9 +100,13 @@ class Session : public ReplySink, public std::enable_shared_from_this<Session> {
   void end_subscriptions(const std::string& reason, std::vector<uint32_t> ids = {});
 
   // Writing.
-  void enqueue(std::unique_ptr<std::string> bytes, bool stream);
+  void enqueue(std::unique_ptr<std::string> bytes, bool stream, size_t drawn = 0);
+  // False (after answering RESOURCE_EXHAUSTED) when the outbound budget is spent: large
+  // answers made here would only pile up behind readers that do not read.
+  bool outbound_room(uint64_t seq, const anim::v1::Request& request);
   void write_more();
   void close(const std::string& reason);
+  void close_after_flush(const std::string& reason);
 
   Server& server_;
   Transport transport_;
@@ -110,7 +117,9 @@ class Session : public ReplySink, public std::enable_shared_from_this<Session> {
   std::string peer_address_;  // the address alone (per-address connection count)
   bool closed_ = false;
   bool draining_ = false;
-  bool paused_ = false;  // reading paused while an asset load is in progress
+  std::string drain_reason_ = "daemon shutting down";  // logged when a drain ends
+  bool paused_ = false;     // reading paused while an asset load is in progress
+  bool held_back_ = false;  // reading paused until outstanding answers drain (backlogged())
   const Clock::time_point connected_at_;
   Clock::time_point last_input_;
 
@@ -130,7 +139,11 @@ class Session : public ReplySink, public std::enable_shared_from_this<Session> {
   // Replies in request order.
   uint64_t next_seq_in_ = 0;
   uint64_t next_seq_out_ = 0;
-  std::map<uint64_t, std::unique_ptr<std::string>> ready_replies_;
+  struct ReadyReply {
+    std::unique_ptr<std::string> bytes;
+    size_t drawn = 0;
+  };
+  std::map<uint64_t, ReadyReply> ready_replies_;
   std::map<uint64_t, StreamSubscription> pending_subscribes_;  // by seq
   std::map<uint64_t, uint32_t> pending_unsubscribes_;          // by seq
 

@@ -16,10 +16,14 @@ Character::Character(uint32_t id_, AssetPtr asset_, uint64_t owner, uint64_t tic
       animator(asset->skeleton, asset->clips),
       history(history_ticks, asset->skeleton.num_joints()) {}
 
-World::World(const Config& config, Metrics& metrics, AssetCatalog& catalog, WorkerPool& pool)
-    : config_(config), metrics_(metrics), catalog_(catalog), pool_(pool) {}
+World::World(const Config& config, Metrics& metrics, AssetCatalog& catalog, WorkerPool& pool,
+             ByteBudget* outbound)
+    : config_(config), metrics_(metrics), outbound_(outbound), catalog_(catalog), pool_(pool) {}
 
 namespace {
+// Replies up to this size are made without drawing on the outbound budget.
+constexpr size_t kSmallReply = 1024;
+
 // Memory an asset holds (its vectors' contents), for --max-asset-bytes-total.
 size_t asset_bytes(const anim::Asset& a) {
   size_t n = sizeof(anim::Asset);
@@ -213,7 +217,26 @@ void World::apply(std::vector<Command>& commands, uint64_t tick, double server_t
         c.kind == Command::Kind::kInsertAsset ? insert_asset(c) : handle(c, tick, server_time);
     reply.set_request_id(c.request.request_id());
     reply.set_tick(tick);
-    if (c.sink) c.sink->deliver(c.seq, std::move(reply));
+    if (!c.sink) continue;
+    // Large replies (queries) draw on the outbound budget now, while they are made, for the
+    // memory they hold until written: as protobuf objects on their way to the session (often
+    // several times their wire size), then as bytes in its queue.
+    size_t drawn = 0;
+    if (size_t bytes = reply.ByteSizeLong() + 4; outbound_ && bytes > kSmallReply) {
+      bytes = std::max(bytes, reply.SpaceUsedLong());
+      if (outbound_->try_acquire(bytes)) {
+        drawn = bytes;
+      } else {
+        const uint64_t id = reply.request_id();
+        reply.Clear();
+        reply.set_request_id(id);
+        reply.set_tick(tick);
+        set_status(reply, anim::v1::STATUS_RESOURCE_EXHAUSTED,
+                   "the daemon's outbound budget is spent (--max-stream-bytes-total; clients "
+                   "are not reading what was sent to them): retry later");
+      }
+    }
+    c.sink->deliver(c.seq, std::move(reply), drawn);
     changed = true;
   }
   expire_orphans(tick);

@@ -17,6 +17,7 @@
 
 #include "anim/animator.h"
 #include "asset_catalog.h"
+#include "byte_budget.h"
 #include "command.h"
 #include "config.h"
 #include "metrics.h"
@@ -48,7 +49,11 @@ struct Character {
 
 class World {
  public:
-  World(const Config& config, Metrics& metrics, AssetCatalog& catalog, WorkerPool& pool);
+  // `outbound` (may be null): the daemon-wide budget that large replies draw on when they
+  // are made; a query whose reply it cannot hold is answered RESOURCE_EXHAUSTED instead, so
+  // clients that do not read their replies cannot make the tick produce unbounded data.
+  World(const Config& config, Metrics& metrics, AssetCatalog& catalog, WorkerPool& pool,
+        ByteBudget* outbound = nullptr);
 
   // Adds an asset at start-up (before the tick runs). Fails on a duplicate name.
   anim::Status add_asset(std::shared_ptr<anim::Asset> asset);
@@ -127,6 +132,7 @@ class World {
 
   const Config& config_;
   Metrics& metrics_;
+  ByteBudget* outbound_;
   AssetCatalog& catalog_;
   WorkerPool& pool_;
   AssetMap assets_;

@@ -19,7 +19,9 @@ using anim::v1::Request;
 
 class RecordingSink : public ReplySink {
  public:
-  void deliver(uint64_t, anim::v1::Reply reply) override { replies.push_back(std::move(reply)); }
+  void deliver(uint64_t, anim::v1::Reply reply, size_t) override {
+    replies.push_back(std::move(reply));
+  }
   std::vector<anim::v1::Reply> replies;
 };
 
