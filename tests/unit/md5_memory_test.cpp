@@ -159,7 +159,7 @@ TEST(Md5Memory, MeshErrorsNameTheLabelAndLine) {
   std::string bad = kLegMesh;
   bad.replace(bad.find("numverts 3"), 10, "numverts x");
   auto a = load_md5_from_memory(bad, {}, "uploads/leg.md5mesh");
-  expect_error_names(a, "uploads/leg.md5mesh:12:", "numverts");
+  expect_error_names(a, "uploads/leg.md5mesh:11:", "numverts");
 }
 
 TEST(Md5Memory, AnimErrorsNameTheStem) {
