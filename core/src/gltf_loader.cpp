@@ -7,9 +7,12 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <limits>
+#include <span>
 #include <unordered_set>
 
 #include "gltf_internal.h"
+#include "gltf_uri_policy.h"
 
 namespace anim {
 
@@ -24,39 +27,42 @@ bool ignore_image(tinygltf::Image*, const int, std::string*, std::string*, int, 
   return true;
 }
 
-std::string trim(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-  return s;
-}
+// The bytes to parse, how messages name them, and which files their URIs may reach.
+struct ModelSource {
+  std::span<const uint8_t> bytes;
+  std::string label;  // prefix of every message, and Asset::source
+  std::string name;   // Asset::name
+  gltf::UriPolicy policy;
+};
 
-Status read_model(const std::string& path, tinygltf::Model* model) {
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return not_found(path + ": file not found");
-  if (!std::filesystem::is_regular_file(path, ec))
-    return invalid_argument(path + ": not a regular file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return not_found(path + ": cannot open file");
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (bytes.empty()) return data_loss(path + ": file is empty");
+Status read_model(const ModelSource& src, tinygltf::Model* model) {
+  const std::span<const uint8_t> bytes = src.bytes;
+  if (bytes.empty()) return data_loss(src.label + ": file is empty");
+  if (bytes.size() > std::numeric_limits<unsigned int>::max())
+    return Status(StatusCode::kResourceExhausted, src.label + ": larger than 4 GiB");
+  if (Status s = gltf::check_document_uris(src.policy, bytes); !s)
+    return Status(s.code(), src.label + ": " + s.message());
 
+  // Every file access of tinygltf goes through the gate (see gltf_uri_policy.h).
+  gltf::UriGate gate(src.policy);
   tinygltf::TinyGLTF parser;
   parser.SetImageLoader(&ignore_image, nullptr);
+  parser.SetFsCallbacks(gate.callbacks());
   std::string err, warn;
-  const std::string base_dir = std::filesystem::path(path).parent_path().string();
-  bool ok;
+  const std::string base_dir = src.policy.allow_files ? src.policy.base_dir.string() : "";
+  const auto size = static_cast<unsigned int>(bytes.size());
   // Binary or text by content (the magic), not by extension.
-  if (bytes.size() >= 4 && bytes.compare(0, 4, "glTF") == 0) {
-    ok = parser.LoadBinaryFromMemory(model, &err, &warn,
-                                     reinterpret_cast<const unsigned char*>(bytes.data()),
-                                     static_cast<unsigned int>(bytes.size()), base_dir);
-  } else {
-    ok = parser.LoadASCIIFromString(model, &err, &warn, bytes.data(),
-                                    static_cast<unsigned int>(bytes.size()), base_dir);
-  }
+  const bool binary = bytes.size() >= 4 && std::equal(bytes.begin(), bytes.begin() + 4, "glTF");
+  const bool ok =
+      binary ? parser.LoadBinaryFromMemory(model, &err, &warn, bytes.data(), size, base_dir)
+             : parser.LoadASCIIFromString(
+                   model, &err, &warn, reinterpret_cast<const char*>(bytes.data()), size, base_dir);
+  // A refusal decides the message: tinygltf's own would name the path it asked for.
+  if (!gate.refusal().empty()) return invalid_argument(src.label + ": " + gate.refusal());
   if (!ok) {
+    err = gltf::sanitize_parser_message(err, src.policy);
     if (err.empty()) err = "not a valid glTF file";
-    const bool binary = bytes.size() >= 4 && bytes.compare(0, 4, "glTF") == 0;
-    return data_loss(path + ": " + (binary ? "truncated or malformed .glb: " : "") + trim(err));
+    return data_loss(src.label + ": " + (binary ? "truncated or malformed .glb: " : "") + err);
   }
   return Status::ok();
 }
@@ -322,14 +328,14 @@ Expected<Skeleton> build_skeleton(const Context& ctx, int skin_index,
 
 namespace {
 
-Expected<Asset> load(const std::string& path, const GltfOptions& options) {
+Expected<Asset> load(const ModelSource& source, const GltfOptions& options) {
   tinygltf::Model model;
-  if (Status s = read_model(path, &model); !s) return s;
+  if (Status s = read_model(source, &model); !s) return s;
 
   Asset asset;
-  asset.name = std::filesystem::path(path).stem().string();
-  asset.source = path;
-  const Context ctx{model, path, &asset.warnings};
+  asset.name = source.name;
+  asset.source = source.label;
+  const Context ctx{model, source.label, &asset.warnings};
 
   Expected<std::vector<int>> parent = node_parents(ctx);
   if (!parent) return parent.error();
@@ -358,18 +364,50 @@ Expected<Asset> load(const std::string& path, const GltfOptions& options) {
   return asset;
 }
 
+// Core never throws across its API. tinygltf catches its JSON parser's exceptions, but an
+// absurd size in a corrupt file can still make an allocation fail.
+Expected<Asset> load_guarded(const ModelSource& source, const GltfOptions& options) {
+  try {
+    return load(source, options);
+  } catch (const std::bad_alloc&) {
+    return Status(StatusCode::kResourceExhausted, source.label + ": out of memory while loading");
+  } catch (const std::exception& e) {
+    return data_loss(source.label + ": malformed file (" + e.what() + ")");
+  }
+}
+
 }  // namespace
 
 Expected<Asset> load_gltf(const std::string& path, const GltfOptions& options) {
-  // Core never throws across its API. tinygltf catches its JSON parser's exceptions, but an
-  // absurd size in a corrupt file can still make an allocation fail.
+  ModelSource source;
+  source.label = options.label.empty() ? path : options.label;
+  source.name = std::filesystem::path(path).stem().string();
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return not_found(source.label + ": file not found");
+  if (!std::filesystem::is_regular_file(path, ec))
+    return invalid_argument(source.label + ": not a regular file");
+  Expected<gltf::UriPolicy> policy = gltf::file_policy(path, options.uri_root);
+  if (!policy) return Status(policy.error().code(), source.label + ": " + policy.error().message());
+  source.policy = std::move(*policy);
+  std::vector<uint8_t> bytes;
   try {
-    return load(path, options);
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return not_found(source.label + ": cannot open file");
+    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   } catch (const std::bad_alloc&) {
-    return Status(StatusCode::kResourceExhausted, path + ": out of memory while loading");
-  } catch (const std::exception& e) {
-    return data_loss(path + ": malformed file (" + e.what() + ")");
+    return Status(StatusCode::kResourceExhausted, source.label + ": out of memory while reading");
   }
+  source.bytes = bytes;
+  return load_guarded(source, options);
+}
+
+Expected<Asset> load_gltf_from_memory(std::span<const uint8_t> bytes, const std::string& label,
+                                      const GltfOptions& options) {
+  ModelSource source;
+  source.bytes = bytes;
+  source.label = label;
+  source.policy.allow_files = false;  // data: URIs only; nothing on disk is touched
+  return load_guarded(source, options);
 }
 
 }  // namespace anim

@@ -1,11 +1,8 @@
 #include "asset_loading.h"
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <atomic>
-#include <cstdio>
-#include <fstream>
+#include <cstdint>
+#include <span>
 #include <system_error>
 
 #include "anim/gltf_loader.h"
@@ -34,6 +31,20 @@ bool is_within(const fs::path& p, const fs::path& root) {
     if (q == p.end() || *q != *r) return false;
   }
   return true;
+}
+
+// `message` with the host folder of `path` replaced by the folder of `source` (its path
+// relative to the asset root), so that replies and logs never carry host paths.
+std::string relative_names(std::string message, const fs::path& path, const std::string& source) {
+  std::string host_dir = path.parent_path().string();
+  if (host_dir.empty()) return message;
+  host_dir += '/';
+  std::string shown_dir = fs::path(source).parent_path().string();
+  if (!shown_dir.empty()) shown_dir += '/';
+  for (size_t at = message.find(host_dir); at != std::string::npos;
+       at = message.find(host_dir, at + shown_dir.size()))
+    message.replace(at, host_dir.size(), shown_dir);
+  return message;
 }
 
 anim::GltfOptions gltf_options(const anim::v1::LoadAssetRequest& req) {
@@ -70,7 +81,7 @@ anim::Expected<fs::path> resolve_asset_path(const fs::path& root, const std::str
                                     "' contains '..'; paths may not leave the asset root");
   std::error_code ec;
   const fs::path real_root = fs::canonical(root, ec);
-  if (ec) return anim::failed_precondition("asset root " + root.string() + ": " + ec.message());
+  if (ec) return anim::failed_precondition("the asset root cannot be resolved: " + ec.message());
   const fs::path joined = real_root / rel;
   if (!fs::exists(joined, ec))
     return anim::not_found("asset file '" + relative + "' does not exist under the asset root");
@@ -89,7 +100,8 @@ anim::Expected<fs::path> resolve_asset_path(const fs::path& root, const std::str
 
 anim::Expected<anim::Asset> load_asset_file(const fs::path& path, const std::string& name,
                                             const std::string& source,
-                                            const anim::v1::LoadAssetRequest& request) {
+                                            const anim::v1::LoadAssetRequest& request,
+                                            const fs::path& asset_root) {
   const std::string asset_name = name.empty() ? path.stem().string() : name;
   if (auto s = check_asset_name(asset_name); !s) return s;
   anim::Expected<anim::Asset> loaded = anim::invalid_argument("unsupported file " + source);
@@ -107,8 +119,22 @@ anim::Expected<anim::Asset> load_asset_file(const fs::path& path, const std::str
         if (anim::load_md5(path.string(), {a})) matching.push_back(a);
       loaded = anim::load_md5(path.string(), matching);
     }
+    // The MD5 loader names files by the paths it was given: show them relative to the root.
+    if (!loaded)
+      return anim::Status(loaded.error().code(),
+                          relative_names(loaded.error().message(), path, source));
   } else {
-    loaded = anim::load_gltf(path.string(), gltf_options(request));
+    anim::GltfOptions options = gltf_options(request);
+    options.uri_root = asset_root.string();
+    // A file the operator linked into --assets from elsewhere keeps its URIs inside its own
+    // folder (load_asset.path never gets here: resolve_asset_path refuses such paths).
+    std::error_code root_ec, dir_ec;
+    const fs::path real_root = fs::canonical(asset_root, root_ec);
+    const fs::path real_dir = fs::canonical(path, dir_ec).parent_path();
+    if (!asset_root.empty() && !root_ec && !dir_ec && !is_within(real_dir, real_root))
+      options.uri_root.clear();
+    options.label = source;
+    loaded = anim::load_gltf(path.string(), options);
   }
   if (!loaded) return loaded.error();
   loaded->name = asset_name;
@@ -122,25 +148,9 @@ anim::Expected<anim::Asset> load_uploaded_glb(const std::string& bytes, const st
   if (auto s = check_asset_name(name); !s) return s;
   if (bytes.size() < 12 || bytes.compare(0, 4, "glTF") != 0)
     return anim::invalid_argument("load_asset.glb_data is not a .glb file (no 'glTF' magic)");
-  static std::atomic<uint64_t> counter{0};
-  std::error_code ec;
-  const fs::path dir = fs::temp_directory_path(ec);
-  if (ec) return anim::failed_precondition("no temporary directory: " + ec.message());
-  const fs::path tmp = dir / ("animd-upload-" + std::to_string(::getpid()) + "-" +
-                              std::to_string(counter.fetch_add(1)) + ".glb");
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    if (!f) {
-      fs::remove(tmp, ec);
-      return anim::failed_precondition("cannot write the upload to " + tmp.string());
-    }
-  }
-  auto loaded = anim::load_gltf(tmp.string(), gltf_options(request));
-  fs::remove(tmp, ec);
-  if (!loaded)
-    return anim::Status(loaded.error().code(),
-                        "upload '" + name + "': " + loaded.error().message());
+  const std::span<const uint8_t> data(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+  auto loaded = anim::load_gltf_from_memory(data, "upload '" + name + "'", gltf_options(request));
+  if (!loaded) return loaded.error();
   loaded->name = name;
   loaded->source = "upload";
   return loaded;

@@ -21,12 +21,16 @@ anim::Expected<std::filesystem::path> resolve_asset_path(const std::filesystem::
 
 // Loads a .glb/.gltf (with the skin options of `request`) or an .md5mesh with every
 // .md5anim in its folder whose joints match. The asset is named `name` (default: stem) and
-// its source set to `source`.
+// its source set to `source` (the path relative to the asset root: messages name the file by
+// it, never by its host path). A glTF's buffer/image URIs must resolve inside `asset_root`
+// (symlinks followed); empty = inside the file's own folder.
 anim::Expected<anim::Asset> load_asset_file(const std::filesystem::path& path,
                                             const std::string& name, const std::string& source,
-                                            const anim::v1::LoadAssetRequest& request);
+                                            const anim::v1::LoadAssetRequest& request,
+                                            const std::filesystem::path& asset_root = {});
 
-// Loads uploaded .glb bytes through a private temporary file.
+// Loads uploaded .glb bytes from memory: no file is written or read, and only data: URIs
+// (or the .glb's BIN chunk) may supply buffers and images.
 anim::Expected<anim::Asset> load_uploaded_glb(const std::string& bytes, const std::string& name,
                                               const anim::v1::LoadAssetRequest& request);
 

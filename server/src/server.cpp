@@ -49,8 +49,9 @@ bool Server::load_assets() {
   }
   asset_root_ = fs::absolute(config_.assets_dir, ec);
   for (const auto& path : scan_asset_dir(asset_root_)) {
-    const std::string rel = fs::relative(path, asset_root_, ec).string();
-    auto loaded = load_asset_file(path, "", rel, anim::v1::LoadAssetRequest{});
+    // Lexical: a file reached through an operator's symlink keeps the name it has in the root.
+    const std::string rel = path.lexically_relative(asset_root_).string();
+    auto loaded = load_asset_file(path, "", rel, anim::v1::LoadAssetRequest{}, asset_root_);
     if (!loaded) {
       spdlog::error("asset {} not loaded: {}", rel, loaded.error().message());
       continue;

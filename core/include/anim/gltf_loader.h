@@ -11,7 +11,17 @@
 // primitive of every mesh node using the skin.
 // Every failure names the file and what is wrong; nothing is returned on failure. Images are
 // never decoded. Details: docs/loader-gltf.md.
+//
+// URIs (docs/loader-gltf.md, "URIs and confinement"): a file never makes the loader read a
+// path it was not given. From memory, only `data:` URIs load; every other buffer or image URI
+// fails with "external URI not allowed in an upload". From a path, every buffer and image
+// URI must be a relative reference (no scheme but `data:`, not absolute, no `..` escape) that,
+// percent-decoded and with symlinks resolved, names a file inside GltfOptions::uri_root. Error
+// messages name the file by its label, the URI's owner ("buffer 0") and the rule broken;
+// never a host path, nor the size or contents of a refused file.
 
+#include <cstdint>
+#include <span>
 #include <string>
 
 #include "anim/asset.h"
@@ -22,8 +32,25 @@ namespace anim {
 struct GltfOptions {
   int skin_index = -1;    // >= 0: use this skin (an index past the last skin is kNotFound)
   std::string skin_name;  // non-empty (and skin_index < 0): use the skin with this name
+  // load_gltf only: the folder every buffer/image URI must stay inside, after symlinks are
+  // resolved. Empty = the folder of the file itself. Must exist and contain the file's folder
+  // (a file outside its root is kInvalidArgument). Ignored by load_gltf_from_memory, which
+  // reads no files at all.
+  std::string uri_root;
+  // load_gltf only: how messages name the file (e.g. its path relative to an asset root, so
+  // that a daemon's replies never carry host paths). Empty = the path as given.
+  std::string label;
 };
 
+// Loads a .gltf or .glb file. Buffer/image URIs are confined to options.uri_root.
 Expected<Asset> load_gltf(const std::string& path, const GltfOptions& options = {});
+
+// Loads .glb or .gltf bytes (binary or text by the "glTF" magic) held in memory: no file is
+// created, opened or probed. Only `data:` URIs (and a .glb's own BIN chunk) may supply buffers
+// and images. `label` names the bytes in every message (e.g. "upload 'Fox'") and becomes
+// Asset::source; Asset::name is "" (the caller names the asset). options.uri_root and
+// options.label are ignored.
+Expected<Asset> load_gltf_from_memory(std::span<const uint8_t> bytes, const std::string& label,
+                                      const GltfOptions& options = {});
 
 }  // namespace anim
