@@ -6,7 +6,8 @@
 # input that did it is saved as build/fuzz/artifacts/<target>/crash-* (see docs/security.md).
 #
 # Usage: scripts/run-fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
-#   FUZZ_RUNS=N  stop each target after N executions instead (long runs: docs/security.md)
+#   FUZZ_RUNS=N  also stop each target after N executions (long runs: docs/security.md);
+#                SECONDS_PER_TARGET 0 then means no time limit.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -49,8 +50,8 @@ for t in "${targets[@]}"; do
   # 2. Fuzzing, bounded by time (or by FUZZ_RUNS executions).
   marker=$BUILD/fuzz/logs/$t.start
   touch "$marker"
-  limit=(-max_total_time="$SECONDS_PER_TARGET")
-  [ -n "${FUZZ_RUNS:-}" ] && limit=(-runs="$FUZZ_RUNS")
+  limit=(-max_total_time="$SECONDS_PER_TARGET")  # 0: no time limit
+  [ -n "${FUZZ_RUNS:-}" ] && limit+=(-runs="$FUZZ_RUNS")
   "$bin" "${limit[@]}" -timeout=25 -rss_limit_mb=2048 -print_final_stats=1 \
     -artifact_prefix="$artifacts" "$corpus" "${seeds[@]}" > "$log" 2>&1
   rc=$?
@@ -67,6 +68,6 @@ for t in "${targets[@]}"; do
     "$t" "${execs:-?}" "${rate:-?}" "$crashes" "$regressions" "$(ls "$corpus" | wc -l)")")
 done
 
-echo "== fuzz summary (${FUZZ_RUNS:+$FUZZ_RUNS runs}${FUZZ_RUNS:-$SECONDS_PER_TARGET s} per target) =="
+echo "== fuzz summary (at most ${FUZZ_RUNS:+$FUZZ_RUNS runs and }$SECONDS_PER_TARGET s per target; 0 s = no limit) =="
 printf '%s\n' "${summary[@]}"
 exit $failed

@@ -1,6 +1,7 @@
 // load_md5_from_memory against load_md5: the same texts give the same asset (bit for bit, as
 // both run one pipeline), errors name the label or "<stem>.md5anim", and only the bytes of
 // each view are read.
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -179,6 +180,48 @@ TEST(Md5Memory, EmptyTextsAreErrorsNotCrashes) {
   expect_error_names(load_md5_from_memory("", {}, "empty.md5mesh"), "empty.md5mesh", "MD5Version");
   expect_error_names(load_md5_from_memory(kLegMesh, {{"none", ""}}, "leg.md5mesh"), "none.md5anim",
                      "MD5Version");
+}
+
+// One joint at the origin and one triangle whose corners are `scale` apart.
+std::string triangle_mesh(const std::string& scale) {
+  return "MD5Version 10\ncommandline \"\"\nnumJoints 1\nnumMeshes 1\n"
+         "joints {\n\"root\" -1 ( 0 0 0 ) ( 0 0 0 )\n}\n"
+         "mesh {\nshader \"s\"\nnumverts 3\n"
+         "vert 0 ( 0 0 ) 0 1\nvert 1 ( 0 0 ) 1 1\nvert 2 ( 0 0 ) 2 1\n"
+         "numtris 1\ntri 0 0 1 2\nnumweights 3\n"
+         "weight 0 0 1 ( 0 0 0 )\n"
+         "weight 1 0 1 ( " +
+         scale +
+         " 0 0 )\n"
+         "weight 2 0 1 ( 0 " +
+         scale + " 0 )\n}\n";
+}
+
+TEST(Md5Memory, NormalsOfTinyAndHugeTrianglesMatchTheUnitOne) {
+  // The face normal's components are scale squared: at 1e-22 that is 1e-44, a float denormal
+  // whose square underflows to 0; at 1e15 it is 1e30, whose square overflows. The length of
+  // either used to be 0 or infinite, and the direction was lost.
+  auto unit = load_md5_from_memory(triangle_mesh("1"), {}, "unit.md5mesh");
+  ASSERT_TRUE(unit.has_value()) << unit.error().message();
+  for (const char* scale : {"1e-22", "1e15"}) {
+    auto a = load_md5_from_memory(triangle_mesh(scale), {}, "scaled.md5mesh");
+    ASSERT_TRUE(a.has_value()) << a.error().message();
+    ASSERT_EQ(a->mesh.num_vertices(), 3);
+    for (int v = 0; v < 3; ++v) {
+      EXPECT_NEAR(glm::length(a->mesh.normals[v]), 1.0f, 1e-6f) << scale;
+      EXPECT_NEAR(a->mesh.normals[v].x, unit->mesh.normals[v].x, 1e-6f) << scale;
+      EXPECT_NEAR(a->mesh.normals[v].y, unit->mesh.normals[v].y, 1e-6f) << scale;
+      EXPECT_NEAR(a->mesh.normals[v].z, unit->mesh.normals[v].z, 1e-6f) << scale;
+    }
+  }
+  // Unit scale, by hand: Y-up corners (0 0 0), (1 0 0), (0 0 -1) wound 0 2 1 (the loader swaps
+  // Doom's clockwise corners) give cross((0 0 -1), (1 0 0)) = (0 -1 0). The old code gave the
+  // +Y fallback at both other scales.
+  for (int v = 0; v < 3; ++v) {
+    EXPECT_NEAR(unit->mesh.normals[v].x, 0.0f, 1e-6f);
+    EXPECT_NEAR(unit->mesh.normals[v].y, -1.0f, 1e-6f);
+    EXPECT_NEAR(unit->mesh.normals[v].z, 0.0f, 1e-6f);
+  }
 }
 
 }  // namespace
