@@ -35,6 +35,7 @@ CLI::App* id_command(CLI::App& app, const char* name, const char* help, std::str
 void add_spawn(CLI::App& app, Plan& plan) {
   struct Opts {
     std::string asset, clip, at, yaw;
+    bool owned = false;
   };
   auto o = store<Opts>();
   CLI::App* sub = app.add_subcommand("spawn", "Spawn a character of an asset");
@@ -43,9 +44,14 @@ void add_spawn(CLI::App& app, Plan& plan) {
   sub->add_option("--clip", o->clip, "clip to start playing (looping)");
   sub->add_option("--at", o->at, "world position x,y,z");
   sub->add_option("--rot-deg", o->yaw, "yaw about +Y in degrees");
+  sub->add_flag("--owned", o->owned,
+                "owned by this token instead of shared: others may not drive it, and it is "
+                "despawned once no connection with the token is left (after the daemon's grace "
+                "period). Each animctl run is one connection, so shared is the default");
   sub->callback([o, &plan] {
     plan.command = "spawn";
     auto* spawn = plan.request.mutable_spawn();
+    spawn->set_shared(!o->owned);
     spawn->set_asset(o->asset);
     spawn->set_clip(o->clip);
     if (!o->at.empty()) *spawn->mutable_root()->mutable_translation() = parse_vec3("--at", o->at);
@@ -428,6 +434,24 @@ void add_global_options(CLI::App& app, GlobalOptions& g) {
   app.add_option("--token", g.token, "auth token for control commands")->envname("ANIMD_TOKEN");
   app.add_option("--timeout", g.timeout_ms, "connect and reply timeout in ms (default 5000)");
   app.add_flag("--json", g.json, "print the reply as JSON (protobuf JSON mapping, snake_case)");
+  auto* tls = app.add_flag("--tls", g.tls, "connect with TLS (1.2+), verifying the server")
+                  ->envname("ANIMD_TLS");
+  app.add_option("--ca", g.ca_file,
+                 "PEM CA file the server certificate must chain to "
+                 "(default: the system store)")
+      ->envname("ANIMD_CA")
+      ->needs(tls);
+  auto* cert = app.add_option("--cert", g.cert_file, "PEM client certificate (with --key)")
+                   ->envname("ANIMD_CERT")
+                   ->needs(tls);
+  auto* key = app.add_option("--key", g.key_file, "PEM private key of --cert")
+                  ->envname("ANIMD_KEY")
+                  ->needs(tls);
+  cert->needs(key);
+  key->needs(cert);
+  app.add_option("--server-name", g.server_name,
+                 "name the server certificate must carry (default: --host)")
+      ->needs(tls);
 }
 
 void add_commands(CLI::App& app, Plan& plan) {

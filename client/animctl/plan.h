@@ -24,6 +24,12 @@ struct GlobalOptions {
   std::string token;
   std::string timeout_ms = "5000";
   bool json = false;
+  // TLS (animclient::ClientOptions): --tls, --ca, --cert, --key, --server-name.
+  bool tls = false;
+  std::string ca_file;      // PEM CAs the server's certificate must chain to (default: system)
+  std::string cert_file;    // client certificate, for daemons that verify clients
+  std::string key_file;     // its private key
+  std::string server_name;  // name the certificate must carry (default: --host)
 };
 
 struct Plan {

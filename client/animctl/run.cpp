@@ -21,7 +21,8 @@ int transport_failure(const std::string& command, const animclient::Error& error
                       std::ostream& err) {
   err << "animctl: " << command << ": " << error.to_string();
   if (error.kind == animclient::Error::Kind::kConnect)
-    err << " (is animd running? see --host/--port)";
+    err << (error.message.rfind("TLS", 0) == 0 ? " (see --tls/--ca/--cert/--key/--server-name)"
+                                               : " (is animd running? see --host/--port)");
   err << "\n";
   return kExitTransport;
 }
@@ -76,6 +77,11 @@ int execute(const Plan& plan, const GlobalOptions& g, std::ostream& out, std::os
     return kExitUsage;
   }
   options.auth_token = g.token;
+  options.tls = g.tls;
+  options.ca_file = g.ca_file;
+  options.cert_file = g.cert_file;
+  options.key_file = g.key_file;
+  options.server_name = g.server_name;
 
   auto connected = animclient::Client::connect(options);
   if (!connected) return transport_failure(plan.command, connected.error(), err);

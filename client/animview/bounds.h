@@ -1,6 +1,9 @@
 #pragma once
 // Axis-aligned bounding boxes, used to frame the camera on every character at start.
 
+#include <cstdint>
+#include <vector>
+
 #include <glm/glm.hpp>
 
 namespace animview {
@@ -27,5 +30,13 @@ struct Aabb {
 
 // The box around the 8 corners of `box` after the affine `m` (empty stays empty).
 Aabb transformed(const Aabb& box, const glm::mat4& m);
+
+// Bounds of a mesh skinned by `palette` (12 floats per joint: rows 0..2 of the 3x4 skin
+// matrix, as streamed), in the palette's space (the asset's scene space) before the root.
+// `joint_boxes[j]` is the bind-space box of the vertices joint j influences. Conservative: a
+// blended vertex lies in the convex hull of its joints' transformed boxes. Joints beyond
+// `palette_joints` are ignored.
+Aabb skinned_bounds(const std::vector<Aabb>& joint_boxes, const float* palette,
+                    uint32_t palette_joints);
 
 }  // namespace animview

@@ -28,6 +28,11 @@ bool Connection::connect(std::string& error) {
   animclient::ClientOptions co;
   co.host = options_.host;
   co.port = options_.port;
+  co.tls = options_.tls;
+  co.ca_file = options_.ca_file;
+  co.cert_file = options_.cert_file;
+  co.key_file = options_.key_file;
+  co.server_name = options_.server_name;
   co.connect_timeout = std::chrono::milliseconds(1000);
   co.request_timeout = std::chrono::milliseconds(10000);  // asset data can be megabytes
   auto client = animclient::Client::connect(co);

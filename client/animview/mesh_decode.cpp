@@ -114,9 +114,13 @@ bool decode_mesh(const anim::v1::MeshData& mesh, uint32_t num_joints, CpuMesh& o
         !all_finite(out.normals, "normals", error))
       return false;
   }
-  for (size_t v = 0; v < n; ++v)
-    out.bounds.add(
-        glm::vec3(out.positions[v * 3], out.positions[v * 3 + 1], out.positions[v * 3 + 2]));
+  out.joint_bounds.assign(num_joints, Aabb{});
+  for (size_t v = 0; v < n; ++v) {
+    const glm::vec3 p(out.positions[v * 3], out.positions[v * 3 + 1], out.positions[v * 3 + 2]);
+    out.bounds.add(p);
+    for (int k = 0; k < 4; ++k)
+      if (out.weights[v * 4 + k] > 0.0f) out.joint_bounds[out.joints[v * 4 + k]].add(p);
+  }
   return true;
 }
 

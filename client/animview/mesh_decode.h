@@ -23,6 +23,9 @@ struct CpuMesh {
   std::vector<float> weights;     // 4 per vertex, summing to 1
   std::vector<uint32_t> indices;  // triangle list
   Aabb bounds;                    // of the bind-pose positions
+  // Per joint: the box of the bind-pose positions it influences (weight > 0); empty for a
+  // joint that moves no vertex. Skinned by a palette, they bound the posed mesh (framing).
+  std::vector<Aabb> joint_bounds;
 };
 
 // Decodes `mesh` for a skeleton of `num_joints` joints. On failure returns false, leaves

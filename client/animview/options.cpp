@@ -67,6 +67,15 @@ bool parse_options(const std::vector<std::string>& args, Options& out, std::stri
       uint16_t p = 0;
       if (!parse_number(v, p) || p == 0) return bad(v, "a port (1-65535)");
       o.port = p;
+    } else if (name == "--tls") {
+      o.tls = true;
+    } else if (name == "--ca" || name == "--cert" || name == "--key" || name == "--server-name") {
+      if (!take(v)) return false;
+      if (v.empty()) return bad(v, name == "--server-name" ? "a host name" : "a file path");
+      (name == "--ca"     ? o.ca_file
+       : name == "--cert" ? o.cert_file
+       : name == "--key"  ? o.key_file
+                          : o.server_name) = v;
     } else if (name == "--characters") {
       if (!take(v)) return false;
       if (!parse_id_list(v, o.characters)) return bad(v, "a list of character ids (e.g. 1,2)");
@@ -112,6 +121,15 @@ bool parse_options(const std::vector<std::string>& args, Options& out, std::stri
       return false;
     }
   }
+  if (!o.tls && (!o.ca_file.empty() || !o.cert_file.empty() || !o.key_file.empty() ||
+                 !o.server_name.empty())) {
+    error = "--ca, --cert, --key and --server-name need --tls";
+    return false;
+  }
+  if (o.cert_file.empty() != o.key_file.empty()) {
+    error = "--cert and --key go together";
+    return false;
+  }
   if (!o.screenshot.empty() && !o.headless) {
     error = "--screenshot needs --headless";
     return false;
@@ -126,6 +144,10 @@ std::string usage() {
 usage: animview [options]
   --host H              animd host (default 127.0.0.1)
   --port P              animd port (default 7450)
+  --tls                 connect with TLS (1.2+), verifying the server's certificate
+  --ca FILE             PEM CA the server certificate must chain to (default: system store)
+  --cert FILE --key F   PEM client certificate and key (daemons with --tls-client-ca)
+  --server-name N       name the server certificate must carry (default: --host)
   --characters 1,2      subscribe to these character ids (default: every character)
   --interpolate         blend the two newest frames by render time (default)
   --no-interpolate      draw the newest frame as it is

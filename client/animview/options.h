@@ -9,7 +9,13 @@ namespace animview {
 
 struct Options {
   std::string host = "127.0.0.1";
-  uint16_t port = 7450;              // animd's default port
+  uint16_t port = 7450;  // animd's default port
+  // TLS (animclient::ClientOptions): --tls, --ca, --cert, --key, --server-name.
+  bool tls = false;
+  std::string ca_file;      // PEM CAs the server's certificate must chain to (default: system)
+  std::string cert_file;    // client certificate, for daemons that verify clients
+  std::string key_file;     // its private key
+  std::string server_name;  // name the certificate must carry (default: host)
   std::vector<uint32_t> characters;  // empty = subscribe to every character
   bool interpolate = true;           // blend the last two frames by render time
   bool headless = false;             // hidden window, render offscreen, exit after frames

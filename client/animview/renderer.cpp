@@ -67,7 +67,12 @@ Aabb scene_bounds(const std::vector<CharacterSample>& characters, const AssetMap
   for (const CharacterSample& c : characters) {
     auto it = c.asset ? assets.find(*c.asset) : assets.end();
     if (it == assets.end() || !it->second) continue;
-    box.add(transformed(it->second->bounds, c.model));
+    // What is drawn is root x palette x bind vertex: bound that, never the bind pose.
+    const DrawableAsset& a = *it->second;
+    if (c.palette && !a.joint_bounds.empty())
+      box.add(transformed(skinned_bounds(a.joint_bounds, c.palette, c.joints), c.model));
+    else
+      box.add(transformed(a.bounds, c.model));
   }
   return box;
 }

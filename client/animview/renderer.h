@@ -21,8 +21,9 @@ namespace animview {
 // An asset's mesh on the GPU, fetched once with get_asset_data.
 struct DrawableAsset {
   GpuMesh mesh;
-  Aabb bounds;          // bind-pose model-space bounds of the mesh
-  uint32_t joints = 0;  // skeleton joint count: the palette must have at least this many
+  Aabb bounds;                     // bind-pose bounds of the mesh (bind space: not what is drawn)
+  std::vector<Aabb> joint_bounds;  // CpuMesh::joint_bounds: skinned by a palette for framing
+  uint32_t joints = 0;             // skeleton joint count: the palette must have at least this many
 };
 
 using AssetMap = std::map<std::string, std::unique_ptr<DrawableAsset>>;
@@ -50,8 +51,9 @@ class Renderer {
   size_t skipped_ = 0;
 };
 
-// The box around every character that can be drawn: each asset's bind-pose bounds placed by
-// the character's root transform. Empty when none can.
+// The box around every character that can be drawn, as drawn: each asset's per-joint bind
+// boxes skinned by the character's current palette (scene space), then placed by its root
+// transform (the bind-pose box when there is no palette yet). Empty when none can.
 Aabb scene_bounds(const std::vector<CharacterSample>& characters, const AssetMap& assets);
 
 }  // namespace animview

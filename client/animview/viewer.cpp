@@ -70,6 +70,7 @@ void Viewer::fetch_missing_assets(double now) {
         auto asset = std::make_unique<DrawableAsset>();
         asset->mesh.upload(mesh);
         asset->bounds = mesh.bounds;
+        asset->joint_bounds = std::move(mesh.joint_bounds);
         asset->joints = joints;
         assets_[name] = std::move(asset);
         asset_retry_at_.erase(name);

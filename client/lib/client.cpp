@@ -1,4 +1,5 @@
-// libanimclient: one TCP connection to animd on its own Boost.Asio I/O thread.
+// libanimclient: one TCP (or TLS over TCP) connection to animd on its own Boost.Asio I/O
+// thread.
 //
 // Threads: the I/O thread owns the socket (reads, writes, close). Callers never touch the
 // socket: they post their serialized request to the I/O thread and wait on a promise that the
@@ -10,6 +11,7 @@
 #include <condition_variable>
 #include <deque>
 #include <future>
+#include <map>
 #include <mutex>
 #include <thread>
 #include <unordered_map>
@@ -20,10 +22,12 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/read.hpp>
+#include <boost/asio/ssl/error.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
 
 #include "animclient/client.h"
+#include "client_stream.h"
 #include "frame_codec.h"
 
 namespace animclient {
@@ -92,7 +96,7 @@ struct Client::Impl {
   ClientOptions options;
   std::string where;  // "host:port", for messages
   asio::io_context io;
-  tcp::socket socket{io};
+  detail::ClientStream stream{io};  // plain TCP, or TLS once connect_blocking started it
   std::thread thread;
 
   // Read state: I/O thread only.
@@ -121,15 +125,29 @@ struct Client::Impl {
   std::atomic<uint64_t> bytes_sent{0};
   std::atomic<uint64_t> bytes_received{0};
   std::atomic<uint64_t> replies_received{0};
+  // I/O thread only: frames whose later parts are still to come, by subscription.
+  std::map<uint32_t, anim::v1::StreamFrame> partial;
+  // Subscriptions the server ended (guarded by frame_mutex), oldest first, at most 64.
+  std::vector<anim::v1::SubscriptionEnded> ended;
   std::atomic<uint64_t> frames_received{0};
   std::atomic<uint64_t> frames_dropped_locally{0};
 
-  // Runs the resolve + connect on the calling thread with a deadline; nullopt on success.
+  // Runs the resolve + connect (+ TLS handshake) on the calling thread with one deadline;
+  // nullopt on success.
   std::optional<Error> connect_blocking() {
     where = options.host + ":" + std::to_string(options.port);
+    std::shared_ptr<asio::ssl::context> tls_context;
+    if (options.tls) {
+      // File problems (CA, client certificate) are reported before any connection is made.
+      auto made = detail::make_client_tls_context(options);
+      if (!made) return made.error();
+      tls_context = std::move(made.value());
+    }
     tcp::resolver resolver(io);
     asio::steady_timer timer(io);
     error_code result = asio::error::would_block;
+    std::string tls_failure;   // set when the TCP connect worked and TLS did not
+    bool handshaking = false;  // the deadline, if it fires, interrupts the TLS handshake
     bool timed_out = false;
 
     resolver.async_resolve(options.host, std::to_string(options.port),
@@ -139,10 +157,16 @@ struct Client::Impl {
                                timer.cancel();
                                return;
                              }
-                             asio::async_connect(socket, endpoints,
+                             asio::async_connect(stream.socket(), endpoints,
                                                  [&](const error_code& cec, const tcp::endpoint&) {
-                                                   result = cec;
-                                                   timer.cancel();
+                                                   if (cec || !tls_context) {
+                                                     result = cec;
+                                                     timer.cancel();
+                                                     return;
+                                                   }
+                                                   handshaking = true;
+                                                   start_tls(tls_context, result, tls_failure,
+                                                             timer);
                                                  });
                            });
     timer.expires_after(options.connect_timeout);
@@ -151,21 +175,44 @@ struct Client::Impl {
       if (ec || result != asio::error::would_block) return;
       timed_out = true;
       resolver.cancel();
-      error_code ignored;
-      socket.close(ignored);
+      stream.close();
     });
     io.run();
     io.restart();
 
     if (timed_out)
-      return make_error(Error::Kind::kConnect, "connect " + where + ": timed out after " +
-                                                   std::to_string(options.connect_timeout.count()) +
-                                                   " ms");
+      return make_error(Error::Kind::kConnect,
+                        (handshaking ? "TLS handshake with " + where : "connect " + where) +
+                            ": timed out after " + std::to_string(options.connect_timeout.count()) +
+                            " ms");
+    if (!tls_failure.empty())
+      return make_error(Error::Kind::kConnect,
+                        "TLS handshake with " + where + " failed: " + tls_failure);
     if (result)
       return make_error(Error::Kind::kConnect, "connect " + where + ": " + result.message());
     error_code ignored;
-    socket.set_option(tcp::no_delay(true), ignored);  // requests are small; don't batch them
+    // Requests are small; don't batch them.
+    stream.socket().set_option(tcp::no_delay(true), ignored);
     return std::nullopt;
+  }
+
+  // After the TCP connect: wraps the socket in TLS and runs the handshake, verifying the
+  // server as options.server_name (default: the host). Sets `result` and `failure` (words)
+  // and cancels `timer` when done.
+  void start_tls(std::shared_ptr<asio::ssl::context> context, error_code& result,
+                 std::string& failure, asio::steady_timer& timer) {
+    const std::string& name = options.server_name.empty() ? options.host : options.server_name;
+    failure = stream.start_tls(std::move(context), name);
+    if (!failure.empty()) {
+      result = asio::error::invalid_argument;
+      timer.cancel();
+      return;
+    }
+    stream.async_handshake([this, &result, &failure, &timer](const error_code& ec) {
+      result = ec;
+      if (ec) failure = stream.tls_failure(ec);
+      timer.cancel();
+    });
   }
 
   void start() {
@@ -176,7 +223,7 @@ struct Client::Impl {
   // ---- reading (I/O thread) ----
 
   void read_header() {
-    asio::async_read(socket, asio::buffer(header), [this](const error_code& ec, size_t n) {
+    asio::async_read(stream, asio::buffer(header), [this](const error_code& ec, size_t n) {
       if (ec) return close(read_error(ec));
       bytes_received += n;
       const uint32_t length = detail::decode_frame_length(header);
@@ -187,7 +234,7 @@ struct Client::Impl {
                                     std::to_string(options.max_incoming_frame_bytes) + " bytes"));
       body.resize(length);
       if (length == 0) return handle_body();
-      asio::async_read(socket, asio::buffer(body), [this](const error_code& bec, size_t bn) {
+      asio::async_read(stream, asio::buffer(body), [this](const error_code& bec, size_t bn) {
         if (bec) return close(read_error(bec));
         bytes_received += bn;
         handle_body();
@@ -196,7 +243,9 @@ struct Client::Impl {
   }
 
   Error read_error(const error_code& ec) const {
-    if (ec == asio::error::eof)
+    // A TLS peer that closes without close_notify (animd never waits to send one) ends the
+    // stream "truncated": for this protocol that is the same orderly close as a TCP EOF.
+    if (ec == asio::error::eof || ec == asio::ssl::error::stream_truncated)
       return make_error(Error::Kind::kDisconnected, "server " + where + " closed the connection");
     if (ec == asio::error::operation_aborted)
       return make_error(Error::Kind::kDisconnected,
@@ -216,8 +265,15 @@ struct Client::Impl {
         deliver_reply();
         break;
       case ServerMessage::kFrame:
-        deliver_frame();
+        if (join_parts()) deliver_frame();
         break;
+      case ServerMessage::kSubscriptionEnded: {
+        std::lock_guard lock(frame_mutex);
+        if (ended.size() >= 64) ended.erase(ended.begin());
+        ended.push_back(std::move(*incoming.mutable_subscription_ended()));
+        frame_cv.notify_all();
+        break;
+      }
       case ServerMessage::KIND_NOT_SET:
         break;  // a kind this client does not know (newer server): skip it
     }
@@ -237,6 +293,39 @@ struct Client::Impl {
     }
     if (waiter.timer) waiter.timer->cancel();
     waiter.complete(Reply(std::move(*incoming.mutable_reply())));
+  }
+
+  // A tick's frame sent in parts (StreamFrame.part/parts) is joined here: true when
+  // `incoming` now holds a whole frame to deliver. A part out of order (its predecessors were
+  // dropped by a slow connection) discards the frame, counted as dropped.
+  bool join_parts() {
+    auto& f = *incoming.mutable_frame();
+    if (f.parts() <= 1) return true;
+    auto it = partial.find(f.subscription_id());
+    if (f.part() == 0) {
+      if (it != partial.end()) ++frames_dropped_locally;
+      partial[f.subscription_id()] = std::move(f);
+      return false;
+    }
+    if (it == partial.end()) {
+      ++frames_dropped_locally;
+      return false;
+    }
+    anim::v1::StreamFrame& whole = it->second;
+    const uint32_t have = whole.part();
+    if (whole.tick() != f.tick() || f.part() != have + 1 || f.parts() != whole.parts()) {
+      partial.erase(it);
+      ++frames_dropped_locally;
+      return false;
+    }
+    for (auto& c : *f.mutable_characters()) *whole.add_characters() = std::move(c);
+    whole.set_part(f.part());
+    if (f.part() + 1 < f.parts()) return false;
+    whole.clear_part();
+    whole.clear_parts();
+    f = std::move(whole);
+    partial.erase(it);
+    return true;
   }
 
   void deliver_frame() {
@@ -268,7 +357,8 @@ struct Client::Impl {
 
   void enqueue_write(std::string bytes) {
     asio::post(io, [this, bytes = std::move(bytes)]() mutable {
-      if (!socket.is_open()) return;  // closed meanwhile; close() already failed the caller
+      if (!stream.socket().is_open())
+        return;  // closed meanwhile; close() already failed the caller
       write_queue.push_back(std::move(bytes));
       if (!writing) write_next();
     });
@@ -277,7 +367,7 @@ struct Client::Impl {
   void write_next() {
     writing = true;
     asio::async_write(
-        socket, asio::buffer(write_queue.front()), [this](const error_code& ec, size_t n) {
+        stream, asio::buffer(write_queue.front()), [this](const error_code& ec, size_t n) {
           if (ec) {
             writing = false;
             write_queue.clear();
@@ -305,9 +395,7 @@ struct Client::Impl {
       close_error = reason;
       failed.swap(pending);
     }
-    error_code ignored;
-    socket.shutdown(tcp::socket::shutdown_both, ignored);
-    socket.close(ignored);
+    stream.close();
     for (auto& [id, waiter] : failed) {
       if (waiter.timer) waiter.timer->cancel();
       waiter.complete(reason);
@@ -401,7 +489,7 @@ struct Client::Impl {
                 Error::Kind::kTimeout,
                 "no reply to " + name + " within " + std::to_string(timeout.count()) + " ms"));
           });
-          if (!socket.is_open()) return;
+          if (!stream.socket().is_open()) return;
           write_queue.push_back(std::move(bytes));
           if (!writing) write_next();
         });
@@ -429,6 +517,19 @@ Client::~Client() {
 }
 
 Result<Reply> Client::call(Request request, std::chrono::milliseconds timeout) {
+  // The daemon accepts large frames (an upload) only from a connection that has already sent
+  // a valid request (--max-preauth-frame-bytes, 64 KiB by default): open with a small one
+  // when nothing was answered yet. Its failure (e.g. a wrong token) is the answer.
+  if (impl_->replies_received.load() == 0 && request.ByteSizeLong() > (32u << 10)) {
+    Request hello;
+    hello.set_auth_token(request.auth_token());
+    hello.mutable_list_assets();
+    auto reply = impl_->call(std::move(hello), timeout);
+    if (!reply || reply->status().code() != anim::v1::STATUS_OK) {
+      if (reply) reply->set_request_id(request.request_id());
+      return reply;
+    }
+  }
   return impl_->call(std::move(request), timeout);
 }
 
@@ -600,6 +701,11 @@ std::optional<StreamFrame> Client::next_frame(std::chrono::milliseconds timeout)
   StreamFrame frame = std::move(impl_->frame_queue.front());
   impl_->frame_queue.pop_front();
   return frame;
+}
+
+std::vector<anim::v1::SubscriptionEnded> Client::ended_subscriptions() const {
+  std::lock_guard lock(impl_->frame_mutex);
+  return impl_->ended;
 }
 
 bool Client::connected() const {

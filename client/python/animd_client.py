@@ -8,6 +8,10 @@ A background thread reads the socket: replies wake the caller waiting for that r
 stream frames go to a bounded queue (the oldest frame is dropped when it is full) read with
 frames(). Every method may be called from any thread.
 
+With tls=True the connection is TLS 1.2 or newer, the daemon's certificate is verified
+against `ca` (a PEM file; the system store when None) and the host name or IP address (or
+`server_name`), and `cert`/`key` present a client certificate to daemons that ask for one.
+
 Needs Debian's python3-protobuf (run with /usr/bin/python3) and the generated modules on
 PYTHONPATH (<build>/python after building the CMake target animproto).
 
@@ -20,8 +24,11 @@ PYTHONPATH (<build>/python after building the CMake target animproto).
 """
 
 import collections
+import errno
 import itertools
+import select
 import socket
+import ssl
 import struct
 import threading
 import time
@@ -52,6 +59,82 @@ class ServerError(AnimdError):
         self.status_message = message
 
 
+class _TlsSocket:
+    """A connected ssl.SSLSocket shared by the reader thread and the senders.
+
+    One OpenSSL connection must not be used by two threads at once, and the reader would sit
+    in SSL_read while a sender writes. So the socket is non-blocking, every SSL call holds a
+    lock, and waiting for the network (select) happens without it."""
+
+    def __init__(self, sock):
+        self._sock = sock
+        self._sock.setblocking(False)
+        self._lock = threading.Lock()
+
+    def _wait(self, want):
+        fd = self._sock.fileno()
+        if fd < 0:
+            raise OSError(errno.EBADF, "connection closed")
+        readable, writable = ([fd], []) if want == "read" else ([], [fd])
+        # A bounded wait: close() from another thread is noticed within it.
+        select.select(readable, writable, [], 0.5)
+
+    def recv(self, n):
+        while True:
+            with self._lock:
+                try:
+                    return self._sock.recv(n)
+                except (ssl.SSLZeroReturnError, ssl.SSLEOFError):
+                    return b""  # the daemon closed (it does not wait to send close_notify)
+                except (ssl.SSLWantReadError, BlockingIOError):
+                    want = "read"
+                except ssl.SSLWantWriteError:
+                    want = "write"
+            self._wait(want)
+
+    def sendall(self, data):
+        view = memoryview(data)
+        while view:
+            want = None
+            with self._lock:
+                try:
+                    view = view[self._sock.send(view):]
+                except (ssl.SSLWantWriteError, BlockingIOError):
+                    want = "write"
+                except ssl.SSLWantReadError:
+                    want = "read"
+            if want:
+                self._wait(want)
+
+    def shutdown(self, how):
+        with self._lock:
+            socket.socket.shutdown(self._sock, how)  # TCP only: no TLS close_notify wait
+
+    def close(self):
+        with self._lock:
+            self._sock.close()
+
+
+def _tls_context(ca, cert, key):
+    """A client context: TLS 1.2+, the server verified (CA file or system store, host name)."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)  # verifies the certificate and host name
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    if (cert is None) != (key is None):
+        raise AnimdError("connect", "TLS client certificate needs both cert and key")
+    for what, path, load in (("CA file", ca, lambda: context.load_verify_locations(cafile=ca)),
+                             ("client certificate", cert, lambda: context.load_cert_chain(cert, key))):
+        if path is None:
+            continue
+        try:
+            load()
+        except (OSError, ssl.SSLError) as e:
+            reason = getattr(e, "reason", None) or e.strerror or str(e)
+            raise AnimdError("connect", f"TLS {what} {path}: {reason}") from None
+    if ca is None:
+        context.load_default_certs()
+    return context
+
+
 def vec3(v):
     """(x, y, z) -> anim.v1.Vec3."""
     x, y, z = (float(c) for c in v)
@@ -62,15 +145,34 @@ class Client:
     """One TCP connection to animd."""
 
     def __init__(self, host="127.0.0.1", port=DEFAULT_PORT, token="", timeout=5.0,
-                 max_frame_bytes=256 << 20, frame_queue=1024):
+                 max_frame_bytes=256 << 20, frame_queue=1024,
+                 tls=False, ca=None, cert=None, key=None, server_name=None):
+        """tls: connect with TLS 1.2+; ca: PEM CA file for the daemon's certificate (None =
+        the system store); cert/key: PEM client certificate and key (both or neither);
+        server_name: the name the daemon's certificate must carry (default: host)."""
         self.host, self.port, self.token, self.timeout = host, port, token, timeout
         self.max_frame_bytes = max_frame_bytes
+        context = _tls_context(ca, cert, key) if tls else None
         try:
-            self._sock = socket.create_connection((host, port), timeout=timeout)
+            sock = socket.create_connection((host, port), timeout=timeout)
         except OSError as e:
             raise AnimdError("connect", f"connect {host}:{port}: {e.strerror or e}") from None
-        self._sock.settimeout(None)
-        self._sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        if context is None:
+            sock.settimeout(None)
+            self._sock = sock
+        else:
+            try:  # the handshake runs under the connect timeout
+                tls_sock = context.wrap_socket(sock, server_hostname=server_name or host)
+            except ssl.SSLCertVerificationError as e:
+                sock.close()
+                raise AnimdError("connect", f"TLS handshake with {host}:{port} failed: "
+                                            f"certificate verify failed ({e.verify_message})") from None
+            except (ssl.SSLError, OSError) as e:
+                sock.close()
+                reason = getattr(e, "reason", None) or e.strerror or str(e)
+                raise AnimdError("connect", f"TLS handshake with {host}:{port} failed: {reason}") from None
+            self._sock = _TlsSocket(tls_sock)
         self._ids = itertools.count(1)
         self._send_lock = threading.Lock()
         self._lock = threading.Condition()

@@ -17,10 +17,17 @@ def main():
     parser.add_argument("--port", type=int, default=7450)
     parser.add_argument("--token", default="")
     parser.add_argument("--frames", type=int, default=10, help="stream frames to print")
+    parser.add_argument("--tls", action="store_true", help="connect with TLS (1.2+)")
+    parser.add_argument("--ca", help="PEM CA file for the daemon's certificate (default: system store)")
+    parser.add_argument("--cert", help="PEM client certificate (with --key)")
+    parser.add_argument("--key", help="PEM private key of --cert")
     args = parser.parse_args()
+    if not args.tls and (args.ca or args.cert or args.key):
+        parser.error("--ca, --cert and --key need --tls")
 
     try:
-        with Client(args.host, args.port, token=args.token) as client:
+        with Client(args.host, args.port, token=args.token, tls=args.tls, ca=args.ca, cert=args.cert,
+                    key=args.key) as client:
             character = client.spawn("builtin", clip="walk")
             print(f"spawned character {character}")
             client.play(character, "walk")

@@ -33,7 +33,8 @@ class Worker(threading.Thread):
 
     def run(self):
         try:
-            with Client(self.args.host, self.args.port, token=self.args.token) as client:
+            with Client(self.args.host, self.args.port, token=self.args.token, tls=self.args.tls,
+                        ca=self.args.ca, cert=self.args.cert, key=self.args.key) as client:
                 ids = [client.spawn("builtin", clip="walk", at=(self.index * 2.0, 0.0, k * 2.0))
                        for k in range(self.args.characters)]
                 client.subscribe(ids)
@@ -69,6 +70,10 @@ def main():
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=7450)
     parser.add_argument("--token", default="")
+    parser.add_argument("--tls", action="store_true", help="connect with TLS (1.2+)")
+    parser.add_argument("--ca", help="PEM CA file for the daemon's certificate (default: system store)")
+    parser.add_argument("--cert", help="PEM client certificate (with --key)")
+    parser.add_argument("--key", help="PEM private key of --cert")
     parser.add_argument("--connections", type=int, default=4)
     parser.add_argument("--characters", type=int, default=5, help="characters per connection")
     parser.add_argument("--seconds", type=float, default=3.0)
@@ -76,6 +81,8 @@ def main():
     args = parser.parse_args()
     if args.connections < 1 or args.characters < 1 or not (0 < args.seconds <= 3600) or not (0 < args.rate <= 10000):
         parser.error("--connections and --characters must be >= 1, --seconds in (0, 3600], --rate in (0, 10000]")
+    if not args.tls and (args.ca or args.cert or args.key):
+        parser.error("--ca, --cert and --key need --tls")
 
     barrier = threading.Barrier(args.connections)
     workers = [Worker(i, args, barrier) for i in range(args.connections)]

@@ -197,12 +197,17 @@ void Animator::apply_ik() {
     chain.rest_locals = g.rest_locals;
     chain.bone_dirs = g.bone_dirs;
     chain.constraints = d.constraints;
+    // The daemon's IK budget may scale every iterative goal down (at least one sweep).
+    const int iterations = ik_iteration_scale_ >= 1.0f
+                               ? d.max_iterations
+                               : std::max(1, static_cast<int>(static_cast<float>(d.max_iterations) *
+                                                              ik_iteration_scale_));
     switch (d.solver) {
       case IkSolver::kCcd:
-        ik::solve_ccd(chain, target, d.joint_weights, d.max_iterations, d.tolerance);
+        ik::solve_ccd(chain, target, d.joint_weights, iterations, d.tolerance);
         break;
       case IkSolver::kFabrik:
-        ik::solve_fabrik(chain, target, g.solved, d.max_iterations, d.tolerance);
+        ik::solve_fabrik(chain, target, g.solved, iterations, d.tolerance);
         break;
       case IkSolver::kTwoBone:
         ik::solve_two_bone(chain, target, d.has_pole ? &pole : nullptr, d.soften, g.solved);
@@ -216,6 +221,15 @@ void Animator::apply_ik() {
     }
     recompute_model_from(g.joints[0]);
   }
+}
+
+uint64_t Animator::ik_cost() const {
+  uint64_t cost = 0;
+  for (const Goal& g : goals_) {
+    const uint64_t n = g.joints.size();
+    cost += g.desc.solver == IkSolver::kTwoBone ? n : n * uint64_t(g.desc.max_iterations);
+  }
+  return cost;
 }
 
 }  // namespace anim

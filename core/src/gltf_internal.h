@@ -54,7 +54,7 @@ Expected<AccessorData> read_accessor(const Context& ctx, int index, const Access
                                      const std::string& what);
 
 // The node's local transform as a matrix (its `matrix`, or T * R * S), in double precision so
-// that folding ancestors and inverting the mesh node's world matrix loses nothing.
+// that folding ancestors and moving rigidly attached meshes into bind space loses nothing.
 glm::dmat4 node_local_matrix(const tinygltf::Node& node);
 
 // Checks a node's TRS / matrix arrays have the right lengths and finite values.
@@ -76,9 +76,25 @@ Status load_clips(const Context& ctx, const Skeleton& skeleton,
                   const std::vector<int>& source_of_node, const std::vector<JointFold>& folds,
                   std::vector<Clip>* clips);
 
-// The triangles of every primitive of `mesh_nodes` (all skinned by the chosen skin), joint
-// indices mapped to skeleton order. `skin_joint_count` is skin.joints.size().
-Status load_mesh(const Context& ctx, const std::vector<int>& mesh_nodes, const Skeleton& skeleton,
+// How one mesh node joins the character's mesh. Positions are mapped by `to_bind` into the
+// palette's bind space: palette[j] * to_bind * v is then the vertex in scene space.
+struct MeshPart {
+  int node = -1;
+  // Skinned part: skin.joints index of the node's skin -> source index of the skeleton
+  // (Skeleton::joint_of_source maps it on). Empty for a rigid part.
+  std::vector<int> source_of_skin_joint;
+  // Rigid part (a mesh node under a joint node, no skin): the source index of that joint;
+  // every vertex is bound to it with weight 1. -1 for a skinned part.
+  int rigid_source = -1;
+  // Skinned: the change from the node's skin's bind space to the skeleton's (identity when
+  // the skins agree). Rigid: inverse(inverse bind of the joint) * the static node transforms
+  // from the joint down to the mesh node.
+  glm::dmat4 to_bind{1.0};
+};
+
+// The triangles of every primitive of every part, joint indices mapped to skeleton order and
+// positions / normals moved into bind space (winding kept front-facing when to_bind mirrors).
+Status load_mesh(const Context& ctx, const std::vector<MeshPart>& parts, const Skeleton& skeleton,
                  SkinnedMesh* mesh);
 
 }  // namespace anim::gltf

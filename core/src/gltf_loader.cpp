@@ -139,20 +139,15 @@ Expected<std::vector<int>> scene_order(const Context& ctx, const std::vector<int
   return order;
 }
 
-glm::dmat4 world_matrix(const tinygltf::Model& m, const std::vector<int>& parent, int node) {
-  glm::dmat4 w(1.0);
-  for (int j = node; j >= 0; j = parent[j]) w = gltf::node_local_matrix(m.nodes[j]) * w;
-  return w;
-}
-
-bool nearly_equal(const glm::dmat4& a, const glm::dmat4& b) {
+// Equal within `rel` times the largest element magnitude (at least 1).
+bool nearly_equal(const glm::dmat4& a, const glm::dmat4& b, double rel = 1e-6) {
   double scale = 1.0, diff = 0.0;
   for (int c = 0; c < 4; ++c)
     for (int r = 0; r < 4; ++r) {
       scale = std::max({scale, std::abs(a[c][r]), std::abs(b[c][r])});
       diff = std::max(diff, std::abs(a[c][r] - b[c][r]));
     }
-  return diff <= 1e-6 * scale;
+  return diff <= rel * scale;
 }
 
 // The skin to load: by option, else the skin of the first skinned mesh node in scene order.
@@ -186,46 +181,228 @@ Expected<int> choose_skin(const Context& ctx, const GltfOptions& options,
   return 0;  // skins but no skinned mesh in the scene: the first skin, without a mesh
 }
 
-// Mesh nodes skinned by `skin`: scene order first, then nodes outside the scene.
-std::vector<int> skinned_mesh_nodes(const tinygltf::Model& m, int skin,
-                                    const std::vector<int>& order) {
-  std::vector<int> out;
-  for (int node : order)
-    if (m.nodes[node].skin == skin && m.nodes[node].mesh >= 0) out.push_back(node);
-  if (out.empty())
-    for (int node = 0; node < static_cast<int>(m.nodes.size()); ++node)
-      if (m.nodes[node].skin == skin && m.nodes[node].mesh >= 0) out.push_back(node);
-  return out;
+std::string skin_label(const tinygltf::Model& m, int skin) {
+  const std::string& name = m.skins[skin].name;
+  return "skin " + std::to_string(skin) + (name.empty() ? "" : " '" + name + "'");
 }
 
-Expected<Skeleton> build_skeleton(const Context& ctx, int skin_index,
-                                  const std::vector<int>& parent,
-                                  const std::vector<int>& mesh_nodes,
-                                  std::vector<int>* source_of_node,
-                                  std::vector<gltf::JointFold>* folds) {
+// A skin's inverse bind matrices (identity when it has none), checked finite.
+Expected<std::vector<glm::dmat4>> read_inverse_binds(const Context& ctx, int skin_index) {
+  const tinygltf::Skin& skin = ctx.model.skins[skin_index];
+  const std::string label = skin_label(ctx.model, skin_index);
+  const size_t n = skin.joints.size();
+  std::vector<glm::dmat4> ibm(n, glm::dmat4(1.0));
+  if (skin.inverseBindMatrices < 0) return ibm;
+  Expected<gltf::AccessorData> data = gltf::read_accessor(
+      ctx, skin.inverseBindMatrices, {TINYGLTF_TYPE_MAT4}, label + " inverseBindMatrices");
+  if (!data) return data.error();
+  if (data->count < n)
+    return ctx.fail(StatusCode::kDataLoss, label + " has " + std::to_string(n) +
+                                               " joints but only " + std::to_string(data->count) +
+                                               " inverse bind matrices");
+  for (size_t k = 0; k < n; ++k)
+    for (int i = 0; i < 16; ++i) {
+      const double v = data->values[k * 16 + i];
+      if (!std::isfinite(v))
+        return ctx.fail(StatusCode::kInvalidArgument, label + ": inverse bind matrix of joint " +
+                                                          std::to_string(k) + " is not finite");
+      // Stored as float, as the file holds them: the palette is float.
+      ibm[k][i / 4][i % 4] = static_cast<double>(static_cast<float>(v));
+    }
+  return ibm;
+}
+
+// The character's joints: the chosen skin's, then those of every other skin that shares a
+// joint node with them (transitively), so that skins over one skeleton (RobotExpressive's two
+// hands, a body and a visor) become one joint set and one palette. A merged skin whose bind
+// space differs from the skeleton's by one common matrix keeps its meshes (moved by that
+// matrix); one whose inverse binds disagree joint by joint loses them, with a warning.
+struct CharacterJoints {
+  std::vector<int> nodes;                              // joint node of each source index
+  std::vector<glm::dmat4> ibm;                         // inverse bind of each source index
+  std::vector<int> source_of_node;                     // node -> source index, or -1
+  std::vector<int> skins;                              // merged skins, the chosen one first
+  std::vector<glm::dmat4> skin_to_bind;                // per merged skin
+  std::vector<std::vector<int>> source_of_skin_joint;  // per merged skin
+  std::vector<char> skin_usable;                       // per merged skin: its meshes are served
+};
+
+Expected<CharacterJoints> character_joints(const Context& ctx, int chosen) {
   const tinygltf::Model& m = ctx.model;
-  const tinygltf::Skin& skin = m.skins[skin_index];
-  const std::string skin_label =
-      "skin " + std::to_string(skin_index) + (skin.name.empty() ? "" : " '" + skin.name + "'");
-  const int n = static_cast<int>(skin.joints.size());
-  if (n == 0) return ctx.fail(StatusCode::kInvalidArgument, skin_label + " has no joints");
-  if (n > Skeleton::kMaxJoints)
-    return ctx.fail(StatusCode::kResourceExhausted, skin_label + " has " + std::to_string(n) +
-                                                        " joints, more than the limit " +
-                                                        std::to_string(Skeleton::kMaxJoints));
-  source_of_node->assign(m.nodes.size(), -1);
+  const int num_nodes = static_cast<int>(m.nodes.size());
+  CharacterJoints cj;
+  cj.source_of_node.assign(num_nodes, -1);
+  const std::string chosen_label = skin_label(m, chosen);
+  const tinygltf::Skin& first = m.skins[chosen];
+  const int n = static_cast<int>(first.joints.size());
+  if (n == 0) return ctx.fail(StatusCode::kInvalidArgument, chosen_label + " has no joints");
   for (int k = 0; k < n; ++k) {
-    const int node = skin.joints[k];
-    if (node < 0 || node >= static_cast<int>(m.nodes.size()))
+    const int node = first.joints[k];
+    if (node < 0 || node >= num_nodes)
       return ctx.fail(StatusCode::kDataLoss,
-                      skin_label + " joint " + std::to_string(k) + " is node " +
+                      chosen_label + " joint " + std::to_string(k) + " is node " +
                           std::to_string(node) +
                           ", which does not exist (joint index out of range)");
-    if ((*source_of_node)[node] >= 0)
+    if (cj.source_of_node[node] >= 0)
       return ctx.fail(StatusCode::kInvalidArgument,
-                      skin_label + " lists " + node_label(m, node) + " twice");
-    (*source_of_node)[node] = k;
+                      chosen_label + " lists " + node_label(m, node) + " twice");
+    cj.source_of_node[node] = k;
+    cj.nodes.push_back(node);
   }
+  Expected<std::vector<glm::dmat4>> ibm = read_inverse_binds(ctx, chosen);
+  if (!ibm) return ibm.error();
+  cj.ibm = std::move(*ibm);
+  cj.skins.push_back(chosen);
+  cj.skin_to_bind.push_back(glm::dmat4(1.0));
+  cj.source_of_skin_joint.emplace_back();
+  for (int k = 0; k < n; ++k) cj.source_of_skin_joint.back().push_back(k);
+  cj.skin_usable.push_back(1);
+
+  std::vector<char> merged(m.skins.size(), 0);
+  merged[chosen] = 1;
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (int s = 0; s < static_cast<int>(m.skins.size()); ++s) {
+      if (merged[s]) continue;
+      const std::vector<int>& joints = m.skins[s].joints;
+      bool valid = !joints.empty(), shares = false;
+      std::unordered_set<int> seen;
+      for (int node : joints) {
+        if (node < 0 || node >= num_nodes || !seen.insert(node).second)
+          valid = false;
+        else if (cj.source_of_node[node] >= 0)
+          shares = true;
+      }
+      if (!shares) continue;
+      merged[s] = 1;
+      grew = true;
+      const std::string label = skin_label(m, s);
+      if (!valid) {
+        ctx.warn(label + " shares joints with " + chosen_label +
+                 " but lists a joint node twice or out of range; its meshes are not served");
+        continue;
+      }
+      Expected<std::vector<glm::dmat4>> sibm = read_inverse_binds(ctx, s);
+      if (!sibm) return sibm.error();
+      // The change of bind space: ibm_skeleton(j) * to_bind = ibm_s(j) on every shared joint.
+      glm::dmat4 to_bind(1.0);
+      bool have = false, consistent = true;
+      for (size_t k = 0; k < joints.size(); ++k) {
+        const int src = cj.source_of_node[joints[k]];
+        if (src < 0) continue;
+        const glm::dmat4 c = glm::inverse(cj.ibm[src]) * (*sibm)[k];
+        if (!have) {
+          to_bind = c;
+          have = true;
+        } else if (!nearly_equal(c, to_bind, 1e-4)) {
+          consistent = false;
+        }
+      }
+      if (!consistent || std::abs(glm::determinant(to_bind)) < 1e-30) {
+        ctx.warn(label + " shares joints with " + chosen_label +
+                 " but binds them differently; its meshes are not served");
+        continue;
+      }
+      if (nearly_equal(to_bind, glm::dmat4(1.0), 1e-6)) to_bind = glm::dmat4(1.0);
+      std::vector<int> map(joints.size());
+      for (size_t k = 0; k < joints.size(); ++k) {
+        int& src = cj.source_of_node[joints[k]];
+        if (src < 0) {
+          src = static_cast<int>(cj.nodes.size());
+          cj.nodes.push_back(joints[k]);
+          cj.ibm.push_back((*sibm)[k] * glm::inverse(to_bind));
+        }
+        map[k] = src;
+      }
+      cj.skins.push_back(s);
+      cj.skin_to_bind.push_back(to_bind);
+      cj.source_of_skin_joint.push_back(std::move(map));
+      cj.skin_usable.push_back(1);
+    }
+  }
+  if (static_cast<int>(cj.nodes.size()) > Skeleton::kMaxJoints)
+    return ctx.fail(StatusCode::kResourceExhausted,
+                    chosen_label + " and the skins sharing its joints have " +
+                        std::to_string(cj.nodes.size()) + " joints, more than the limit " +
+                        std::to_string(Skeleton::kMaxJoints));
+  return cj;
+}
+
+// The parts of the character's mesh: every mesh node skinned by a merged skin (scene order;
+// nodes outside the scene only when the chosen skin has no skinned node in it), then every
+// unskinned mesh node in the scene under a joint node (or a joint itself), bound rigidly to
+// the nearest such joint. Skinned meshes of unrelated skins are left out with a warning.
+std::vector<gltf::MeshPart> mesh_parts(const Context& ctx, const CharacterJoints& cj,
+                                       const std::vector<int>& parent,
+                                       const std::vector<int>& order) {
+  const tinygltf::Model& m = ctx.model;
+  const int num_skins = static_cast<int>(m.skins.size());
+  std::vector<int> merged_index(num_skins, -1);
+  for (size_t i = 0; i < cj.skins.size(); ++i) merged_index[cj.skins[i]] = static_cast<int>(i);
+  std::vector<gltf::MeshPart> skinned, rigid;
+  std::vector<char> warned(num_skins, 0);
+  auto add_skinned = [&](int node) {
+    const int mi = merged_index[m.nodes[node].skin];
+    if (!cj.skin_usable[mi]) return;
+    gltf::MeshPart part;
+    part.node = node;
+    part.source_of_skin_joint = cj.source_of_skin_joint[mi];
+    part.to_bind = cj.skin_to_bind[mi];
+    skinned.push_back(std::move(part));
+  };
+  bool chosen_in_scene = false;
+  for (int node : order) {
+    const tinygltf::Node& nd = m.nodes[node];
+    if (nd.mesh < 0) continue;
+    if (nd.skin >= 0) {
+      if (nd.skin < num_skins && merged_index[nd.skin] >= 0) {
+        chosen_in_scene |= nd.skin == cj.skins.front();
+        add_skinned(node);
+      } else if (nd.skin >= num_skins || !warned[nd.skin]) {
+        if (nd.skin < num_skins) warned[nd.skin] = 1;
+        ctx.warn(node_label(m, node) + " is skinned by skin " + std::to_string(nd.skin) +
+                 ", which shares no joint with the character's skeleton; not served (load that "
+                 "skin by index or name to get it)");
+      }
+      continue;
+    }
+    glm::dmat4 below(1.0);  // static nodes from the joint (exclusive) down to the mesh node
+    int a = node;
+    while (a >= 0 && cj.source_of_node[a] < 0) {
+      below = gltf::node_local_matrix(m.nodes[a]) * below;
+      a = parent[a];
+    }
+    if (a < 0) continue;  // not attached to the skeleton: scenery, not the character
+    gltf::MeshPart part;
+    part.node = node;
+    part.rigid_source = cj.source_of_node[a];
+    if (std::abs(glm::determinant(cj.ibm[part.rigid_source])) < 1e-30) {
+      ctx.warn(node_label(m, node) + " hangs under joint " + node_label(m, a) +
+               ", whose inverse bind matrix is singular; not served");
+      continue;
+    }
+    part.to_bind = glm::inverse(cj.ibm[part.rigid_source]) * below;
+    rigid.push_back(std::move(part));
+  }
+  if (!chosen_in_scene)
+    for (int node = 0; node < static_cast<int>(m.nodes.size()); ++node)
+      if (m.nodes[node].skin == cj.skins.front() && m.nodes[node].mesh >= 0) add_skinned(node);
+  skinned.insert(skinned.end(), std::make_move_iterator(rigid.begin()),
+                 std::make_move_iterator(rigid.end()));
+  return skinned;
+}
+
+// The skeleton of the character's joints. Model space is the scene space: root_transform is
+// the world matrix of the root joints' non-joint ancestors (Z-up fixes, unit scales), so
+// model matrices equal the joint nodes' scene-space world matrices and
+// palette = joint world * inverse bind, the matrix three.js applies to a skinned vertex.
+Expected<Skeleton> build_skeleton(const Context& ctx, int skin_index, const CharacterJoints& cj,
+                                  const std::vector<int>& parent,
+                                  std::vector<gltf::JointFold>* folds) {
+  const tinygltf::Model& m = ctx.model;
+  const std::string label = skin_label(m, skin_index);
+  const int n = static_cast<int>(cj.nodes.size());
+  const std::vector<int>& source_of_node = cj.source_of_node;
 
   // Parent joint of each joint; the non-joint parent space of the root joints (the first
   // root's; other roots under a different one get the difference as a fold); non-joint nodes
@@ -236,15 +413,15 @@ Expected<Skeleton> build_skeleton(const Context& ctx, int skin_index,
   bool have_root_space = false;
   glm::dmat4 root_space(1.0);
   for (int k = 0; k < n; ++k) {
-    const int node = skin.joints[k];
+    const int node = cj.nodes[k];
     glm::dmat4 between(1.0);  // product of the non-joint nodes above `node`, up to a joint
     int a = parent[node];
-    while (a >= 0 && (*source_of_node)[a] < 0) {
+    while (a >= 0 && source_of_node[a] < 0) {
       between = gltf::node_local_matrix(m.nodes[a]) * between;
       a = parent[a];
     }
     if (a >= 0) {
-      parents[k] = (*source_of_node)[a];
+      parents[k] = source_of_node[a];
       if (a != parent[node]) {
         fold_matrix[k] = between;
         (*folds)[k].active = true;
@@ -268,59 +445,31 @@ Expected<Skeleton> build_skeleton(const Context& ctx, int skin_index,
         s > 0.0f && std::abs(f.scale.y - s) <= 1e-5f * s && std::abs(f.scale.z - s) <= 1e-5f * s;
     if (!uniform || !nearly_equal(glm::dmat4(to_matrix(f)), fold_matrix[k]))
       return ctx.fail(StatusCode::kUnimplemented,
-                      skin_label + ": the non-joint nodes above joint " +
-                          node_label(m, skin.joints[k]) +
+                      label + ": the non-joint nodes above joint " + node_label(m, cj.nodes[k]) +
                           " have non-uniform or mirroring scale, which cannot be folded into it");
     (*folds)[k].transform = f;
   }
 
-  // Model space = the first skinned mesh node's space.
-  glm::dmat4 root_transform = root_space;
-  if (!mesh_nodes.empty()) {
-    const glm::dmat4 mesh_world = world_matrix(m, parent, mesh_nodes.front());
-    if (std::abs(glm::determinant(mesh_world)) < 1e-30)
-      return ctx.fail(StatusCode::kInvalidArgument,
-                      node_label(m, mesh_nodes.front()) + " has a singular world transform");
-    root_transform = glm::inverse(mesh_world) * root_space;
-  }
-
-  std::vector<glm::mat4> ibm(n, glm::mat4(1.0f));
-  if (skin.inverseBindMatrices >= 0) {
-    Expected<gltf::AccessorData> data = gltf::read_accessor(
-        ctx, skin.inverseBindMatrices, {TINYGLTF_TYPE_MAT4}, skin_label + " inverseBindMatrices");
-    if (!data) return data.error();
-    if (data->count < static_cast<size_t>(n))
-      return ctx.fail(StatusCode::kDataLoss, skin_label + " has " + std::to_string(n) +
-                                                 " joints but only " + std::to_string(data->count) +
-                                                 " inverse bind matrices");
-    for (int k = 0; k < n; ++k)
-      for (int i = 0; i < 16; ++i) {
-        const double v = data->values[k * 16 + i];
-        if (!std::isfinite(v))
-          return ctx.fail(StatusCode::kInvalidArgument, skin_label +
-                                                            ": inverse bind matrix of joint " +
-                                                            std::to_string(k) + " is not finite");
-        ibm[k][i / 4][i % 4] = static_cast<float>(v);
-      }
-  }
+  std::vector<glm::mat4> ibm(n);
+  for (int k = 0; k < n; ++k) ibm[k] = glm::mat4(cj.ibm[k]);
 
   std::vector<std::string> names(n);
   std::vector<Transform> rest(n);
   std::unordered_set<std::string> used;
   for (int k = 0; k < n; ++k) {
-    const tinygltf::Node& node = m.nodes[skin.joints[k]];
+    const tinygltf::Node& node = m.nodes[cj.nodes[k]];
     std::string name = node.name.empty() ? "joint_" + std::to_string(k) : node.name;
     // Joint names must be unique; glTF does not require it, so disambiguate by node index.
-    if (used.count(name)) name += "#" + std::to_string(skin.joints[k]);
+    if (used.count(name)) name += "#" + std::to_string(cj.nodes[k]);
     used.insert(name);
     names[k] = name;
     rest[k] = from_matrix(glm::mat4(fold_matrix[k] * gltf::node_local_matrix(node)));
   }
 
   Expected<Skeleton> skeleton = Skeleton::from_unordered(std::move(names), parents, std::move(rest),
-                                                         std::move(ibm), glm::mat4(root_transform));
+                                                         std::move(ibm), glm::mat4(root_space));
   if (!skeleton)
-    return ctx.fail(skeleton.error().code(), skin_label + ": " + skeleton.error().message());
+    return ctx.fail(skeleton.error().code(), label + ": " + skeleton.error().message());
   return skeleton;
 }
 
@@ -343,19 +492,20 @@ Expected<Asset> load(const ModelSource& source, const GltfOptions& options) {
   if (!order) return order.error();
   Expected<int> skin = choose_skin(ctx, options, *order);
   if (!skin) return skin.error();
-  const std::vector<int> mesh_nodes = skinned_mesh_nodes(model, *skin, *order);
+  Expected<CharacterJoints> joints = character_joints(ctx, *skin);
+  if (!joints) return joints.error();
 
-  std::vector<int> source_of_node;
   std::vector<gltf::JointFold> folds;
-  Expected<Skeleton> skeleton =
-      build_skeleton(ctx, *skin, *parent, mesh_nodes, &source_of_node, &folds);
+  Expected<Skeleton> skeleton = build_skeleton(ctx, *skin, *joints, *parent, &folds);
   if (!skeleton) return skeleton.error();
   asset.skeleton = std::move(*skeleton);
 
-  if (Status s = gltf::load_clips(ctx, asset.skeleton, source_of_node, folds, &asset.clips); !s)
+  if (Status s = gltf::load_clips(ctx, asset.skeleton, joints->source_of_node, folds, &asset.clips);
+      !s)
     return s;
-  if (Status s = gltf::load_mesh(ctx, mesh_nodes, asset.skeleton, &asset.mesh); !s) return s;
-  if (mesh_nodes.empty()) ctx.warn("no mesh node uses the chosen skin: the mesh is empty");
+  const std::vector<gltf::MeshPart> parts = mesh_parts(ctx, *joints, *parent, *order);
+  if (Status s = gltf::load_mesh(ctx, parts, asset.skeleton, &asset.mesh); !s) return s;
+  if (parts.empty()) ctx.warn("no mesh node uses the chosen skin or its joints: the mesh is empty");
 
   if (Status s = asset.skeleton.validate(); !s) return ctx.fail(s.code(), s.message());
   for (Clip& clip : asset.clips)

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <utility>
 
 #include "gltf_internal.h"
 
@@ -56,12 +57,19 @@ void generate_normals(Primitive* p) {
   }
 }
 
-// JOINTS_n / WEIGHTS_n pairs into the 4 strongest influences per vertex, weights summing to 1,
-// joint indices in skeleton order.
-Status read_skinning(const Context& ctx, const tinygltf::Primitive& prim, const Skeleton& skeleton,
-                     const std::string& label, Primitive* p) {
+// Every vertex bound to `joint` with weight 1 (a mesh rigidly attached to a joint node).
+void bind_rigidly(int joint, Primitive* p) {
   const size_t nv = p->positions.size();
-  const int skin_joints = skeleton.num_joints();
+  p->joints.assign(nv, {static_cast<uint16_t>(joint), 0, 0, 0});
+  p->weights.assign(nv, glm::vec4(1.0f, 0.0f, 0.0f, 0.0f));
+}
+
+// JOINTS_n / WEIGHTS_n pairs into the 4 strongest influences per vertex, weights summing to 1,
+// joint indices in skeleton order (through the part's skin joint -> source map).
+Status read_skinning(const Context& ctx, const tinygltf::Primitive& prim, const Skeleton& skeleton,
+                     const MeshPart& part, const std::string& label, Primitive* p) {
+  const size_t nv = p->positions.size();
+  const int skin_joints = static_cast<int>(part.source_of_skin_joint.size());
   std::vector<std::vector<std::pair<float, int>>> influences(nv);
   for (int set = 0;; ++set) {
     const std::string jn = "JOINTS_" + std::to_string(set), wn = "WEIGHTS_" + std::to_string(set);
@@ -104,8 +112,9 @@ Status read_skinning(const Context& ctx, const tinygltf::Primitive& prim, const 
               StatusCode::kInvalidArgument,
               label + " " + wn + ": vertex " + std::to_string(v) + " has a negative or NaN weight");
         if (weight > 0.0)
-          influences[v].emplace_back(static_cast<float>(weight),
-                                     skeleton.joint_of_source[static_cast<int>(joint)]);
+          influences[v].emplace_back(
+              static_cast<float>(weight),
+              skeleton.joint_of_source[part.source_of_skin_joint[static_cast<int>(joint)]]);
       }
   }
   p->joints.assign(nv, {0, 0, 0, 0});
@@ -166,7 +175,7 @@ std::vector<uint32_t> fan_to_list(const std::vector<uint32_t>& fan) {
 // Reads one triangle primitive (list, strip or fan; strips and fans become lists). `ok == false`
 // with an OK status means "skipped with a warning".
 Status read_primitive(const Context& ctx, const tinygltf::Primitive& prim, const Skeleton& skeleton,
-                      const std::string& label, Primitive* p, bool* ok) {
+                      const MeshPart& part, const std::string& label, Primitive* p, bool* ok) {
   *ok = false;
   const int mode = prim.mode < 0 ? TINYGLTF_MODE_TRIANGLES : prim.mode;
   if (mode != TINYGLTF_MODE_TRIANGLES && mode != TINYGLTF_MODE_TRIANGLE_STRIP &&
@@ -251,7 +260,10 @@ Status read_primitive(const Context& ctx, const tinygltf::Primitive& prim, const
       p->uvs[i] = glm::vec2(u, v);
     }
   }
-  if (Status s = read_skinning(ctx, prim, skeleton, label, p); !s) return s;
+  if (part.rigid_source >= 0)
+    bind_rigidly(skeleton.joint_of_source[part.rigid_source], p);
+  else if (Status s = read_skinning(ctx, prim, skeleton, part, label, p); !s)
+    return s;
   if (!prim.targets.empty())
     ctx.warn(label + ": " + std::to_string(prim.targets.size()) +
              " morph target(s) ignored (morph targets are not supported)");
@@ -259,14 +271,31 @@ Status read_primitive(const Context& ctx, const tinygltf::Primitive& prim, const
   return Status::ok();
 }
 
+// Moves a primitive into bind space: positions by `m`, normals by its inverse transpose; a
+// mirroring `m` reverses the triangles' winding so that they stay front-facing.
+void to_bind_space(const glm::dmat4& m, Primitive* p) {
+  if (m == glm::dmat4(1.0)) return;
+  const glm::dmat3 normal_matrix = glm::transpose(glm::inverse(glm::dmat3(m)));
+  for (glm::vec3& v : p->positions) v = glm::vec3(m * glm::dvec4(glm::dvec3(v), 1.0));
+  for (glm::vec3& n : p->normals) {
+    const glm::dvec3 t = normal_matrix * glm::dvec3(n);
+    const double len = glm::length(t);
+    n = len > 1e-20 ? glm::vec3(t / len) : glm::vec3(0.0f, 1.0f, 0.0f);
+  }
+  if (glm::determinant(glm::dmat3(m)) < 0.0)
+    for (size_t t = 0; t + 2 < p->indices.size(); t += 3)
+      std::swap(p->indices[t + 1], p->indices[t + 2]);
+}
+
 }  // namespace
 
-Status load_mesh(const Context& ctx, const std::vector<int>& mesh_nodes, const Skeleton& skeleton,
+Status load_mesh(const Context& ctx, const std::vector<MeshPart>& parts, const Skeleton& skeleton,
                  SkinnedMesh* mesh) {
   const tinygltf::Model& m = ctx.model;
   SkinnedMesh out;
   bool any_uvs = false;
-  for (int node : mesh_nodes) {
+  for (const MeshPart& part : parts) {
+    const int node = part.node;
     const int mi = m.nodes[node].mesh;
     if (mi >= static_cast<int>(m.meshes.size()))
       return ctx.fail(StatusCode::kDataLoss, node_label(m, node) + " uses mesh " +
@@ -279,8 +308,9 @@ Status load_mesh(const Context& ctx, const std::vector<int>& mesh_nodes, const S
                                 std::to_string(pi);
       Primitive p;
       bool ok = false;
-      if (Status s = read_primitive(ctx, prim, skeleton, label, &p, &ok); !s) return s;
+      if (Status s = read_primitive(ctx, prim, skeleton, part, label, &p, &ok); !s) return s;
       if (!ok) continue;
+      to_bind_space(part.to_bind, &p);
       const size_t base = out.positions.size();
       if (base + p.positions.size() > UINT32_MAX)
         return ctx.fail(StatusCode::kResourceExhausted, label + ": too many vertices");

@@ -26,6 +26,8 @@ const char* status_code_name(StatusCode code) {
       return "unimplemented";
     case StatusCode::kResourceExhausted:
       return "resource_exhausted";
+    case StatusCode::kPermissionDenied:
+      return "permission_denied";
   }
   return "unknown";
 }

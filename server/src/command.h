@@ -27,8 +27,11 @@ struct Command {
   };
   Kind kind = Kind::kRequest;
   uint64_t session_id = 0;
+  // Who sent it, for character ownership: the token's owner key (auth.h), or 0 when the
+  // daemon has no tokens (the World then uses the connection as the owner).
+  uint64_t owner = 0;
   uint64_t seq = 0;                    // the session's reply sequence number
-  std::shared_ptr<ReplySink> sink;     // null for kSessionClosed
+  std::shared_ptr<ReplySink> sink;     // null for kSessionClosed and internal requests
   anim::v1::Request request;           // kRequest; also carries request_id for kInsertAsset
   uint32_t subscription_id = 0;        // subscribe: the id the session assigned
   std::shared_ptr<anim::Asset> asset;  // kInsertAsset
@@ -38,6 +41,15 @@ struct Command {
 // swaps the whole batch out at the start of a tick.
 class CommandQueue {
  public:
+  // Client requests: refused (false, nothing queued) when `limit` commands already wait.
+  bool push(Command command, size_t limit) {
+    std::lock_guard lock(mutex_);
+    if (pending_.size() >= limit) return false;
+    pending_.push_back(std::move(command));
+    return true;
+  }
+  // The daemon's own commands (session closed, loaded assets, ended subscriptions): always
+  // queued; their number is bounded by the connections and loads in progress.
   void push(Command command) {
     std::lock_guard lock(mutex_);
     pending_.push_back(std::move(command));

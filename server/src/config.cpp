@@ -69,9 +69,97 @@ std::optional<int> parse_config(int argc, char** argv, Config& c) {
                  "Per connection (token bucket, burst = one second's worth)")
       ->check(CLI::Range(1.0, 1e9))
       ->capture_default_str();
-  app.add_option("--auth-token", c.auth_token,
-                 "Require this token for control commands (all but list/stats/get_asset_data/"
-                 "query/subscribe)");
+  app.add_option("--max-connections-per-address", c.max_connections_per_address,
+                 "Concurrent connections from one IP address")
+      ->check(CLI::Range(1u, 1000000u))
+      ->capture_default_str();
+  app.add_option("--max-pending-commands-per-connection", c.max_pending_commands_per_connection,
+                 "Requests of one connection waiting for the tick")
+      ->check(CLI::Range(1u, 1000000u))
+      ->capture_default_str();
+  app.add_option("--max-queued-commands", c.max_queued_commands,
+                 "Requests of all connections waiting for the tick")
+      ->check(CLI::Range(1u, 10000000u))
+      ->capture_default_str();
+  app.add_option("--max-assets", c.max_assets, "Loaded assets (the built-in one included)")
+      ->check(CLI::Range(1u, 100000u))
+      ->capture_default_str();
+  app.add_option("--max-asset-bytes-total", c.max_asset_bytes_total,
+                 "Memory of all loaded assets (meshes, clips, skeletons)")
+      ->capture_default_str();
+  app.add_option("--ik-budget", c.ik_budget,
+                 "IK joint-iterations per tick for the whole daemon; above it every goal's "
+                 "iterations are scaled down")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40))
+      ->capture_default_str();
+  app.add_option("--max-preauth-frame-bytes", c.max_preauth_frame_bytes,
+                 "Largest frame before a connection's first valid request")
+      ->check(CLI::Range(size_t{64}, size_t{1} << 30))
+      ->capture_default_str();
+  app.add_option("--auth-timeout", c.auth_timeout_s,
+                 "Seconds a new connection has to send its first valid request")
+      ->check(CLI::Range(0.1, 3600.0))
+      ->capture_default_str();
+  app.add_option("--read-timeout", c.read_timeout_s,
+                 "Seconds a frame in progress has to deliver each 64 KiB (slow senders)")
+      ->check(CLI::Range(0.1, 3600.0))
+      ->capture_default_str();
+  app.add_option("--idle-timeout", c.idle_timeout_s,
+                 "Close connections that sent nothing this long and have no subscription "
+                 "(0 = never)")
+      ->check(CLI::Range(0.0, 1e6))
+      ->capture_default_str();
+  app.add_option("--max-inbound-bytes-total", c.max_inbound_bytes_total,
+                 "Request bytes being received on all connections together")
+      ->check(CLI::Range(size_t{1} << 16, size_t{1} << 40))
+      ->capture_default_str();
+  app.add_option("--max-stream-bytes-total", c.max_stream_bytes_total,
+                 "Replies and stream frames queued on all connections together")
+      ->check(CLI::Range(size_t{1} << 16, size_t{1} << 40))
+      ->capture_default_str();
+  app.add_option("--stream-stall-seconds", c.stream_stall_s,
+                 "A subscriber whose frames are all dropped this long loses its subscriptions")
+      ->check(CLI::Range(0.1, 3600.0))
+      ->capture_default_str();
+  app.add_option("--max-failed-auth", c.max_failed_auth,
+                 "Requests with a wrong token before the connection is closed")
+      ->check(CLI::Range(1u, 1000000u))
+      ->capture_default_str();
+  app.add_option("--control-token", c.control_tokens,
+                 "A token of the control role (repeatable, >= 16 bytes); with any token set, "
+                 "every request needs one")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  std::vector<std::string> older_tokens;
+  app.add_option("--auth-token", older_tokens, "Same as --control-token (older name)")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  app.add_option("--observe-token", c.observe_tokens,
+                 "A token of the observe role: stream and query only (repeatable, >= 16 bytes)")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  app.add_option("--token-file", c.token_file,
+                 "File of 'control TOKEN' / 'observe TOKEN' lines; re-read on SIGHUP");
+  app.add_option("--orphan-grace-seconds", c.orphan_grace_s,
+                 "Owned characters are despawned this long after their owner's last connection "
+                 "closed (a reconnect with the same token takes them back)")
+      ->check(CLI::Range(0.0, 86400.0))
+      ->capture_default_str();
+  // TLS: each flag names what it needs, so a half configuration is refused at start-up.
+  auto* tls_cert = app.add_option("--tls-cert", c.tls.cert_file,
+                                  "Serve TLS (1.2+ only) with this PEM certificate (chain)")
+                       ->check(CLI::ExistingFile);
+  auto* tls_key =
+      app.add_option("--tls-key", c.tls.key_file, "PEM private key of --tls-cert (unencrypted)")
+          ->check(CLI::ExistingFile);
+  auto* tls_client_ca =
+      app.add_option("--tls-client-ca", c.tls.client_ca_file,
+                     "Request TLS client certificates and verify them against these PEM CAs")
+          ->check(CLI::ExistingFile);
+  auto* tls_require = app.add_flag("--tls-require-client-cert", c.tls.require_client_cert,
+                                   "Refuse TLS clients without a certificate verified by "
+                                   "--tls-client-ca");
+  tls_cert->needs(tls_key);
+  tls_key->needs(tls_cert);
+  tls_client_ca->needs(tls_cert);
+  tls_require->needs(tls_client_ca);
   app.add_option("--log-level", c.log_level, "trace, debug, info, warn, error, critical, off")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}))
       ->capture_default_str();
@@ -90,6 +178,7 @@ std::optional<int> parse_config(int argc, char** argv, Config& c) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
+  c.control_tokens.insert(c.control_tokens.end(), older_tokens.begin(), older_tokens.end());
   if (c.workers == 0) c.workers = std::max(1u, std::thread::hardware_concurrency());
   return std::nullopt;
 }

@@ -6,8 +6,10 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "animops/ops_config.h"
+#include "tls_context.h"
 
 namespace animd {
 
@@ -27,14 +29,40 @@ struct Config {
 
   // Limits.
   size_t max_frame_bytes = 1u << 20;    // any request frame except uploads
-  size_t max_upload_bytes = 64u << 20;  // LoadAssetRequest.glb_data frames; 0 = no uploads
-  size_t max_queued_bytes = 8u << 20;   // per-session write queue
+  size_t max_upload_bytes = 32u << 20;  // LoadAssetRequest.glb_data frames; 0 = no uploads
+  size_t max_queued_bytes = 4u << 20;   // per-session write queue
   uint32_t max_characters = 10000;      // in the whole daemon
   uint32_t max_characters_per_connection = 2000;
   uint32_t max_subscriptions_per_connection = 16;
   uint32_t max_connections = 1000;
   double max_requests_per_second = 5000;  // per connection, token bucket (burst = 1 s worth)
-  std::string auth_token;                 // non-empty: control commands need it
+  uint32_t max_connections_per_address = 128;
+  uint32_t max_pending_commands_per_connection = 64;  // requests waiting for the tick
+  uint32_t max_queued_commands = 16384;                // all connections, waiting for the tick
+  uint32_t max_assets = 256;                           // loaded assets, built-in included
+  size_t max_asset_bytes_total = size_t{1} << 30;      // their memory (mesh, clips, skeleton)
+  uint64_t ik_budget = 200000;  // IK joint-iterations per tick, whole daemon (see docs)
+
+  // Bounded memory before trust, and for everyone.
+  size_t max_preauth_frame_bytes = 64u << 10;  // until a connection's first valid request
+  double auth_timeout_s = 10.0;                // a connection must send a valid request within this
+  double read_timeout_s = 10.0;  // a frame in progress must deliver each 64 KiB within this
+  double idle_timeout_s = 0.0;   // close connections silent this long (0 = never)
+  size_t max_inbound_bytes_total = 64u << 20;  // request bodies being received, all connections
+  size_t max_stream_bytes_total = 64u << 20;  // frames queued to send, all connections
+  double stream_stall_s =
+      5.0;  // a subscriber dropping every frame this long loses its subscriptions
+  uint32_t max_failed_auth = 10;  // requests with a bad token before the connection is closed
+
+  // Auth (see auth.h). Any token configured: every request needs one.
+  std::vector<std::string> control_tokens;  // --control-token (and the old --auth-token)
+  std::vector<std::string> observe_tokens;  // --observe-token
+  std::string token_file;                   // --token-file, re-read on SIGHUP
+  double orphan_grace_s = 10.0;  // owned characters outlive their owner's last connection this long
+
+  // TLS (--tls-cert, --tls-key, --tls-client-ca, --tls-require-client-cert); off unless
+  // tls.cert_file is set. See tls_context.h.
+  TlsConfig tls;
 
   // Operation.
   std::string log_level = "info";

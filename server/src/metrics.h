@@ -15,9 +15,11 @@ struct Metrics {
   std::atomic<uint64_t> tick{0};  // the last completed tick
   std::atomic<uint32_t> characters{0};
   std::atomic<uint32_t> assets{0};
-  std::atomic<uint32_t> subscriptions{0};   // across all sessions
-  std::atomic<uint64_t> tick_overruns{0};   // ticks longer than the tick period (total)
-  std::atomic<uint64_t> degraded_ticks{0};  // ticks that skipped unwatched characters
+  std::atomic<uint32_t> subscriptions{0};      // across all sessions
+  std::atomic<uint64_t> tick_overruns{0};      // ticks longer than the tick period (total)
+  std::atomic<uint64_t> degraded_ticks{0};     // ticks that skipped unwatched characters
+  std::atomic<uint64_t> orphans_despawned{0};  // characters whose owner left (grace expired)
+  std::atomic<float> ik_scale{1.0f};  // IK iteration scale in force (< 1: over --ik-budget)
   // Tick time over the last 1,000 ticks, microseconds; refreshed about once a second.
   std::atomic<double> tick_p50_us{0.0};
   std::atomic<double> tick_p99_us{0.0};
@@ -26,13 +28,13 @@ struct Metrics {
   // Set by the sessions.
   std::atomic<uint32_t> sessions{0};              // open connections
   std::atomic<uint64_t> connections_total{0};     // accepted since start
-  std::atomic<uint64_t> connections_rejected{0};  // refused at --max-connections
+  std::atomic<uint64_t> connections_rejected{0};  // refused: --max-connections(-per-address)
   std::atomic<uint64_t> bytes_in{0};
   std::atomic<uint64_t> bytes_out{0};
   std::atomic<uint64_t> requests{0};
   std::atomic<uint64_t> request_errors{0};  // replies with a non-OK status
-  // The same by anim.v1.StatusCode (index = code, 0..9; unknown codes count as INTERNAL).
-  std::array<std::atomic<uint64_t>, 10> request_errors_by_code{};
+  // The same by anim.v1.StatusCode (index = code, 0..10; unknown codes count as INTERNAL).
+  std::array<std::atomic<uint64_t>, 11> request_errors_by_code{};
   std::atomic<uint64_t> stream_frames_sent{0};
   std::atomic<uint64_t> stream_frames_dropped{0};
 

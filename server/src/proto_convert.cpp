@@ -21,6 +21,8 @@ anim::v1::StatusCode to_proto(anim::StatusCode code) {
       return anim::v1::STATUS_UNIMPLEMENTED;
     case anim::StatusCode::kResourceExhausted:
       return anim::v1::STATUS_RESOURCE_EXHAUSTED;
+    case anim::StatusCode::kPermissionDenied:
+      return anim::v1::STATUS_PERMISSION_DENIED;
   }
   return anim::v1::STATUS_INTERNAL;
 }

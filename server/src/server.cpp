@@ -2,6 +2,7 @@
 
 #include <fstream>
 
+#include <google/protobuf/stubs/logging.h>
 #include <spdlog/spdlog.h>
 
 #include "anim/builtin_character.h"
@@ -17,20 +18,67 @@ namespace animd {
 namespace asio = boost::asio;
 namespace fs = std::filesystem;
 
+namespace {
+// Messages of one kind logged per minute before the rest are only counted.
+constexpr size_t kLogBurst = 20;
+
+double steady_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+std::string log_key(const std::string& key) {
+  std::string out;
+  for (char c : key) {
+    const bool digit = c >= '0' && c <= '9';
+    if (!digit)
+      out += c;
+    else if (out.empty() || out.back() != '#')
+      out += '#';
+  }
+  return out;
+}
+
+// protobuf's own complaints (e.g. one per invalid UTF-8 string in a hostile request) would go
+// to stderr unlimited: route them through spdlog, rate-limited like everything a peer causes.
+Server* g_protobuf_log_server = nullptr;
+void protobuf_log(google::protobuf::LogLevel level, const char* file, int line,
+                  const std::string& message) {
+  if (!g_protobuf_log_server) return;
+  const auto lvl =
+      level >= google::protobuf::LOGLEVEL_ERROR ? spdlog::level::err : spdlog::level::warn;
+  server_log(*g_protobuf_log_server, lvl, std::string("protobuf: ") + file,
+             "protobuf (" + std::string(file) + ":" + std::to_string(line) + "): " + message);
+}
+}  // namespace
+
+void server_log(Server& server, spdlog::level::level_enum level, const std::string& key,
+                const std::string& line) {
+  if (!spdlog::should_log(level)) return;
+  if (server.log_limiter().allow(log_key(key), steady_seconds())) spdlog::log(level, "{}", line);
+}
+
 Server::Server(Config config, Metrics& metrics)
     : config_(std::move(config)),
       metrics_(metrics),
+      inbound_budget_(config_.max_inbound_bytes_total),
+      stream_budget_(config_.max_stream_bytes_total),
+      log_limiter_(kLogBurst, 60.0, [](const std::string& line) { spdlog::warn("{}", line); }),
       ops_(std::make_unique<animops::Ops>(io_, config_.ops,
                                           animops::BuildInfo{ANIMD_VERSION, ANIMD_BUILD_TYPE})),
       work_(io_.get_executor()),
       acceptor_(io_),
       signals_(io_, SIGINT, SIGTERM),
+      hup_(io_, SIGHUP),
       summary_timer_(io_),
       stop_timer_(io_) {}
 
 Server::~Server() {
   if (tick_) tick_->stop();
   loader_.join();
+  if (g_protobuf_log_server == this) {
+    google::protobuf::SetLogHandler(nullptr);
+    g_protobuf_log_server = nullptr;
+  }
 }
 
 bool Server::load_assets() {
@@ -69,6 +117,22 @@ bool Server::load_assets() {
 }
 
 bool Server::init() {
+  g_protobuf_log_server = this;
+  google::protobuf::SetLogHandler(&protobuf_log);
+  if (auto s = auth_.configure(
+          AuthConfig{config_.control_tokens, config_.observe_tokens, config_.token_file});
+      !s) {
+    spdlog::error("{}", s.message());
+    return false;
+  }
+  if (auth_.enabled())
+    spdlog::info("auth: every request needs a token (control or observe role)");
+  else if (config_.address != "127.0.0.1" && config_.address != "::1" &&
+           config_.address != "localhost")
+    spdlog::warn(
+        "auth: no token configured and listening on {}: anyone who can connect may "
+        "drive every character (see docs/security.md)",
+        config_.address);
   // Operations first: probes answer "not ready" while assets load.
   if (auto err = ops_->start(); !err.empty()) {
     spdlog::error("{}", err);
@@ -85,7 +149,7 @@ bool Server::init() {
     om.stream_frames_sent.set_total(m.stream_frames_sent.load());
     om.stream_frames_dropped.set_total(m.stream_frames_dropped.load());
     om.requests.set_total(m.requests.load());
-    for (int code = 1; code < 10; ++code)
+    for (int code = 1; code < static_cast<int>(m.request_errors_by_code.size()); ++code)
       om.set_request_errors_total(code, m.request_errors_by_code[code].load());
   });
   pool_ = std::make_unique<WorkerPool>(config_.workers);
@@ -97,6 +161,14 @@ bool Server::init() {
       spdlog::error("--spawn-builtin: {}", id.error().message());
       return false;
     }
+  }
+  if (config_.tls.enabled()) {
+    auto made = make_server_tls_context(config_.tls);
+    if (!made) {
+      spdlog::error("{}", made.error().message());
+      return false;
+    }
+    tls_ = std::move(made.value());
   }
   boost::system::error_code ec;
   const auto address = asio::ip::make_address(config_.address, ec);
@@ -128,7 +200,7 @@ bool Server::init() {
       return false;
     }
   }
-  spdlog::info("animd listening on {}:{}", config_.address, port_);
+  spdlog::info("animd listening on {}:{}{}", config_.address, port_, tls_ ? " (TLS)" : "");
   return true;
 }
 
@@ -142,6 +214,7 @@ int Server::run() {
     spdlog::info("signal {} received: shutting down", sig);
     do_stop();
   });
+  wait_signals();
   accept();
   schedule_summary();
   metrics_.ready.store(true);
@@ -156,6 +229,21 @@ int Server::run() {
   return 0;
 }
 
+// SIGHUP: re-read --token-file (a bad file keeps the tokens in force).
+void Server::wait_signals() {
+  hup_.async_wait([this](boost::system::error_code ec, int) {
+    if (ec) return;
+    if (config_.token_file.empty())
+      spdlog::info("SIGHUP: no --token-file to reload");
+    else if (auto s = auth_.reload(); !s)
+      spdlog::error("SIGHUP: tokens not reloaded, the previous ones stay in force: {}",
+                    s.message());
+    else
+      spdlog::info("SIGHUP: tokens reloaded from {}", config_.token_file);
+    wait_signals();
+  });
+}
+
 void Server::stop() {
   asio::post(io_, [this] { do_stop(); });
 }
@@ -167,6 +255,7 @@ void Server::do_stop() {
   boost::system::error_code ec;
   acceptor_.close(ec);
   signals_.cancel(ec);
+  hup_.cancel(ec);
   summary_timer_.cancel();
   tick_->stop();  // finishes the current tick; queued commands get UNAVAILABLE
   const auto deadline = std::chrono::steady_clock::now() +
@@ -196,32 +285,46 @@ void Server::finish_stop() {
 }
 
 void Server::accept() {
-  acceptor_.async_accept(
-      asio::make_strand(io_), [this](boost::system::error_code ec, asio::ip::tcp::socket socket) {
-        if (ec) {
-          if (ec == asio::error::operation_aborted || shutting_down()) return;
-          spdlog::warn("accept failed: {}", ec.message());
+  acceptor_.async_accept(asio::make_strand(io_), [this](boost::system::error_code ec,
+                                                        asio::ip::tcp::socket socket) {
+    if (ec) {
+      if (ec == asio::error::operation_aborted || shutting_down()) return;
+      spdlog::warn("accept failed: {}", ec.message());
+    } else {
+      std::shared_ptr<Session> session;
+      boost::system::error_code e;
+      const auto remote = socket.remote_endpoint(e);
+      const std::string address = e ? std::string("?") : remote.address().to_string();
+      std::string refused;
+      {
+        std::lock_guard lock(sessions_mutex_);
+        if (sessions_.size() >= config_.max_connections) {
+          refused = "--max-connections (" + std::to_string(config_.max_connections) + ") reached";
+        } else if (per_address_[address] >= config_.max_connections_per_address) {
+          refused = "--max-connections-per-address (" +
+                    std::to_string(config_.max_connections_per_address) + ") reached for " +
+                    address;
         } else {
-          std::shared_ptr<Session> session;
-          {
-            std::lock_guard lock(sessions_mutex_);
-            if (sessions_.size() >= config_.max_connections) {
-              metrics_.connections_rejected.fetch_add(1, std::memory_order_relaxed);
-              boost::system::error_code e;
-              spdlog::warn("connection refused: --max-connections ({}) reached",
-                           config_.max_connections);
-              socket.close(e);
-            } else {
-              session = std::make_shared<Session>(*this, std::move(socket), next_session_id_++);
-              sessions_.emplace(session->id(), session);
-              metrics_.sessions.store(static_cast<uint32_t>(sessions_.size()));
-              metrics_.connections_total.fetch_add(1, std::memory_order_relaxed);
-            }
-          }
-          if (session) session->start();
+          ++per_address_[address];
+          session = std::make_shared<Session>(
+              *this, tls_ ? Transport(std::move(socket), *tls_) : Transport(std::move(socket)),
+              next_session_id_++, address);
+          sessions_.emplace(session->id(), session);
+          metrics_.sessions.store(static_cast<uint32_t>(sessions_.size()));
+          metrics_.connections_total.fetch_add(1, std::memory_order_relaxed);
         }
-        if (!shutting_down()) accept();
-      });
+        if (per_address_[address] == 0) per_address_.erase(address);
+      }
+      if (!refused.empty()) {
+        metrics_.connections_rejected.fetch_add(1, std::memory_order_relaxed);
+        server_log(*this, spdlog::level::warn, "connection refused: " + refused,
+                   "connection refused: " + refused);
+        socket.close(e);
+      }
+      if (session) session->start();
+    }
+    if (!shutting_down()) accept();
+  });
 }
 
 void Server::remove_session(uint64_t id) {
@@ -232,6 +335,9 @@ void Server::remove_session(uint64_t id) {
     if (it == sessions_.end()) return;
     keep = std::move(it->second);
     sessions_.erase(it);
+    if (auto a = per_address_.find(keep->peer_address());
+        a != per_address_.end() && --a->second == 0)
+      per_address_.erase(a);
     metrics_.sessions.store(static_cast<uint32_t>(sessions_.size()));
     // The last session drained: the backstop timer need not hold run() any longer.
     if (shutting_down() && sessions_.empty()) asio::post(io_, [this] { finish_stop(); });
@@ -261,6 +367,7 @@ void Server::schedule_summary() {
         m.tick_p50_us.load(), m.tick_p99_us.load(), m.tick_max_us.load(), m.tick_overruns.load(),
         m.bytes_in.load(), m.bytes_out.load(), m.stream_frames_sent.load(),
         m.stream_frames_dropped.load(), m.requests.load(), m.request_errors.load());
+    log_limiter_.flush(steady_seconds());
     schedule_summary();
   });
 }

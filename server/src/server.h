@@ -19,12 +19,16 @@
 
 #include <boost/asio.hpp>
 
+#include <spdlog/common.h>
+
 #include "asset_catalog.h"
+#include "auth.h"
+#include "byte_budget.h"
 #include "command.h"
 #include "config.h"
+#include "log_limiter.h"
 #include "metrics.h"
 
-namespace animd {}  // namespace animd
 namespace animops {
 class Ops;
 }
@@ -57,6 +61,11 @@ class Server {
   boost::asio::io_context& io_context() { return io_; }
   animops::Ops& ops() { return *ops_; }
   const std::filesystem::path& asset_root() const { return asset_root_; }
+  const Authenticator& auth() const { return auth_; }
+  // Daemon-wide budgets: request bytes being received, stream bytes queued (all sessions).
+  ByteBudget& inbound_budget() { return inbound_budget_; }
+  ByteBudget& stream_budget() { return stream_budget_; }
+  LogLimiter& log_limiter() { return log_limiter_; }
   uint16_t port() const { return port_; }
   bool shutting_down() const { return shutting_down_.load(std::memory_order_relaxed); }
 
@@ -65,13 +74,21 @@ class Server {
  private:
   bool load_assets();
   void accept();
+  void wait_signals();
   void publish(const std::shared_ptr<const struct Snapshot>& snapshot);
   void schedule_summary();
   void do_stop();
   void finish_stop();  // once every session is gone (or the drain deadline passed)
 
   Config config_;
+  // The TLS server context (--tls-cert, ...), made by init(); null = plain TCP. Every
+  // session's Transport refers to it.
+  std::shared_ptr<boost::asio::ssl::context> tls_;
   Metrics& metrics_;
+  Authenticator auth_;
+  ByteBudget inbound_budget_;
+  ByteBudget stream_budget_;
+  LogLimiter log_limiter_;
   std::filesystem::path asset_root_;
   boost::asio::io_context io_;
   // After io_ (destroyed before it): HTTP endpoint and Agones client run on io_.
@@ -79,6 +96,7 @@ class Server {
   boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work_;
   boost::asio::ip::tcp::acceptor acceptor_;
   boost::asio::signal_set signals_;
+  boost::asio::signal_set hup_;  // SIGHUP: reload tokens
   boost::asio::steady_timer summary_timer_;
   boost::asio::steady_timer stop_timer_;
   boost::asio::thread_pool loader_{1};
@@ -89,10 +107,16 @@ class Server {
   std::unique_ptr<TickLoop> tick_;
   std::mutex sessions_mutex_;
   std::unordered_map<uint64_t, std::shared_ptr<Session>> sessions_;
+  std::unordered_map<std::string, uint32_t> per_address_;  // open connections by peer address
   uint64_t next_session_id_ = 1;
   uint16_t port_ = 0;
   std::atomic<bool> shutting_down_{false};
   bool stop_finished_ = false;  // io threads only
 };
+
+// Logs `line` at `level` unless messages of its kind (`key`; digits are ignored, so one key
+// covers "frame of 123 bytes" and "frame of 456 bytes") exceeded their share this minute.
+void server_log(Server& server, spdlog::level::level_enum level, const std::string& key,
+                const std::string& line);
 
 }  // namespace animd

@@ -14,142 +14,160 @@ namespace animd {
 namespace asio = boost::asio;
 using anim::v1::Request;
 
-std::unique_ptr<std::string> frame_message(const anim::v1::ServerMessage& message) {
-  const size_t size = message.ByteSizeLong();
-  auto out = std::make_unique<std::string>(4 + size, '\0');
-  auto* p = reinterpret_cast<uint8_t*>(out->data());
-  p[0] = static_cast<uint8_t>(size);
-  p[1] = static_cast<uint8_t>(size >> 8);
-  p[2] = static_cast<uint8_t>(size >> 16);
-  p[3] = static_cast<uint8_t>(size >> 24);
-  message.SerializeWithCachedSizesToArray(p + 4);
-  return out;
-}
-
 namespace {
-// Commands that change state; with --auth-token they need the token.
-bool is_control(const Request& r) {
-  switch (r.command_case()) {
-    case Request::kListAssets:
-    case Request::kListCharacters:
-    case Request::kStats:
-    case Request::kGetAssetData:
-    case Request::kQueryPose:
-    case Request::kSubscribe:
-    case Request::kUnsubscribe:
-      return false;
-    default:
-      return true;
-  }
-}
+constexpr size_t kReadChunk = 16u << 10;
+constexpr size_t kProgressBytes = 64u << 10;   // a slow sender must deliver this per --read-timeout
+constexpr size_t kReplyAllowance = 64u << 10;  // replies queued without drawing on the budget
 
-bool tokens_equal(const std::string& a, const std::string& b) {
-  // Constant time in the content, so the token cannot be guessed byte by byte.
-  if (a.size() != b.size()) return false;
-  unsigned char diff = 0;
-  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
-  return diff == 0;
+std::chrono::steady_clock::duration to_duration(double s) {
+  return std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+      std::chrono::duration<double>(s));
 }
 }  // namespace
 
-Session::Session(Server& server, asio::ip::tcp::socket socket, uint64_t id)
+Session::Session(Server& server, Transport transport, uint64_t id, std::string peer_address)
     : server_(server),
-      socket_(std::move(socket)),
-      drain_timer_(socket_.get_executor()),
+      transport_(std::move(transport)),
+      drain_timer_(transport_.get_executor()),
+      watchdog_timer_(transport_.get_executor()),
       id_(id),
-      tokens_(server.config().max_requests_per_second),
-      last_refill_(std::chrono::steady_clock::now()) {
+      peer_address_(std::move(peer_address)),
+      connected_at_(Clock::now()),
+      last_input_(connected_at_),
+      reader_(server.inbound_budget(), server.config().max_preauth_frame_bytes),
+      rate_(server.config().max_requests_per_second) {
   boost::system::error_code ec;
-  auto ep = socket_.remote_endpoint(ec);
+  auto ep = transport_.socket().remote_endpoint(ec);
   peer_ = ec ? "?" : ep.address().to_string() + ":" + std::to_string(ep.port());
-  socket_.set_option(asio::ip::tcp::no_delay(true), ec);
+  transport_.socket().set_option(asio::ip::tcp::no_delay(true), ec);
 }
 
-Session::~Session() = default;
+Session::~Session() {
+  // Queued frames drew on the daemon-wide budget; give it back.
+  server_.stream_budget().release(budget_bytes_);
+}
 
 void Session::start() {
-  spdlog::info("session {} connected from {}", id_, peer_);
-  asio::dispatch(socket_.get_executor(), [self = shared_from_this()] { self->read_header(); });
+  spdlog::debug("session {} connected from {}{}", id_, peer_, transport_.is_tls() ? " (TLS)" : "");
+  asio::dispatch(transport_.get_executor(), [self = shared_from_this()] {
+    self->watchdog();
+    self->transport_.async_handshake(
+        [self](boost::system::error_code ec) { self->on_handshake(ec); });
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
 // Reading
 
-void Session::read_header() {
+void Session::on_handshake(boost::system::error_code ec) {
+  if (closed_) return;
+  if (ec) return close("TLS handshake failed: " + ec.message());
+  do_read();
+}
+
+void Session::do_read() {
   if (closed_ || draining_ || paused_) return;
-  asio::async_read(socket_, asio::buffer(header_, 4),
-                   [self = shared_from_this()](boost::system::error_code ec, size_t) {
-                     if (self->closed_ || self->draining_) return;
-                     if (ec) {
-                       self->close(ec == asio::error::eof ? "client closed the connection"
-                                                          : "read error: " + ec.message());
-                       return;
-                     }
-                     const uint32_t len =
-                         uint32_t(self->header_[0]) | uint32_t(self->header_[1]) << 8 |
-                         uint32_t(self->header_[2]) << 16 | uint32_t(self->header_[3]) << 24;
-                     self->read_body(len);
-                   });
+  if (read_buf_.size() != kReadChunk) read_buf_.resize(kReadChunk);
+  transport_.async_read_some(asio::buffer(read_buf_),
+                             [self = shared_from_this()](boost::system::error_code ec, size_t n) {
+                               self->on_read(ec, n);
+                             });
 }
 
-void Session::read_body(uint32_t length) {
-  const Config& cfg = server_.config();
-  // Checked on the header, before buffering anything: only uploads may exceed
-  // --max-frame-bytes (up to --max-upload-bytes), and that is verified once parsed.
-  if (length > cfg.max_accepted_frame()) {
-    close("frame of " + std::to_string(length) + " bytes exceeds the limit (--max-frame-bytes " +
-          std::to_string(cfg.max_frame_bytes) + ", --max-upload-bytes " +
-          std::to_string(cfg.max_upload_bytes) + ")");
+void Session::on_read(boost::system::error_code ec, size_t n) {
+  if (closed_ || draining_) return;
+  if (ec) {
+    close(ec == asio::error::eof ? "client closed the connection" : "read error: " + ec.message());
     return;
   }
-  body_.resize(length);
-  if (length == 0) {
-    on_frame(0);
-    return;
-  }
-  asio::async_read(socket_, asio::buffer(body_.data(), length),
-                   [self = shared_from_this()](boost::system::error_code ec, size_t n) {
-                     if (self->closed_) return;
-                     if (ec) {
-                       self->close("read error in a frame body: " + ec.message());
-                       return;
-                     }
-                     self->on_frame(n);
-                   });
+  bytes_in_ += n;
+  server_.metrics().bytes_in.fetch_add(n, std::memory_order_relaxed);
+  last_input_ = Clock::now();
+  read_pos_ = 0;
+  read_end_ = n;
+  process_input();
 }
 
-void Session::on_frame(size_t length) {
-  Metrics& m = server_.metrics();
-  m.bytes_in.fetch_add(4 + length, std::memory_order_relaxed);
-  bytes_in_ += 4 + length;
+void Session::process_input() {
+  while (read_pos_ < read_end_ && !paused_ && !closed_ && !draining_) {
+    const bool was_mid = reader_.mid_frame();
+    const auto step = reader_.feed(read_buf_.data() + read_pos_, read_end_ - read_pos_);
+    read_pos_ += step.consumed;
+    if (!was_mid && reader_.mid_frame()) {
+      read_deadline_ = Clock::now() + to_duration(server_.config().read_timeout_s);
+      progress_mark_ = 0;
+    } else if (reader_.mid_frame() && reader_.body_received() >= progress_mark_ + kProgressBytes) {
+      read_deadline_ = Clock::now() + to_duration(server_.config().read_timeout_s);
+      progress_mark_ = reader_.body_received();
+    }
+    switch (step.event) {
+      case FrameReader::Event::kNeedMore:
+        break;
+      case FrameReader::Event::kTooLarge: {
+        const Config& cfg = server_.config();
+        std::string limits =
+            trusted_ ? "--max-frame-bytes " + std::to_string(cfg.max_frame_bytes) +
+                           ", --max-upload-bytes " + std::to_string(cfg.max_upload_bytes)
+                     : "--max-preauth-frame-bytes " + std::to_string(cfg.max_preauth_frame_bytes) +
+                           " before the first valid request";
+        return close("frame of " + std::to_string(reader_.announced()) +
+                     " bytes exceeds the limit (" + limits + ")");
+      }
+      case FrameReader::Event::kNoBudget:
+        return close(
+            "the daemon's budget for request bytes in flight is used up "
+            "(--max-inbound-bytes-total " +
+            std::to_string(server_.config().max_inbound_bytes_total) + ")");
+      case FrameReader::Event::kFrame:
+        on_frame(reader_.frame());
+        reader_.consume_frame();
+        break;
+    }
+  }
+  if (read_pos_ == read_end_) do_read();
+}
+
+void Session::on_frame(std::string_view body) {
+  server_.metrics().requests.fetch_add(1, std::memory_order_relaxed);
   Request request;
-  if (!request.ParseFromArray(body_.data(), static_cast<int>(length))) {
-    close("unparsable request (" + std::to_string(length) + "-byte frame is not a Request)");
-    return;
-  }
+  if (!request.ParseFromArray(body.data(), static_cast<int>(body.size())))
+    return close("unparsable request (a " + std::to_string(body.size()) +
+                 "-byte frame is not a Request)");
   const bool upload = request.has_load_asset() &&
                       request.load_asset().source_case() == anim::v1::LoadAssetRequest::kGlbData;
-  if (length > server_.config().max_frame_bytes && !upload) {
-    close("request frame of " + std::to_string(length) + " bytes exceeds --max-frame-bytes " +
-          std::to_string(server_.config().max_frame_bytes));
-    return;
-  }
-  if (body_.capacity() > (64u << 10)) std::string().swap(body_);  // do not keep big buffers
-  m.requests.fetch_add(1, std::memory_order_relaxed);
+  if (body.size() > server_.config().max_frame_bytes && !upload)
+    return close("request frame of " + std::to_string(body.size()) +
+                 " bytes exceeds --max-frame-bytes " +
+                 std::to_string(server_.config().max_frame_bytes));
   handle(request, next_seq_in_++);
-  read_header();
 }
 
-bool Session::take_token() {
-  const auto now = std::chrono::steady_clock::now();
-  const double rate = server_.config().max_requests_per_second;
-  tokens_ =
-      std::min(rate, tokens_ + std::chrono::duration<double>(now - last_refill_).count() * rate);
-  last_refill_ = now;
-  if (tokens_ < 1.0) return false;
-  tokens_ -= 1.0;
-  return true;
+// Once a second while the connection lives: the deadlines that need no byte to arrive.
+void Session::watchdog() {
+  if (closed_) return;
+  const Config& cfg = server_.config();
+  const auto now = Clock::now();
+  if (!trusted_ && !draining_ && now - connected_at_ > to_duration(cfg.auth_timeout_s))
+    return close("no valid request within --auth-timeout (" + std::to_string(cfg.auth_timeout_s) +
+                 " s)");
+  if (reader_.mid_frame() && now > read_deadline_)
+    return close("slow sender: a frame of " + std::to_string(reader_.announced()) +
+                 " bytes stalled at " + std::to_string(reader_.body_received()) +
+                 " bytes (--read-timeout " + std::to_string(cfg.read_timeout_s) + " s per 64 KiB)");
+  if (cfg.idle_timeout_s > 0 && subscriptions_.empty() && !draining_ &&
+      now - last_input_ > to_duration(cfg.idle_timeout_s))
+    return close("idle for --idle-timeout (" + std::to_string(cfg.idle_timeout_s) + " s)");
+  if (dropping_since_ && now - *dropping_since_ > to_duration(cfg.stream_stall_s))
+    end_subscriptions("the connection reads too slowly: every frame was dropped for " +
+                      std::to_string(cfg.stream_stall_s) + " s (--stream-stall-seconds)");
+  watchdog_timer_.expires_after(std::chrono::seconds(1));
+  watchdog_timer_.async_wait([self = shared_from_this()](boost::system::error_code ec) {
+    if (!ec) self->watchdog();
+  });
 }
+
+// ---------------------------------------------------------------------------------------------
+// Policy and routing
 
 void Session::reply_error(uint64_t seq, const Request& request, anim::v1::StatusCode code,
                           std::string message) {
@@ -159,18 +177,49 @@ void Session::reply_error(uint64_t seq, const Request& request, anim::v1::Status
   complete(seq, std::move(reply));
 }
 
-void Session::handle(Request& r, uint64_t seq) {
+// Rate, command, token and role checks. Answers and returns false when the request may not
+// go further.
+bool Session::admit(const Request& r, uint64_t seq) {
   const Config& cfg = server_.config();
-  if (!take_token())
-    return reply_error(seq, r, anim::v1::STATUS_RESOURCE_EXHAUSTED,
-                       "--max-requests-per-second (" + std::to_string(cfg.max_requests_per_second) +
-                           ") exceeded on this connection");
-  if (r.command_case() == Request::COMMAND_NOT_SET)
-    return reply_error(seq, r, anim::v1::STATUS_INVALID_ARGUMENT,
-                       "request has no command (or one this daemon does not know)");
-  if (!cfg.auth_token.empty() && is_control(r) && !tokens_equal(r.auth_token(), cfg.auth_token))
-    return reply_error(seq, r, anim::v1::STATUS_UNAUTHENTICATED,
-                       "this command needs the daemon's auth token (request.auth_token)");
+  if (!rate_.take(Clock::now())) {
+    reply_error(seq, r, anim::v1::STATUS_RESOURCE_EXHAUSTED,
+                "--max-requests-per-second (" + std::to_string(cfg.max_requests_per_second) +
+                    ") exceeded on this connection");
+    return false;
+  }
+  if (r.command_case() == Request::COMMAND_NOT_SET) {
+    reply_error(seq, r, anim::v1::STATUS_INVALID_ARGUMENT,
+                "request has no command (or one this daemon does not know)");
+    return false;
+  }
+  const Authenticator& auth = server_.auth();
+  const auto who = auth.check(r.auth_token());
+  if (who.role == Role::kNone) {
+    const bool empty = r.auth_token().empty();
+    reply_error(seq, r, anim::v1::STATUS_UNAUTHENTICATED,
+                empty ? "this daemon requires a token in every request (request.auth_token)"
+                      : "request.auth_token is not a valid token");
+    if (!empty && ++failed_auth_ >= cfg.max_failed_auth)
+      close("too many requests with a wrong token (--max-failed-auth " +
+            std::to_string(cfg.max_failed_auth) + ")");
+    return false;
+  }
+  const Role needed = required_role(r);
+  if (who.role < needed) {
+    reply_error(seq, r, anim::v1::STATUS_PERMISSION_DENIED,
+                "this command needs the " + std::string(role_name(needed)) +
+                    " role; the token given has the " + role_name(who.role) + " role");
+    return false;
+  }
+  if (!trusted_) {
+    trusted_ = true;
+    reader_.set_limit(cfg.max_accepted_frame());
+  }
+  return true;
+}
+
+void Session::handle(Request& r, uint64_t seq) {
+  if (!admit(r, seq)) return;
   if (server_.shutting_down())
     return reply_error(seq, r, anim::v1::STATUS_UNAVAILABLE, "the daemon is shutting down");
 
@@ -180,8 +229,9 @@ void Session::handle(Request& r, uint64_t seq) {
       reply.set_request_id(r.request_id());
       set_status(reply, anim::Status::ok());
       auto assets = server_.catalog().get();
-      for (const auto& [name, a] : *assets)
-        fill_asset_info(*a, reply.mutable_list_assets()->add_assets());
+      // Set even with no asset (all unloaded): an empty list is still a list_assets result.
+      auto* out = reply.mutable_list_assets();
+      for (const auto& [name, a] : *assets) fill_asset_info(*a, out->add_assets());
       return complete(seq, std::move(reply));
     }
     case Request::kGetAssetData: {
@@ -199,31 +249,8 @@ void Session::handle(Request& r, uint64_t seq) {
     }
     case Request::kLoadAsset:
       return handle_load(r, seq);
-    case Request::kSubscribe: {
-      const auto& s = r.subscribe();
-      if (s.encoding() == anim::v1::ENCODING_QUANTIZED)
-        return reply_error(seq, r, anim::v1::STATUS_UNIMPLEMENTED,
-                           "subscribe.encoding ENCODING_QUANTIZED is not served yet; use "
-                           "ENCODING_FLOAT_3X4");
-      if (s.encoding() != anim::v1::ENCODING_FLOAT_3X4)
-        return reply_error(seq, r, anim::v1::STATUS_INVALID_ARGUMENT,
-                           "subscribe.encoding has an unknown value");
-      if (subscriptions_.size() + pending_subscribes_.size() >=
-          cfg.max_subscriptions_per_connection)
-        return reply_error(seq, r, anim::v1::STATUS_RESOURCE_EXHAUSTED,
-                           "--max-subscriptions-per-connection (" +
-                               std::to_string(cfg.max_subscriptions_per_connection) + ") reached");
-      Subscription sub;
-      sub.id = next_subscription_id_++;
-      sub.all = s.all_characters();
-      sub.ids.assign(s.character_ids().begin(), s.character_ids().end());
-      std::sort(sub.ids.begin(), sub.ids.end());
-      sub.ids.erase(std::unique(sub.ids.begin(), sub.ids.end()), sub.ids.end());
-      sub.divisor = std::max<uint32_t>(1, s.rate_divisor());
-      const uint32_t id = sub.id;
-      pending_subscribes_.emplace(seq, std::move(sub));
-      return push_command(r, seq, id);
-    }
+    case Request::kSubscribe:
+      return handle_subscribe(r, seq);
     case Request::kUnsubscribe:
       pending_unsubscribes_.emplace(seq, r.unsubscribe().subscription_id());
       return push_command(r, seq);
@@ -232,15 +259,55 @@ void Session::handle(Request& r, uint64_t seq) {
   }
 }
 
+void Session::handle_subscribe(Request& r, uint64_t seq) {
+  const Config& cfg = server_.config();
+  const auto& s = r.subscribe();
+  if (s.encoding() == anim::v1::ENCODING_QUANTIZED)
+    return reply_error(seq, r, anim::v1::STATUS_UNIMPLEMENTED,
+                       "subscribe.encoding ENCODING_QUANTIZED is not served yet; use "
+                       "ENCODING_FLOAT_3X4");
+  if (s.encoding() != anim::v1::ENCODING_FLOAT_3X4)
+    return reply_error(seq, r, anim::v1::STATUS_INVALID_ARGUMENT,
+                       "subscribe.encoding has an unknown value");
+  if (subscriptions_.size() + pending_subscribes_.size() >= cfg.max_subscriptions_per_connection)
+    return reply_error(seq, r, anim::v1::STATUS_RESOURCE_EXHAUSTED,
+                       "--max-subscriptions-per-connection (" +
+                           std::to_string(cfg.max_subscriptions_per_connection) + ") reached");
+  StreamSubscription sub;
+  sub.id = next_subscription_id_++;
+  sub.all = s.all_characters();
+  sub.ids.assign(s.character_ids().begin(), s.character_ids().end());
+  std::sort(sub.ids.begin(), sub.ids.end());
+  sub.ids.erase(std::unique(sub.ids.begin(), sub.ids.end()), sub.ids.end());
+  sub.divisor = std::max<uint32_t>(1, s.rate_divisor());
+  const uint32_t id = sub.id;
+  pending_subscribes_.emplace(seq, std::move(sub));
+  push_command(r, seq, id);
+}
+
 void Session::push_command(Request& r, uint64_t seq, uint32_t subscription_id) {
+  const Config& cfg = server_.config();
+  auto refuse = [&](std::string why) {
+    pending_subscribes_.erase(seq);
+    pending_unsubscribes_.erase(seq);
+    reply_error(seq, r, anim::v1::STATUS_RESOURCE_EXHAUSTED, std::move(why));
+  };
+  if (pending_commands_ >= cfg.max_pending_commands_per_connection)
+    return refuse("--max-pending-commands-per-connection (" +
+                  std::to_string(cfg.max_pending_commands_per_connection) +
+                  ") requests of this connection are already waiting for the tick");
   Command c;
   c.kind = Command::Kind::kRequest;
   c.session_id = id_;
+  c.owner = server_.auth().check(r.auth_token()).owner_key;
   c.seq = seq;
   c.sink = shared_from_this();
   c.subscription_id = subscription_id;
   c.request = std::move(r);
-  server_.commands().push(std::move(c));
+  if (!server_.commands().push(std::move(c), cfg.max_queued_commands))
+    return refuse("the daemon's command queue is full (--max-queued-commands " +
+                  std::to_string(cfg.max_queued_commands) + "); retry later");
+  ++pending_commands_;
 }
 
 void Session::handle_load(Request& r, uint64_t seq) {
@@ -262,8 +329,10 @@ void Session::handle_load(Request& r, uint64_t seq) {
   // Loading runs on the loader thread. Reading pauses meanwhile so that later commands of
   // this connection reach the tick after the asset does (request order is kept).
   paused_ = true;
+  ++pending_commands_;
+  const uint64_t owner = server_.auth().check(r.auth_token()).owner_key;
   auto self = shared_from_this();
-  asio::post(server_.loader(), [self, seq, request = std::move(r)]() mutable {
+  asio::post(server_.loader(), [self, seq, owner, request = std::move(r)]() mutable {
     const auto& req = request.load_asset();
     anim::Expected<anim::Asset> loaded = anim::invalid_argument("no source");
     if (req.has_glb_data()) {
@@ -273,13 +342,15 @@ void Session::handle_load(Request& r, uint64_t seq) {
       if (!path)
         loaded = path.error();
       else
-        loaded = load_asset_file(*path, req.name(), req.path(), req);
+        loaded = load_asset_file(*path, req.name(), req.path(), req, self->server_.asset_root());
     }
     if (!loaded) {
       anim::v1::Reply reply;
       reply.set_request_id(request.request_id());
       set_status(reply, loaded.error());
-      spdlog::warn("session {}: load_asset failed: {}", self->id_, loaded.error().message());
+      server_log(self->server_, spdlog::level::warn, "load_asset failed",
+                 "session " + std::to_string(self->id_) +
+                     ": load_asset failed: " + loaded.error().message());
       self->deliver(seq, std::move(reply));
     } else {
       spdlog::info("session {}: loaded asset '{}' ({} joints, {} clips)", self->id_, loaded->name,
@@ -287,16 +358,17 @@ void Session::handle_load(Request& r, uint64_t seq) {
       Command c;
       c.kind = Command::Kind::kInsertAsset;
       c.session_id = self->id_;
+      c.owner = owner;
       c.seq = seq;
       c.sink = self;
       c.asset = std::make_shared<anim::Asset>(std::move(*loaded));
       request.clear_load_asset();  // the upload bytes are not needed any more
       c.request = std::move(request);
-      self->server_.commands().push(std::move(c));
+      self->server_.commands().push(std::move(c));  // already counted as pending
     }
-    asio::post(self->socket_.get_executor(), [self] {
+    asio::post(self->transport_.get_executor(), [self] {
       self->paused_ = false;
-      self->read_header();
+      self->process_input();
     });
   });
 }
@@ -305,13 +377,14 @@ void Session::handle_load(Request& r, uint64_t seq) {
 // Replies
 
 void Session::deliver(uint64_t seq, anim::v1::Reply reply) {
-  asio::post(socket_.get_executor(),
+  asio::post(transport_.get_executor(),
              [self = shared_from_this(), seq, reply = std::move(reply)]() mutable {
                self->on_reply(seq, std::move(reply));
              });
 }
 
 void Session::on_reply(uint64_t seq, anim::v1::Reply reply) {
+  if (pending_commands_ > 0) --pending_commands_;
   if (closed_) return;
   const bool ok = reply.status().code() == anim::v1::STATUS_OK;
   if (auto it = pending_subscribes_.find(seq); it != pending_subscribes_.end()) {
@@ -325,8 +398,10 @@ void Session::on_reply(uint64_t seq, anim::v1::Reply reply) {
   if (auto it = pending_unsubscribes_.find(seq); it != pending_unsubscribes_.end()) {
     if (ok) {
       const uint32_t id = it->second;
-      std::erase_if(subscriptions_, [id](const Subscription& s) { return id == 0 || s.id == id; });
+      std::erase_if(subscriptions_,
+                    [id](const StreamSubscription& s) { return id == 0 || s.id == id; });
       streaming_.store(!subscriptions_.empty());
+      if (subscriptions_.empty()) dropping_since_.reset();
     }
     pending_unsubscribes_.erase(it);
   }
@@ -338,8 +413,9 @@ void Session::complete(uint64_t seq, anim::v1::Reply reply) {
   if (const int code = reply.status().code(); code != anim::v1::STATUS_OK) {
     Metrics& m = server_.metrics();
     m.request_errors.fetch_add(1, std::memory_order_relaxed);
-    const size_t slot = code > 0 && code < 10 ? static_cast<size_t>(code)
-                                              : static_cast<size_t>(anim::v1::STATUS_INTERNAL);
+    const size_t slot = code > 0 && code < static_cast<int>(m.request_errors_by_code.size())
+                            ? static_cast<size_t>(code)
+                            : static_cast<size_t>(anim::v1::STATUS_INTERNAL);
     m.request_errors_by_code[slot].fetch_add(1, std::memory_order_relaxed);
   }
   anim::v1::ServerMessage msg;
@@ -372,7 +448,15 @@ void Session::offer_snapshot(const SnapshotPtr& snapshot) {
     if (!snapshot_posted_) post = snapshot_posted_ = true;
   }
   if (post)
-    asio::post(socket_.get_executor(), [self = shared_from_this()] { self->on_snapshot(); });
+    asio::post(transport_.get_executor(), [self = shared_from_this()] { self->on_snapshot(); });
+}
+
+void Session::count_drops(uint32_t n) {
+  if (n == 0) return;
+  dropped_since_last_ += n;
+  dropped_total_ += n;
+  server_.metrics().stream_frames_dropped.fetch_add(n, std::memory_order_relaxed);
+  if (!dropping_since_) dropping_since_ = Clock::now();
 }
 
 void Session::on_snapshot() {
@@ -382,61 +466,90 @@ void Session::on_snapshot() {
     std::swap(encoding_, pending_snapshots_);
     snapshot_posted_ = false;
   }
-  if (const uint32_t c = coalesced_drops_.exchange(0)) {
+  if (const uint32_t c = coalesced_drops_.exchange(0))
     // The session was too busy to encode a tick: each subscription missed a frame.
-    const uint32_t n = c * static_cast<uint32_t>(subscriptions_.size());
-    dropped_since_last_ += n;
-    server_.metrics().stream_frames_dropped.fetch_add(n, std::memory_order_relaxed);
-  }
+    count_drops(c * static_cast<uint32_t>(subscriptions_.size()));
+  const Config& cfg = server_.config();
+  // A part is at most a quarter of the write queue, so a frame always fits in pieces.
+  const size_t part_bytes = std::max<size_t>(cfg.max_queued_bytes / 4, 4096);
   for (const SnapshotPtr& snap : encoding_) {
     if (closed_ || draining_) break;
     for (auto& sub : subscriptions_) {
       if (snap->tick < sub.start_tick || (snap->tick - sub.start_tick) % sub.divisor != 0) continue;
-      encode_frame(sub, *snap);
+      // Nothing to gain from encoding what the queue or the daemon's budget cannot take
+      // (a crowd of readers that do not read must not cost the network threads either).
+      const ByteBudget& budget = server_.stream_budget();
+      if (queued_bytes_ + sub.last_bytes > cfg.max_queued_bytes ||
+          budget.used() + sub.last_bytes > budget.limit()) {
+        count_drops(1);
+        continue;
+      }
+      const auto now_us = std::chrono::duration_cast<std::chrono::microseconds>(
+                              std::chrono::system_clock::now().time_since_epoch())
+                              .count();
+      encode_stream_frame(sub, *snap, dropped_since_last_, now_us, part_bytes, encoded_);
+      if (encoded_.bytes > cfg.max_queued_bytes) {
+        // Even in parts it would never fit the queue: say so instead of going dark.
+        ended_.push_back(sub.id);
+        end_reason_ = "a frame of this subscription is " + std::to_string(encoded_.bytes) +
+                      " bytes, more than --max-queued-bytes " +
+                      std::to_string(cfg.max_queued_bytes) +
+                      " can hold; subscribe to fewer characters";
+        continue;
+      }
+      const uint32_t dropped_before = dropped_since_last_;
+      dropped_since_last_ = 0;
+      for (auto& m : encoded_.messages) enqueue(std::move(m), true);
+      // A part that did not fit was counted; the frame as a whole is one drop, and the count
+      // the client was told about must be told again.
+      if (dropped_since_last_ > 0) dropped_since_last_ += dropped_before;
       if (closed_) break;
     }
   }
   encoding_.clear();  // release the snapshots now, not at the next tick
+  if (!ended_.empty()) {
+    std::vector<uint32_t> ids;
+    std::swap(ids, ended_);
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    end_subscriptions(end_reason_, ids);
+  }
 }
 
-void Session::encode_frame(Subscription& sub, const Snapshot& snap) {
-  scratch_.Clear();
-  auto* f = scratch_.mutable_frame();
-  f->set_subscription_id(sub.id);
-  f->set_tick(snap.tick);
-  f->set_server_time(snap.server_time);
-  f->set_server_unix_time_us(std::chrono::duration_cast<std::chrono::microseconds>(
-                                 std::chrono::system_clock::now().time_since_epoch())
-                                 .count());
-  auto add = [&](const SnapshotCharacter& c) {
-    auto* cf = f->add_characters();
-    cf->set_character_id(c.id);
-    cf->set_asset(c.asset->name);
-    to_proto(c.root, cf->mutable_root());
-    append_palette(snap.palettes.data() + c.palette_offset, c.num_joints, cf->mutable_palette());
-  };
-  if (sub.all) {
-    for (uint32_t id : sub.last_ids)
-      if (!snap.find(id)) f->add_despawned(id);
-    sub.last_ids.clear();
-    for (const auto& c : snap.characters) {
-      add(c);
-      sub.last_ids.push_back(c.id);
-    }
-  } else {
-    std::erase_if(sub.ids, [&](uint32_t id) {
-      const SnapshotCharacter* c = snap.find(id);
-      if (c) {
-        add(*c);
-        return false;
-      }
-      f->add_despawned(id);
-      return true;
-    });
+void Session::end_subscriptions(const std::string& reason, std::vector<uint32_t> ids) {
+  if (subscriptions_.empty()) return;
+  if (ids.empty())
+    for (const auto& sub : subscriptions_) ids.push_back(sub.id);
+  server_log(server_, spdlog::level::warn, "subscriptions ended",
+             "session " + std::to_string(id_) + " (" + peer_ + "): " + std::to_string(ids.size()) +
+                 " subscription(s) ended: " + reason);
+  for (const auto& sub : subscriptions_) {
+    if (std::find(ids.begin(), ids.end(), sub.id) == ids.end()) continue;
+    anim::v1::ServerMessage msg;
+    auto* e = msg.mutable_subscription_ended();
+    e->set_subscription_id(sub.id);
+    e->set_code(anim::v1::STATUS_RESOURCE_EXHAUSTED);
+    e->set_reason(reason);
+    e->set_frames_dropped(static_cast<uint32_t>(std::min<uint64_t>(dropped_total_, UINT32_MAX)));
+    enqueue(frame_message(msg), false);
+    if (closed_) return;
   }
-  f->set_dropped_since_last(dropped_since_last_);
-  dropped_since_last_ = 0;
-  enqueue(frame_message(scratch_), true);
+  std::erase_if(subscriptions_, [&](const StreamSubscription& sub) {
+    return std::find(ids.begin(), ids.end(), sub.id) != ids.end();
+  });
+  streaming_.store(!subscriptions_.empty());
+  if (subscriptions_.empty()) {
+    dropping_since_.reset();
+    dropped_since_last_ = 0;
+  }
+  // The World stops counting this connection as a watcher (no reply wanted).
+  for (uint32_t id : ids) {
+    Command c;
+    c.kind = Command::Kind::kRequest;
+    c.session_id = id_;
+    c.request.mutable_unsubscribe()->set_subscription_id(id);
+    server_.commands().push(std::move(c));
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -446,6 +559,7 @@ void Session::enqueue(std::unique_ptr<std::string> bytes, bool stream) {
   if (closed_) return;
   const size_t limit = server_.config().max_queued_bytes;
   const size_t size = bytes->size();
+  size_t drawn = 0;  // drawn on the daemon's outbound budget for this frame
   if (stream) {
     // Make room by dropping the oldest queued (not in-flight) stream frames.
     for (size_t i = in_flight_; queued_bytes_ + size > limit && i < out_.size();) {
@@ -453,16 +567,20 @@ void Session::enqueue(std::unique_ptr<std::string> bytes, bool stream) {
         ++i;
         continue;
       }
-      queued_bytes_ -= out_[i].bytes->size();
+      const size_t n = out_[i].bytes->size();
+      queued_bytes_ -= n;
+      budget_bytes_ -= out_[i].drawn;
+      server_.stream_budget().release(out_[i].drawn);
       out_.erase(out_.begin() + static_cast<std::ptrdiff_t>(i));
-      ++dropped_since_last_;
-      server_.metrics().stream_frames_dropped.fetch_add(1, std::memory_order_relaxed);
+      count_drops(1);
     }
-    if (queued_bytes_ + size > limit) {  // replies and in-flight bytes fill the queue
-      ++dropped_since_last_;
-      server_.metrics().stream_frames_dropped.fetch_add(1, std::memory_order_relaxed);
+    // Replies and in-flight bytes fill the queue, or the daemon's stream budget is spent.
+    if (queued_bytes_ + size > limit || !server_.stream_budget().try_acquire(size)) {
+      count_drops(1);
       return;
     }
+    budget_bytes_ += size;
+    drawn = size;
   } else {
     reply_bytes_ += size;
     ++reply_frames_;
@@ -471,9 +589,24 @@ void Session::enqueue(std::unique_ptr<std::string> bytes, bool stream) {
             " bytes of replies queued, above --max-queued-bytes " + std::to_string(limit));
       return;
     }
+    // Replies draw on the daemon-wide budget too. A connection that reads its replies holds
+    // little; one that lets them pile up while the budget is spent is closed (a small
+    // allowance may go undrawn, so answers keep flowing to everybody else).
+    if (!server_.stream_budget().try_acquire(size)) {
+      if (reply_bytes_ > kReplyAllowance && reply_frames_ > 1) {
+        close(
+            "client does not read its replies and the daemon's outbound budget is spent "
+            "(--max-stream-bytes-total " +
+            std::to_string(server_.config().max_stream_bytes_total) + ")");
+        return;
+      }
+    } else {
+      budget_bytes_ += size;
+      drawn = size;
+    }
   }
   queued_bytes_ += size;
-  out_.push_back(OutFrame{std::move(bytes), stream});
+  out_.push_back(OutFrame{std::move(bytes), stream, drawn});
   write_more();
 }
 
@@ -492,7 +625,7 @@ void Session::write_more() {
     bytes += f.bytes->size();
     ++in_flight_;
   }
-  asio::async_write(socket_, write_buffers_,
+  asio::async_write(transport_, write_buffers_,
                     [self = shared_from_this()](boost::system::error_code ec, size_t n) {
                       if (self->closed_) return;
                       if (ec) {
@@ -504,10 +637,15 @@ void Session::write_more() {
                       self->bytes_out_ += n;
                       uint64_t frames = 0;
                       for (size_t i = 0; i < self->in_flight_; ++i) {
-                        frames += self->out_.front().stream;
-                        self->queued_bytes_ -= self->out_.front().bytes->size();
+                        OutFrame& f = self->out_.front();
+                        const size_t size = f.bytes->size();
+                        frames += f.stream;
+                        self->budget_bytes_ -= f.drawn;
+                        self->server_.stream_budget().release(f.drawn);
+                        self->queued_bytes_ -= size;
                         self->out_.pop_front();
                       }
+                      if (frames > 0) self->dropping_since_.reset();
                       m.stream_frames_sent.fetch_add(frames, std::memory_order_relaxed);
                       self->in_flight_ = 0;
                       if (self->out_.empty() && self->draining_) {
@@ -519,11 +657,11 @@ void Session::write_more() {
 }
 
 void Session::drain(std::chrono::steady_clock::time_point deadline) {
-  asio::post(socket_.get_executor(), [self = shared_from_this(), deadline] {
+  asio::post(transport_.get_executor(), [self = shared_from_this(), deadline] {
     if (self->closed_) return;
     self->draining_ = true;
     boost::system::error_code ec;
-    self->socket_.shutdown(asio::ip::tcp::socket::shutdown_receive, ec);
+    self->transport_.socket().shutdown(asio::ip::tcp::socket::shutdown_receive, ec);
     if (self->out_.empty()) {
       self->close("daemon shutting down");
       return;
@@ -540,18 +678,18 @@ void Session::close(const std::string& reason) {
   closed_ = true;
   streaming_.store(false);
   // The reason is logged before the socket closes, so that by the time the peer sees the
-  // close the log already says why (operators and tests read it in that order).
+  // close the log already says why (operators and tests read it in that order). Abnormal
+  // closes are what an attacker can cause at will: rate-limited per kind.
   const bool normal = reason == "client closed the connection" || reason == "daemon shutting down";
-  if (normal)
-    spdlog::info("session {} ({}) closed: {} ({} bytes in, {} out)", id_, peer_, reason, bytes_in_,
-                 bytes_out_);
-  else
-    spdlog::warn("session {} ({}) closed: {} ({} bytes in, {} out)", id_, peer_, reason, bytes_in_,
-                 bytes_out_);
-  boost::system::error_code ec;
+  const std::string line = "session " + std::to_string(id_) + " (" + peer_ + ") closed: " + reason +
+                           " (" + std::to_string(bytes_in_) + " bytes in, " +
+                           std::to_string(bytes_out_) + " out)";
+  server_log(server_, normal ? spdlog::level::info : spdlog::level::warn,
+             normal ? "session closed" : "session closed: " + reason, line);
   drain_timer_.cancel();
-  socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ec);
-  socket_.close(ec);
+  watchdog_timer_.cancel();
+  transport_.close();
+  reader_.release();
   // out_ stays until the session is destroyed: an aborted write may still name its buffers.
   ready_replies_.clear();
   server_.remove_session(id_);

@@ -1,17 +1,28 @@
 #pragma once
-// Session: one client connection. Runs on its own strand (so its state needs no lock):
-// reads frames, parses and validates requests, answers the ones that need no World
-// (list_assets, get_asset_data, errors) itself, hands the rest to the tick through the
-// CommandQueue, and writes replies (in request order) and stream frames through a bounded
-// write queue. A slow reader loses its oldest queued stream frames; replies are never
-// dropped (a client letting replies pile up past the limit is disconnected).
+// Session: one client connection, on its own strand (its state needs no lock). The steps:
+//
+//   handshake (TLS, or nothing) -> read -> FrameReader (limits, budget) -> parse -> policy
+//   (rate, auth, roles) -> route: answer here (list_assets, get_asset_data), load on the
+//   loader thread, or queue for the tick -> replies in request order -> write queue
+//
+// and, on the tick's side, offer_snapshot -> encode (stream_encoder) -> write queue.
+//
+// Memory it can be made to hold is bounded before trust: until its first valid request a
+// connection may send frames of --max-preauth-frame-bytes at most and must send that request
+// within --auth-timeout; a frame in progress must keep arriving (--read-timeout per 64 KiB);
+// buffered request bytes and queued stream bytes draw on daemon-wide budgets. A slow reader
+// loses stream frames (counted and reported in the next frame), then, after
+// --stream-stall-seconds of losing all of them, its subscriptions (SubscriptionEnded);
+// replies are never dropped (a client letting replies pile up past the limit is closed).
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,8 +30,13 @@
 
 #include <boost/asio.hpp>
 
+#include "auth.h"
 #include "command.h"
+#include "frame_reader.h"
+#include "rate_limiter.h"
 #include "snapshot.h"
+#include "stream_encoder.h"
+#include "transport.h"
 
 namespace animd {
 
@@ -28,11 +44,12 @@ class Server;
 
 class Session : public ReplySink, public std::enable_shared_from_this<Session> {
  public:
-  Session(Server& server, boost::asio::ip::tcp::socket socket, uint64_t id);
+  Session(Server& server, Transport transport, uint64_t id, std::string peer_address);
   ~Session() override;
 
   uint64_t id() const { return id_; }
   const std::string& peer() const { return peer_; }
+  const std::string& peer_address() const { return peer_address_; }
 
   void start();
   // Any thread. Posts the reply to the session's strand.
@@ -45,64 +62,80 @@ class Session : public ReplySink, public std::enable_shared_from_this<Session> {
   void drain(std::chrono::steady_clock::time_point deadline);
 
  private:
-  struct Subscription {
-    uint32_t id = 0;
-    bool all = false;
-    std::vector<uint32_t> ids;       // explicit ids, sorted; despawned ones are removed
-    std::vector<uint32_t> last_ids;  // all_characters: ids in the previous frame sent
-    uint32_t divisor = 1;
-    uint64_t start_tick = 0;
-  };
   struct OutFrame {
     std::unique_ptr<std::string> bytes;  // 4-byte length + ServerMessage; heap-stable
-    bool stream = false;
+    bool stream = false;                 // a stream frame: may be dropped
+    size_t drawn = 0;                    // bytes drawn on the daemon's outbound budget
   };
+  using Clock = std::chrono::steady_clock;
 
-  void read_header();
-  void read_body(uint32_t length);
-  void on_frame(size_t length);
+  // Reading.
+  void on_handshake(boost::system::error_code ec);
+  void do_read();
+  void on_read(boost::system::error_code ec, size_t n);
+  void process_input();
+  void on_frame(std::string_view body);
+  void watchdog();
+
+  // Policy and routing.
   void handle(anim::v1::Request& request, uint64_t seq);
+  bool admit(const anim::v1::Request& request, uint64_t seq);
+  void handle_subscribe(anim::v1::Request& request, uint64_t seq);
   void handle_load(anim::v1::Request& request, uint64_t seq);
   void push_command(anim::v1::Request& request, uint64_t seq, uint32_t subscription_id = 0);
+
+  // Replies.
   void on_reply(uint64_t seq, anim::v1::Reply reply);
   void complete(uint64_t seq, anim::v1::Reply reply);
   void reply_error(uint64_t seq, const anim::v1::Request& request, anim::v1::StatusCode code,
                    std::string message);
-  bool take_token();
 
+  // Streaming.
   void on_snapshot();
-  void encode_frame(Subscription& sub, const Snapshot& snapshot);
+  void count_drops(uint32_t n);
+  // Ends the subscriptions `ids` (all when empty) with a SubscriptionEnded each.
+  void end_subscriptions(const std::string& reason, std::vector<uint32_t> ids = {});
 
+  // Writing.
   void enqueue(std::unique_ptr<std::string> bytes, bool stream);
   void write_more();
   void close(const std::string& reason);
 
   Server& server_;
-  boost::asio::ip::tcp::socket socket_;
+  Transport transport_;
   boost::asio::steady_timer drain_timer_;
+  boost::asio::steady_timer watchdog_timer_;
   const uint64_t id_;
-  std::string peer_;
+  std::string peer_;          // "address:port"
+  std::string peer_address_;  // the address alone (per-address connection count)
   bool closed_ = false;
   bool draining_ = false;
   bool paused_ = false;  // reading paused while an asset load is in progress
+  const Clock::time_point connected_at_;
+  Clock::time_point last_input_;
 
-  // Reading.
-  uint8_t header_[4] = {};
-  std::string body_;
+  // Reading: bytes from the socket go through the frame reader.
+  std::vector<uint8_t> read_buf_;
+  size_t read_pos_ = 0, read_end_ = 0;  // unprocessed bytes of read_buf_
+  FrameReader reader_;
+  Clock::time_point read_deadline_;  // while a frame is in progress
+  size_t progress_mark_ = 0;         // body bytes at the last deadline extension
+
+  // Policy.
+  bool trusted_ = false;  // sent a valid request (with a valid token when tokens are on)
+  uint32_t failed_auth_ = 0;
+  RateLimiter rate_;
+  uint32_t pending_commands_ = 0;  // requests handed to the tick or loader, not answered yet
 
   // Replies in request order.
   uint64_t next_seq_in_ = 0;
   uint64_t next_seq_out_ = 0;
   std::map<uint64_t, std::unique_ptr<std::string>> ready_replies_;
-  std::map<uint64_t, Subscription> pending_subscribes_;  // by seq
-  std::map<uint64_t, uint32_t> pending_unsubscribes_;    // by seq
-
-  // Rate limit (token bucket).
-  double tokens_;
-  std::chrono::steady_clock::time_point last_refill_;
+  std::map<uint64_t, StreamSubscription> pending_subscribes_;  // by seq
+  std::map<uint64_t, uint32_t> pending_unsubscribes_;          // by seq
 
   // Streaming.
-  std::vector<Subscription> subscriptions_;
+  std::vector<StreamSubscription> subscriptions_;
   uint32_t next_subscription_id_ = 1;
   std::atomic<bool> streaming_{false};  // any subscription: offer_snapshot cares
   std::mutex snapshot_mutex_;
@@ -112,19 +145,21 @@ class Session : public ReplySink, public std::enable_shared_from_this<Session> {
   bool snapshot_posted_ = false;               // guarded by snapshot_mutex_
   std::atomic<uint32_t> coalesced_drops_{0};
   uint32_t dropped_since_last_ = 0;
-  anim::v1::ServerMessage scratch_;  // reused for encoding stream frames
+  uint64_t dropped_total_ = 0;
+  std::optional<Clock::time_point> dropping_since_;  // every frame dropped since then
+  EncodedFrame encoded_;
+  std::vector<uint32_t> ended_;  // subscriptions to end after this batch (frames too large)
+  std::string end_reason_;
 
   // Writing.
   std::deque<OutFrame> out_;
   size_t in_flight_ = 0;     // frames at the front of out_ being written
   size_t queued_bytes_ = 0;  // all of out_
+  size_t budget_bytes_ = 0;  // drawn on the daemon's outbound budget by frames in out_
   size_t reply_bytes_ = 0;   // replies in out_ not yet in flight
   size_t reply_frames_ = 0;
   std::vector<boost::asio::const_buffer> write_buffers_;
   uint64_t bytes_in_ = 0, bytes_out_ = 0;
 };
-
-// Serializes a ServerMessage with its 4-byte little-endian length prefix.
-std::unique_ptr<std::string> frame_message(const anim::v1::ServerMessage& message);
 
 }  // namespace animd

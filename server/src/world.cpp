@@ -1,6 +1,7 @@
 #include "world.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "proto_convert.h"
 
@@ -18,13 +19,152 @@ Character::Character(uint32_t id_, AssetPtr asset_, uint64_t owner, uint64_t tic
 World::World(const Config& config, Metrics& metrics, AssetCatalog& catalog, WorkerPool& pool)
     : config_(config), metrics_(metrics), catalog_(catalog), pool_(pool) {}
 
+namespace {
+// Memory an asset holds (its vectors' contents), for --max-asset-bytes-total.
+size_t asset_bytes(const anim::Asset& a) {
+  size_t n = sizeof(anim::Asset);
+  const auto& m = a.mesh;
+  n += m.positions.size() * sizeof(m.positions[0]) + m.normals.size() * sizeof(m.normals[0]) +
+       m.uvs.size() * sizeof(m.uvs[0]) + m.joints.size() * sizeof(m.joints[0]) +
+       m.weights.size() * sizeof(m.weights[0]) + m.indices.size() * sizeof(m.indices[0]);
+  const auto& s = a.skeleton;
+  n += s.names.size() * 48 + s.rest_pose.size() * sizeof(anim::Transform) +
+       s.inverse_bind.size() * sizeof(glm::mat4) + s.parents.size() * 2 +
+       (s.source_of_joint.size() + s.joint_of_source.size()) * sizeof(int);
+  for (const auto& c : a.clips) {
+    n += sizeof(c) + c.joints.size() * sizeof(c.joints[0]);
+    for (const auto& ch : c.vec3_channels)
+      n += ch.times.size() * sizeof(float) + ch.values.size() * sizeof(ch.values[0]);
+    for (const auto& ch : c.quat_channels)
+      n += ch.times.size() * sizeof(float) + ch.values.size() * sizeof(ch.values[0]);
+  }
+  return n;
+}
+}  // namespace
+
 anim::Status World::add_asset(std::shared_ptr<anim::Asset> asset) {
   if (assets_.count(asset->name))
     return anim::failed_precondition("asset name '" + asset->name + "' is already in use");
+  if (assets_.size() >= config_.max_assets)
+    return anim::Status(anim::StatusCode::kResourceExhausted,
+                        "--max-assets (" + std::to_string(config_.max_assets) +
+                            ") reached; unload_asset one first");
+  const size_t bytes = asset_bytes(*asset);
+  if (asset_bytes_ + bytes > config_.max_asset_bytes_total)
+    return anim::Status(anim::StatusCode::kResourceExhausted,
+                        "asset '" + asset->name + "' needs " + std::to_string(bytes) +
+                            " bytes; with the " + std::to_string(asset_bytes_) +
+                            " loaded that exceeds --max-asset-bytes-total " +
+                            std::to_string(config_.max_asset_bytes_total));
+  asset_bytes_ += bytes;
   const std::string name = asset->name;
   assets_.emplace(name, std::move(asset));
   publish_catalog();
   return {};
+}
+
+anim::Status World::unload_asset(const anim::v1::UnloadAssetRequest& r) {
+  auto it = assets_.find(r.asset());
+  if (it == assets_.end())
+    return anim::not_found("unload_asset.asset: unknown asset '" + r.asset() + "'");
+  size_t users = 0;
+  for (const auto& c : characters_) users += c->asset == it->second;
+  if (users > 0)
+    return anim::failed_precondition("unload_asset: asset '" + r.asset() + "' is used by " +
+                                     std::to_string(users) + " character(s); despawn them first");
+  asset_bytes_ -= std::min(asset_bytes_, asset_bytes(*it->second));
+  assets_.erase(it);
+  publish_catalog();
+  return {};
+}
+
+uint64_t World::owner_of(const Command& c) {
+  // Without tokens every connection is its own owner (top bit set: never a token's key).
+  return c.owner != 0 ? c.owner : (uint64_t{1} << 63) | c.session_id;
+}
+
+void World::note_owner(uint64_t session_id, uint64_t owner) {
+  auto& owners = sessions_[session_id].owners;
+  if (std::find(owners.begin(), owners.end(), owner) != owners.end()) return;
+  owners.push_back(owner);
+  OwnerState& o = owners_[owner];
+  ++o.live_sessions;
+  if (o.orphaned) {  // reconnected within the grace period: its characters stay
+    o.orphaned = false;
+    --orphaned_owners_;
+  }
+}
+
+void World::expire_orphans(uint64_t tick) {
+  if (orphaned_owners_ == 0) return;
+  const auto grace =
+      static_cast<uint64_t>(std::llround(config_.orphan_grace_s * config_.tick_rate));
+  std::vector<uint64_t> expired;
+  for (const auto& [key, o] : owners_)
+    if (o.orphaned && tick >= o.orphaned_at + grace) expired.push_back(key);
+  if (expired.empty()) return;
+  std::vector<uint32_t> ids;
+  for (const auto& c : characters_)
+    if (c->owner != 0 && std::find(expired.begin(), expired.end(), c->owner) != expired.end())
+      ids.push_back(c->id);
+  for (uint32_t id : ids) remove_character(id);
+  for (uint64_t key : expired) owners_.erase(key);
+  orphaned_owners_ -= expired.size();
+  metrics_.orphans_despawned.fetch_add(ids.size(), std::memory_order_relaxed);
+}
+
+void World::remove_character(uint32_t id) {
+  auto it =
+      std::lower_bound(characters_.begin(), characters_.end(), id,
+                       [](const std::unique_ptr<Character>& x, uint32_t v) { return x->id < v; });
+  if (it == characters_.end() || (*it)->id != id) return;
+  Character& c = **it;
+  if (auto s = sessions_.find(c.owner_session); s != sessions_.end() && s->second.characters)
+    --s->second.characters;
+  // Explicit subscriptions stop naming it; the sessions report it in `despawned`.
+  for (auto& [sid, st] : sessions_)
+    for (auto& [sub, w] : st.subscriptions) std::erase(w.ids, id);
+  const bool had_ik = c.ik_cost > 0;
+  ik_cost_ -= c.ik_cost;
+  characters_.erase(it);
+  if (had_ik) {
+    // Recompute the scale for everyone left (the removed one no longer counts).
+    const float scale = ik_cost_ > config_.ik_budget
+                            ? static_cast<float>(double(config_.ik_budget) / double(ik_cost_))
+                            : 1.0f;
+    if (scale != ik_scale_) {
+      ik_scale_ = scale;
+      for (auto& ch : characters_)
+        if (ch->ik_cost > 0) ch->animator.set_ik_iteration_scale(scale);
+      metrics_.ik_scale.store(scale, std::memory_order_relaxed);
+    }
+  }
+}
+
+void World::update_ik_budget(Character& changed) {
+  ik_cost_ -= changed.ik_cost;
+  changed.ik_cost = changed.animator.ik_cost();
+  ik_cost_ += changed.ik_cost;
+  const float scale = ik_cost_ > config_.ik_budget
+                          ? static_cast<float>(double(config_.ik_budget) / double(ik_cost_))
+                          : 1.0f;
+  changed.animator.set_ik_iteration_scale(scale);
+  if (scale == ik_scale_) return;
+  ik_scale_ = scale;
+  for (auto& ch : characters_)
+    if (ch->ik_cost > 0) ch->animator.set_ik_iteration_scale(scale);
+  metrics_.ik_scale.store(scale, std::memory_order_relaxed);
+}
+
+anim::Expected<Character*> World::find_controlled(uint32_t id, const char* field, uint64_t owner) {
+  auto c = find_character(id, field);
+  if (!c) return c;
+  if ((*c)->owner != 0 && (*c)->owner != owner)
+    return anim::Status(anim::StatusCode::kPermissionDenied,
+                        std::string(field) + ": character " + std::to_string(id) +
+                            " belongs to another client (spawn with shared = true to let "
+                            "others drive it)");
+  return c;
 }
 
 void World::publish_catalog() {
@@ -44,7 +184,7 @@ anim::Expected<uint32_t> World::spawn_unowned(const std::string& asset, const st
   r.set_asset(asset);
   r.set_clip(clip);
   anim::v1::Reply reply;
-  if (auto s = spawn(r, 0, 0, reply); !s) return s;
+  if (auto s = spawn(r, 0, 0, 0, reply); !s) return s;
   return reply.spawn().character_id();
 }
 
@@ -61,10 +201,14 @@ void World::apply(std::vector<Command>& commands, uint64_t tick, double server_t
   bool changed = false;
   for (auto& c : commands) {
     if (c.kind == Command::Kind::kSessionClosed) {
-      session_closed(c.session_id);
+      session_closed(c.session_id, tick);
       changed = true;
       continue;
     }
+    // Only requests show a live connection acting for its owner: a loaded asset may arrive
+    // after its connection closed (the load finished late) and must not revive the owner
+    // (its characters would then never be despawned).
+    if (c.kind == Command::Kind::kRequest) note_owner(c.session_id, owner_of(c));
     anim::v1::Reply reply =
         c.kind == Command::Kind::kInsertAsset ? insert_asset(c) : handle(c, tick, server_time);
     reply.set_request_id(c.request.request_id());
@@ -72,6 +216,7 @@ void World::apply(std::vector<Command>& commands, uint64_t tick, double server_t
     if (c.sink) c.sink->deliver(c.seq, std::move(reply));
     changed = true;
   }
+  expire_orphans(tick);
   if (changed) update_counts();
 }
 
@@ -87,12 +232,22 @@ anim::v1::Reply World::insert_asset(Command& c) {
   return reply;
 }
 
-void World::session_closed(uint64_t session_id) {
+void World::session_closed(uint64_t session_id, uint64_t tick) {
   auto it = sessions_.find(session_id);
   if (it == sessions_.end()) return;
   for (const auto& [sub, w] : it->second.subscriptions) unwatch(w);
+  // An owner with no connection left is orphaned: its characters go after the grace period
+  // unless a connection with the same token comes back (note_owner).
+  for (uint64_t key : it->second.owners) {
+    auto o = owners_.find(key);
+    if (o == owners_.end() || o->second.live_sessions == 0) continue;
+    if (--o->second.live_sessions == 0) {
+      o->second.orphaned = true;
+      o->second.orphaned_at = tick;
+      ++orphaned_owners_;
+    }
+  }
   sessions_.erase(it);
-  // Characters outlive their connection; they only stop counting against its limit.
 }
 
 void World::unwatch(const Watch& w) {

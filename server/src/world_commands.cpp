@@ -50,40 +50,44 @@ anim::v1::Reply World::handle(Command& c, uint64_t tick, double server_time) {
   anim::v1::Reply reply;
   const auto& r = c.request;
   using R = anim::v1::Request;
+  const uint64_t owner = owner_of(c);
   Status s;
   switch (r.command_case()) {
     case R::kSpawn:
-      s = spawn(r.spawn(), c.session_id, tick, reply);
+      s = spawn(r.spawn(), c.session_id, r.spawn().shared() ? 0 : owner, tick, reply);
       break;
     case R::kDespawn:
-      s = despawn(r.despawn());
+      s = despawn(r.despawn(), owner);
       break;
     case R::kSetRoot:
-      s = set_root(r.set_root());
+      s = set_root(r.set_root(), owner);
       break;
     case R::kPlay:
-      s = play(r.play());
+      s = play(r.play(), owner);
       break;
     case R::kCrossfade:
-      s = crossfade(r.crossfade());
+      s = crossfade(r.crossfade(), owner);
       break;
     case R::kSetSpeed:
-      s = set_speed(r.set_speed());
+      s = set_speed(r.set_speed(), owner);
       break;
     case R::kAddLayer:
-      s = add_layer(r.add_layer(), reply);
+      s = add_layer(r.add_layer(), owner, reply);
       break;
     case R::kUpdateLayer:
-      s = update_layer(r.update_layer());
+      s = update_layer(r.update_layer(), owner);
       break;
     case R::kRemoveLayer:
-      s = remove_layer(r.remove_layer());
+      s = remove_layer(r.remove_layer(), owner);
       break;
     case R::kSetIkGoal:
-      s = set_ik_goal(r.set_ik_goal(), reply);
+      s = set_ik_goal(r.set_ik_goal(), owner, reply);
       break;
     case R::kClearIkGoal:
-      s = clear_ik_goal(r.clear_ik_goal());
+      s = clear_ik_goal(r.clear_ik_goal(), owner);
+      break;
+    case R::kUnloadAsset:
+      s = unload_asset(r.unload_asset());
       break;
     case R::kQueryPose:
       s = query_pose(r.query_pose(), tick, reply);
@@ -109,8 +113,8 @@ anim::v1::Reply World::handle(Command& c, uint64_t tick, double server_time) {
   return reply;
 }
 
-Status World::spawn(const anim::v1::SpawnRequest& r, uint64_t session, uint64_t tick,
-                    anim::v1::Reply& reply) {
+Status World::spawn(const anim::v1::SpawnRequest& r, uint64_t session, uint64_t owner,
+                    uint64_t tick, anim::v1::Reply& reply) {
   auto it = assets_.find(r.asset());
   if (it == assets_.end()) return anim::not_found("spawn.asset: unknown asset '" + r.asset() + "'");
   const AssetPtr& asset = it->second;
@@ -136,6 +140,7 @@ Status World::spawn(const anim::v1::SpawnRequest& r, uint64_t session, uint64_t 
   if (auto s = ch->animator.set_root_transform(*root); !s) return s;
   if (clip >= 0)
     if (auto s = ch->animator.play(clip); !s) return s;
+  ch->owner = owner;
   ++next_character_id_;
   if (session != 0) ++sessions_[session].characters;
   auto* out = reply.mutable_spawn();
@@ -145,32 +150,23 @@ Status World::spawn(const anim::v1::SpawnRequest& r, uint64_t session, uint64_t 
   return {};
 }
 
-Status World::despawn(const anim::v1::DespawnRequest& r) {
-  auto c = find_character(r.character_id(), "despawn.character_id");
+Status World::despawn(const anim::v1::DespawnRequest& r, uint64_t owner) {
+  auto c = find_controlled(r.character_id(), "despawn.character_id", owner);
   if (!c) return c.error();
-  const uint32_t id = (*c)->id;
-  if (auto s = sessions_.find((*c)->owner_session); s != sessions_.end() && s->second.characters)
-    --s->second.characters;
-  // Explicit subscriptions stop naming it; the sessions report it in `despawned`.
-  for (auto& [sid, st] : sessions_)
-    for (auto& [sub, w] : st.subscriptions) std::erase(w.ids, id);
-  auto it =
-      std::lower_bound(characters_.begin(), characters_.end(), id,
-                       [](const std::unique_ptr<Character>& x, uint32_t v) { return x->id < v; });
-  characters_.erase(it);
+  remove_character((*c)->id);
   return {};
 }
 
-Status World::set_root(const anim::v1::SetRootTransformRequest& r) {
-  auto c = find_character(r.character_id(), "set_root.character_id");
+Status World::set_root(const anim::v1::SetRootTransformRequest& r, uint64_t owner) {
+  auto c = find_controlled(r.character_id(), "set_root.character_id", owner);
   if (!c) return c.error();
   auto root = from_proto(r.root(), r.has_root(), "set_root.root");
   if (!root) return root.error();
   return (*c)->animator.set_root_transform(*root);
 }
 
-Status World::play(const anim::v1::PlayRequest& r) {
-  auto c = find_character(r.character_id(), "play.character_id");
+Status World::play(const anim::v1::PlayRequest& r, uint64_t owner) {
+  auto c = find_controlled(r.character_id(), "play.character_id", owner);
   if (!c) return c.error();
   auto clip = find_clip("play.clip", r.clip(), *(*c)->asset);
   if (!clip) return clip.error();
@@ -183,8 +179,8 @@ Status World::play(const anim::v1::PlayRequest& r) {
   return (*c)->animator.play(*clip, o);
 }
 
-Status World::crossfade(const anim::v1::CrossfadeRequest& r) {
-  auto c = find_character(r.character_id(), "crossfade.character_id");
+Status World::crossfade(const anim::v1::CrossfadeRequest& r, uint64_t owner) {
+  auto c = find_controlled(r.character_id(), "crossfade.character_id", owner);
   if (!c) return c.error();
   auto clip = find_clip("crossfade.clip", r.clip(), *(*c)->asset);
   if (!clip) return clip.error();
@@ -198,15 +194,16 @@ Status World::crossfade(const anim::v1::CrossfadeRequest& r) {
   return (*c)->animator.crossfade(*clip, r.duration(), o);
 }
 
-Status World::set_speed(const anim::v1::SetSpeedRequest& r) {
-  auto c = find_character(r.character_id(), "set_speed.character_id");
+Status World::set_speed(const anim::v1::SetSpeedRequest& r, uint64_t owner) {
+  auto c = find_controlled(r.character_id(), "set_speed.character_id", owner);
   if (!c) return c.error();
   if (auto s = check_finite(r.speed(), "set_speed.speed"); !s) return s;
   return (*c)->animator.set_speed(r.speed());
 }
 
-Status World::add_layer(const anim::v1::AddLayerRequest& r, anim::v1::Reply& reply) {
-  auto c = find_character(r.character_id(), "add_layer.character_id");
+Status World::add_layer(const anim::v1::AddLayerRequest& r, uint64_t owner,
+                        anim::v1::Reply& reply) {
+  auto c = find_controlled(r.character_id(), "add_layer.character_id", owner);
   if (!c) return c.error();
   const anim::Asset& a = *(*c)->asset;
   anim::AdditiveLayerDesc d;
@@ -267,8 +264,8 @@ Status World::add_layer(const anim::v1::AddLayerRequest& r, anim::v1::Reply& rep
   return {};
 }
 
-Status World::update_layer(const anim::v1::UpdateLayerRequest& r) {
-  auto c = find_character(r.character_id(), "update_layer.character_id");
+Status World::update_layer(const anim::v1::UpdateLayerRequest& r, uint64_t owner) {
+  auto c = find_controlled(r.character_id(), "update_layer.character_id", owner);
   if (!c) return c.error();
   auto it = (*c)->layers.find(static_cast<int>(r.layer_id()));
   if (r.layer_id() == 0 || it == (*c)->layers.end())
@@ -286,8 +283,8 @@ Status World::update_layer(const anim::v1::UpdateLayerRequest& r) {
   return {};
 }
 
-Status World::remove_layer(const anim::v1::RemoveLayerRequest& r) {
-  auto c = find_character(r.character_id(), "remove_layer.character_id");
+Status World::remove_layer(const anim::v1::RemoveLayerRequest& r, uint64_t owner) {
+  auto c = find_controlled(r.character_id(), "remove_layer.character_id", owner);
   if (!c) return c.error();
   auto it = (*c)->layers.find(static_cast<int>(r.layer_id()));
   if (r.layer_id() == 0 || it == (*c)->layers.end())
@@ -298,8 +295,9 @@ Status World::remove_layer(const anim::v1::RemoveLayerRequest& r) {
   return {};
 }
 
-Status World::set_ik_goal(const anim::v1::SetIkGoalRequest& r, anim::v1::Reply& reply) {
-  auto c = find_character(r.character_id(), "set_ik_goal.character_id");
+Status World::set_ik_goal(const anim::v1::SetIkGoalRequest& r, uint64_t owner,
+                          anim::v1::Reply& reply) {
+  auto c = find_controlled(r.character_id(), "set_ik_goal.character_id", owner);
   if (!c) return c.error();
   Character& ch = **c;
   const anim::Asset& a = *ch.asset;
@@ -421,12 +419,13 @@ Status World::set_ik_goal(const anim::v1::SetIkGoalRequest& r, anim::v1::Reply& 
   auto id = ch.animator.set_ik_goal(d);
   if (!id) return id.error();
   ch.goal_weights[*id] = d.weight;
+  update_ik_budget(ch);
   reply.mutable_set_ik_goal()->set_goal_id(static_cast<uint32_t>(*id));
   return {};
 }
 
-Status World::clear_ik_goal(const anim::v1::ClearIkGoalRequest& r) {
-  auto c = find_character(r.character_id(), "clear_ik_goal.character_id");
+Status World::clear_ik_goal(const anim::v1::ClearIkGoalRequest& r, uint64_t owner) {
+  auto c = find_controlled(r.character_id(), "clear_ik_goal.character_id", owner);
   if (!c) return c.error();
   auto it = (*c)->goal_weights.find(static_cast<int>(r.goal_id()));
   if (r.goal_id() == 0 || it == (*c)->goal_weights.end())
@@ -434,6 +433,7 @@ Status World::clear_ik_goal(const anim::v1::ClearIkGoalRequest& r) {
                            " on character " + std::to_string(r.character_id()));
   if (auto s = (*c)->animator.clear_ik_goal(it->first); !s) return s;
   (*c)->goal_weights.erase(it);
+  update_ik_budget(**c);
   return {};
 }
 

@@ -289,6 +289,15 @@ TEST_F(Md5Bob, BindPosePaletteReproducesBindVertices) {
             << " (relative " << skin_err / size << ")\n";
   EXPECT_LT(load_err / size, 1e-4);
   EXPECT_LT(skin_err / size, 1e-4);
+  // Scene space (docs/loader-md5.md): Y up, Doom units. Bob stands on y = 0 (67 units tall;
+  // the bind pose is a T-pose, so the arms make X the widest axis).
+  glm::vec3 lo(1e30f), hi(-1e30f);
+  for (const glm::vec3& p : skinned) lo = glm::min(lo, p), hi = glm::max(hi, p);
+  const glm::vec3 extent = hi - lo;
+  std::cout << "[md5 Bob] scene box " << extent.x << " x " << extent.y << " x " << extent.z
+            << " (Doom units), y from " << lo.y << " to " << hi.y << "\n";
+  EXPECT_GT(extent.y, extent.z);
+  EXPECT_LT(std::abs(lo.y), 0.03f * extent.y);
 }
 
 TEST_F(Md5Bob, SampledFramesMatchFileFrames) {

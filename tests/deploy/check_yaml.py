@@ -38,6 +38,16 @@ def check_probes(where, c, port):
     check(sc.get("capabilities", {}).get("drop") == ["ALL"], f"{where}: capabilities not dropped")
 
 
+def check_public_defaults(where, animd):
+    # A manifest that binds a public address must default to TLS and tokens.
+    args = animd.get("args", [])
+    if any(a.startswith("--address=") and a not in ("--address=127.0.0.1", "--address=::1")
+           for a in args):
+        for flag in ("--tls-cert=", "--tls-key=", "--token-file="):
+            check(any(a.startswith(flag) for a in args),
+                  f"{where}: binds a public address without {flag.rstrip('=')}")
+
+
 def check_pod(where, pod_spec, port):
     psc = pod_spec.get("securityContext", {})
     check(psc.get("runAsNonRoot") is True, f"{where}: pod securityContext.runAsNonRoot")
@@ -47,6 +57,7 @@ def check_pod(where, pod_spec, port):
     check("animd" in cs, f"{where}: no container named animd")
     if "animd" in cs:
         check_probes(where, cs["animd"], port)
+        check_public_defaults(where, cs["animd"])
     return cs.get("animd", {})
 
 

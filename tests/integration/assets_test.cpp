@@ -29,6 +29,9 @@ TEST(Assets, UploadedGlbLoadsAboveFrameLimitAndSpawns) {
   ANIMD_START(daemon);
   auto client = connect_client(daemon);
   ASSERT_TRUE(client);
+  // Frames above --max-preauth-frame-bytes (64 KiB) are accepted only once the connection has
+  // sent a valid request.
+  ASSERT_TRUE(client->list_assets());
   anim::v1::LoadAssetRequest up;
   up.set_glb_data(fox);
   // Without a name: INVALID_ARGUMENT.

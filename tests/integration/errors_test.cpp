@@ -276,17 +276,23 @@ TEST_F(Errors, EmptyRequestAndQuantizedEncoding) {
 }
 
 TEST_F(Errors, CustomAuthToken) {
-  start({"--auth-token", "s3cret"}, "s3cret");
+  start({"--auth-token", "s3cret-token-0123456789"}, "s3cret-token-0123456789");
   Request sp;
   sp.mutable_spawn()->set_asset("builtin");
   auto no_token = call(*client_, sp);
   EXPECT_EQ(no_token.status().code(), anim::v1::STATUS_UNAUTHENTICATED);
   sp.set_auth_token("wrong");
   EXPECT_EQ(call(*client_, sp).status().code(), anim::v1::STATUS_UNAUTHENTICATED);
-  sp.set_auth_token("s3cret");
+  sp.set_auth_token("s3cret-token-0123456789");
   EXPECT_EQ(call(*client_, sp).status().code(), anim::v1::STATUS_OK);
-  EXPECT_TRUE(client_->list_assets());  // read-only commands need no token
-  EXPECT_TRUE(client_->stats());
+  // With a token configured every request needs one, read-only ones included.
+  auto list = client_->list_assets();
+  ASSERT_FALSE(list);
+  EXPECT_EQ(list.error().code, anim::v1::STATUS_UNAUTHENTICATED);
+  Request stats;
+  stats.mutable_stats();
+  stats.set_auth_token("wrong-token-but-long-enough");
+  EXPECT_EQ(call(*client_, stats).status().code(), anim::v1::STATUS_UNAUTHENTICATED);
 }
 
 TEST_F(Errors, CustomLimits) {

@@ -189,6 +189,34 @@ TEST(MeshDecode, DecodesLittleEndianArraysAndBounds) {
   EXPECT_EQ(out.bounds.max, glm::vec3(2, 3, 0));
 }
 
+TEST(MeshDecode, PerJointBoundsSkinnedByAPaletteBoundWhatIsDrawn) {
+  CpuMesh out;
+  std::string error;
+  ASSERT_TRUE(decode_mesh(triangle_mesh(), 2, out, error)) << error;
+  ASSERT_EQ(out.joint_bounds.size(), 2u);
+  // Joint 0 moves vertices 0 and 2, joint 1 vertices 1 and 2.
+  EXPECT_EQ(out.joint_bounds[0].min, glm::vec3(0, 0, -1));
+  EXPECT_EQ(out.joint_bounds[0].max, glm::vec3(0, 3, 0));
+  EXPECT_EQ(out.joint_bounds[1].min, glm::vec3(0, 0, -1));
+  EXPECT_EQ(out.joint_bounds[1].max, glm::vec3(2, 3, 0));
+  // Palette (3x4 rows): joint 0 scales by 100 (a mesh in centimetres-like bind units drawn in
+  // metres), joint 1 moves by (0, 0, 10). The drawn vertices are 0 -> (0,0,0),
+  // 1 -> (2,0,10), 2 -> 0.25 * (0,300,-100) + 0.75 * (0,3,9) = (0, 77.25, -18.25).
+  const std::vector<float> palette = {100, 0, 0, 0, 0, 100, 0, 0, 0, 0, 100, 0,  //
+                                      1,   0, 0, 0, 0, 1,   0, 0, 0, 0, 1,   10};
+  const Aabb box = skinned_bounds(out.joint_bounds, palette.data(), 2);
+  for (const glm::vec3 p : {glm::vec3(0, 0, 0), glm::vec3(2, 0, 10), glm::vec3(0, 77.25f, -18.25f)})
+    for (int i = 0; i < 3; ++i) {
+      EXPECT_LE(box.min[i], p[i]);
+      EXPECT_GE(box.max[i], p[i]);
+    }
+  // Tight on the joints' own boxes: joint 0's box scaled, joint 1's moved.
+  EXPECT_EQ(box.min, glm::vec3(0, 0, -100));
+  EXPECT_EQ(box.max, glm::vec3(2, 300, 10));
+  // A palette shorter than the box list uses only the joints it has.
+  EXPECT_EQ(skinned_bounds(out.joint_bounds, palette.data(), 1).max, glm::vec3(0, 300, 0));
+}
+
 TEST(MeshDecode, RejectsWrongSizesWithTheArrayNamed) {
   CpuMesh out;
   std::string error;

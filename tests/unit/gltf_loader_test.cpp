@@ -1,7 +1,8 @@
 // glTF loader on small files built in code (tests/support/gltf_test_files.h), with
 // expectations computed by hand: joint reordering and index maps, folding of non-joint
-// ancestors into root_transform, STEP / LINEAR / CUBICSPLINE channels, normalized rotations,
-// sparse accessors, byteStride, the three file layouts, warnings, and every bad-file case.
+// ancestors into root_transform (model space = scene space), rigidly attached meshes, merged skins,
+// STEP / LINEAR / CUBICSPLINE channels, normalized rotations, sparse accessors, byteStride, the
+// three file layouts, warnings, and every bad-file case.
 #include "anim/gltf_loader.h"
 
 #include <cmath>
@@ -168,18 +169,133 @@ TEST(GltfLoader, ReordersJointsParentFirstAndMapsIndices) {
   EXPECT_EQ(a.name, "rig_skeleton");
 }
 
-TEST(GltfLoader, FoldsNonJointAncestorsAndMeshNodeIntoRootTransform) {
+TEST(GltfLoader, ModelSpaceIsSceneSpaceWithNonJointAncestorsInRootTransform) {
   const Asset a = load_ok(make_rig().file.write_embedded("rig_root"));
-  // inverse(world(Body)) * world(Armature) = T(0,0,5) * T(1,2,3) S(2) = T(1,2,8) S(2).
-  expect_mat_near(a.skeleton.root_transform, translate(1, 2, 8) * scale(2));
-  // With inverse binds consistent with the rest pose, the rest palette is identity.
+  // The Armature's world matrix; the skinned mesh node's transform plays no part.
+  expect_mat_near(a.skeleton.root_transform, translate(1, 2, 3) * scale(2));
+  // palette = joint world * inverse bind; these inverse binds fold in world(Body), so at rest
+  // every palette is world(Body) = T(0,0,-5), as three.js draws it.
   std::vector<glm::mat4> model(2);
   std::vector<PaletteMatrix> palette(2);
   local_to_model(a.skeleton, a.skeleton.rest_pose, model);
   build_palette(a.skeleton, model, palette);
-  for (const PaletteMatrix& p : palette) expect_mat_near(p.to_mat4(), glm::mat4(1.0f));
-  // Child in model (Body) space: T(0,0,5) * T(1,8,3) S(2).
-  expect_mat_near(model[1], translate(1, 8, 8) * scale(2));
+  for (const PaletteMatrix& p : palette) expect_mat_near(p.to_mat4(), translate(0, 0, -5));
+  // Child in scene space: T(1,2,3) S(2) * T(0,1,0) * T(0,2,0).
+  expect_mat_near(model[1], translate(1, 8, 3) * scale(2));
+}
+
+// The scene-space position of vertex v skinned with the rest-pose palette.
+glm::vec3 skinned_at_rest(const Asset& a, int v) {
+  const int n = a.skeleton.num_joints();
+  std::vector<glm::mat4> model(n);
+  std::vector<PaletteMatrix> palette(n);
+  local_to_model(a.skeleton, a.skeleton.rest_pose, model);
+  build_palette(a.skeleton, model, palette);
+  glm::vec3 out(0.0f);
+  for (int k = 0; k < 4; ++k)
+    out += a.mesh.weights[v][k] *
+           glm::vec3(palette[a.mesh.joints[v][k]].to_mat4() * glm::vec4(a.mesh.positions[v], 1));
+  return out;
+}
+
+// A triangle mesh (positions only) appended to the file; returns the mesh index.
+int add_triangle_mesh(GltfFile& f, const std::string& name) {
+  const int pos = f.add_floats({0, 0, 0, 1, 0, 0, 0, 1, 0}, "VEC3", 3);
+  f.doc["meshes"].push_back(
+      {{"name", name}, {"primitives", {{{"attributes", {{"POSITION", pos}}}}}}});
+  return static_cast<int>(f.doc["meshes"].size()) - 1;
+}
+
+TEST(GltfLoader, ServesMeshesRigidlyAttachedToJointsInBindSpace) {
+  Rig rig = make_rig();
+  GltfFile& f = rig.file;
+  // Child -> Holder (non-joint, T(0,1,0)) -> Hat (mesh, rotated 90 deg about Z, not skinned).
+  const float s45 = std::sin(kPi / 4);
+  const int holder = f.add_node({{"name", "Holder"}, {"translation", {0, 1, 0}}}, rig.child);
+  const int hat = add_triangle_mesh(f, "hat");
+  f.add_node({{"name", "Hat"}, {"rotation", {0, 0, s45, s45}}, {"mesh", hat}}, holder);
+  // A mesh under no joint is scenery: not part of the character.
+  f.add_node({{"name", "Ground"}, {"mesh", hat}});
+  const Asset a = load_ok(f.write_embedded("rigid_hat"));
+  ASSERT_EQ(a.mesh.num_vertices(), 6);  // the skinned triangle, then the hat
+  ASSERT_EQ(a.mesh.submeshes.size(), 2u);
+  const int child = a.skeleton.find_joint("Child");
+  const glm::mat4 hat_world = translate(1, 8, 3) * scale(2) * translate(0, 1, 0) *
+                              glm::mat4_cast(glm::angleAxis(kPi / 2, glm::vec3(0, 0, 1)));
+  const glm::vec3 corners[3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}};
+  for (int v = 3; v < 6; ++v) {
+    EXPECT_EQ(a.mesh.joints[v][0], child);
+    EXPECT_EQ(a.mesh.weights[v], glm::vec4(1, 0, 0, 0));
+    // root x palette x bind vertex = the hat's vertex in scene space, as three.js draws it.
+    expect_vec3_near(skinned_at_rest(a, v), glm::vec3(hat_world * glm::vec4(corners[v - 3], 1)),
+                     1e-4f);
+  }
+  // Normals turn with the node: the hat faces +Z still (a rotation about Z).
+  expect_vec3_near(a.mesh.normals[4], {0, 0, 1});
+}
+
+TEST(GltfLoader, MirroredRigidPartKeepsItsTrianglesFrontFacing) {
+  Rig rig = make_rig();
+  GltfFile& f = rig.file;
+  const int mesh = add_triangle_mesh(f, "mirrored");
+  // Scale -1 in X mirrors the triangle: drawn as is its winding would turn clockwise.
+  f.add_node({{"name", "Mirror"}, {"scale", {-1, 1, 1}}, {"mesh", mesh}}, rig.root);
+  const Asset a = load_ok(f.write_embedded("mirrored"));
+  ASSERT_EQ(a.mesh.num_vertices(), 6);
+  const std::vector<uint32_t> tri(a.mesh.indices.begin() + 3, a.mesh.indices.end());
+  EXPECT_EQ(tri, (std::vector<uint32_t>{3, 5, 4}));  // reversed
+  // Front face still towards the viewer at +Z: counter-clockwise in scene space, normal +Z.
+  const glm::vec3 p0 = skinned_at_rest(a, tri[0]), p1 = skinned_at_rest(a, tri[1]),
+                  p2 = skinned_at_rest(a, tri[2]);
+  EXPECT_GT(glm::cross(p1 - p0, p2 - p0).z, 0.0f);
+  for (int v = 3; v < 6; ++v) EXPECT_NEAR(a.mesh.normals[v].z, 1.0f, 1e-5f);
+}
+
+TEST(GltfLoader, MergesSkinsThatShareJointsIntoOnePalette) {
+  Rig rig = make_rig();
+  GltfFile& f = rig.file;
+  const int extra = f.add_node({{"name", "Extra"}, {"translation", {0, 3, 0}}}, rig.child);
+  // Skin 1: Root and a joint of its own, bound in a space shifted by C = T(0,0,7) from skin
+  // 0's: its inverse binds are skin 0's * C, so its vertices move by C into skin 0's space.
+  const glm::mat4 body_world = translate(0, 0, -5);
+  const glm::mat4 c = translate(0, 0, 7);
+  const glm::mat4 root_ibm = glm::inverse(translate(1, 4, 3) * scale(2)) * body_world * c;
+  const glm::mat4 extra_ibm = glm::inverse(translate(1, 14, 3) * scale(2)) * body_world * c;
+  std::vector<float> ibm(32);
+  for (int i = 0; i < 16; ++i) {
+    ibm[i] = root_ibm[i / 4][i % 4];
+    ibm[16 + i] = extra_ibm[i / 4][i % 4];
+  }
+  f.doc["skins"].push_back(
+      {{"joints", {rig.root, extra}}, {"inverseBindMatrices", f.add_floats(ibm, "MAT4", 16)}});
+  const int pos = f.add_floats({0, 0, 0, 1, 0, 0, 0, 1, 0}, "VEC3", 3);
+  // Vertex 0 on Root, 1 on Extra, 2 half and half (skin 1 joint indices).
+  const int joints = f.add_data(std::vector<uint8_t>{0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0},
+                                animtest::kUnsignedByte, "VEC4", 4);
+  const int weights = f.add_floats({1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 0, 0}, "VEC4", 4);
+  f.doc["meshes"].push_back(
+      {{"name", "visor"},
+       {"primitives",
+        {{{"attributes", {{"POSITION", pos}, {"JOINTS_0", joints}, {"WEIGHTS_0", weights}}}}}}});
+  const int mesh = static_cast<int>(f.doc["meshes"].size()) - 1;
+  f.add_node({{"name", "Visor"}, {"mesh", mesh}, {"skin", 1}});
+  // Skin 2 shares nothing: its mesh is left out, with a warning.
+  const int lone = f.add_node({{"name", "Lone"}});
+  f.doc["skins"].push_back({{"joints", {lone}}});
+  f.add_node({{"name", "Other"}, {"mesh", mesh}, {"skin", 2}});
+
+  const Asset a = load_ok(f.write_embedded("two_skins"));
+  ASSERT_EQ(a.skeleton.num_joints(), 3);  // Child, Root from skin 0, then Extra
+  EXPECT_EQ(a.skeleton.source_of_joint[a.skeleton.find_joint("Extra")], 2);
+  ASSERT_EQ(a.mesh.num_vertices(), 6);
+  EXPECT_TRUE(has_warning(a, "shares no joint"));
+  // In skin 1 alone, at rest vertex v would be at world(Body) * C * v; merged, the same.
+  const glm::vec3 corners[3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}};
+  for (int v = 3; v < 6; ++v)
+    expect_vec3_near(skinned_at_rest(a, v),
+                     glm::vec3(body_world * c * glm::vec4(corners[v - 3], 1)), 1e-4f);
+  EXPECT_EQ(a.mesh.joints[3][0], a.skeleton.find_joint("Root"));
+  EXPECT_EQ(a.mesh.joints[4][0], a.skeleton.find_joint("Extra"));
 }
 
 TEST(GltfLoader, BuildsMeshWithStrideJointMapAndNormalizedWeights) {
@@ -420,7 +536,7 @@ TEST(GltfLoader, FoldsNonJointNodeBetweenJointsIntoTheLowerJoint) {
   ASSERT_EQ(a.skeleton.parents, (std::vector<int16_t>{-1, 0}));
   const glm::mat4 socket_m =
       translate(0, 0, 1) * glm::mat4_cast(glm::angleAxis(kPi / 2, glm::vec3(0, 1, 0))) * scale(2);
-  const glm::mat4 root_model = translate(1, 2, 8) * scale(2) * translate(0, 1, 0);
+  const glm::mat4 root_model = translate(1, 2, 3) * scale(2) * translate(0, 1, 0);
   // At t = 1 the Child channels give T(1,0,0), 45 deg about Z, scale 3 (see make_rig).
   const glm::mat4 child_local =
       translate(1, 0, 0) * glm::mat4_cast(glm::angleAxis(kPi / 4, glm::vec3(0, 0, 1))) * scale(3);
@@ -443,9 +559,9 @@ TEST(GltfLoader, FoldsDifferentParentSpacesOfRootJoints) {
   f.doc["skins"][0].erase("inverseBindMatrices");
   const Asset a = load_ok(f.write_embedded("root_spaces"));
   ASSERT_EQ(a.skeleton.parents, (std::vector<int16_t>{-1, 0, -1}));
-  // Model space is Body's (T(0,0,-5)); Other's world is T(0,5,0) T(3,0,0).
-  expect_mat_near(model_at(a, 0, 0.0f)[2], translate(0, 0, 5) * translate(3, 5, 0), 1e-5f);
-  expect_mat_near(model_at(a, 0, 0.0f)[0], translate(1, 2, 8) * scale(2) * translate(0, 1, 0),
+  // Model space is the scene's; Other's world is T(0,5,0) T(3,0,0).
+  expect_mat_near(model_at(a, 0, 0.0f)[2], translate(3, 5, 0), 1e-5f);
+  expect_mat_near(model_at(a, 0, 0.0f)[0], translate(1, 2, 3) * scale(2) * translate(0, 1, 0),
                   1e-5f);
 }
 

@@ -1,10 +1,10 @@
 #pragma once
 // libanimclient: a connection to animd.
 //
-// One Client is one TCP connection. Requests are sent with a fresh request_id and the
-// calling thread waits for the matching Reply (with a timeout). Stream frames pushed after
-// subscribe() are read by the client's own I/O thread and delivered either to a callback
-// (on that thread) or to a bounded queue read with next_frame().
+// One Client is one TCP connection, optionally TLS (ClientOptions::tls). Requests are sent with a
+// fresh request_id and the calling thread waits for the matching Reply (with a timeout). Stream
+// frames pushed after subscribe() are read by the client's own I/O thread and delivered either to a
+// callback (on that thread) or to a bounded queue read with next_frame().
 //
 // Thread safety: every method may be called from any thread; requests from several threads
 // are sent in turn and each waits for its own reply.
@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <variant>
+#include <vector>
 
 #include "anim/v1/envelope.pb.h"
 
@@ -81,6 +82,19 @@ struct ClientOptions {
   std::string auth_token;                        // sent with every request when non-empty
   size_t max_incoming_frame_bytes = 256u << 20;  // larger frames from the server: kProtocol
   size_t frame_queue_capacity = 1024;            // next_frame() queue; oldest dropped when full
+
+  // TLS (1.2 or 1.3 only). When `tls` is set the connection is encrypted and the server's
+  // certificate must chain to ca_file (PEM; the system's CA store when empty) and name
+  // server_name: an IP address is matched against the certificate's IP subjectAltNames, a
+  // host name against its DNS names (and sent as SNI). A failure is Error{kConnect,
+  // "TLS handshake with host:port failed: <reason>"}; connect_timeout covers the handshake.
+  bool tls = false;
+  std::string ca_file;
+  std::string server_name;  // empty = host
+  // A client certificate + its private key (PEM), for daemons that verify clients
+  // (animd --tls-client-ca). Both or neither.
+  std::string cert_file;
+  std::string key_file;
 };
 
 // Counters of what this connection received (for load tools).
@@ -104,6 +118,9 @@ class Client {
   // Sends `request` (its request_id is overwritten; auth_token filled from the options when
   // empty) and waits for the reply. Any reply, OK or not, is returned as a value: only
   // transport failures are Errors. timeout 0 = the options' request_timeout.
+  // A request above 32 KiB sent before any reply on this connection is preceded by a
+  // list_assets (the daemon accepts big frames only after a valid request); call_async does
+  // not do this.
   Result<anim::v1::Reply> call(anim::v1::Request request,
                                std::chrono::milliseconds timeout = std::chrono::milliseconds{0});
 
@@ -146,6 +163,10 @@ class Client {
   void set_frame_callback(FrameCallback callback);
   // The oldest queued frame, waiting up to `timeout`; nullopt on timeout or disconnect.
   std::optional<anim::v1::StreamFrame> next_frame(std::chrono::milliseconds timeout);
+
+  // Subscriptions the server ended on its own (a reader too slow to keep up, the daemon's
+  // stream budget), oldest first (the last 64). No frames of those follow.
+  std::vector<anim::v1::SubscriptionEnded> ended_subscriptions() const;
 
   bool connected() const;
   ClientCounters counters() const;

@@ -121,6 +121,16 @@ class Animator {
   // Replaces the target (same space as the goal's) and weight of an existing goal.
   Status update_ik_target(int goal_id, const glm::vec3& target, float weight);
   Status clear_ik_goal(int goal_id);
+  // Scales the iterations of every CCD/FABRIK goal by `scale` in (0, 1] (at least one sweep
+  // each): how a host with an IK budget degrades when too much IK is asked of it. 1 = as
+  // each goal asks. Values outside (0, 1] or NaN are clamped to 1.
+  void set_ik_iteration_scale(float scale) {
+    ik_iteration_scale_ = scale > 0.0f && scale < 1.0f ? scale : 1.0f;
+  }
+  float ik_iteration_scale() const { return ik_iteration_scale_; }
+  // Joint-iterations the goals ask for per update (sum of max_iterations x chain length of
+  // the iterative goals; a two-bone goal counts as its chain length).
+  uint64_t ik_cost() const;
 
   // The character's placement in the world (model space -> world space); used for
   // world-space IK targets and reported to clients. Must be finite with non-zero scale.
@@ -201,6 +211,7 @@ class Animator {
   int next_layer_id_ = 1;
   std::vector<Goal> goals_;
   int next_goal_id_ = 1;
+  float ik_iteration_scale_ = 1.0f;
 
   Pose pose_;
   std::vector<Transform> scratch_;  // one clip sample, num_joints entries

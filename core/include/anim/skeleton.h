@@ -34,9 +34,12 @@ class Skeleton {
   std::vector<int> source_of_joint;     // joint index here -> index in the source file
   std::vector<int> joint_of_source;     // index in the source file -> joint index here
 
-  // Model space is the space of the skinned mesh. root_transform maps the parent space of
-  // the root joints into model space: it folds in non-joint ancestor nodes (glTF "Armature",
-  // "Z_UP" nodes) and the inverse of the mesh node's world transform.
+  // Model space is the asset's scene space (docs/protocol.md, "Spaces"): Y up; glTF: the
+  // default scene's space in metres, MD5: Doom units. root_transform maps the parent space of
+  // the root joints into it: glTF folds in the root joints' non-joint ancestor nodes
+  // ("Armature", "Z_UP", 0.01 unit scales), MD5 the Z-up -> Y-up turn. So model matrices are
+  // the joints' scene-space matrices and a palette (model x inverse_bind) maps the bind-pose
+  // mesh into scene space; IK targets and pose queries use this space too.
   glm::mat4 root_transform{1.0f};
 
   int num_joints() const { return static_cast<int>(parents.size()); }

@@ -1,6 +1,8 @@
 #pragma once
 // SkinnedMesh: the render data a client needs to draw a character with GPU skinning.
-// Vertices are in model space at bind pose (the space the palette maps from).
+// Vertices are in bind space: the space the palette maps from (palette[j] x vertex = the
+// vertex in the asset's scene space, see Skeleton). For glTF that is the skinned meshes'
+// vertex data as stored; meshes rigidly attached to a joint are moved into it on load.
 //
 // Invariants: every per-vertex array has num_vertices() entries (uvs may be empty when the
 // source has none); the 4 weights of a vertex are >= 0 and sum to 1 (within 1e-5); joint

@@ -18,6 +18,7 @@ enum class StatusCode {
   kDataLoss,            // a file is truncated or internally inconsistent
   kUnimplemented,       // a valid feature this runtime does not support
   kResourceExhausted,   // a configured limit was hit
+  kPermissionDenied,    // the caller may not act on this object (e.g. another client's character)
 };
 
 // Short stable name for a code ("invalid_argument", ...), for logs and metrics.

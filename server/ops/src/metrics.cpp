@@ -73,11 +73,11 @@ void counter(std::string& out, std::string_view name, std::string_view help, con
   sample(out, name, "", std::to_string(c.value()));
 }
 
-// Label values of anim.v1.StatusCode 0..9 (types.proto), without the STATUS_ prefix.
+// Label values of anim.v1.StatusCode 0..10 (types.proto), without the STATUS_ prefix.
 constexpr std::array<std::string_view, kStatusCodeCount> kCodeLabels = {
     "OK",        "INVALID_ARGUMENT", "NOT_FOUND",          "FAILED_PRECONDITION",
     "DATA_LOSS", "UNIMPLEMENTED",    "RESOURCE_EXHAUSTED", "UNAUTHENTICATED",
-    "INTERNAL",  "UNAVAILABLE"};
+    "INTERNAL",  "UNAVAILABLE",      "PERMISSION_DENIED"};
 
 }  // namespace
 

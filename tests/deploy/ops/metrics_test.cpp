@@ -25,7 +25,7 @@ struct Values {
   unsigned long b[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   std::string sum = "0";
   unsigned long overruns = 0, bytes_in = 0, bytes_out = 0, sent = 0, dropped = 0, requests = 0;
-  unsigned long errors[10] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0};  // 1..9 by code, [0] = OTHER
+  unsigned long errors[11] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};  // 1..10 by code, [0] = OTHER
 };
 
 std::string expected(const Values& v) {
@@ -82,10 +82,11 @@ std::string expected(const Values& v) {
   s += "# HELP animd_request_errors_total Requests answered with a non-OK status, by status "
        "code.\n";
   s += "# TYPE animd_request_errors_total counter\n";
-  const char* codes[9] = {"INVALID_ARGUMENT", "NOT_FOUND",     "FAILED_PRECONDITION",
-                          "DATA_LOSS",        "UNIMPLEMENTED", "RESOURCE_EXHAUSTED",
-                          "UNAUTHENTICATED",  "INTERNAL",      "UNAVAILABLE"};
-  for (int c = 1; c <= 9; ++c) {
+  const char* codes[10] = {"INVALID_ARGUMENT", "NOT_FOUND",     "FAILED_PRECONDITION",
+                           "DATA_LOSS",        "UNIMPLEMENTED", "RESOURCE_EXHAUSTED",
+                           "UNAUTHENTICATED",  "INTERNAL",      "UNAVAILABLE",
+                           "PERMISSION_DENIED"};
+  for (int c = 1; c <= 10; ++c) {
     s += std::string("animd_request_errors_total{code=\"") + codes[c - 1] + "\"} " +
          n(v.errors[c]) + "\n";
   }
@@ -201,7 +202,8 @@ TEST(Metrics, StatusCodeLabels) {
   EXPECT_EQ(animops::status_code_label(0), "OK");
   EXPECT_EQ(animops::status_code_label(1), "INVALID_ARGUMENT");
   EXPECT_EQ(animops::status_code_label(9), "UNAVAILABLE");
-  EXPECT_EQ(animops::status_code_label(10), "OTHER");
+  EXPECT_EQ(animops::status_code_label(10), "PERMISSION_DENIED");
+  EXPECT_EQ(animops::status_code_label(11), "OTHER");
   EXPECT_EQ(animops::status_code_label(-1), "OTHER");
 }
 

@@ -74,7 +74,7 @@ struct BuildInfo {
 
 // Number of request_errors_total{code=...} series: anim.v1.StatusCode 0..9 plus "OTHER"
 // for codes this build does not know (a newer daemon part talking to an older ops lib).
-inline constexpr int kStatusCodeCount = 10;
+inline constexpr int kStatusCodeCount = 11;
 
 // Label value for a status code: "INVALID_ARGUMENT", ... (anim.v1.StatusCode without the
 // STATUS_ prefix); "OTHER" for codes outside 1..9. Code 0 (OK) is not an error: "OK".

@@ -1,0 +1,103 @@
+#include "stream_encoder.h"
+
+#include <algorithm>
+
+#include "anim/v1/envelope.pb.h"
+#include "proto_convert.h"
+
+namespace animd {
+
+std::unique_ptr<std::string> frame_message(const anim::v1::ServerMessage& message) {
+  const size_t size = message.ByteSizeLong();
+  auto out = std::make_unique<std::string>(4 + size, '\0');
+  auto* p = reinterpret_cast<uint8_t*>(out->data());
+  p[0] = static_cast<uint8_t>(size);
+  p[1] = static_cast<uint8_t>(size >> 8);
+  p[2] = static_cast<uint8_t>(size >> 16);
+  p[3] = static_cast<uint8_t>(size >> 24);
+  message.SerializeWithCachedSizesToArray(p + 4);
+  return out;
+}
+
+namespace {
+// Bytes a character adds to a frame: its fields plus tag and length (upper bound).
+size_t character_bytes(const SnapshotCharacter& c) {
+  return 64 + c.asset->name.size() + size_t{c.num_joints} * 48 + 8;
+}
+}  // namespace
+
+void encode_stream_frame(StreamSubscription& sub, const Snapshot& snap, uint32_t dropped,
+                         int64_t unix_time_us, size_t max_part_bytes, EncodedFrame& out) {
+  out.messages.clear();
+  out.bytes = 0;
+  // One scratch message per network thread: its repeated fields keep their capacity between
+  // frames without every connection holding a frame-sized buffer.
+  thread_local anim::v1::ServerMessage scratch;
+
+  std::vector<const SnapshotCharacter*> chars;
+  std::vector<uint32_t> despawned;
+  if (sub.all) {
+    for (uint32_t id : sub.last_ids)
+      if (!snap.find(id)) despawned.push_back(id);
+    sub.last_ids.clear();
+    for (const auto& c : snap.characters) {
+      chars.push_back(&c);
+      sub.last_ids.push_back(c.id);
+    }
+  } else {
+    std::erase_if(sub.ids, [&](uint32_t id) {
+      if (const SnapshotCharacter* c = snap.find(id)) {
+        chars.push_back(c);
+        return false;
+      }
+      despawned.push_back(id);
+      return true;
+    });
+  }
+
+  // Split the characters into parts whose estimated size fits the bound (at least one
+  // character per part, so a part may exceed it only if one character alone does).
+  const size_t header = 64 + despawned.size() * 5;
+  std::vector<size_t> part_starts{0};
+  size_t size = header;
+  for (size_t i = 0; i < chars.size(); ++i) {
+    const size_t b = character_bytes(*chars[i]);
+    if (size + b > max_part_bytes && i > part_starts.back()) {
+      part_starts.push_back(i);
+      size = header;
+    }
+    size += b;
+  }
+  const auto parts = static_cast<uint32_t>(part_starts.size());
+  for (uint32_t p = 0; p < parts; ++p) {
+    scratch.Clear();
+    auto* f = scratch.mutable_frame();
+    f->set_subscription_id(sub.id);
+    f->set_tick(snap.tick);
+    f->set_server_time(snap.server_time);
+    f->set_server_unix_time_us(unix_time_us);
+    if (parts > 1) {
+      f->set_part(p);
+      f->set_parts(parts);
+    }
+    if (p == 0) {
+      for (uint32_t id : despawned) f->add_despawned(id);
+      f->set_dropped_since_last(dropped);
+    }
+    const size_t end = p + 1 < parts ? part_starts[p + 1] : chars.size();
+    for (size_t i = part_starts[p]; i < end; ++i) {
+      const SnapshotCharacter& c = *chars[i];
+      auto* cf = f->add_characters();
+      cf->set_character_id(c.id);
+      cf->set_asset(c.asset->name);
+      to_proto(c.root, cf->mutable_root());
+      append_palette(snap.palettes.data() + c.palette_offset, c.num_joints, cf->mutable_palette());
+    }
+    auto bytes = frame_message(scratch);
+    out.bytes += bytes->size();
+    out.messages.push_back(std::move(bytes));
+  }
+  sub.last_bytes = out.bytes;
+}
+
+}  // namespace animd

@@ -1,0 +1,44 @@
+#pragma once
+// Stream encoding: one subscription's frame for one tick, as ready-to-send wire messages
+// (4-byte length + ServerMessage). Runs on the network threads, from an immutable Snapshot.
+//
+// A frame larger than `max_part_bytes` is split into several messages (StreamFrame.part /
+// parts, same tick), each under the bound, so a big world never produces a frame that no
+// write queue can hold. Character order is the snapshot's (by id).
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "anim/v1/envelope.pb.h"
+#include "snapshot.h"
+
+namespace animd {
+
+// What a subscription streams and its bookkeeping between frames.
+struct StreamSubscription {
+  uint32_t id = 0;
+  bool all = false;
+  std::vector<uint32_t> ids;       // explicit ids, sorted; despawned ones are removed
+  std::vector<uint32_t> last_ids;  // all_characters: ids in the previous frame sent
+  uint32_t divisor = 1;            // every Nth tick
+  uint64_t start_tick = 0;         // the tick the subscribe took effect
+  size_t last_bytes = 0;           // size of the last frame encoded (all parts)
+};
+
+struct EncodedFrame {
+  std::vector<std::unique_ptr<std::string>> messages;  // one per part, in order
+  size_t bytes = 0;                                    // all messages together
+};
+
+// Encodes `sub`'s frame of `snap` (updating its despawn bookkeeping). `dropped`: frames of the
+// connection dropped since the last one sent (carried by part 0). `unix_time_us`: the
+// encode time stamp.
+void encode_stream_frame(StreamSubscription& sub, const Snapshot& snap, uint32_t dropped,
+                         int64_t unix_time_us, size_t max_part_bytes, EncodedFrame& out);
+
+// Serializes a ServerMessage with its 4-byte little-endian length prefix.
+std::unique_ptr<std::string> frame_message(const anim::v1::ServerMessage& message);
+
+}  // namespace animd
