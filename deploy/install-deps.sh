@@ -19,6 +19,8 @@ PACKAGES=(
   libglfw3-dev libglew-dev libgl-dev xvfb xauth libgl1-mesa-dri
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
+  # fuzzing (the fuzz preset: clang with libFuzzer)
+  clang libfuzzer-14-dev
 )
 
 missing=()

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace anim {
 
@@ -14,11 +15,24 @@ glm::quat lerp_value(const glm::quat& a, const glm::quat& b, float u) {
   return slerp_shortest(a, b, u);
 }
 
-glm::vec3 finish(const glm::vec3& v) {
+// `fallback` is the segment's first key (unit for rotations), used when a cubic rotation
+// comes out as zero. Dividing by the largest component first keeps huge rotations from
+// overflowing the length (which turned them into zero or NaN: found by fuzz/gltf_fuzz.cpp).
+glm::vec3 finish(const glm::vec3& v, const glm::vec3&) {
   return v;
 }
-glm::quat finish(const glm::quat& q) {
-  return glm::normalize(q);
+glm::quat finish(const glm::quat& q, const glm::quat& fallback) {
+  const float m = std::max({std::abs(q.w), std::abs(q.x), std::abs(q.y), std::abs(q.z)});
+  if (!(m > 0.0f)) return fallback;
+  return glm::normalize(q / m);
+}
+
+// Largest absolute component (vec3 and quat alike).
+template <class V>
+float max_abs(const V& v) {
+  float m = 0.0f;
+  for (int c = 0; c < V::length(); ++c) m = std::max(m, std::abs(v[c]));
+  return m;
 }
 
 bool finite_value(const glm::vec3& v) {
@@ -55,15 +69,37 @@ Status Channel<V>::finalize(const std::string& what) {
   if (times.front() < 0.0f) return invalid_argument(what + ": negative key time");
   for (const V& v : values)
     if (!finite_value(v)) return invalid_argument(what + ": key value is NaN or infinite");
+  if (per_key == 3) {
+    // Each term of a Hermite segment is at most |p0|, |p1|, |m0| dt or |m1| dt in size, so when
+    // their sum stays well inside the float range no sample can overflow to infinity.
+    // Rotation values count as 1: they are normalized below.
+    auto value_size = [](const V& v) -> double {
+      return std::is_same_v<V, glm::quat> ? 1.0 : max_abs(v);
+    };
+    for (size_t i = 0; i + 1 < n; ++i) {
+      const double dt = static_cast<double>(times[i + 1]) - times[i];
+      const double bound = value_size(values[3 * i + 1]) + value_size(values[3 * i + 4]) +
+                           (double{max_abs(values[3 * i + 2])} + max_abs(values[3 * i + 3])) * dt;
+      if (!(bound <= 0.25 * std::numeric_limits<float>::max()))
+        return invalid_argument(what + ": cubic spline values and tangents between keys " +
+                                std::to_string(i) + " and " + std::to_string(i + 1) +
+                                " are too large to interpolate");
+    }
+  }
   if constexpr (std::is_same_v<V, glm::quat>) {
     // Check every key before normalizing any, so that a rejected channel is left unchanged.
     const size_t value_offset = per_key == 3 ? 1 : 0;
-    for (size_t i = 0; i < n; ++i)
-      if (!(glm::length(values[i * per_key + value_offset]) > 1e-6f))
+    // Lengths are taken after dividing by the largest component: squaring components above
+    // ~1.8e19 overflows, and dividing by that infinite length gave zero quaternions.
+    for (size_t i = 0; i < n; ++i) {
+      const glm::quat& q = values[i * per_key + value_offset];
+      const float m = max_abs(q);
+      if (!(m > 0.0f) || !(m * glm::length(q / m) > 1e-6f))
         return invalid_argument(what + ": zero-length rotation key " + std::to_string(i));
+    }
     for (size_t i = 0; i < n; ++i) {
       glm::quat& q = values[i * per_key + value_offset];
-      q = q / glm::length(q);
+      q = glm::normalize(q / max_abs(q));
     }
   }
   lookup = KeyLookup(times);
@@ -95,7 +131,7 @@ V Channel<V>::sample(float t) const {
       const V m0 = values[3 * i + 2] * dt;  // out-tangent of key i
       const V& p1 = values[3 * (i + 1) + 1];
       const V m1 = values[3 * (i + 1)] * dt;  // in-tangent of key i+1
-      return finish(hermite(p0, m0, p1, m1, u));
+      return finish(hermite(p0, m0, p1, m1, u), p0);
     }
   }
   return value_at(i);

@@ -234,9 +234,12 @@ Status read_primitive(const Context& ctx, const tinygltf::Primitive& prim, const
   } else {
     generate_normals(p);
   }
+  // Divided by the largest component before normalizing: squaring a component above ~1.8e19
+  // overflows a float, and dividing by that infinite length gave a zero "normal" (found by
+  // fuzz/gltf_fuzz.cpp). Generated normals of huge triangles can be infinite: those get +Y.
   for (glm::vec3& n : p->normals) {
-    const float len = glm::length(n);
-    n = len > 1e-20f ? n / len : glm::vec3(0.0f, 1.0f, 0.0f);
+    const float m = std::max({std::abs(n.x), std::abs(n.y), std::abs(n.z)});
+    n = m > 1e-20f && std::isfinite(m) ? glm::normalize(n / m) : glm::vec3(0.0f, 1.0f, 0.0f);
   }
 
   if (const int ua = attribute(prim, "TEXCOORD_0"); ua >= 0) {

@@ -290,9 +290,11 @@ Status build_mesh_asset(const std::string& path, const MeshFile& file, Asset& as
     mesh.normals[b] += n;
     mesh.normals[c] += n;
   }
+  // Divided by the largest component first, so that neither squares overflowing (huge
+  // triangles) nor denormal squares losing precision (tiny ones) make a normal non-unit.
   for (glm::vec3& n : mesh.normals) {
-    const float len = glm::length(n);
-    n = len > 0.0f && std::isfinite(len) ? n / len : glm::vec3(0.0f, 1.0f, 0.0f);
+    const float m = std::max({std::abs(n.x), std::abs(n.y), std::abs(n.z)});
+    n = m > 0.0f && std::isfinite(m) ? glm::normalize(n / m) : glm::vec3(0.0f, 1.0f, 0.0f);
   }
   return Status::ok();
 }

@@ -43,7 +43,9 @@ struct Channel {
 
   // Checks sizes, finiteness and ordering, normalizes quaternion key values (for
   // kCubicSpline the middle value of each triple; tangents are left as they are) and
-  // builds the lookup table. `what` names the channel in the error message.
+  // builds the lookup table. `what` names the channel in the error message. kCubicSpline
+  // segments whose values plus tangents x segment duration exceed a quarter of the float
+  // range are refused, so that every sample is finite.
   Status finalize(const std::string& what);
 
   // Value at time t (seconds). Before the first key: the first value; after the last: the

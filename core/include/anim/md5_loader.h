@@ -17,6 +17,8 @@
 // See docs/loader-md5.md.
 
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "anim/asset.h"
@@ -27,5 +29,14 @@ namespace anim {
 // Asset::name is the mesh file's stem; Asset::source lists the files, separated by "; ".
 // Anim files must have distinct stems (clip names are unique within an asset).
 Expected<Asset> load_md5(const std::string& mesh_path, const std::vector<std::string>& anim_paths);
+
+// The same loader on texts already in memory (uploads, fuzzing); load_md5 reads the files and
+// calls this. `label` stands for the mesh file's path: Asset::name is its stem and mesh errors
+// name it. Each anim is (stem, text): the stem is the clip name (distinct stems required) and
+// its errors name "<stem>.md5anim". Asset::source is the label, then "; <stem>.md5anim" per anim.
+// Nothing is read from disk.
+Expected<Asset> load_md5_from_memory(
+    std::string_view mesh_text, const std::vector<std::pair<std::string, std::string_view>>& anims,
+    const std::string& label);
 
 }  // namespace anim

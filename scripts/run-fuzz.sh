@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (the `fuzz` preset) and runs each one for a bounded time:
+# first its regression inputs (fuzz/regressions/<target>/, each must run clean), then
+# fuzzing from its seeds for SECONDS_PER_TARGET (default 20). One summary line per target.
+# Exits non-zero if any target crashes, leaks, times out or fails a property check; the
+# input that did it is saved as build/fuzz/artifacts/<target>/crash-* (see docs/security.md).
+#
+# Usage: scripts/run-fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
+#   FUZZ_RUNS=N  also stop each target after N executions (long runs: docs/security.md);
+#                SECONDS_PER_TARGET 0 then means no time limit.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+SECONDS_PER_TARGET=${1:-20}
+shift || true
+BUILD=$ROOT/build/fuzz
+
+cmake --preset fuzz >/dev/null || { echo "run-fuzz: configure failed" >&2; exit 1; }
+cmake --build --preset fuzz -j"${FUZZ_BUILD_JOBS:-2}" || { echo "run-fuzz: build failed" >&2; exit 1; }
+
+if [ $# -gt 0 ]; then targets=("$@"); else mapfile -t targets < "$BUILD/fuzz/targets.txt"; fi
+failed=0
+summary=()
+for t in "${targets[@]}"; do
+  [ -n "$t" ] || continue
+  bin=$BUILD/fuzz/bin/$t
+  [ -x "$bin" ] || { echo "run-fuzz: no target $t" >&2; failed=1; continue; }
+  corpus=$BUILD/fuzz/corpus/$t          # grows as the fuzzer finds new coverage
+  artifacts=$BUILD/fuzz/artifacts/$t/
+  log=$BUILD/fuzz/logs/$t.log
+  mkdir -p "$corpus" "$artifacts" "$(dirname "$log")"
+  seeds=()
+  for d in "$ROOT/fuzz/seeds/$t" "$BUILD/fuzz/seeds/$t"; do [ -d "$d" ] && seeds+=("$d"); done
+
+  # 1. Regressions: every reproducer of a fixed crash is run once.
+  regressions=0
+  if [ -d "$ROOT/fuzz/regressions/$t" ]; then
+    mapfile -t repro < <(find "$ROOT/fuzz/regressions/$t" -type f ! -name '*.md' | sort)
+    regressions=${#repro[@]}
+    if [ "$regressions" -gt 0 ] &&
+       ! "$bin" -runs=1 "${repro[@]}" > "$BUILD/fuzz/logs/$t.regressions.log" 2>&1; then
+      echo "run-fuzz: $t: a regression input fails again (log: $BUILD/fuzz/logs/$t.regressions.log)" >&2
+      tail -30 "$BUILD/fuzz/logs/$t.regressions.log" >&2
+      summary+=("$(printf '%-14s REGRESSION FAILED' "$t")")
+      failed=1
+      continue
+    fi
+  fi
+
+  # 2. Fuzzing, bounded by time (or by FUZZ_RUNS executions).
+  marker=$BUILD/fuzz/logs/$t.start
+  touch "$marker"
+  limit=(-max_total_time="$SECONDS_PER_TARGET")  # 0: no time limit
+  [ -n "${FUZZ_RUNS:-}" ] && limit+=(-runs="$FUZZ_RUNS")
+  "$bin" "${limit[@]}" -timeout=25 -rss_limit_mb=2048 -print_final_stats=1 \
+    -artifact_prefix="$artifacts" "$corpus" "${seeds[@]}" > "$log" 2>&1
+  rc=$?
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+  rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+  crashes=$(find "$artifacts" -type f -newer "$marker" 2>/dev/null | wc -l)
+  if [ $rc -ne 0 ]; then
+    crashes=$(( crashes > 0 ? crashes : 1 ))
+    failed=1
+    echo "run-fuzz: $t FAILED (exit $rc); log: $log" >&2
+    grep -m1 -A30 -E '^==[0-9]+==ERROR|FUZZ_CHECK failed|runtime error|ERROR: libFuzzer' "$log" >&2
+  fi
+  summary+=("$(printf '%-14s executions %-10s exec/s %-7s crashes %s  regressions %s  corpus %s' \
+    "$t" "${execs:-?}" "${rate:-?}" "$crashes" "$regressions" "$(ls "$corpus" | wc -l)")")
+done
+
+echo "== fuzz summary (at most ${FUZZ_RUNS:+$FUZZ_RUNS runs and }$SECONDS_PER_TARGET s per target; 0 s = no limit) =="
+printf '%s\n' "${summary[@]}"
+exit $failed
