@@ -2,6 +2,7 @@
 // What network and loader threads hand to the tick thread, and how replies get back.
 
 #include <cstdint>
+#include <iterator>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -56,12 +57,19 @@ class CommandQueue {
     std::lock_guard lock(mutex_);
     pending_.push_back(std::move(command));
   }
-  // Moves every queued command into `out` (cleared first) and keeps out's old buffer for
-  // reuse, so steady-state ticks do not allocate here.
-  void take(std::vector<Command>& out) {
+  // Moves the oldest `max` queued commands (all when fewer) into `out` (cleared first); the
+  // rest wait for the next tick, so one tick's command work is bounded. With everything
+  // taken, out's old buffer is kept for reuse (steady-state ticks do not allocate here).
+  void take(std::vector<Command>& out, size_t max = SIZE_MAX) {
     out.clear();
     std::lock_guard lock(mutex_);
-    std::swap(out, pending_);
+    if (pending_.size() <= max) {
+      std::swap(out, pending_);
+      return;
+    }
+    out.assign(std::make_move_iterator(pending_.begin()),
+               std::make_move_iterator(pending_.begin() + static_cast<std::ptrdiff_t>(max)));
+    pending_.erase(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(max));
   }
 
  private:

@@ -81,6 +81,10 @@ std::optional<int> parse_config(int argc, char** argv, Config& c) {
                  "Requests of all connections waiting for the tick")
       ->check(CLI::Range(1u, 10000000u))
       ->capture_default_str();
+  app.add_option("--max-commands-per-tick", c.max_commands_per_tick,
+                 "Requests applied in one tick (oldest first); the rest wait for the next")
+      ->check(CLI::Range(1u, 10000000u))
+      ->capture_default_str();
   app.add_option("--max-assets", c.max_assets, "Loaded assets (the built-in one included)")
       ->check(CLI::Range(1u, 100000u))
       ->capture_default_str();

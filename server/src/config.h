@@ -39,8 +39,9 @@ struct Config {
   uint32_t max_connections_per_address = 128;
   uint32_t max_pending_commands_per_connection = 64;  // requests waiting for the tick
   uint32_t max_queued_commands = 16384;               // all connections, waiting for the tick
-  uint32_t max_assets = 256;                          // loaded assets, built-in included
-  size_t max_asset_bytes_total = size_t{1} << 30;     // their memory (mesh, clips, skeleton)
+  uint32_t max_commands_per_tick = 4096;           // applied per tick (oldest first); the rest wait
+  uint32_t max_assets = 256;                       // loaded assets, built-in included
+  size_t max_asset_bytes_total = size_t{1} << 30;  // their memory (mesh, clips, skeleton)
   uint64_t ik_budget = 200000;  // IK joint-iterations per tick, whole daemon (see docs)
 
   // Bounded memory before trust, and for everyone.

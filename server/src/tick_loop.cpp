@@ -46,7 +46,7 @@ void TickLoop::run() {
     const auto t0 = Clock::now();
     ++tick;  // tick 0 never runs: replies of tick 0 mean "not tied to a tick"
     const double server_time = std::chrono::duration<double>(t0 - start).count();
-    commands_.take(batch);
+    commands_.take(batch, config_.max_commands_per_tick);
     world_.apply(batch, tick, server_time);
     batch.clear();
     SnapshotPtr snap = world_.update(dt, tick, server_time, degrade);

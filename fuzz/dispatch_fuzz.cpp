@@ -1,0 +1,107 @@
+// Fuzz target: the request dispatcher against a live World. The input is a sequence of
+// length-prefixed Requests (1-byte length, then that many bytes; a length byte of 0 runs a
+// tick instead), sent by one of three connections (the byte after a request picks which) to
+// a World holding the built-in character. Commands are applied at increasing ticks and the
+// world is updated between them, as the tick loop does.
+// Checked: no crash or sanitizer report; every command gets exactly one reply; every palette
+// in every snapshot is finite (no bad input may put a NaN into a stream).
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <vector>
+
+#include "anim/builtin_character.h"
+#include "world.h"
+
+namespace {
+void require(bool ok, const char* what) {
+  if (ok) return;
+  std::fprintf(stderr, "dispatch_fuzz: %s\n", what);
+  std::abort();
+}
+
+struct CountingSink : animd::ReplySink {
+  size_t replies = 0;
+  void deliver(uint64_t, anim::v1::Reply, size_t) override { ++replies; }
+};
+
+std::shared_ptr<anim::Asset> builtin() {
+  static const auto asset = [] {
+    auto a = std::make_shared<anim::Asset>(anim::make_builtin_character());
+    a->name = "builtin";
+    return a;
+  }();
+  return asset;
+}
+
+void check_snapshot(const animd::Snapshot& snap) {
+  for (const auto& m : snap.palettes)
+    for (float v : m.m) require(std::isfinite(v), "non-finite palette value");
+}
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  static animd::Config config = [] {
+    animd::Config c;
+    c.max_characters = 16;
+    c.max_characters_per_connection = 8;
+    c.history_seconds = 0.1;
+    c.ik_budget = 5000;
+    c.orphan_grace_s = 0.05;
+    return c;
+  }();
+  static animd::Metrics metrics;
+  static animd::WorkerPool pool(1);
+  animd::AssetCatalog catalog;
+  animd::ByteBudget outbound(1 << 20);
+  animd::World world(config, metrics, catalog, pool, &outbound);
+  require(static_cast<bool>(world.add_asset(builtin())), "builtin asset");
+
+  auto sink = std::make_shared<CountingSink>();
+  std::vector<animd::Command> batch;
+  uint64_t tick = 1, seq = 0;
+  size_t sent = 0;
+  auto run_tick = [&] {
+    world.apply(batch, tick, double(tick) / 60.0);
+    batch.clear();
+    auto snap = world.update(1.0f / 60.0f, tick, double(tick) / 60.0, tick % 3 == 0);
+    check_snapshot(*snap);
+    ++tick;
+  };
+  size_t pos = 0;
+  while (pos < size) {
+    const size_t len = data[pos++];
+    if (len == 0 || pos + len > size) {
+      run_tick();
+      if (len != 0) break;
+      continue;
+    }
+    animd::Command c;
+    if (!c.request.ParseFromArray(data + pos, static_cast<int>(len))) {
+      pos += len;
+      continue;
+    }
+    pos += len;
+    const uint8_t who = pos < size ? data[pos++] : 0;
+    c.kind = animd::Command::Kind::kRequest;
+    c.session_id = 1 + who % 3;
+    c.owner = (who & 4) ? 0 : 1000 + who % 2;  // token owners, or per-connection
+    c.seq = seq++;
+    c.sink = sink;
+    c.subscription_id = c.request.has_subscribe() ? uint32_t(seq) : 0;
+    batch.push_back(std::move(c));
+    ++sent;
+    if ((who & 8) != 0) {  // a connection closes
+      animd::Command closed;
+      closed.kind = animd::Command::Kind::kSessionClosed;
+      closed.session_id = 1 + who % 3;
+      batch.push_back(std::move(closed));
+    }
+  }
+  run_tick();
+  require(sink->replies == sent, "a command without exactly one reply");
+  return 0;
+}
