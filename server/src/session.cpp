@@ -587,6 +587,18 @@ void Session::end_subscriptions(const std::string& reason, std::vector<uint32_t>
   if (subscriptions_.empty()) {
     dropping_since_.reset();
     dropped_since_last_ = 0;
+    // Frames queued behind a reader that does not read would hold the daemon's outbound
+    // budget for good: drop them (the ones being written stay).
+    for (size_t i = in_flight_; i < out_.size();) {
+      if (!out_[i].stream) {
+        ++i;
+        continue;
+      }
+      queued_bytes_ -= out_[i].bytes->size();
+      budget_bytes_ -= out_[i].drawn;
+      server_.stream_budget().release(out_[i].drawn);
+      out_.erase(out_.begin() + static_cast<std::ptrdiff_t>(i));
+    }
   }
   // The World stops counting this connection as a watcher (no reply wanted).
   for (uint32_t id : ids) {
