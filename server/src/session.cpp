@@ -768,8 +768,10 @@ void Session::close(const std::string& reason) {
              normal ? "session closed" : "session closed: " + reason, line);
   drain_timer_.cancel();
   watchdog_timer_.cancel();
-  transport_.close();
+  // The inbound budget comes back before the peer can see the close (others may be waiting
+  // for it).
   reader_.release();
+  transport_.close();
   // out_ stays until the session is destroyed: an aborted write may still name its buffers.
   for (auto& [seq, ready] : ready_replies_) server_.stream_budget().release(ready.drawn);
   ready_replies_.clear();
