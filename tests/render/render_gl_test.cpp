@@ -13,6 +13,7 @@
 
 #include "gl_context.h"
 #include "palette_buffer.h"
+#include "process_tmp_dir.h"
 #include "render_target.h"
 #include "renderer.h"
 #include "screenshot.h"
@@ -209,8 +210,7 @@ TEST_F(RenderGl, MultisampledTargetResolvesAndPngRoundTrips) {
   pixels[0] = 10;
   pixels[1] = 20;
   pixels[2] = 30;
-  std::filesystem::create_directories(ANIMD_TEST_TMP_DIR);
-  std::string path = std::string(ANIMD_TEST_TMP_DIR) + "/render_gl_roundtrip.png";
+  std::string path = (animtest::process_tmp_dir() / "render_gl_roundtrip.png").string();
   ASSERT_TRUE(write_png(path, 64, 32, pixels, error)) << error;
   int w = 0, h = 0, n = 0;
   unsigned char* back = stbi_load(path.c_str(), &w, &h, &n, 3);

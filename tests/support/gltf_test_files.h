@@ -12,6 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "process_tmp_dir.h"
+
 namespace animtest {
 
 // glTF component types and accessor types, spelled as in the spec.
@@ -24,10 +26,9 @@ enum : int {
   kFloat = 5126,
 };
 
+// This process's own scratch folder (see process_tmp_dir.h).
 inline std::filesystem::path test_tmp_dir() {
-  std::filesystem::path dir = ANIMD_TEST_TMP_DIR;
-  std::filesystem::create_directories(dir);
-  return dir;
+  return process_tmp_dir();
 }
 
 inline std::string base64(const std::string& bytes) {

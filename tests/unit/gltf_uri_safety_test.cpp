@@ -33,9 +33,7 @@ std::span<const uint8_t> as_bytes(const std::string& s) {
 class GltfUriSafety : public ::testing::Test {
  protected:
   void SetUp() override {
-    // One folder per process: ctest runs the tests of this fixture in parallel processes.
-    tree_ = animtest::make_confinement_tree(animtest::test_tmp_dir() /
-                                            ("uri-safety-" + std::to_string(::getpid())));
+    tree_ = animtest::make_confinement_tree(animtest::test_tmp_dir() / "uri-safety");
   }
 
   // Writes root/models/<name> and loads it by path, confined to the asset root.

@@ -13,6 +13,7 @@
 
 #include "anim/palette.h"
 #include "anim/skeleton.h"
+#include "process_tmp_dir.h"
 
 namespace anim {
 namespace {
@@ -20,7 +21,7 @@ namespace {
 constexpr float kPi = std::numbers::pi_v<float>;
 
 std::string write_file(const std::string& name, const std::string& text) {
-  const std::filesystem::path dir = std::filesystem::path(ANIMD_TEST_TMP_DIR) / "md5";
+  const std::filesystem::path dir = animtest::process_tmp_dir() / "md5";
   const std::filesystem::path file = dir / name;
   std::filesystem::create_directories(file.parent_path());
   const std::string path = file.string();
@@ -412,14 +413,14 @@ Expected<Asset> load_mesh_text(const std::string& name, const std::string& text,
 }
 
 TEST(Md5Errors, MissingFile) {
-  const std::string path = std::string(ANIMD_TEST_TMP_DIR) + "/md5/no-such.md5mesh";
+  const std::string path = (animtest::process_tmp_dir() / "md5").string() + "/no-such.md5mesh";
   auto a = load_md5(path, {});
   expect_error(a, path, {"not found"});
   EXPECT_EQ(a.error().code(), StatusCode::kNotFound);
 }
 
 TEST_F(Md5Chain, MissingAnimFile) {
-  const std::string path = std::string(ANIMD_TEST_TMP_DIR) + "/md5/no-such.md5anim";
+  const std::string path = (animtest::process_tmp_dir() / "md5").string() + "/no-such.md5anim";
   expect_error(load_md5(mesh_path_, {path}), path, {"not found"});
 }
 

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "anim/md5_loader.h"
+#include "process_tmp_dir.h"
 
 namespace anim {
 namespace {
@@ -74,7 +75,7 @@ frame 2 {
 )";
 
 std::string write_file(const std::string& name, std::string_view text) {
-  const std::filesystem::path file = std::filesystem::path(ANIMD_TEST_TMP_DIR) / "md5mem" / name;
+  const std::filesystem::path file = animtest::process_tmp_dir() / "md5mem" / name;
   std::filesystem::create_directories(file.parent_path());
   std::ofstream(file, std::ios::binary) << text;
   return file.string();
