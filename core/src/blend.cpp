@@ -2,21 +2,19 @@
 
 #include <cstddef>
 
+#include "anim/blend_job.h"
+
 namespace anim {
 
 void blend(std::span<const Transform> a, std::span<const Transform> b, float t,
            const JointMask& mask, std::span<Transform> out) {
-  const size_t n = out.size();
-  for (size_t j = 0; j < n; ++j) {
-    const float w = mask.empty() ? t : t * mask.weights[j];
-    if (w <= 0.0f) {
-      out[j] = a[j];  // outside the mask (or t = 0): untouched, bit for bit
-    } else if (w >= 1.0f) {
-      out[j] = b[j];  // fully blended: exactly the target, so a finished fade is exact
-    } else {
-      out[j] = mix(a[j], b[j], w);
-    }
-  }
+  BlendJob job;
+  job.a = a;
+  job.b = b;
+  job.weight = t;
+  job.mask = mask.weights;
+  job.output = out;
+  job.run();
 }
 
 Transform additive_delta(const Transform& current, const Transform& reference) {

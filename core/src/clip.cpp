@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "anim/sampling_job.h"
+
 namespace anim {
 
 namespace {
@@ -165,6 +167,7 @@ Status Clip::finalize(int num_joints) {
       return s;
     duration = std::max(duration, quat_channels[i].times.back());
   }
+  tracks = ClipTracks::build(*this);
   return Status::ok();
 }
 
@@ -178,6 +181,13 @@ Transform Clip::sample_joint(int joint, float time, const Transform& rest) const
 }
 
 void Clip::sample(float time, std::span<const Transform> rest, std::span<Transform> out) const {
+  SamplingJob job;
+  job.clip = this;
+  job.time = time;
+  job.rest = rest;
+  job.output = out;
+  if (job.run()) return;
+  // Only when `rest` and `out` overlap (the job refuses that): joint by joint.
   const size_t n = joints.size();
   for (size_t j = 0; j < n; ++j) out[j] = sample_joint(static_cast<int>(j), time, rest[j]);
 }

@@ -1,5 +1,7 @@
 #include "anim/palette.h"
 
+#include "anim/local_to_model_job.h"
+#include "anim/palette_job.h"
 #include "anim/skeleton.h"
 
 namespace anim {
@@ -21,20 +23,21 @@ glm::mat4 PaletteMatrix::to_mat4() const {
 
 void local_to_model(const Skeleton& skeleton, std::span<const Transform> locals,
                     std::span<glm::mat4> model) {
-  const int n = skeleton.num_joints();
-  const int16_t* parents = skeleton.parents.data();
-  for (int i = 0; i < n; ++i) {
-    const glm::mat4 local = to_matrix(locals[i]);
-    const int p = parents[i];
-    model[i] = (p < 0 ? skeleton.root_transform : model[p]) * local;
-  }
+  LocalToModelJob job;
+  job.skeleton = &skeleton;
+  job.input = locals.first(skeleton.num_joints());
+  job.output = model.first(skeleton.num_joints());
+  job.run();
 }
 
 void build_palette(const Skeleton& skeleton, std::span<const glm::mat4> model,
                    std::span<PaletteMatrix> palette) {
-  const int n = skeleton.num_joints();
-  for (int i = 0; i < n; ++i)
-    palette[i] = PaletteMatrix::from_mat4(model[i] * skeleton.inverse_bind[i]);
+  const size_t n = static_cast<size_t>(skeleton.num_joints());
+  PaletteJob job;
+  job.model = model.first(n);
+  job.inverse_bind = skeleton.inverse_bind;
+  job.output = palette.first(n);
+  job.run();
 }
 
 }  // namespace anim

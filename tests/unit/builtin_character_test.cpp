@@ -37,9 +37,11 @@ glm::vec3 joint_position(const Asset& a, const std::vector<Transform>& pose, con
   return glm::vec3(model_of(a, pose)[a.skeleton.find_joint(name)][3]);
 }
 
-float rotation_angle(const glm::quat& a, const glm::quat& b) {
-  const float d = std::min(1.0f, std::abs(glm::dot(a, b)));
-  return 2.0f * std::acos(d);
+// The angle of the rotation from a to b. 4 atan(|a - b| / |a + b|) (b on a's side) rather
+// than 2 acos(|dot|), which turns a 1-ulp difference of unit quaternions into 1e-3 rad.
+float rotation_angle(const glm::quat& a, const glm::quat& b_in) {
+  const glm::quat b = glm::dot(a, b_in) < 0.0f ? -b_in : b_in;
+  return 4.0f * std::atan2(glm::length(a - b), glm::length(a + b));
 }
 
 // Largest per-joint difference between two poses: rotation angle (radians) and translation

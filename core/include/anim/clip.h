@@ -15,6 +15,7 @@
 #include <glm/glm.hpp>
 #include <glm/gtc/quaternion.hpp>
 
+#include "anim/clip_tracks.h"
 #include "anim/key_lookup.h"
 #include "anim/status.h"
 #include "anim/transform.h"
@@ -70,13 +71,17 @@ class Clip {
   std::vector<JointChannels> joints;  // one entry per skeleton joint (skeleton order)
   std::vector<Vec3Channel> vec3_channels;
   std::vector<QuatChannel> quat_channels;
+  // The channels rearranged for sampling (clip_tracks.h); built by finalize(). Whoever
+  // changes the channels afterwards must finalize() again.
+  ClipTracks tracks;
 
-  // Finalizes every channel and sets duration. `num_joints` is the skeleton's joint count.
+  // Finalizes every channel, sets duration and builds `tracks`. `num_joints` is the
+  // skeleton's joint count.
   Status finalize(int num_joints);
 
   // Samples every joint at `time` (seconds, used as is: see clip_time.h for looping) into
   // `out` (num_joints entries). Joints or properties without a channel take `rest`.
-  // Allocates nothing.
+  // Allocates nothing. The same as SamplingJob (sampling_job.h) without a cursor.
   void sample(float time, std::span<const Transform> rest, std::span<Transform> out) const;
 
   // Samples one joint.

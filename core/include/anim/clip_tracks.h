@@ -1,0 +1,69 @@
+#pragma once
+// ClipTracks: a clip's channels rearranged for sampling many joints at once.
+//
+// Clip keeps its channels as loaded (one array of keys per joint property: the form loaders
+// fill, validation checks and tests read). Clip::finalize() also builds this copy, which is
+// what sampling reads. Exported clips almost always key every property at the same times
+// (one glTF input accessor per clip, MD5 frames), so linear channels that share one list of
+// key times become one Timeline: a key is found once per timeline, not once per channel, and
+// the values of all its channels at one key sit side by side in memory, four channels to a
+// block in structure-of-arrays order for the 4-wide interpolation of simd4.h. Channels that do
+// not fit (step or cubic interpolation, a single key) stay "loose" and are sampled one by
+// one. Nothing here is ever changed after finalize().
+
+#include <cstdint>
+#include <vector>
+
+#include "anim/key_lookup.h"
+
+namespace anim {
+
+class Clip;
+
+struct ClipTimeline {
+  std::vector<float> times;      // seconds, non-decreasing, at least 2 keys
+  KeyLookup lookup;              // over `times`
+  uint32_t rotation_blocks = 0;  // blocks of 4 rotation channels
+  uint32_t vector_blocks = 0;    // blocks of 4 translation or scale channels
+  // Floats per key: 16 per rotation block (x0..x3, y0..y3, z0..z3, w0..w3), then 12 per vector
+  // block (x0..x3, y0..y3, z0..z3).
+  uint32_t floats_per_key = 0;
+  // Key k's values start at values[k * floats_per_key]. Padding lanes of a last, partly used
+  // block hold the identity (rotations) or zero (vectors) and are never written out.
+  std::vector<float> values;
+  // Per lane, where its result goes, as an index into the output pose seen as an array of
+  // floats (joint * 10 + 0 for translation, + 3 for rotation, + 7 for scale: Transform is 10
+  // floats); -1 for a padding lane. 4 entries per block.
+  std::vector<int32_t> rotation_targets;
+  std::vector<int32_t> vector_targets;
+  // True when consecutive rotation keys of every channel here are close enough (|dot| >
+  // 0.9995, under 3.6 degrees apart) that interpolation is always the nlerp branch of
+  // quat4.h's slerp: sampling then skips the test per block. Captured and baked clips at
+  // 30 keys per second usually qualify.
+  bool rotations_close = false;
+};
+
+// A channel sampled on its own.
+struct LooseChannel {
+  enum class Property : uint8_t { kTranslation, kRotation, kScale };
+  Property property = Property::kTranslation;
+  int32_t channel = 0;  // into Clip::vec3_channels (translation, scale) or quat_channels
+  int32_t joint = 0;
+};
+
+// A property no channel animates: sampling copies it from the rest pose.
+struct RestProperty {
+  int32_t joint = 0;
+  LooseChannel::Property property = LooseChannel::Property::kTranslation;
+};
+
+struct ClipTracks {
+  std::vector<ClipTimeline> timelines;
+  std::vector<LooseChannel> loose;
+  std::vector<RestProperty> from_rest;  // in joint order
+
+  // Builds the tracks of a finalized clip (channels checked, rotations normalized).
+  static ClipTracks build(const Clip& clip);
+};
+
+}  // namespace anim

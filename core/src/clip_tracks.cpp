@@ -1,0 +1,133 @@
+#include "anim/clip_tracks.h"
+
+#include <cmath>
+#include <cstddef>
+#include <map>
+
+#include "anim/clip.h"
+#include "quat4.h"
+
+namespace anim {
+
+namespace {
+
+static_assert(sizeof(Transform) == 10 * sizeof(float), "ClipTimeline targets index floats");
+// Rotation lanes are stored as x, y, z, w: glm's quaternion memory order (unless
+// GLM_FORCE_QUAT_DATA_WXYZ, which this project does not set).
+static_assert(offsetof(glm::quat, x) == 0 && offsetof(glm::quat, w) == 3 * sizeof(float));
+
+// Float offsets of each property inside a Transform.
+int32_t float_offset(const Transform& t, const void* field) {
+  return static_cast<int32_t>(
+      (static_cast<const char*>(field) - reinterpret_cast<const char*>(&t)) /
+      static_cast<std::ptrdiff_t>(sizeof(float)));
+}
+
+struct Lane {
+  int32_t channel;
+  int32_t target;
+};
+
+// Channels that go into one timeline, before packing.
+struct Group {
+  std::vector<Lane> rotations;
+  std::vector<Lane> vectors;
+};
+
+}  // namespace
+
+ClipTracks ClipTracks::build(const Clip& clip) {
+  const Transform probe;
+  const int32_t kTranslation = float_offset(probe, &probe.translation);
+  const int32_t kRotation = float_offset(probe, &probe.rotation);
+  const int32_t kScale = float_offset(probe, &probe.scale);
+
+  ClipTracks tracks;
+  // Timelines keyed by their key times; std::map keeps the order of timelines deterministic.
+  std::map<std::vector<float>, Group> groups;
+  auto packable = [](const auto& channel) {
+    return channel.interpolation == Interpolation::kLinear && channel.num_keys() >= 2;
+  };
+  const int num_joints = static_cast<int>(clip.joints.size());
+  for (int j = 0; j < num_joints; ++j) {
+    const JointChannels& c = clip.joints[j];
+    const int32_t base = j * 10;
+    const std::pair<int32_t, int32_t> vectors[2] = {{c.translation, kTranslation},
+                                                    {c.scale, kScale}};
+    for (const auto& [channel, offset] : vectors) {
+      if (channel < 0) {
+        tracks.from_rest.push_back({j, offset == kScale ? LooseChannel::Property::kScale
+                                                        : LooseChannel::Property::kTranslation});
+        continue;
+      }
+      const Vec3Channel& v = clip.vec3_channels[channel];
+      if (packable(v)) {
+        groups[v.times].vectors.push_back({channel, base + offset});
+      } else {
+        tracks.loose.push_back({offset == kScale ? LooseChannel::Property::kScale
+                                                 : LooseChannel::Property::kTranslation,
+                                channel, j});
+      }
+    }
+    if (c.rotation < 0) {
+      tracks.from_rest.push_back({j, LooseChannel::Property::kRotation});
+      continue;
+    }
+    const QuatChannel& q = clip.quat_channels[c.rotation];
+    if (packable(q))
+      groups[q.times].rotations.push_back({c.rotation, base + kRotation});
+    else
+      tracks.loose.push_back({LooseChannel::Property::kRotation, c.rotation, j});
+  }
+
+  for (auto& [times, group] : groups) {
+    ClipTimeline t;
+    t.times = times;
+    t.lookup = KeyLookup(t.times);
+    t.rotation_blocks = static_cast<uint32_t>((group.rotations.size() + 3) / 4);
+    t.vector_blocks = static_cast<uint32_t>((group.vectors.size() + 3) / 4);
+    t.floats_per_key = t.rotation_blocks * 16 + t.vector_blocks * 12;
+    const size_t keys = times.size();
+    t.values.assign(keys * t.floats_per_key, 0.0f);
+    t.rotation_targets.assign(t.rotation_blocks * 4, -1);
+    t.vector_targets.assign(t.vector_blocks * 4, -1);
+    for (size_t k = 0; k < keys; ++k) {
+      float* key = t.values.data() + k * t.floats_per_key;
+      for (uint32_t lane = 0; lane < t.rotation_blocks * 4; ++lane) {
+        float* block = key + (lane / 4) * 16 + lane % 4;
+        if (lane < group.rotations.size()) {
+          const glm::quat& q = clip.quat_channels[group.rotations[lane].channel].values[k];
+          block[0] = q.x;
+          block[4] = q.y;
+          block[8] = q.z;
+          block[12] = q.w;
+        } else {
+          block[12] = 1.0f;  // identity padding keeps the slerp of unused lanes finite
+        }
+      }
+      float* vectors = key + t.rotation_blocks * 16;
+      for (uint32_t lane = 0; lane < group.vectors.size(); ++lane) {
+        float* block = vectors + (lane / 4) * 12 + lane % 4;
+        const glm::vec3& v = clip.vec3_channels[group.vectors[lane].channel].values[k];
+        block[0] = v.x;
+        block[4] = v.y;
+        block[8] = v.z;
+      }
+    }
+    t.rotations_close = true;
+    for (const Lane& lane : group.rotations) {
+      const std::vector<glm::quat>& keys = clip.quat_channels[lane.channel].values;
+      for (size_t k = 0; k + 1 < keys.size(); ++k)
+        if (!(std::abs(glm::dot(keys[k], keys[k + 1])) > simd::kNlerpMinDot))
+          t.rotations_close = false;
+    }
+    for (size_t lane = 0; lane < group.rotations.size(); ++lane)
+      t.rotation_targets[lane] = group.rotations[lane].target;
+    for (size_t lane = 0; lane < group.vectors.size(); ++lane)
+      t.vector_targets[lane] = group.vectors[lane].target;
+    tracks.timelines.push_back(std::move(t));
+  }
+  return tracks;
+}
+
+}  // namespace anim

@@ -1,0 +1,129 @@
+#include "anim/sampling_job.h"
+
+#include <algorithm>
+
+#include "anim/clip.h"
+#include "quat4.h"
+
+namespace anim {
+
+namespace {
+
+using simd::F4;
+
+// The interval [key, key + 1] and the fraction u in [0, 1] of the way through it.
+struct Segment {
+  uint32_t key;
+  float u;
+};
+
+Segment find_segment(const ClipTimeline& tl, float t, uint32_t* cached) {
+  const float* times = tl.times.data();
+  const uint32_t n = static_cast<uint32_t>(tl.times.size());
+  // `!(t > front)` also sends NaN to the first key.
+  if (!(t > times[0])) return {0, 0.0f};
+  if (t >= times[n - 1]) return {n - 2, 1.0f};
+  uint32_t k;
+  if (cached && *cached + 1 < n && times[*cached] <= t && t < times[*cached + 1]) {
+    k = *cached;
+  } else if (cached && *cached + 2 < n && times[*cached + 1] <= t && t < times[*cached + 2]) {
+    k = *cached + 1;
+  } else {
+    k = tl.lookup.find(tl.times, t);
+  }
+  if (cached) *cached = k;
+  const float dt = times[k + 1] - times[k];
+  return {k, dt > 0.0f ? std::min((t - times[k]) / dt, 1.0f) : 0.0f};
+}
+
+void sample_timeline(const ClipTimeline& tl, Segment s, float* out) {
+  const float* k0 = tl.values.data() + size_t{s.key} * tl.floats_per_key;
+  const float* k1 = k0 + tl.floats_per_key;
+  const F4 u = simd::splat(s.u);
+  const F4 v = simd::splat(1.0f - s.u);
+  const int32_t* target = tl.rotation_targets.data();
+  for (uint32_t b = 0; b < tl.rotation_blocks; ++b, k0 += 16, k1 += 16, target += 4) {
+    const simd::Quat4 a{simd::load(k0), simd::load(k0 + 4), simd::load(k0 + 8),
+                        simd::load(k0 + 12)};
+    const simd::Quat4 c{simd::load(k1), simd::load(k1 + 4), simd::load(k1 + 8),
+                        simd::load(k1 + 12)};
+    simd::Quat4 q =
+        tl.rotations_close ? simd::nlerp_shortest(a, c, u) : simd::slerp_shortest(a, c, u);
+    simd::transpose(q.x, q.y, q.z, q.w);
+    const F4 lanes[4] = {q.x, q.y, q.z, q.w};
+    for (int l = 0; l < 4; ++l)
+      if (target[l] >= 0) simd::store(out + target[l], lanes[l]);
+  }
+  target = tl.vector_targets.data();
+  for (uint32_t b = 0; b < tl.vector_blocks; ++b, k0 += 12, k1 += 12, target += 4) {
+    // a * (1 - u) + b * u, as glm::mix: exact at u = 0 and u = 1.
+    F4 x = simd::load(k0) * v + simd::load(k1) * u;
+    F4 y = simd::load(k0 + 4) * v + simd::load(k1 + 4) * u;
+    F4 z = simd::load(k0 + 8) * v + simd::load(k1 + 8) * u;
+    F4 w = simd::zero();
+    simd::transpose(x, y, z, w);
+    const F4 lanes[4] = {x, y, z, w};
+    for (int l = 0; l < 4; ++l)
+      if (target[l] >= 0) simd::store3(out + target[l], lanes[l]);
+  }
+}
+
+}  // namespace
+
+bool SamplingJob::validate() const {
+  if (!clip) return false;
+  const size_t n = clip->joints.size();
+  if (rest.size() != n || output.size() != n) return false;
+  if (n == 0) return true;
+  const Transform* r0 = rest.data();
+  const Transform* o0 = output.data();
+  return r0 + n <= o0 || o0 + n <= r0;
+}
+
+bool SamplingJob::run() const {
+  if (!validate()) return false;
+  const ClipTracks& tracks = clip->tracks;
+  for (const RestProperty& r : tracks.from_rest) {
+    const Transform& from = rest[r.joint];
+    Transform& to = output[r.joint];
+    switch (r.property) {
+      case LooseChannel::Property::kTranslation:
+        to.translation = from.translation;
+        break;
+      case LooseChannel::Property::kRotation:
+        to.rotation = from.rotation;
+        break;
+      case LooseChannel::Property::kScale:
+        to.scale = from.scale;
+        break;
+    }
+  }
+  float* out = reinterpret_cast<float*>(output.data());
+  const bool use_cursor = cursor != nullptr;
+  if (use_cursor && cursor->clip != clip) {
+    cursor->clip = clip;
+    std::fill(std::begin(cursor->key), std::end(cursor->key), 0u);
+  }
+  for (size_t i = 0; i < tracks.timelines.size(); ++i) {
+    const ClipTimeline& tl = tracks.timelines[i];
+    uint32_t* cached = use_cursor && i < SamplingCursor::kSlots ? &cursor->key[i] : nullptr;
+    sample_timeline(tl, find_segment(tl, time, cached), out);
+  }
+  for (const LooseChannel& c : tracks.loose) {
+    Transform& t = output[c.joint];
+    switch (c.property) {
+      case LooseChannel::Property::kTranslation:
+        t.translation = clip->vec3_channels[c.channel].sample(time);
+        break;
+      case LooseChannel::Property::kRotation:
+        t.rotation = clip->quat_channels[c.channel].sample(time);
+        break;
+      case LooseChannel::Property::kScale:
+        t.scale = clip->vec3_channels[c.channel].sample(time);
+        break;
+    }
+  }
+  return true;
+}
+
+}  // namespace anim
