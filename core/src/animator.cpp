@@ -2,6 +2,8 @@
 // Additive layers live in animator_layers.cpp, IK goals in animator_ik.cpp.
 #include "anim/animator.h"
 
+#include "anim/sampling_job.h"
+
 #include <cmath>
 #include <string>
 
@@ -60,7 +62,7 @@ Status Animator::play(int clip, const PlayOptions& options) {
       options.start_time > c.duration)
     return invalid_argument("play '" + c.name + "': start_time " + num(options.start_time) +
                             " is outside [0, " + num(c.duration) + "]");
-  base_ = Player{clip, 0.0f, options.speed, options.loop};
+  base_ = Player{clip, 0.0f, options.speed, options.loop, {}};
   base_.time = wrap(base_, options.start_time);
   num_fades_ = 0;
   return Status::ok();
@@ -77,7 +79,7 @@ Status Animator::crossfade(int clip, float duration, const CrossfadeOptions& opt
                             " is not finite");
   if (latest().clip == clip) return Status::ok();  // already the latest target: no-op
 
-  Player target{clip, 0.0f, options.speed, options.loop};
+  Player target{clip, 0.0f, options.speed, options.loop, {}};
   if (options.sync_normalized_time) {
     const Player& src = latest();
     const float src_duration = src.clip >= 0 ? clips_[src.clip].duration : 0.0f;
@@ -142,7 +144,13 @@ void Animator::sample_player(const Player& p, std::span<Transform> out) const {
     for (size_t j = 0; j < out.size(); ++j) out[j] = skeleton_->rest_pose[j];
     return;
   }
-  clips_[p.clip].sample(p.time, skeleton_->rest_pose, out);
+  SamplingJob job;
+  job.clip = &clips_[p.clip];
+  job.time = p.time;
+  job.cursor = &p.cursor;
+  job.rest = skeleton_->rest_pose;
+  job.output = out;
+  job.run();
 }
 
 Status Animator::update(float dt) {

@@ -4,8 +4,10 @@
 #include <string>
 
 #include "anim/animator.h"
+
 #include "anim/blend.h"
 #include "anim/clip_time.h"
+#include "anim/sampling_job.h"
 
 namespace anim {
 
@@ -119,9 +121,15 @@ Status Animator::remove_layer(int layer_id) {
 }
 
 void Animator::apply_layers() {
-  for (const Layer& layer : layers_) {
+  for (Layer& layer : layers_) {
     if (layer.desc.weight <= 0.0f) continue;  // weight 0: the pose is untouched
-    clips_[layer.desc.clip].sample(layer.time, skeleton_->rest_pose, scratch_);
+    SamplingJob job;
+    job.clip = &clips_[layer.desc.clip];
+    job.time = layer.time;
+    job.cursor = &layer.cursor;
+    job.rest = skeleton_->rest_pose;
+    job.output = scratch_;
+    job.run();
     if (layer.desc.blend == LayerBlend::kOverride)
       blend(pose_.locals, scratch_, layer.desc.weight, layer.desc.mask, pose_.locals);
     else

@@ -2,6 +2,7 @@
 
 #include <cstddef>
 
+#include "anim/additive_job.h"
 #include "anim/blend_job.h"
 
 namespace anim {
@@ -39,15 +40,14 @@ Transform apply_additive(const Transform& base, const Transform& delta, float w)
 void add_additive(std::span<const Transform> base, std::span<const Transform> current,
                   std::span<const Transform> reference, float weight, const JointMask& mask,
                   std::span<Transform> out) {
-  const size_t n = out.size();
-  for (size_t j = 0; j < n; ++j) {
-    const float w = mask.empty() ? weight : weight * mask.weights[j];
-    if (w <= 0.0f) {
-      out[j] = base[j];
-      continue;
-    }
-    out[j] = apply_additive(base[j], additive_delta(current[j], reference[j]), w);
-  }
+  AdditiveJob job;
+  job.base = base;
+  job.current = current;
+  job.reference = reference;
+  job.weight = weight;
+  job.mask = mask.weights;
+  job.output = out;
+  job.run();
 }
 
 }  // namespace anim

@@ -24,6 +24,7 @@
 #include "anim/joint_mask.h"
 #include "anim/palette.h"
 #include "anim/pose.h"
+#include "anim/sampling_job.h"
 #include "anim/status.h"
 
 namespace anim {
@@ -161,6 +162,8 @@ class Animator {
     float time = 0.0f;   // seconds, inside [0, duration]
     float speed = 1.0f;  // own rate; the character speed multiplies it
     bool loop = true;
+    // Where the last sample found its keys (a cache only: see sampling_job.h).
+    mutable SamplingCursor cursor;
   };
   // One crossfade: `player` fades in over everything below it in the queue.
   struct Fade {
@@ -174,6 +177,7 @@ class Animator {
     AdditiveLayerDesc desc;            // weight/speed/parameter kept current by update_layer
     float time = 0.0f;                 // the layer clip's time, seconds
     std::vector<Transform> reference;  // precomputed reference pose, num_joints entries
+    SamplingCursor cursor;             // for the layer clip (a cache only)
   };
   // One IK goal with its chain and every scratch buffer its solver needs, sized when the
   // goal is set so that update() never allocates.
