@@ -1,10 +1,13 @@
 // Fuzz target: the request dispatcher against a live World. The input is a sequence of
 // length-prefixed Requests (1-byte length, then that many bytes; a length byte of 0 runs a
 // tick instead), sent by one of three connections (the byte after a request picks which) to
-// a World holding the built-in character. Commands are applied at increasing ticks and the
-// world is updated between them, as the tick loop does.
-// Checked: no crash or sanitizer report; every command gets exactly one reply; every palette
-// in every snapshot is finite (no bad input may put a NaN into a stream).
+// a World holding the built-in character. Each goes the daemon's way: parsed, converted by
+// to_world_request (a refused one is answered there, as the session does), queued as a
+// Command; commands are applied at increasing ticks and the world is updated between them,
+// as the tick loop does.
+// Checked: no crash or sanitizer report; every request gets exactly one reply (from the
+// conversion or the World); every palette in every snapshot is finite (no bad input may put
+// a NaN into a stream).
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -14,6 +17,8 @@
 #include <vector>
 
 #include "anim/builtin_character.h"
+#include "reply_sink.h"
+#include "request_convert.h"
 #include "world.h"
 
 namespace {
@@ -63,7 +68,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto sink = std::make_shared<CountingSink>();
   std::vector<animd::Command> batch;
   uint64_t tick = 1, seq = 0;
-  size_t sent = 0;
+  size_t sent = 0, refused = 0;
   auto run_tick = [&] {
     world.apply(batch, tick, double(tick) / 60.0);
     batch.clear();
@@ -79,21 +84,32 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (len != 0) break;
       continue;
     }
-    animd::Command c;
-    if (!c.request.ParseFromArray(data + pos, static_cast<int>(len))) {
+    anim::v1::Request request;
+    if (!request.ParseFromArray(data + pos, static_cast<int>(len))) {
       pos += len;
       continue;
     }
     pos += len;
     const uint8_t who = pos < size ? data[pos++] : 0;
-    c.kind = animd::Command::Kind::kRequest;
-    c.session_id = 1 + who % 3;
-    c.owner = (who & 4) ? 0 : 1000 + who % 2;  // token owners, or per-connection
-    c.seq = seq++;
-    c.sink = sink;
-    c.subscription_id = c.request.has_subscribe() ? uint32_t(seq) : 0;
-    batch.push_back(std::move(c));
     ++sent;
+    auto converted = animd::to_world_request(request);
+    if (!converted) {
+      require(!converted.error().is_ok() && !converted.error().message().empty(),
+              "a refused request without a reason");
+      ++refused;  // answered at the edge; the World never sees it
+    } else {
+      animd::Command c;
+      c.kind = animd::Command::Kind::kRequest;
+      c.session_id = 1 + who % 3;
+      c.owner = (who & 4) ? 0 : 1000 + who % 2;  // token owners, or per-connection
+      c.seq = seq++;
+      c.request_id = request.request_id();
+      c.sink = sink;
+      c.request = std::move(*converted);
+      if (auto* sub = std::get_if<animd::Subscribe>(&c.request))
+        sub->subscription_id = uint32_t(seq);
+      batch.push_back(std::move(c));
+    }
     if ((who & 8) != 0) {  // a connection closes
       animd::Command closed;
       closed.kind = animd::Command::Kind::kSessionClosed;
@@ -102,6 +118,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
   }
   run_tick();
-  require(sink->replies == sent, "a command without exactly one reply");
+  require(sink->replies + refused == sent, "a request without exactly one reply");
   return 0;
 }

@@ -9,7 +9,6 @@
 #include <string>
 
 #include "anim/asset.h"
-#include "anim/v1/assets.pb.h"
 
 namespace animd {
 
@@ -32,10 +31,5 @@ class AssetCatalog {
   mutable std::mutex mutex_;
   std::shared_ptr<const AssetMap> map_;
 };
-
-// Summary of an asset for list_assets / load_asset.
-void fill_asset_info(const anim::Asset& asset, anim::v1::AssetInfo* out);
-// Skeleton and (unless skip_mesh) the mesh, packed as assets.proto describes.
-void fill_asset_data(const anim::Asset& asset, bool skip_mesh, anim::v1::GetAssetDataReply* out);
 
 }  // namespace animd

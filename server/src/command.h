@@ -1,5 +1,6 @@
 #pragma once
-// What network and loader threads hand to the tick thread, and how replies get back.
+// What network and loader threads hand to the tick thread. Requests arrive already converted
+// from the wire (request_convert.h): the World sees only its own request types.
 
 #include <cstdint>
 #include <iterator>
@@ -8,19 +9,11 @@
 #include <vector>
 
 #include "anim/asset.h"
-#include "anim/v1/envelope.pb.h"
+#include "world_requests.h"
 
 namespace animd {
 
-// Where a reply goes: implemented by Session. deliver() is called on the tick thread and
-// must not block (the session posts the reply to its own strand).
-class ReplySink {
- public:
-  virtual ~ReplySink() = default;
-  // `drawn`: bytes the producer already drew on the daemon's outbound budget for this reply
-  // (the sink gives them back once the reply is written or dropped).
-  virtual void deliver(uint64_t seq, anim::v1::Reply reply, size_t drawn = 0) = 0;
-};
+class ReplySink;  // reply_sink.h: where the reply goes
 
 struct Command {
   enum class Kind : uint8_t {
@@ -34,9 +27,9 @@ struct Command {
   // daemon has no tokens (the World then uses the connection as the owner).
   uint64_t owner = 0;
   uint64_t seq = 0;                    // the session's reply sequence number
+  uint64_t request_id = 0;             // the client's id, echoed in the reply
   std::shared_ptr<ReplySink> sink;     // null for kSessionClosed and internal requests
-  anim::v1::Request request;           // kRequest; also carries request_id for kInsertAsset
-  uint32_t subscription_id = 0;        // subscribe: the id the session assigned
+  WorldRequest request;                // kRequest
   std::shared_ptr<anim::Asset> asset;  // kInsertAsset
 };
 

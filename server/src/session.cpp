@@ -7,6 +7,7 @@
 
 #include "asset_loading.h"
 #include "proto_convert.h"
+#include "request_convert.h"
 #include "server.h"
 
 namespace animd {
@@ -335,14 +336,22 @@ void Session::push_command(Request& r, uint64_t seq, uint32_t subscription_id) {
     return refuse("--max-pending-commands-per-connection (" +
                   std::to_string(cfg.max_pending_commands_per_connection) +
                   ") requests of this connection are already waiting for the tick");
+  // Converted (and checked) here, so a malformed request is answered without the tick.
+  auto request = to_world_request(r);
+  if (!request) {
+    pending_subscribes_.erase(seq);
+    pending_unsubscribes_.erase(seq);
+    return reply_error(seq, r, to_proto(request.error().code()), request.error().message());
+  }
+  if (auto* sub = std::get_if<Subscribe>(&*request)) sub->subscription_id = subscription_id;
   Command c;
   c.kind = Command::Kind::kRequest;
   c.session_id = id_;
   c.owner = server_.auth().check(r.auth_token()).owner_key;
   c.seq = seq;
+  c.request_id = r.request_id();
   c.sink = shared_from_this();
-  c.subscription_id = subscription_id;
-  c.request = std::move(r);
+  c.request = std::move(*request);
   if (!server_.commands().push(std::move(c), cfg.max_queued_commands))
     return refuse("the daemon's command queue is full (--max-queued-commands " +
                   std::to_string(cfg.max_queued_commands) + "); retry later");
@@ -399,10 +408,10 @@ void Session::handle_load(Request& r, uint64_t seq) {
       c.session_id = self->id_;
       c.owner = owner;
       c.seq = seq;
+      c.request_id = request.request_id();
       c.sink = self;
       c.asset = std::make_shared<anim::Asset>(std::move(*loaded));
-      request.clear_load_asset();  // the upload bytes are not needed any more
-      c.request = std::move(request);
+      request.clear_load_asset();                   // the upload bytes are not needed any more
       self->server_.commands().push(std::move(c));  // already counted as pending
     }
     asio::post(self->transport_.get_executor(), [self] {
@@ -605,7 +614,7 @@ void Session::end_subscriptions(const std::string& reason, std::vector<uint32_t>
     Command c;
     c.kind = Command::Kind::kRequest;
     c.session_id = id_;
-    c.request.mutable_unsubscribe()->set_subscription_id(id);
+    c.request = Unsubscribe{id};
     server_.commands().push(std::move(c));
   }
 }

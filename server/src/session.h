@@ -34,6 +34,7 @@
 #include "command.h"
 #include "frame_reader.h"
 #include "rate_limiter.h"
+#include "reply_sink.h"
 #include "snapshot.h"
 #include "stream_encoder.h"
 #include "transport.h"

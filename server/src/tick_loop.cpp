@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "proto_convert.h"
+#include "reply_sink.h"
 
 namespace animd {
 
@@ -73,7 +74,7 @@ void TickLoop::run() {
   for (auto& c : batch) {
     if (!c.sink) continue;
     anim::v1::Reply reply;
-    reply.set_request_id(c.request.request_id());
+    reply.set_request_id(c.request_id);
     set_status(reply, anim::v1::STATUS_UNAVAILABLE, "the daemon is shutting down");
     c.sink->deliver(c.seq, std::move(reply));
   }

@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "proto_convert.h"
+#include "reply_sink.h"
+#include "request_convert.h"
 
 namespace animd {
 
@@ -71,14 +72,14 @@ anim::Status World::add_asset(std::shared_ptr<anim::Asset> asset) {
   return {};
 }
 
-anim::Status World::unload_asset(const anim::v1::UnloadAssetRequest& r) {
-  auto it = assets_.find(r.asset());
+anim::Status World::unload_asset(const UnloadAsset& r) {
+  auto it = assets_.find(r.asset);
   if (it == assets_.end())
-    return anim::not_found("unload_asset.asset: unknown asset '" + r.asset() + "'");
+    return anim::not_found("unload_asset.asset: unknown asset '" + r.asset + "'");
   size_t users = 0;
   for (const auto& c : characters_) users += c->asset == it->second;
   if (users > 0)
-    return anim::failed_precondition("unload_asset: asset '" + r.asset() + "' is used by " +
+    return anim::failed_precondition("unload_asset: asset '" + r.asset + "' is used by " +
                                      std::to_string(users) + " character(s); despawn them first");
   asset_bytes_ -= std::min(asset_bytes_, asset_bytes(*it->second));
   assets_.erase(it);
@@ -86,7 +87,7 @@ anim::Status World::unload_asset(const anim::v1::UnloadAssetRequest& r) {
   return {};
 }
 
-uint64_t World::owner_of(const Command& c) {
+uint64_t World::owner_of(const Caller& c) {
   // Without tokens every connection is its own owner (top bit set: never a token's key).
   return c.owner != 0 ? c.owner : (uint64_t{1} << 63) | c.session_id;
 }
@@ -188,12 +189,12 @@ void World::update_counts() {
 }
 
 anim::Expected<uint32_t> World::spawn_unowned(const std::string& asset, const std::string& clip) {
-  anim::v1::SpawnRequest r;
-  r.set_asset(asset);
-  r.set_clip(clip);
-  anim::v1::Reply reply;
-  if (auto s = spawn(r, 0, 0, 0, reply); !s) return s;
-  return reply.spawn().character_id();
+  SpawnCharacter r;
+  r.asset = asset;
+  r.clip = clip;
+  auto spawned = spawn(r, 0, 0, 0);
+  if (!spawned) return spawned.error();
+  return spawned->character_id;
 }
 
 anim::Expected<Character*> World::find_character(uint32_t id, const char* field) {
@@ -213,50 +214,51 @@ void World::apply(std::vector<Command>& commands, uint64_t tick, double server_t
       changed = true;
       continue;
     }
-    // Only requests show a live connection acting for its owner: a loaded asset may arrive
-    // after its connection closed (the load finished late) and must not revive the owner
-    // (its characters would then never be despawned).
-    if (c.kind == Command::Kind::kRequest) note_owner(c.session_id, owner_of(c));
-    anim::v1::Reply reply =
-        c.kind == Command::Kind::kInsertAsset ? insert_asset(c) : handle(c, tick, server_time);
-    reply.set_request_id(c.request.request_id());
-    reply.set_tick(tick);
+    const auto result = c.kind == Command::Kind::kInsertAsset
+                            ? insert_asset(c)
+                            : execute(c.request, Caller{c.session_id, c.owner}, tick, server_time);
     if (!c.sink) continue;
-    // Large replies (queries) draw on the outbound budget now, while they are made, for the
-    // memory they hold until written: as protobuf objects on their way to the session (often
-    // several times their wire size), then as bytes in its queue.
-    size_t drawn = 0;
-    if (size_t bytes = reply.ByteSizeLong() + 4; outbound_ && bytes > kSmallReply) {
-      bytes *= kObjectBytesPerWireByte;
-      if (outbound_->try_acquire(bytes)) {
-        drawn = bytes;
-      } else {
-        const uint64_t id = reply.request_id();
-        reply.Clear();
-        reply.set_request_id(id);
-        reply.set_tick(tick);
-        set_status(reply, anim::v1::STATUS_RESOURCE_EXHAUSTED,
-                   "the daemon's outbound budget is spent (--max-stream-bytes-total; clients "
-                   "are not reading what was sent to them): retry later");
-      }
-    }
-    c.sink->deliver(c.seq, std::move(reply), drawn);
+    reply(c, result, tick);
     changed = true;
   }
   expire_orphans(tick);
   if (changed) update_counts();
 }
 
-anim::v1::Reply World::insert_asset(Command& c) {
-  anim::v1::Reply reply;
-  const std::string name = c.asset->name;
-  if (auto s = add_asset(c.asset); !s) {
-    set_status(reply, s);
-    return reply;
+void World::reply(const Command& c, const anim::Expected<WorldResult>& result, uint64_t tick) {
+  // Converted here, on the tick thread, rather than by the session: what a reply draws on
+  // the outbound budget depends on its wire size, which only the message knows. A large
+  // answer (query_pose, list_characters) so exists twice for a moment, as the World's answer
+  // and as the Reply, but nothing is copied more often than before: the palette was always
+  // built in a vector of its own and copied into the message once; names are not copied
+  // into the answer (it refers to the asset).
+  anim::v1::Reply reply = to_reply(result);
+  reply.set_request_id(c.request_id);
+  reply.set_tick(tick);
+  // Large replies (queries) draw on the outbound budget now, while they are made, for the
+  // memory they hold until written: as protobuf objects on their way to the session (often
+  // several times their wire size), then as bytes in its queue.
+  size_t drawn = 0;
+  if (size_t bytes = reply.ByteSizeLong() + 4; outbound_ && bytes > kSmallReply) {
+    bytes *= kObjectBytesPerWireByte;
+    if (outbound_->try_acquire(bytes)) {
+      drawn = bytes;
+    } else {
+      reply = to_reply(anim::Status(anim::StatusCode::kResourceExhausted,
+                                    "the daemon's outbound budget is spent "
+                                    "(--max-stream-bytes-total; clients are not reading what "
+                                    "was sent to them): retry later"));
+      reply.set_request_id(c.request_id);
+      reply.set_tick(tick);
+    }
   }
-  set_status(reply, anim::Status::ok());
-  fill_asset_info(*assets_.at(name), reply.mutable_load_asset()->mutable_asset());
-  return reply;
+  c.sink->deliver(c.seq, std::move(reply), drawn);
+}
+
+anim::Expected<WorldResult> World::insert_asset(const Command& c) {
+  const std::string name = c.asset->name;
+  if (auto s = add_asset(c.asset); !s) return s;
+  return WorldResult(AssetAdded{assets_.at(name)});
 }
 
 void World::session_closed(uint64_t session_id, uint64_t tick) {

@@ -5,6 +5,10 @@
 // Per tick: apply(commands) (each produces exactly one reply, delivered to its session),
 // then update(dt) which advances every character in parallel (WorkerPool; no allocation
 // and no lock per character) and fills the tick's immutable Snapshot.
+//
+// The World speaks its own types (world_requests.h, world_results.h), never protobuf: the
+// wire is converted at the edge (request_convert.h), requests by the sessions before they
+// are queued, results right after the World made them (apply()).
 
 #include <cstdint>
 #include <map>
@@ -25,6 +29,8 @@
 #include "snapshot.h"
 #include "tick_stats.h"
 #include "worker_pool.h"
+#include "world_requests.h"
+#include "world_results.h"
 
 namespace animd {
 
@@ -47,6 +53,14 @@ struct Character {
   uint32_t palette_offset = 0;  // into this tick's Snapshot::palettes
 };
 
+// Who sent a request.
+struct Caller {
+  uint64_t session_id = 0;  // the connection (per-connection limits, subscriptions)
+  // The token's owner key (auth.h), or 0 when the daemon has no tokens (the connection is
+  // then the owner).
+  uint64_t owner = 0;
+};
+
 class World {
  public:
   // `outbound` (may be null): the daemon-wide budget that large replies draw on when they
@@ -60,8 +74,13 @@ class World {
   // Debug/benchmark: spawns a character owned by nobody.
   anim::Expected<uint32_t> spawn_unowned(const std::string& asset, const std::string& clip);
 
-  // Applies commands at `tick` (replies go to each command's sink).
+  // Applies commands at `tick`, in order; each request's reply goes to its command's sink.
   void apply(std::vector<Command>& commands, uint64_t tick, double server_time);
+  // One request from `caller` at `tick`, as apply() runs it (minus the reply): checked
+  // against the world's state, then applied; on error nothing changed. `request` was made by
+  // to_world_request, so its values hold what world_requests.h promises.
+  anim::Expected<WorldResult> execute(const WorldRequest& request, const Caller& caller,
+                                      uint64_t tick, double server_time);
   // Advances every character by dt and returns the tick's snapshot. `degrade`: characters
   // nobody watches update only every other tick (with the accumulated dt).
   SnapshotPtr update(float dt, uint64_t tick, double server_time, bool degrade);
@@ -88,39 +107,42 @@ class World {
     uint64_t orphaned_at = 0;  // tick
   };
 
-  anim::v1::Reply handle(Command& command, uint64_t tick, double server_time);
-  anim::v1::Reply insert_asset(Command& command);
+  // What apply() does for a kInsertAsset command.
+  anim::Expected<WorldResult> insert_asset(const Command& command);
+  // Turns a command's result into its wire reply (request_convert.h), charges large replies
+  // to the outbound budget, and hands it to the command's sink.
+  void reply(const Command& command, const anim::Expected<WorldResult>& result, uint64_t tick);
   void session_closed(uint64_t session_id, uint64_t tick);
-  // The owner key a command acts as: its token's, or its connection's without tokens.
-  static uint64_t owner_of(const Command& command);
+  // The owner key a caller acts as: its token's, or its connection's without tokens.
+  static uint64_t owner_of(const Caller& caller);
   void note_owner(uint64_t session_id, uint64_t owner);
   void expire_orphans(uint64_t tick);
   void remove_character(uint32_t id);
-  anim::Status unload_asset(const anim::v1::UnloadAssetRequest& r);
   // Re-derives the IK iteration scale after a change of the total IK cost.
   void update_ik_budget(Character& changed);
 
-  // One function per request kind; each validates first and changes nothing on error.
-  anim::Status spawn(const anim::v1::SpawnRequest& r, uint64_t session, uint64_t owner,
-                     uint64_t tick, anim::v1::Reply& reply);
-  anim::Status despawn(const anim::v1::DespawnRequest& r, uint64_t owner);
-  anim::Status set_root(const anim::v1::SetRootTransformRequest& r, uint64_t owner);
-  anim::Status play(const anim::v1::PlayRequest& r, uint64_t owner);
-  anim::Status crossfade(const anim::v1::CrossfadeRequest& r, uint64_t owner);
-  anim::Status set_speed(const anim::v1::SetSpeedRequest& r, uint64_t owner);
-  anim::Status add_layer(const anim::v1::AddLayerRequest& r, uint64_t owner,
-                         anim::v1::Reply& reply);
-  anim::Status update_layer(const anim::v1::UpdateLayerRequest& r, uint64_t owner);
-  anim::Status remove_layer(const anim::v1::RemoveLayerRequest& r, uint64_t owner);
-  anim::Status set_ik_goal(const anim::v1::SetIkGoalRequest& r, uint64_t owner,
-                           anim::v1::Reply& reply);
-  anim::Status clear_ik_goal(const anim::v1::ClearIkGoalRequest& r, uint64_t owner);
-  anim::Status query_pose(const anim::v1::QueryPoseRequest& r, uint64_t tick,
-                          anim::v1::Reply& reply);
-  void list_characters(anim::v1::Reply& reply);
-  anim::Status subscribe(const anim::v1::SubscribeRequest& r, uint64_t session, uint32_t sub_id);
-  anim::Status unsubscribe(const anim::v1::UnsubscribeRequest& r, uint64_t session);
-  void stats(uint64_t tick, double server_time, anim::v1::Reply& reply);
+  // One function per request kind; each checks the request against the world's state first
+  // and changes nothing on error. `owner`: the caller's owner key (owner_of; for spawn, 0
+  // when shared); `session`: its connection (0: nobody's, for spawn_unowned).
+  anim::Expected<Spawned> spawn(const SpawnCharacter& r, uint64_t session, uint64_t owner,
+                                uint64_t tick);
+  anim::Status despawn(const DespawnCharacter& r, uint64_t owner);
+  anim::Status set_root(const SetRootTransform& r, uint64_t owner);
+  anim::Status play(const PlayClip& r, uint64_t owner);
+  anim::Status crossfade(const CrossfadeClip& r, uint64_t owner);
+  anim::Status set_speed(const SetCharacterSpeed& r, uint64_t owner);
+  anim::Expected<LayerAdded> add_layer(const AddLayer& r, uint64_t owner);
+  anim::Status update_layer(const UpdateLayer& r, uint64_t owner);
+  anim::Status remove_layer(const RemoveLayer& r, uint64_t owner);
+  anim::Expected<IkGoalSet> set_ik_goal(const SetIkGoal& r, uint64_t owner);
+  anim::Expected<IkGoalSet> move_ik_goal(const MoveIkGoal& r, uint64_t owner);
+  anim::Status clear_ik_goal(const ClearIkGoal& r, uint64_t owner);
+  anim::Expected<PoseAnswer> query_pose(const QueryPose& r);
+  CharacterList list_characters() const;
+  anim::Expected<Subscribed> subscribe(const Subscribe& r, uint64_t session);
+  anim::Status unsubscribe(const Unsubscribe& r, uint64_t session);
+  StatsAnswer stats(uint64_t tick, double server_time);
+  anim::Status unload_asset(const UnloadAsset& r);
 
   anim::Expected<Character*> find_character(uint32_t id, const char* field);
   // As find_character, and the character must be shared or belong to `owner`

@@ -1,6 +1,7 @@
-// World, driven by commands as the tick thread does, with ticks chosen by the test: who may
-// drive a character, when orphaned characters go (counted in ticks, so no sleeping), and the
-// daemon-wide IK budget's iteration scale.
+// World, driven with its own request types as the tick thread does, with ticks chosen by the
+// test: who may drive a character, when orphaned characters go (counted in ticks, so no
+// sleeping), the daemon-wide IK budget's iteration scale, and how apply() answers (wire
+// replies in command order, large ones charged to the outbound budget).
 #include "world.h"
 
 #include <cmath>
@@ -11,19 +12,30 @@
 #include <gtest/gtest.h>
 
 #include "anim/builtin_character.h"
+#include "reply_sink.h"
 
 namespace animd {
 namespace {
 
-using anim::v1::Request;
+using Result = anim::Expected<WorldResult>;
+
+struct Delivered {
+  uint64_t seq;
+  anim::v1::Reply reply;
+  size_t drawn;
+};
 
 class RecordingSink : public ReplySink {
  public:
-  void deliver(uint64_t, anim::v1::Reply reply, size_t) override {
-    replies.push_back(std::move(reply));
+  void deliver(uint64_t seq, anim::v1::Reply reply, size_t drawn) override {
+    replies.push_back(Delivered{seq, std::move(reply), drawn});
   }
-  std::vector<anim::v1::Reply> replies;
+  std::vector<Delivered> replies;
 };
+
+anim::StatusCode code(const Result& r) {
+  return r ? anim::StatusCode::kOk : r.error().code();
+}
 
 class WorldTest : public ::testing::Test {
  protected:
@@ -31,22 +43,17 @@ class WorldTest : public ::testing::Test {
     config_.tick_rate = 10.0;  // grace of 1 s = 10 ticks
     config_.orphan_grace_s = 1.0;
     config_.ik_budget = 100;
-    world_ = std::make_unique<World>(config_, metrics_, catalog_, pool_);
+    make_world(nullptr);
+  }
+  void make_world(ByteBudget* outbound) {
+    world_ = std::make_unique<World>(config_, metrics_, catalog_, pool_, outbound);
     EXPECT_TRUE(world_->add_asset(std::make_shared<anim::Asset>(anim::make_builtin_character())));
   }
 
-  // Applies one request from `session` (acting as `owner`: a token's key, 0 without tokens)
-  // at `tick` and returns its reply.
-  anim::v1::Reply run(uint64_t session, uint64_t owner, Request r, uint64_t tick) {
-    std::vector<Command> batch(1);
-    batch[0].session_id = session;
-    batch[0].owner = owner;
-    batch[0].sink = sink_;
-    batch[0].request = std::move(r);
-    const size_t before = sink_->replies.size();
-    world_->apply(batch, tick, double(tick) / config_.tick_rate);
-    EXPECT_EQ(sink_->replies.size(), before + 1);
-    return sink_->replies.back();
+  // One request from `session` (acting as `owner`: a token's key, 0 without tokens) at
+  // `tick`.
+  Result run(uint64_t session, uint64_t owner, const WorldRequest& r, uint64_t tick) {
+    return world_->execute(r, Caller{session, owner}, tick, double(tick) / config_.tick_rate);
   }
   void close_session(uint64_t session, uint64_t tick) {
     std::vector<Command> batch(1);
@@ -59,41 +66,39 @@ class WorldTest : public ::testing::Test {
     world_->apply(none, tick, 0.0);
   }
   uint32_t spawn(uint64_t session, uint64_t owner, bool shared, uint64_t tick) {
-    Request r;
-    r.mutable_spawn()->set_asset("builtin");
-    r.mutable_spawn()->set_clip("walk");
-    r.mutable_spawn()->set_shared(shared);
-    const auto reply = run(session, owner, r, tick);
-    EXPECT_EQ(reply.status().code(), anim::v1::STATUS_OK) << reply.status().message();
-    return reply.spawn().character_id();
+    SpawnCharacter r;
+    r.asset = "builtin";
+    r.clip = "walk";
+    r.shared = shared;
+    const auto result = run(session, owner, r, tick);
+    EXPECT_TRUE(result) << result.error().message();
+    if (!result) return 0;
+    const auto& spawned = std::get<Spawned>(*result);
+    EXPECT_EQ(spawned.tick, tick);
+    return spawned.character_id;
   }
-  anim::v1::StatusCode play(uint64_t session, uint64_t owner, uint32_t id, uint64_t tick) {
-    Request r;
-    r.mutable_play()->set_character_id(id);
-    r.mutable_play()->set_clip("idle");
-    return run(session, owner, r, tick).status().code();
+  anim::StatusCode play(uint64_t session, uint64_t owner, uint32_t id, uint64_t tick) {
+    PlayClip r;
+    r.character = id;
+    r.clip = "idle";
+    return code(run(session, owner, r, tick));
   }
   std::set<uint32_t> ids(uint64_t tick) {
-    Request r;
-    r.mutable_list_characters();
-    const auto reply = run(999, 0, r, tick);
+    const auto result = run(999, 0, ListCharacters{}, tick);
     std::set<uint32_t> out;
-    for (const auto& c : reply.list_characters().characters()) out.insert(c.character_id());
+    for (const auto& c : std::get<CharacterList>(*result).characters) out.insert(c.character_id);
     return out;
   }
-  Request ik_goal(uint32_t id, uint32_t iterations) {
-    Request r;
-    auto* g = r.mutable_set_ik_goal();
-    g->set_character_id(id);
-    g->set_root_joint("shoulder_r");
-    g->set_effector_joint("hand_r");  // 4 joints: shoulder, upper arm, forearm, hand
-    g->set_solver(anim::v1::IK_SOLVER_CCD);
-    g->set_space(anim::v1::SPACE_MODEL);
-    g->set_max_iterations(iterations);
-    g->mutable_target()->set_x(-0.5f);
-    g->mutable_target()->set_y(1.3f);
-    g->mutable_target()->set_z(0.3f);
-    return r;
+  SetIkGoal ik_goal(uint32_t id, int iterations) {
+    SetIkGoal g;
+    g.character = id;
+    g.root_joint = "shoulder_r";
+    g.effector_joint = "hand_r";  // 4 joints: shoulder, upper arm, forearm, hand
+    g.solver = anim::IkSolver::kCcd;
+    g.space = anim::IkSpace::kModel;
+    g.max_iterations = iterations;
+    g.target = glm::vec3(-0.5f, 1.3f, 0.3f);
+    return g;
   }
 
   Config config_;
@@ -107,17 +112,19 @@ class WorldTest : public ::testing::Test {
 TEST_F(WorldTest, OnlyTheOwnerDrivesAnOwnedCharacter) {
   const uint32_t owned = spawn(1, 0, false, 1);
   const uint32_t shared = spawn(1, 0, true, 1);
-  EXPECT_EQ(play(2, 0, owned, 2), anim::v1::STATUS_PERMISSION_DENIED);
-  EXPECT_EQ(play(1, 0, owned, 2), anim::v1::STATUS_OK);
-  EXPECT_EQ(play(2, 0, shared, 2), anim::v1::STATUS_OK);
+  EXPECT_EQ(play(2, 0, owned, 2), anim::StatusCode::kPermissionDenied);
+  EXPECT_EQ(play(1, 0, owned, 2), anim::StatusCode::kOk);
+  EXPECT_EQ(play(2, 0, shared, 2), anim::StatusCode::kOk);
   // With tokens the owner is the token, whichever connection carries it.
   const uint64_t k1 = 0x1234, k2 = 0x5678;
   const uint32_t token_owned = spawn(3, k1, false, 3);
-  EXPECT_EQ(play(4, k1, token_owned, 3), anim::v1::STATUS_OK);
-  EXPECT_EQ(play(5, k2, token_owned, 3), anim::v1::STATUS_PERMISSION_DENIED);
-  Request despawn;
-  despawn.mutable_despawn()->set_character_id(token_owned);
-  EXPECT_EQ(run(5, k2, despawn, 3).status().code(), anim::v1::STATUS_PERMISSION_DENIED);
+  EXPECT_EQ(play(4, k1, token_owned, 3), anim::StatusCode::kOk);
+  EXPECT_EQ(play(5, k2, token_owned, 3), anim::StatusCode::kPermissionDenied);
+  const auto despawn = run(5, k2, DespawnCharacter{token_owned}, 3);
+  EXPECT_EQ(code(despawn), anim::StatusCode::kPermissionDenied);
+  EXPECT_EQ(despawn.error().message(),
+            "despawn.character_id: character " + std::to_string(token_owned) +
+                " belongs to another client (spawn with shared = true to let others drive it)");
   EXPECT_TRUE(ids(3).count(token_owned));
 }
 
@@ -137,7 +144,7 @@ TEST_F(WorldTest, AReconnectWithTheSameTokenKeepsTheCharacters) {
   const uint64_t k = 0xABCDEF;
   const uint32_t id = spawn(1, k, false, 1);
   close_session(1, 5);
-  EXPECT_EQ(play(2, k, id, 10), anim::v1::STATUS_OK);  // session 2, same token
+  EXPECT_EQ(play(2, k, id, 10), anim::StatusCode::kOk);  // session 2, same token
   idle_tick(100);
   EXPECT_TRUE(ids(100).count(id));
   // When that connection goes too, the grace starts again from its close.
@@ -158,12 +165,17 @@ TEST_F(WorldTest, AnAssetLoadedAfterItsConnectionClosedDoesNotKeepTheOwnerAlive)
   late[0].kind = Command::Kind::kInsertAsset;
   late[0].session_id = 1;
   late[0].owner = k;
+  late[0].request_id = 31;
   late[0].sink = sink_;
   auto asset = std::make_shared<anim::Asset>(anim::make_builtin_character());
   asset->name = "late";
   late[0].asset = asset;
   world_->apply(late, 6, 0.0);
-  ASSERT_EQ(sink_->replies.back().status().code(), anim::v1::STATUS_OK);
+  ASSERT_EQ(sink_->replies.size(), 1u);
+  const auto& reply = sink_->replies.back().reply;
+  ASSERT_EQ(reply.status().code(), anim::v1::STATUS_OK) << reply.status().message();
+  EXPECT_EQ(reply.request_id(), 31u);
+  EXPECT_EQ(reply.load_asset().asset().name(), "late");
   idle_tick(15);
   EXPECT_FALSE(ids(15).count(id)) << "the owner's characters outlived the grace";
 }
@@ -174,48 +186,189 @@ TEST_F(WorldTest, IkBudgetScalesIterationsAcrossTheDaemon) {
   const uint32_t b = spawn(1, 0, false, 1);
   // 25 iterations x 4 joints = 100: exactly the budget.
   auto r = run(1, 0, ik_goal(a, 25), 2);
-  ASSERT_EQ(r.status().code(), anim::v1::STATUS_OK) << r.status().message();
+  ASSERT_TRUE(r) << r.error().message();
   EXPECT_FLOAT_EQ(metrics_.ik_scale.load(), 1.0f);
   // 1000 x 4 more: 4,100 asked, 100 allowed.
   r = run(1, 0, ik_goal(b, 1000), 3);
-  ASSERT_EQ(r.status().code(), anim::v1::STATUS_OK) << r.status().message();
-  const uint32_t goal_b = r.set_ik_goal().goal_id();
+  ASSERT_TRUE(r) << r.error().message();
+  const uint32_t goal_b = std::get<IkGoalSet>(*r).goal_id;
   EXPECT_FLOAT_EQ(metrics_.ik_scale.load(), 100.0f / 4100.0f);
   // Poses stay finite with the scaled-down iterations.
   auto snap = world_->update(0.1f, 4, 0.4, false);
   for (const auto& m : snap->palettes)
     for (float v : m.m) ASSERT_TRUE(std::isfinite(v));
   // Clearing the big goal restores the full iterations.
-  Request clear;
-  clear.mutable_clear_ik_goal()->set_character_id(b);
-  clear.mutable_clear_ik_goal()->set_goal_id(goal_b);
-  ASSERT_EQ(run(1, 0, clear, 5).status().code(), anim::v1::STATUS_OK);
+  ASSERT_TRUE(run(1, 0, ClearIkGoal{b, goal_b}, 5));
   EXPECT_FLOAT_EQ(metrics_.ik_scale.load(), 1.0f);
   // And a despawn does the same.
-  ASSERT_EQ(run(1, 0, ik_goal(b, 1000), 6).status().code(), anim::v1::STATUS_OK);
+  ASSERT_TRUE(run(1, 0, ik_goal(b, 1000), 6));
   EXPECT_LT(metrics_.ik_scale.load(), 1.0f);
-  Request despawn;
-  despawn.mutable_despawn()->set_character_id(b);
-  ASSERT_EQ(run(1, 0, despawn, 7).status().code(), anim::v1::STATUS_OK);
+  ASSERT_TRUE(run(1, 0, DespawnCharacter{b}, 7));
   EXPECT_FLOAT_EQ(metrics_.ik_scale.load(), 1.0f);
-  // Above 1000 iterations is refused outright.
+  // Above 1000 iterations: the conversion refuses it (request_convert_test); one made
+  // without the conversion is still refused, by the Animator.
   r = run(1, 0, ik_goal(a, 1001), 8);
-  EXPECT_EQ(r.status().code(), anim::v1::STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(code(r), anim::StatusCode::kInvalidArgument);
+}
+
+TEST_F(WorldTest, MovingAGoalAnswersItsIdAndAnUnknownGoalIsNotFound) {
+  const uint32_t id = spawn(1, 0, false, 1);
+  auto goal = ik_goal(id, 8);
+  goal.weight = 0.25f;
+  auto set = run(1, 0, goal, 2);
+  ASSERT_TRUE(set) << set.error().message();
+  const uint32_t goal_id = std::get<IkGoalSet>(*set).goal_id;
+  auto moved = run(1, 0, MoveIkGoal{id, goal_id, glm::vec3(0.0f, 1.0f, 0.0f), std::nullopt}, 3);
+  ASSERT_TRUE(moved) << moved.error().message();
+  EXPECT_EQ(std::get<IkGoalSet>(*moved).goal_id, goal_id);
+  auto unknown = run(1, 0, MoveIkGoal{id, goal_id + 1, glm::vec3(0.0f), 0.5f}, 3);
+  EXPECT_EQ(code(unknown), anim::StatusCode::kNotFound);
+  EXPECT_EQ(unknown.error().message(), "set_ik_goal.goal_id: unknown IK goal " +
+                                           std::to_string(goal_id + 1) + " on character " +
+                                           std::to_string(id));
 }
 
 TEST_F(WorldTest, UnloadAssetRefusedWhileUsed) {
   const uint32_t id = spawn(1, 0, true, 1);
-  Request unload;
-  unload.mutable_unload_asset()->set_asset("builtin");
-  auto r = run(1, 0, unload, 2);
-  EXPECT_EQ(r.status().code(), anim::v1::STATUS_FAILED_PRECONDITION);
+  auto r = run(1, 0, UnloadAsset{"builtin"}, 2);
+  EXPECT_EQ(code(r), anim::StatusCode::kFailedPrecondition);
   EXPECT_EQ(catalog_.get()->size(), 1u);
-  Request despawn;
-  despawn.mutable_despawn()->set_character_id(id);
-  ASSERT_EQ(run(1, 0, despawn, 3).status().code(), anim::v1::STATUS_OK);
-  EXPECT_EQ(run(1, 0, unload, 4).status().code(), anim::v1::STATUS_OK);
+  ASSERT_TRUE(run(1, 0, DespawnCharacter{id}, 3));
+  EXPECT_TRUE(run(1, 0, UnloadAsset{"builtin"}, 4));
   EXPECT_EQ(catalog_.get()->size(), 0u);
   EXPECT_EQ(metrics_.assets.load(), 0u);
+}
+
+TEST_F(WorldTest, QueryPoseAnswersTheJointsAskedForInTheSpaceAsked) {
+  SpawnCharacter s;
+  s.asset = "builtin";
+  s.root.translation = glm::vec3(10.0f, 0.0f, 0.0f);
+  auto spawned = run(1, 0, s, 1);
+  ASSERT_TRUE(spawned);
+  const uint32_t id = std::get<Spawned>(*spawned).character_id;
+  QueryPose q;
+  q.character = id;
+  EXPECT_EQ(code(run(1, 0, q, 1)), anim::StatusCode::kNotFound);  // no pose before an update
+  world_->update(0.1f, 1, 0.1, false);
+
+  const anim::Asset& a = *catalog_.get()->at("builtin");
+  const int hand = a.skeleton.find_joint("hand_r");
+  ASSERT_GE(hand, 0);
+  q.joint_names = {"hand_r"};
+  q.joint_indices = {0};
+  auto model = run(1, 0, q, 2);
+  ASSERT_TRUE(model) << model.error().message();
+  const auto& m = std::get<PoseAnswer>(*model);
+  EXPECT_EQ(m.tick, 1u);
+  EXPECT_DOUBLE_EQ(m.server_time, 0.1);
+  EXPECT_EQ(m.root.translation, glm::vec3(10.0f, 0.0f, 0.0f));
+  ASSERT_EQ(m.joints.size(), 2u);  // names first, then indices
+  EXPECT_EQ(m.joints[0].index, static_cast<uint32_t>(hand));
+  EXPECT_EQ(m.joints[1].index, 0u);
+  EXPECT_EQ(m.palette.size(), static_cast<size_t>(a.skeleton.num_joints()));
+  EXPECT_EQ(m.asset->name, "builtin");
+
+  // World space: the same matrices, moved by the root's translation.
+  q.space = PoseSpace::kWorld;
+  auto world = run(1, 0, q, 2);
+  ASSERT_TRUE(world);
+  const auto& w = std::get<PoseAnswer>(*world);
+  for (size_t j = 0; j < 2; ++j) {
+    EXPECT_FLOAT_EQ(w.joints[j].matrix.m[3], m.joints[j].matrix.m[3] + 10.0f);
+    EXPECT_FLOAT_EQ(w.joints[j].matrix.m[7], m.joints[j].matrix.m[7]);
+    EXPECT_FLOAT_EQ(w.joints[j].matrix.m[0], m.joints[j].matrix.m[0]);
+  }
+
+  q.joint_names = {"tail_99"};
+  auto bad = run(1, 0, q, 2);
+  EXPECT_EQ(code(bad), anim::StatusCode::kNotFound);
+  EXPECT_EQ(bad.error().message(),
+            "query_pose.joint_names: unknown joint 'tail_99' in asset 'builtin'");
+  q.joint_names.clear();
+  q.tick = 5;
+  auto future = run(1, 0, q, 2);
+  EXPECT_EQ(code(future), anim::StatusCode::kInvalidArgument);
+  EXPECT_EQ(future.error().message(), "query_pose.tick 5 is in the future; available ticks 1..1");
+}
+
+TEST_F(WorldTest, ApplyRepliesInCommandOrderOnTheWire) {
+  auto command = [&](uint64_t seq, uint64_t request_id, WorldRequest r) {
+    Command c;
+    c.session_id = 1;
+    c.seq = seq;
+    c.request_id = request_id;
+    c.sink = sink_;
+    c.request = std::move(r);
+    return c;
+  };
+  std::vector<Command> batch;
+  batch.push_back(command(0, 100, SpawnCharacter{"builtin", "walk", {}, false}));
+  batch.push_back(command(1, 101, PlayClip{4242, "idle"}));
+  batch.push_back(command(2, 102, ListCharacters{}));
+  world_->apply(batch, 7, 0.7);
+  ASSERT_EQ(sink_->replies.size(), 3u);
+  for (uint64_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(sink_->replies[i].seq, i);
+    EXPECT_EQ(sink_->replies[i].reply.request_id(), 100 + i);
+    EXPECT_EQ(sink_->replies[i].reply.tick(), 7u);
+    EXPECT_EQ(sink_->replies[i].drawn, 0u);  // no outbound budget given
+  }
+  const auto& spawned = sink_->replies[0].reply;
+  EXPECT_EQ(spawned.status().code(), anim::v1::STATUS_OK);
+  EXPECT_EQ(spawned.spawn().character_id(), 1u);
+  EXPECT_EQ(spawned.spawn().tick(), 7u);
+  const auto& refused = sink_->replies[1].reply;
+  EXPECT_EQ(refused.status().code(), anim::v1::STATUS_NOT_FOUND);
+  EXPECT_EQ(refused.status().message(), "play.character_id: unknown character 4242");
+  EXPECT_EQ(refused.result_case(), anim::v1::Reply::RESULT_NOT_SET);
+  const auto& list = sink_->replies[2].reply.list_characters();
+  ASSERT_EQ(list.characters_size(), 1);
+  EXPECT_EQ(list.characters(0).asset(), "builtin");
+  EXPECT_EQ(list.characters(0).clip(), "walk");
+  EXPECT_EQ(list.characters(0).root().rotation().w(), 1.0f);
+}
+
+TEST_F(WorldTest, LargeRepliesDrawFourTimesTheirWireSizeOnTheOutboundBudget) {
+  auto pose_query = [&](uint64_t tick) {
+    std::vector<Command> batch(1);
+    batch[0].session_id = 1;
+    batch[0].request_id = 9;
+    batch[0].sink = sink_;
+    batch[0].request = QueryPose{1, std::nullopt, {}, {}, PoseSpace::kModel};
+    world_->apply(batch, tick, 0.0);
+    return sink_->replies.back();
+  };
+  ByteBudget roomy(1 << 20), tight(2048);  // outlive the worlds using them
+  {
+    // Room for it: the reply (every joint of the built-in character: well above the 1 KiB
+    // that is never charged) draws 4 x (its size + the 4-byte frame header).
+    make_world(&roomy);
+    spawn(1, 0, false, 1);
+    world_->update(0.1f, 1, 0.1, false);
+    const auto d = pose_query(2);
+    ASSERT_EQ(d.reply.status().code(), anim::v1::STATUS_OK);
+    const size_t wire = d.reply.ByteSizeLong() + 4;
+    EXPECT_GT(wire, 1024u);
+    EXPECT_EQ(d.drawn, 4 * wire);
+    EXPECT_EQ(roomy.used(), 4 * wire);  // until the session gives it back
+    roomy.release(d.drawn);
+  }
+  {
+    // No room: RESOURCE_EXHAUSTED instead, holding nothing.
+    make_world(&tight);
+    spawn(1, 0, false, 1);
+    world_->update(0.1f, 1, 0.1, false);
+    const auto d = pose_query(2);
+    EXPECT_EQ(d.reply.status().code(), anim::v1::STATUS_RESOURCE_EXHAUSTED);
+    EXPECT_EQ(d.reply.status().message(),
+              "the daemon's outbound budget is spent (--max-stream-bytes-total; clients are not "
+              "reading what was sent to them): retry later");
+    EXPECT_EQ(d.reply.request_id(), 9u);
+    EXPECT_EQ(d.reply.tick(), 2u);
+    EXPECT_EQ(d.reply.result_case(), anim::v1::Reply::RESULT_NOT_SET);
+    EXPECT_EQ(d.drawn, 0u);
+    EXPECT_EQ(tight.used(), 0u);
+  }
 }
 
 }  // namespace

@@ -1,0 +1,376 @@
+#include "request_convert.h"
+
+#include <algorithm>
+
+#include "proto_convert.h"
+
+namespace animd {
+
+namespace {
+using anim::Status;
+using Converted = anim::Expected<WorldRequest>;
+
+Converted spawn(const anim::v1::SpawnRequest& r) {
+  auto root = from_proto(r.root(), r.has_root(), "spawn.root");
+  if (!root) return root.error();
+  return WorldRequest(SpawnCharacter{r.asset(), r.clip(), *root, r.shared()});
+}
+
+Converted set_root(const anim::v1::SetRootTransformRequest& r) {
+  auto root = from_proto(r.root(), r.has_root(), "set_root.root");
+  if (!root) return root.error();
+  return WorldRequest(SetRootTransform{r.character_id(), *root});
+}
+
+Converted play(const anim::v1::PlayRequest& r) {
+  PlayClip out;
+  out.character = r.character_id();
+  out.clip = r.clip();
+  out.loop = r.has_loop() ? r.loop() : true;
+  out.speed = r.has_speed() ? r.speed() : 1.0f;
+  out.start_time = r.start_time();
+  if (auto s = check_finite(out.speed, "play.speed"); !s) return s;
+  if (auto s = check_finite(out.start_time, "play.start_time"); !s) return s;
+  return WorldRequest(std::move(out));
+}
+
+Converted crossfade(const anim::v1::CrossfadeRequest& r) {
+  if (auto s = check_finite(r.duration(), "crossfade.duration"); !s) return s;
+  if (r.duration() < 0.0f) return anim::invalid_argument("crossfade.duration is negative");
+  CrossfadeClip out;
+  out.character = r.character_id();
+  out.clip = r.clip();
+  out.duration = r.duration();
+  out.loop = r.has_loop() ? r.loop() : true;
+  out.speed = r.has_speed() ? r.speed() : 1.0f;
+  out.sync_normalized_time = r.sync_normalized_time();
+  if (auto s = check_finite(out.speed, "crossfade.speed"); !s) return s;
+  return WorldRequest(std::move(out));
+}
+
+Converted set_speed(const anim::v1::SetSpeedRequest& r) {
+  if (auto s = check_finite(r.speed(), "set_speed.speed"); !s) return s;
+  return WorldRequest(SetCharacterSpeed{r.character_id(), r.speed()});
+}
+
+Converted add_layer(const anim::v1::AddLayerRequest& r) {
+  AddLayer out;
+  out.character = r.character_id();
+  out.clip = r.clip();
+  out.reference_clip = r.reference_clip();
+  if (auto s = check_finite(r.reference_time(), "add_layer.reference_time"); !s) return s;
+  out.reference_time = r.reference_time();
+  out.weight = r.has_weight() ? r.weight() : 1.0f;
+  if (auto s = check_range(out.weight, 0.0f, 1.0f, "add_layer.weight"); !s) return s;
+  out.speed = r.has_speed() ? r.speed() : 1.0f;
+  if (auto s = check_finite(out.speed, "add_layer.speed"); !s) return s;
+  out.parameter = r.parameter();
+  if (auto s = check_range(out.parameter, 0.0f, 1.0f, "add_layer.parameter"); !s) return s;
+  switch (r.time_source()) {
+    case anim::v1::LAYER_TIME_OWN_CLOCK:
+      out.time_source = anim::LayerTimeSource::kOwnClock;
+      break;
+    case anim::v1::LAYER_TIME_BASE_NORMALIZED:
+      out.time_source = anim::LayerTimeSource::kBaseNormalized;
+      break;
+    case anim::v1::LAYER_TIME_PARAMETER:
+      out.time_source = anim::LayerTimeSource::kParameter;
+      break;
+    default:
+      return anim::invalid_argument("add_layer.time_source has an unknown value");
+  }
+  const auto& m = r.mask();
+  if (!m.joint_weights().empty()) {
+    out.mask.joint_weights.reserve(m.joint_weights().size());
+    for (const auto& [name, value] : m.joint_weights()) {
+      if (auto s = check_range(value, 0.0f, 1.0f, "add_layer.mask.joint_weights['" + name + "']");
+          !s)
+        return s;
+      out.mask.joint_weights.emplace_back(name, value);
+    }
+    // A protobuf map has no order; sorted, the World reports the same unknown joint first
+    // whichever order the sender's library wrote them in.
+    std::sort(out.mask.joint_weights.begin(), out.mask.joint_weights.end());
+  } else {
+    out.mask.blend_root = m.blend_root();
+  }
+  return WorldRequest(std::move(out));
+}
+
+Converted update_layer(const anim::v1::UpdateLayerRequest& r) {
+  UpdateLayer out;
+  out.character = r.character_id();
+  out.layer = r.layer_id();
+  if (r.has_weight()) {
+    if (auto s = check_range(r.weight(), 0.0f, 1.0f, "update_layer.weight"); !s) return s;
+    out.weight = r.weight();
+  }
+  if (r.has_speed()) {
+    if (auto s = check_finite(r.speed(), "update_layer.speed"); !s) return s;
+    out.speed = r.speed();
+  }
+  if (r.has_parameter()) {
+    if (auto s = check_range(r.parameter(), 0.0f, 1.0f, "update_layer.parameter"); !s) return s;
+    out.parameter = r.parameter();
+  }
+  return WorldRequest(std::move(out));
+}
+
+anim::Expected<ChainConstraint> constraint(const anim::v1::JointConstraint& pc,
+                                           const std::string& field) {
+  ChainConstraint out;
+  out.joint = pc.joint();
+  anim::JointConstraint& c = out.limits;
+  if (pc.has_ball_socket()) {
+    // pi, rounded up to the next float: a client sending M_PI as a float is within range.
+    if (auto s = check_range(pc.ball_socket().cone_angle(), 0.0f, 3.14159275f,
+                             field + ".ball_socket.cone_angle");
+        !s)
+      return s;
+    c.kind = anim::JointConstraint::Kind::kBallSocket;
+    c.cone_angle = pc.ball_socket().cone_angle();
+  } else if (pc.has_hinge()) {
+    const auto& h = pc.hinge();
+    auto axis = from_proto(h.axis(), field + ".hinge.axis");
+    if (!axis) return axis.error();
+    if (glm::length(*axis) < 1e-6f) return anim::invalid_argument(field + ".hinge.axis is zero");
+    if (auto s = check_finite(h.min_angle(), field + ".hinge.min_angle"); !s) return s;
+    if (auto s = check_finite(h.max_angle(), field + ".hinge.max_angle"); !s) return s;
+    if (h.min_angle() > h.max_angle())
+      return anim::invalid_argument(field + ".hinge.min_angle is above max_angle");
+    c.kind = anim::JointConstraint::Kind::kHinge;
+    c.axis = glm::normalize(*axis);
+    c.min_angle = h.min_angle();
+    c.max_angle = h.max_angle();
+  } else {
+    return anim::invalid_argument(field + " has neither ball_socket nor hinge");
+  }
+  return out;
+}
+
+Converted set_ik_goal(const anim::v1::SetIkGoalRequest& r) {
+  auto target = from_proto(r.target(), "set_ik_goal.target");
+  if (!target) return target.error();
+  if (r.has_weight())
+    if (auto s = check_range(r.weight(), 0.0f, 1.0f, "set_ik_goal.weight"); !s) return s;
+  if (r.goal_id() != 0) {
+    // Moving a goal takes its target and weight only; the chain's settings stay as they were
+    // (and are not looked at).
+    MoveIkGoal out{r.character_id(), r.goal_id(), *target, std::nullopt};
+    if (r.has_weight()) out.weight = r.weight();
+    return WorldRequest(std::move(out));
+  }
+
+  SetIkGoal out;
+  out.character = r.character_id();
+  out.root_joint = r.root_joint();
+  out.effector_joint = r.effector_joint();
+  out.target = *target;
+  out.weight = r.has_weight() ? r.weight() : 1.0f;
+  switch (r.solver()) {
+    case anim::v1::IK_SOLVER_FABRIK:
+      out.solver = anim::IkSolver::kFabrik;
+      break;
+    case anim::v1::IK_SOLVER_CCD:
+      out.solver = anim::IkSolver::kCcd;
+      break;
+    case anim::v1::IK_SOLVER_TWO_BONE:
+      out.solver = anim::IkSolver::kTwoBone;
+      break;
+    default:
+      return anim::invalid_argument("set_ik_goal.solver has an unknown value");
+  }
+  switch (r.space()) {
+    case anim::v1::SPACE_MODEL:
+      out.space = anim::IkSpace::kModel;
+      break;
+    case anim::v1::SPACE_WORLD:
+      out.space = anim::IkSpace::kWorld;
+      break;
+    default:
+      return anim::invalid_argument("set_ik_goal.space has an unknown value");
+  }
+  if (r.has_pole()) {
+    auto pole = from_proto(r.pole(), "set_ik_goal.pole");
+    if (!pole) return pole.error();
+    out.pole = *pole;
+  }
+  if (auto s = check_range(r.soften(), 0.0f, 1.0f, "set_ik_goal.soften"); !s) return s;
+  out.soften = r.soften();
+  if (r.max_iterations() > 1000)
+    return anim::invalid_argument("set_ik_goal.max_iterations " +
+                                  std::to_string(r.max_iterations()) + " is above 1000");
+  out.max_iterations = r.max_iterations() == 0 ? 16 : static_cast<int>(r.max_iterations());
+  if (auto s = check_finite(r.tolerance(), "set_ik_goal.tolerance"); !s) return s;
+  if (r.tolerance() < 0.0f) return anim::invalid_argument("set_ik_goal.tolerance is negative");
+  out.tolerance = r.tolerance() == 0.0f ? 1e-4f : r.tolerance();
+  for (int i = 0; i < r.joint_weights_size(); ++i)
+    if (auto s = check_range(r.joint_weights(i), 0.0f, 1.0f,
+                             "set_ik_goal.joint_weights[" + std::to_string(i) + "]");
+        !s)
+      return s;
+  out.joint_weights.assign(r.joint_weights().begin(), r.joint_weights().end());
+  out.constraints.reserve(static_cast<size_t>(r.constraints_size()));
+  for (int i = 0; i < r.constraints_size(); ++i) {
+    auto c = constraint(r.constraints(i), "set_ik_goal.constraints[" + std::to_string(i) + "]");
+    if (!c) return c.error();
+    out.constraints.push_back(std::move(*c));
+  }
+  return WorldRequest(std::move(out));
+}
+
+Converted query_pose(const anim::v1::QueryPoseRequest& r) {
+  QueryPose out;
+  out.character = r.character_id();
+  if (r.has_tick()) out.tick = r.tick();
+  switch (r.space()) {
+    case anim::v1::SPACE_MODEL:
+      out.space = PoseSpace::kModel;
+      break;
+    case anim::v1::SPACE_WORLD:
+      out.space = PoseSpace::kWorld;
+      break;
+    default:
+      return anim::invalid_argument("query_pose.space has an unknown value");
+  }
+  out.joint_names.assign(r.joint_names().begin(), r.joint_names().end());
+  out.joint_indices.assign(r.joint_indices().begin(), r.joint_indices().end());
+  return WorldRequest(std::move(out));
+}
+
+Converted subscribe(const anim::v1::SubscribeRequest& r) {
+  if (!r.all_characters() && r.character_ids().empty())
+    return anim::invalid_argument("subscribe: give character_ids or set all_characters");
+  Subscribe out;
+  out.all_characters = r.all_characters();
+  out.character_ids.assign(r.character_ids().begin(), r.character_ids().end());
+  return WorldRequest(std::move(out));
+}
+
+// Writes a WorldResult into its Reply field.
+struct ResultWriter {
+  anim::v1::Reply& reply;
+
+  void operator()(const Done&) const {}
+  void operator()(const Spawned& s) const {
+    auto* out = reply.mutable_spawn();
+    out->set_character_id(s.character_id);
+    out->set_tick(s.tick);
+  }
+  void operator()(const LayerAdded& l) const {
+    reply.mutable_add_layer()->set_layer_id(l.layer_id);
+  }
+  void operator()(const IkGoalSet& g) const { reply.mutable_set_ik_goal()->set_goal_id(g.goal_id); }
+  void operator()(const PoseAnswer& p) const {
+    auto* out = reply.mutable_query_pose();
+    out->set_tick(p.tick);
+    out->set_server_time(p.server_time);
+    to_proto(p.root, out->mutable_root());
+    out->mutable_joints()->Reserve(static_cast<int>(p.joints.size()));
+    for (const PoseJoint& j : p.joints) {
+      auto* jp = out->add_joints();
+      jp->set_index(j.index);
+      jp->set_name(p.asset->skeleton.names[j.index]);
+      const float* m = j.matrix.m;
+      jp->mutable_matrix()->Add(m, m + 12);
+      to_proto(glm::vec3(m[3], m[7], m[11]), jp->mutable_position());
+    }
+    append_palette(p.palette.data(), p.palette.size(), out->mutable_palette());
+  }
+  void operator()(const CharacterList& l) const {
+    auto* out = reply.mutable_list_characters();
+    out->mutable_characters()->Reserve(static_cast<int>(l.characters.size()));
+    for (const CharacterEntry& c : l.characters) {
+      auto* ci = out->add_characters();
+      ci->set_character_id(c.character_id);
+      ci->set_asset(c.asset->name);
+      if (c.clip >= 0) ci->set_clip(c.asset->clips[static_cast<size_t>(c.clip)].name);
+      to_proto(c.root, ci->mutable_root());
+    }
+  }
+  void operator()(const Subscribed& s) const {
+    reply.mutable_subscribe()->set_subscription_id(s.subscription_id);
+  }
+  void operator()(const StatsAnswer& a) const {
+    auto* s = reply.mutable_stats();
+    s->set_tick(a.tick);
+    s->set_tick_rate_hz(a.tick_rate_hz);
+    s->set_uptime_s(a.uptime_s);
+    s->set_characters(a.characters);
+    s->set_sessions(a.sessions);
+    s->set_subscriptions(a.subscriptions);
+    s->set_assets(a.assets);
+    s->set_tick_time_p50_us(a.tick_time_p50_us);
+    s->set_tick_time_p99_us(a.tick_time_p99_us);
+    s->set_tick_time_max_us(a.tick_time_max_us);
+    s->set_tick_overruns(a.tick_overruns);
+    s->set_bytes_in(a.bytes_in);
+    s->set_bytes_out(a.bytes_out);
+    s->set_stream_frames_sent(a.stream_frames_sent);
+    s->set_stream_frames_dropped(a.stream_frames_dropped);
+    s->set_requests(a.requests);
+    s->set_request_errors(a.request_errors);
+    s->set_worker_threads(a.worker_threads);
+  }
+  void operator()(const AssetAdded& a) const {
+    fill_asset_info(*a.asset, reply.mutable_load_asset()->mutable_asset());
+  }
+};
+}  // namespace
+
+anim::Expected<WorldRequest> to_world_request(const anim::v1::Request& r) {
+  using R = anim::v1::Request;
+  switch (r.command_case()) {
+    case R::kSpawn:
+      return spawn(r.spawn());
+    case R::kDespawn:
+      return WorldRequest(DespawnCharacter{r.despawn().character_id()});
+    case R::kSetRoot:
+      return set_root(r.set_root());
+    case R::kPlay:
+      return play(r.play());
+    case R::kCrossfade:
+      return crossfade(r.crossfade());
+    case R::kSetSpeed:
+      return set_speed(r.set_speed());
+    case R::kAddLayer:
+      return add_layer(r.add_layer());
+    case R::kUpdateLayer:
+      return update_layer(r.update_layer());
+    case R::kRemoveLayer:
+      return WorldRequest(
+          RemoveLayer{r.remove_layer().character_id(), r.remove_layer().layer_id()});
+    case R::kSetIkGoal:
+      return set_ik_goal(r.set_ik_goal());
+    case R::kClearIkGoal:
+      return WorldRequest(
+          ClearIkGoal{r.clear_ik_goal().character_id(), r.clear_ik_goal().goal_id()});
+    case R::kQueryPose:
+      return query_pose(r.query_pose());
+    case R::kListCharacters:
+      return WorldRequest(ListCharacters{});
+    case R::kSubscribe:
+      return subscribe(r.subscribe());
+    case R::kUnsubscribe:
+      return WorldRequest(Unsubscribe{r.unsubscribe().subscription_id()});
+    case R::kStats:
+      return WorldRequest(GetStats{});
+    case R::kUnloadAsset:
+      return WorldRequest(UnloadAsset{r.unload_asset().asset()});
+    default:
+      return Status(anim::StatusCode::kUnimplemented, "the world does not handle this request");
+  }
+}
+
+anim::v1::Reply to_reply(const anim::Expected<WorldResult>& result) {
+  anim::v1::Reply reply;
+  if (!result) {
+    set_status(reply, result.error());
+    return reply;
+  }
+  set_status(reply, Status::ok());
+  std::visit(ResultWriter{reply}, *result);
+  return reply;
+}
+
+}  // namespace animd

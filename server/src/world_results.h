@@ -1,0 +1,98 @@
+#pragma once
+// What the World answers, in the daemon's own terms (no protobuf): one alternative of
+// WorldResult per request that returns data, Done for the rest. Turned into the wire Reply
+// by to_reply (request_convert.h) right after the World made it, on the tick thread.
+//
+// Large answers (QueryPose, CharacterList) refer to the character's asset for names instead
+// of copying them: the AssetPtr keeps the asset alive for as long as the answer exists.
+
+#include <cstdint>
+#include <variant>
+#include <vector>
+
+#include "anim/palette.h"
+#include "anim/transform.h"
+#include "asset_catalog.h"
+
+namespace animd {
+
+// The request took effect and returns nothing.
+struct Done {};
+
+struct Spawned {
+  uint32_t character_id = 0;  // > 0, never reused in the daemon's lifetime
+  uint64_t tick = 0;          // the tick it was spawned at
+};
+
+struct LayerAdded {
+  uint32_t layer_id = 0;  // > 0, unique per character
+};
+
+struct IkGoalSet {
+  uint32_t goal_id = 0;  // > 0: the new goal's id, or the moved goal's
+};
+
+struct PoseJoint {
+  uint32_t index = 0;  // joint index in the asset's skeleton (palette order)
+  // The joint's matrix in the requested space (not the skin matrix): top three rows,
+  // row-major; its translation is (m[3], m[7], m[11]).
+  anim::PaletteMatrix matrix{};
+};
+
+// A character's pose at one tick of its history.
+struct PoseAnswer {
+  uint64_t tick = 0;
+  double server_time = 0.0;       // seconds since the daemon started, at that tick
+  anim::Transform root;           // the character's root transform at that tick
+  AssetPtr asset;                 // the character's asset: names of `joints` (never null)
+  std::vector<PoseJoint> joints;  // as asked: by name first, then by index
+  std::vector<anim::PaletteMatrix> palette;  // skin palette at that tick, every joint
+};
+
+struct CharacterEntry {
+  uint32_t character_id = 0;
+  AssetPtr asset;  // never null
+  int clip = -1;   // the latest target clip (index into asset->clips); -1 before any
+  anim::Transform root;
+};
+
+// Every character, by increasing id.
+struct CharacterList {
+  std::vector<CharacterEntry> characters;
+};
+
+struct Subscribed {
+  uint32_t subscription_id = 0;  // the id the session assigned (> 0)
+};
+
+// The daemon's counters, as StatsReply carries them.
+struct StatsAnswer {
+  uint64_t tick = 0;  // the latest completed tick
+  double tick_rate_hz = 0.0;
+  double uptime_s = 0.0;
+  uint32_t characters = 0;
+  uint32_t sessions = 0;
+  uint32_t subscriptions = 0;
+  uint32_t assets = 0;
+  double tick_time_p50_us = 0.0;  // over the last 1,000 ticks
+  double tick_time_p99_us = 0.0;
+  double tick_time_max_us = 0.0;
+  uint64_t tick_overruns = 0;
+  uint64_t bytes_in = 0;
+  uint64_t bytes_out = 0;
+  uint64_t stream_frames_sent = 0;
+  uint64_t stream_frames_dropped = 0;
+  uint64_t requests = 0;
+  uint64_t request_errors = 0;
+  uint32_t worker_threads = 0;
+};
+
+// A loaded asset was added (the reply to load_asset).
+struct AssetAdded {
+  AssetPtr asset;  // never null
+};
+
+using WorldResult = std::variant<Done, Spawned, LayerAdded, IkGoalSet, PoseAnswer, CharacterList,
+                                 Subscribed, StatsAnswer, AssetAdded>;
+
+}  // namespace animd
