@@ -5,27 +5,14 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
-#include <charconv>
-#include <cmath>
 #include <iostream>
 #include <map>
 
-#include <CLI/CLI.hpp>
+#include "tool_options.h"
 
 namespace animhostile {
 
 namespace {
-
-// CLI11's Range lets NaN through (every comparison with NaN is false): check finiteness.
-const CLI::Validator kFinite(
-    [](std::string& text) -> std::string {
-      double value = 0;
-      const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-      if (ec != std::errc() || ptr != text.data() + text.size() || !std::isfinite(value))
-        return "'" + text + "' is not a finite number";
-      return {};
-    },
-    "FINITE");
 
 const std::map<std::string, Kind>& kinds_by_name() {
   static const std::map<std::string, Kind> m = {
@@ -113,15 +100,15 @@ int parse_options(int argc, char** argv, Options& o) {
       ->check(CLI::Range(0, 10000));
   app.add_option("--good-rate", o.good_rate, "requests per second per good client")
       ->capture_default_str()
-      ->check(kFinite & CLI::Range(0.1, 10000.0));
+      ->check(animtool::finite() & CLI::Range(0.1, 10000.0));
   app.add_option("--duration", o.duration_s, "seconds of attack")
       ->capture_default_str()
-      ->check(kFinite & CLI::Range(0.5, 86400.0));
+      ->check(animtool::finite() & CLI::Range(0.5, 86400.0));
   app.add_flag("!--no-reconnect", o.reconnect,
                "do not reopen hostile connections the server closed");
   app.add_option("--reconnect-delay", o.reconnect_delay_s, "seconds before a reopen")
       ->capture_default_str()
-      ->check(kFinite & CLI::Range(0.0, 3600.0));
+      ->check(animtool::finite() & CLI::Range(0.0, 3600.0));
   app.add_option("--max-connects", o.max_connects, "bound on hostile connects in the run")
       ->capture_default_str()
       ->check(CLI::Range(uint64_t{0}, uint64_t{100'000'000}));
@@ -131,13 +118,13 @@ int parse_options(int argc, char** argv, Options& o) {
       ->check(CLI::Range(0, 100000));
   app.add_option("--slowloris-interval", o.slowloris_interval_s, "seconds between bytes")
       ->capture_default_str()
-      ->check(kFinite & CLI::Range(0.01, 3600.0));
+      ->check(animtool::finite() & CLI::Range(0.01, 3600.0));
   app.add_option("--upload-bytes", o.upload_bytes, "glb_data bytes of one oversized upload")
       ->capture_default_str()
       ->check(CLI::Range(uint32_t{4}, uint32_t{1u << 30}));
   app.add_option("--upload-interval", o.upload_interval_s, "seconds between uploads")
       ->capture_default_str()
-      ->check(kFinite & CLI::Range(0.0, 3600.0));
+      ->check(animtool::finite() & CLI::Range(0.0, 3600.0));
   app.add_option("--timeout", o.request_timeout_ms, "good reply timeout in ms (later = lost)")
       ->capture_default_str()
       ->check(CLI::Range(1, 3'600'000));
@@ -147,14 +134,7 @@ int parse_options(int argc, char** argv, Options& o) {
   app.add_flag("--json", o.json, "print the report as JSON");
   app.add_option("--json-out", o.json_out, "also write the JSON report to this file");
   app.add_flag("--quiet", o.quiet, "no progress lines");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::cerr << "animhostile: " << e.what() << "\n";
-    return 2;
-  }
+  if (int code = animtool::parse_command_line(app, argc, argv); code >= 0) return code;
   for (const auto& name : kind_names) {
     auto it = kinds_by_name().find(name);
     if (it == kinds_by_name().end()) {

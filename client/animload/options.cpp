@@ -1,27 +1,10 @@
 #include "options.h"
 
-#include <charconv>
-#include <cmath>
 #include <iostream>
 
-#include <CLI/CLI.hpp>
+#include "tool_options.h"
 
 namespace animload {
-
-namespace {
-
-// CLI11's Range lets NaN through (every comparison with NaN is false): check finiteness.
-const CLI::Validator kFinite(
-    [](std::string& text) -> std::string {
-      double value = 0;
-      const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-      if (ec != std::errc() || ptr != text.data() + text.size() || !std::isfinite(value))
-        return "'" + text + "' is not a finite number";
-      return {};
-    },
-    "FINITE");
-
-}  // namespace
 
 int parse_options(int argc, char** argv, Options& o) {
   CLI::App app{
@@ -59,17 +42,17 @@ int parse_options(int argc, char** argv, Options& o) {
       ->capture_default_str();
   app.add_option("--play-rate", o.play_rate, "play commands per character per second")
       ->capture_default_str()
-      ->check(kFinite & CLI::Range(0.0, 1000.0));
+      ->check(animtool::finite() & CLI::Range(0.0, 1000.0));
   app.add_option("--crossfade-rate", o.crossfade_rate, "crossfades per character per second")
       ->capture_default_str()
-      ->check(kFinite & CLI::Range(0.0, 1000.0));
+      ->check(animtool::finite() & CLI::Range(0.0, 1000.0));
   app.add_option("--additive-rate", o.additive_rate,
                  "additive layer add/update/remove per character per second")
       ->capture_default_str()
-      ->check(kFinite & CLI::Range(0.0, 1000.0));
+      ->check(animtool::finite() & CLI::Range(0.0, 1000.0));
   app.add_option("--ik-rate", o.ik_rate, "IK goal set/move/clear per character per second")
       ->capture_default_str()
-      ->check(kFinite & CLI::Range(0.0, 1000.0));
+      ->check(animtool::finite() & CLI::Range(0.0, 1000.0));
   app.add_option("--additive-clip", o.additive_clip,
                  "additive clip (default lean, else the last clip)");
   app.add_option("--ik-chain", o.ik_chain, "IK chain ROOT..EFFECTOR (default: from the skeleton)");
@@ -85,14 +68,14 @@ int parse_options(int argc, char** argv, Options& o) {
       ->check(CLI::Range(1, 3600));
   auto* duration = app.add_option("--duration", o.duration_s, "run seconds")
                        ->capture_default_str()
-                       ->check(kFinite & CLI::Range(0.0, 86400.0));
+                       ->check(animtool::finite() & CLI::Range(0.0, 86400.0));
   app.add_option("--ticks", o.ticks,
                  "run until the server advanced N ticks (instead of --duration)")
       ->excludes(duration)
       ->check(CLI::Range(uint64_t{1}, uint64_t{100'000'000}));
   app.add_option("--max-duration", o.max_duration_s, "upper bound on the run in --ticks mode (s)")
       ->capture_default_str()
-      ->check(kFinite & CLI::Range(0.1, 86400.0));
+      ->check(animtool::finite() & CLI::Range(0.1, 86400.0));
   app.add_option("--max-inflight", o.max_inflight, "commands in flight per connection")
       ->capture_default_str()
       ->check(CLI::Range(1, 1'000'000));
@@ -103,17 +86,10 @@ int parse_options(int argc, char** argv, Options& o) {
       ->capture_default_str();
   app.add_option("--spacing", o.spacing, "metres between characters on the spawn grid")
       ->capture_default_str()
-      ->check(kFinite & CLI::Range(0.0, 1000.0));
+      ->check(animtool::finite() & CLI::Range(0.0, 1000.0));
   app.add_flag("--quiet", o.quiet, "no progress line");
   app.add_option("--json-out", o.json_out, "write the summary as JSON to this file");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::cerr << "animload: " << e.what() << "\n";
-    return 2;
-  }
+  if (int code = animtool::parse_command_line(app, argc, argv); code >= 0) return code;
   if (o.assets.empty()) {
     std::cerr << "animload: --assets: give at least one asset\n";
     return 2;

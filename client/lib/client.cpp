@@ -3,18 +3,14 @@
 //
 // Threads: the I/O thread owns the socket (reads, writes, close). Callers never touch the
 // socket: they post their serialized request to the I/O thread and wait on a promise that the
-// read loop fulfils when the reply with their request_id arrives. Closing (server EOF, read or
-// write error, protocol violation, destructor) happens once, on the I/O thread, and fails every
-// pending call with the reason.
+// read loop fulfils when the reply with their request_id arrives (the FrameInbox matches
+// them). Closing (server EOF, read or write error, protocol violation, destructor) happens
+// once, on the I/O thread, and fails every pending call with the reason.
 #include <array>
 #include <atomic>
-#include <condition_variable>
 #include <deque>
 #include <future>
-#include <map>
-#include <mutex>
 #include <thread>
-#include <unordered_map>
 #include <vector>
 
 #include <boost/asio/connect.hpp>
@@ -29,6 +25,7 @@
 #include "animclient/client.h"
 #include "client_stream.h"
 #include "frame_codec.h"
+#include "frame_inbox.h"
 
 namespace animclient {
 
@@ -74,24 +71,7 @@ Result<Empty> to_empty(Result<Reply> result) {
 }  // namespace
 
 struct Client::Impl {
-  explicit Impl(ClientOptions o) : options(std::move(o)) {}
-
-  using Promise = std::promise<Result<Reply>>;
-
-  // A call waiting for its reply: a blocked caller (promise) or an async one (callback, with
-  // its deadline timer, created and cancelled on the I/O thread).
-  struct Pending {
-    std::shared_ptr<Promise> promise;
-    ReplyCallback callback;
-    std::shared_ptr<asio::steady_timer> timer;
-
-    void complete(Result<Reply> result) {
-      if (promise)
-        promise->set_value(std::move(result));
-      else
-        callback(std::move(result));
-    }
-  };
+  explicit Impl(ClientOptions o) : options(std::move(o)), inbox(options.frame_queue_capacity) {}
 
   ClientOptions options;
   std::string where;  // "host:port", for messages
@@ -99,38 +79,18 @@ struct Client::Impl {
   detail::ClientStream stream{io};  // plain TCP, or TLS once connect_blocking started it
   std::thread thread;
 
-  // Read state: I/O thread only.
+  // Read state: I/O thread only. Whole bodies go to the inbox.
   std::array<uint8_t, detail::kFrameHeaderBytes> header{};
   std::vector<uint8_t> body;
-  ServerMessage incoming;  // reused so repeated fields keep their capacity
+  detail::FrameInbox inbox;  // replies to their calls, stream frames, ended subscriptions
 
   // Write state: I/O thread only.
   std::deque<std::string> write_queue;
   bool writing = false;
 
-  // Calls waiting for their reply, and whether the connection is closed (and why).
-  mutable std::mutex pending_mutex;
-  std::unordered_map<uint64_t, Pending> pending;
-  bool closed = false;
-  Error close_error;
   std::atomic<uint64_t> next_request_id{1};
-
-  // Stream frames: either the callback or the bounded queue.
-  std::mutex frame_mutex;
-  std::condition_variable frame_cv;
-  std::deque<StreamFrame> frame_queue;
-  std::shared_ptr<const FrameCallback> frame_callback;
-  bool frames_closed = false;
-
   std::atomic<uint64_t> bytes_sent{0};
   std::atomic<uint64_t> bytes_received{0};
-  std::atomic<uint64_t> replies_received{0};
-  // I/O thread only: frames whose later parts are still to come, by subscription.
-  std::map<uint32_t, anim::v1::StreamFrame> partial;
-  // Subscriptions the server ended (guarded by frame_mutex), oldest first, at most 64.
-  std::vector<anim::v1::SubscriptionEnded> ended;
-  std::atomic<uint64_t> frames_received{0};
-  std::atomic<uint64_t> frames_dropped_locally{0};
 
   // Runs the resolve + connect (+ TLS handshake) on the calling thread with one deadline;
   // nullopt on success.
@@ -254,103 +214,10 @@ struct Client::Impl {
   }
 
   void handle_body() {
-    if (!incoming.ParseFromArray(body.data(), static_cast<int>(body.size())))
-      return close(make_error(Error::Kind::kProtocol,
-                              "server sent a frame of " + std::to_string(body.size()) +
-                                  " bytes that does not parse as anim.v1.ServerMessage"));
+    if (auto error = inbox.receive(body.data(), body.size())) return close(std::move(*error));
     // One huge reply (get_asset_data) should not pin its buffer for the connection's life.
     if (body.capacity() > (8u << 20)) std::vector<uint8_t>().swap(body);
-    switch (incoming.kind_case()) {
-      case ServerMessage::kReply:
-        deliver_reply();
-        break;
-      case ServerMessage::kFrame:
-        if (join_parts()) deliver_frame();
-        break;
-      case ServerMessage::kSubscriptionEnded: {
-        std::lock_guard lock(frame_mutex);
-        if (ended.size() >= 64) ended.erase(ended.begin());
-        ended.push_back(std::move(*incoming.mutable_subscription_ended()));
-        frame_cv.notify_all();
-        break;
-      }
-      case ServerMessage::KIND_NOT_SET:
-        break;  // a kind this client does not know (newer server): skip it
-    }
     read_header();
-  }
-
-  void deliver_reply() {
-    ++replies_received;
-    const uint64_t id = incoming.reply().request_id();
-    Pending waiter;
-    {
-      std::lock_guard lock(pending_mutex);
-      auto it = pending.find(id);
-      if (it == pending.end()) return;  // its caller timed out and left
-      waiter = std::move(it->second);
-      pending.erase(it);
-    }
-    if (waiter.timer) waiter.timer->cancel();
-    waiter.complete(Reply(std::move(*incoming.mutable_reply())));
-  }
-
-  // A tick's frame sent in parts (StreamFrame.part/parts) is joined here: true when
-  // `incoming` now holds a whole frame to deliver. A part out of order (its predecessors were
-  // dropped by a slow connection) discards the frame, counted as dropped.
-  bool join_parts() {
-    auto& f = *incoming.mutable_frame();
-    if (f.parts() <= 1) return true;
-    auto it = partial.find(f.subscription_id());
-    if (f.part() == 0) {
-      if (it != partial.end()) ++frames_dropped_locally;
-      partial[f.subscription_id()] = std::move(f);
-      return false;
-    }
-    if (it == partial.end()) {
-      ++frames_dropped_locally;
-      return false;
-    }
-    anim::v1::StreamFrame& whole = it->second;
-    const uint32_t have = whole.part();
-    if (whole.tick() != f.tick() || f.part() != have + 1 || f.parts() != whole.parts()) {
-      partial.erase(it);
-      ++frames_dropped_locally;
-      return false;
-    }
-    for (auto& c : *f.mutable_characters()) *whole.add_characters() = std::move(c);
-    whole.set_part(f.part());
-    if (f.part() + 1 < f.parts()) return false;
-    whole.clear_part();
-    whole.clear_parts();
-    f = std::move(whole);
-    partial.erase(it);
-    return true;
-  }
-
-  void deliver_frame() {
-    ++frames_received;
-    std::shared_ptr<const FrameCallback> callback;
-    {
-      std::lock_guard lock(frame_mutex);
-      callback = frame_callback;
-      if (!callback) {
-        if (options.frame_queue_capacity == 0) {
-          ++frames_dropped_locally;
-          return;
-        }
-        while (frame_queue.size() >= options.frame_queue_capacity) {
-          frame_queue.pop_front();  // a slow reader loses the oldest frames, never blocks reading
-          ++frames_dropped_locally;
-        }
-        frame_queue.push_back(std::move(*incoming.mutable_frame()));
-      }
-    }
-    if (callback) {
-      (*callback)(incoming.frame());
-    } else {
-      frame_cv.notify_one();
-    }
   }
 
   // ---- writing (I/O thread) ----
@@ -385,63 +252,49 @@ struct Client::Impl {
 
   // ---- closing (I/O thread) ----
 
-  // Closes once: records why, closes the socket, fails every waiting call, wakes frame readers.
+  // Closes once: closes the socket, then fails every waiting call and wakes frame readers.
   void close(Error reason) {
-    std::unordered_map<uint64_t, Pending> failed;
-    {
-      std::lock_guard lock(pending_mutex);
-      if (closed) return;
-      closed = true;
-      close_error = reason;
-      failed.swap(pending);
-    }
+    if (inbox.closed()) return;  // only this thread closes
     stream.close();
-    for (auto& [id, waiter] : failed) {
-      if (waiter.timer) waiter.timer->cancel();
-      waiter.complete(reason);
-    }
-    {
-      std::lock_guard lock(frame_mutex);
-      frames_closed = true;
-    }
-    frame_cv.notify_all();
-  }
-
-  // What a call made after the close gets.
-  Error closed_error() const {
-    return make_error(Error::Kind::kDisconnected,
-                      "connection closed (" + close_error.to_string() + ")");
+    inbox.close(reason);
   }
 
   // ---- calls (any thread) ----
 
-  Result<Reply> call(Request request, std::chrono::milliseconds timeout) {
-    if (timeout.count() <= 0) timeout = options.request_timeout;
-    const uint64_t id = next_request_id.fetch_add(1);
+  // Gives `request` a fresh request_id (returned in `id`) and the options' token when it has
+  // none, and frames it into `bytes`; an error when it is too large to send.
+  std::optional<Error> prepare(Request& request, uint64_t& id, std::string& bytes) {
+    id = next_request_id.fetch_add(1);
     request.set_request_id(id);
     if (request.auth_token().empty() && !options.auth_token.empty())
       request.set_auth_token(options.auth_token);
-    std::string bytes;
     if (!detail::encode_frame(request, bytes))
       return make_error(Error::Kind::kProtocol,
                         command_name(request) + " request is too large to send");
+    return std::nullopt;
+  }
 
-    auto promise = std::make_shared<Promise>();
+  Error timeout_error(const std::string& command, std::chrono::milliseconds timeout) const {
+    return make_error(Error::Kind::kTimeout, "no reply to " + command + " within " +
+                                                 std::to_string(timeout.count()) + " ms");
+  }
+
+  Result<Reply> call(Request request, std::chrono::milliseconds timeout) {
+    if (timeout.count() <= 0) timeout = options.request_timeout;
+    uint64_t id = 0;
+    std::string bytes;
+    if (auto error = prepare(request, id, bytes)) return *error;
+
+    auto promise = std::make_shared<std::promise<Result<Reply>>>();
     auto future = promise->get_future();
-    {
-      // Registered before sending, so the reply can never arrive before its waiter.
-      std::lock_guard lock(pending_mutex);
-      if (closed) return closed_error();
-      pending.emplace(id, Pending{std::move(promise), nullptr, nullptr});
-    }
+    // Registered before sending, so the reply can never arrive before its waiter. Closed: the
+    // future already holds the error.
+    if (!inbox.expect(id, detail::PendingCall{std::move(promise), nullptr, nullptr}))
+      return future.get();
     enqueue_write(std::move(bytes));
 
     if (future.wait_for(timeout) == std::future_status::timeout) {
-      std::lock_guard lock(pending_mutex);
-      if (pending.erase(id) == 1)
-        return make_error(Error::Kind::kTimeout, "no reply to " + command_name(request) +
-                                                     " within " + std::to_string(timeout.count()) +
-                                                     " ms");
+      if (inbox.withdraw(id)) return timeout_error(command_name(request), timeout);
       // Otherwise the reply (or the close) won the race and the value is set: take it.
     }
     return future.get();
@@ -449,45 +302,19 @@ struct Client::Impl {
 
   void call_async(Request request, ReplyCallback done, std::chrono::milliseconds timeout) {
     if (timeout.count() <= 0) timeout = options.request_timeout;
-    const uint64_t id = next_request_id.fetch_add(1);
-    request.set_request_id(id);
-    if (request.auth_token().empty() && !options.auth_token.empty())
-      request.set_auth_token(options.auth_token);
+    uint64_t id = 0;
     std::string bytes;
-    if (!detail::encode_frame(request, bytes))
-      return done(make_error(Error::Kind::kProtocol,
-                             command_name(request) + " request is too large to send"));
-    {
-      std::unique_lock lock(pending_mutex);
-      if (closed) {
-        lock.unlock();
-        return done(closed_error());
-      }
-      pending.emplace(id, Pending{nullptr, std::move(done), nullptr});
-    }
+    if (auto error = prepare(request, id, bytes)) return done(*error);
+    // On a closed connection `done` runs here, on the calling thread.
+    if (!inbox.expect(id, detail::PendingCall{nullptr, std::move(done), nullptr})) return;
     // The deadline timer lives on the I/O thread, like everything that completes the call.
     asio::post(
         io, [this, id, timeout, name = command_name(request), bytes = std::move(bytes)]() mutable {
           auto timer = std::make_shared<asio::steady_timer>(io, timeout);
-          {
-            std::lock_guard lock(pending_mutex);
-            auto it = pending.find(id);
-            if (it == pending.end()) return;  // already failed by a close
-            it->second.timer = timer;
-          }
+          if (!inbox.set_timer(id, timer)) return;  // already failed by a close
           timer->async_wait([this, id, timeout, name](const error_code& ec) {
             if (ec) return;  // cancelled: the reply or the close came first
-            Pending waiter;
-            {
-              std::lock_guard lock(pending_mutex);
-              auto it = pending.find(id);
-              if (it == pending.end()) return;
-              waiter = std::move(it->second);
-              pending.erase(it);
-            }
-            waiter.complete(make_error(
-                Error::Kind::kTimeout,
-                "no reply to " + name + " within " + std::to_string(timeout.count()) + " ms"));
+            if (auto call = inbox.withdraw(id)) call->complete(timeout_error(name, timeout));
           });
           if (!stream.socket().is_open()) return;
           write_queue.push_back(std::move(bytes));
@@ -520,7 +347,7 @@ Result<Reply> Client::call(Request request, std::chrono::milliseconds timeout) {
   // The daemon accepts large frames (an upload) only from a connection that has already sent
   // a valid request (--max-preauth-frame-bytes, 64 KiB by default): open with a small one
   // when nothing was answered yet. Its failure (e.g. a wrong token) is the answer.
-  if (impl_->replies_received.load() == 0 && request.ByteSizeLong() > (32u << 10)) {
+  if (impl_->inbox.replies_received() == 0 && request.ByteSizeLong() > (32u << 10)) {
     Request hello;
     hello.set_auth_token(request.auth_token());
     hello.mutable_list_assets();
@@ -688,38 +515,28 @@ Result<StatsReply> Client::stats() {
 }
 
 void Client::set_frame_callback(FrameCallback callback) {
-  std::lock_guard lock(impl_->frame_mutex);
-  impl_->frame_callback =
-      callback ? std::make_shared<const FrameCallback>(std::move(callback)) : nullptr;
+  impl_->inbox.set_frame_callback(std::move(callback));
 }
 
 std::optional<StreamFrame> Client::next_frame(std::chrono::milliseconds timeout) {
-  std::unique_lock lock(impl_->frame_mutex);
-  impl_->frame_cv.wait_for(lock, timeout,
-                           [&] { return !impl_->frame_queue.empty() || impl_->frames_closed; });
-  if (impl_->frame_queue.empty()) return std::nullopt;
-  StreamFrame frame = std::move(impl_->frame_queue.front());
-  impl_->frame_queue.pop_front();
-  return frame;
+  return impl_->inbox.next_frame(timeout);
 }
 
 std::vector<anim::v1::SubscriptionEnded> Client::ended_subscriptions() const {
-  std::lock_guard lock(impl_->frame_mutex);
-  return impl_->ended;
+  return impl_->inbox.ended_subscriptions();
 }
 
 bool Client::connected() const {
-  std::lock_guard lock(impl_->pending_mutex);
-  return !impl_->closed;
+  return !impl_->inbox.closed();
 }
 
 ClientCounters Client::counters() const {
   ClientCounters c;
   c.bytes_sent = impl_->bytes_sent.load();
   c.bytes_received = impl_->bytes_received.load();
-  c.replies_received = impl_->replies_received.load();
-  c.frames_received = impl_->frames_received.load();
-  c.frames_dropped_locally = impl_->frames_dropped_locally.load();
+  c.replies_received = impl_->inbox.replies_received();
+  c.frames_received = impl_->inbox.frames_received();
+  c.frames_dropped_locally = impl_->inbox.frames_dropped_locally();
   return c;
 }
 

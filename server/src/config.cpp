@@ -8,6 +8,22 @@
 
 namespace animd {
 
+namespace {
+
+// A flag whose default shows in --help.
+template <class T>
+void shown(CLI::App& app, const char* flag, T& value, const char* help) {
+  app.add_option(flag, value, help)->capture_default_str();
+}
+
+// A flag whose default shows in --help and whose value must lie in [low, high].
+template <class T, class Bound>
+void in_range(CLI::App& app, const char* flag, T& value, Bound low, Bound high, const char* help) {
+  app.add_option(flag, value, help)->check(CLI::Range(low, high))->capture_default_str();
+}
+
+}  // namespace
+
 int Config::history_ticks() const {
   return std::max(1, static_cast<int>(std::lround(history_seconds * tick_rate)));
 }
@@ -23,112 +39,65 @@ std::optional<int> parse_config(int argc, char** argv, Config& c) {
   // A flag given twice (e.g. on the command line after the config file) takes the last value.
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
 
-  app.add_option("--address", c.address, "Listen address")->capture_default_str();
-  app.add_option("--port", c.port, "Listen port (0 = ephemeral)")->capture_default_str();
+  shown(app, "--address", c.address, "Listen address");
+  shown(app, "--port", c.port, "Listen port (0 = ephemeral)");
   app.add_option("--port-file", c.port_file, "Write the bound port number to this file");
-  app.add_option("--io-threads", c.io_threads, "Network threads")
-      ->check(CLI::Range(1, 256))
-      ->capture_default_str();
+  in_range(app, "--io-threads", c.io_threads, 1, 256, "Network threads");
   app.add_option("--assets", c.assets_dir,
                  "Asset root: every .glb/.gltf/.md5mesh under it is loaded at start; "
                  "load_asset paths are relative to it");
-  app.add_option("--tick-rate", c.tick_rate, "Fixed tick rate in Hz")
-      ->check(CLI::Range(1.0, 1000.0))
-      ->capture_default_str();
-  app.add_option("--workers", c.workers, "Character update threads (0 = number of cores)")
-      ->check(CLI::Range(0, 256))
-      ->capture_default_str();
-  app.add_option("--history-seconds", c.history_seconds, "Pose history kept per character")
-      ->check(CLI::Range(0.0, 60.0))
-      ->capture_default_str();
-  app.add_option("--spawn-builtin", c.spawn_builtin,
-                 "Debug/benchmark: spawn N built-in characters playing 'walk' at start")
-      ->check(CLI::Range(0, 1000000))
-      ->capture_default_str();
-  app.add_option("--max-frame-bytes", c.max_frame_bytes, "Largest request frame (uploads aside)")
-      ->check(CLI::Range(size_t{16}, size_t{1} << 30))
-      ->capture_default_str();
-  app.add_option("--max-upload-bytes", c.max_upload_bytes,
-                 "Largest load_asset glb_data frame (0 disables uploads)")
-      ->check(CLI::Range(size_t{0}, size_t{1} << 31))
-      ->capture_default_str();
-  app.add_option("--max-queued-bytes", c.max_queued_bytes, "Per-connection write queue bound")
-      ->check(CLI::Range(size_t{4096}, size_t{1} << 32))
-      ->capture_default_str();
-  app.add_option("--max-characters", c.max_characters, "Characters in the daemon")
-      ->capture_default_str();
-  app.add_option("--max-characters-per-connection", c.max_characters_per_connection,
-                 "Live characters spawned by one connection")
-      ->capture_default_str();
-  app.add_option("--max-subscriptions-per-connection", c.max_subscriptions_per_connection,
-                 "Subscriptions of one connection")
-      ->capture_default_str();
-  app.add_option("--max-connections", c.max_connections, "Concurrent connections")
-      ->capture_default_str();
-  app.add_option("--max-requests-per-second", c.max_requests_per_second,
-                 "Per connection (token bucket, burst = one second's worth)")
-      ->check(CLI::Range(1.0, 1e9))
-      ->capture_default_str();
-  app.add_option("--max-connections-per-address", c.max_connections_per_address,
-                 "Concurrent connections from one IP address")
-      ->check(CLI::Range(1u, 1000000u))
-      ->capture_default_str();
-  app.add_option("--max-pending-commands-per-connection", c.max_pending_commands_per_connection,
-                 "Requests of one connection waiting for the tick")
-      ->check(CLI::Range(1u, 1000000u))
-      ->capture_default_str();
-  app.add_option("--max-queued-commands", c.max_queued_commands,
-                 "Requests of all connections waiting for the tick")
-      ->check(CLI::Range(1u, 10000000u))
-      ->capture_default_str();
-  app.add_option("--max-commands-per-tick", c.max_commands_per_tick,
-                 "Requests applied in one tick (oldest first); the rest wait for the next")
-      ->check(CLI::Range(1u, 10000000u))
-      ->capture_default_str();
-  app.add_option("--max-assets", c.max_assets, "Loaded assets (the built-in one included)")
-      ->check(CLI::Range(1u, 100000u))
-      ->capture_default_str();
-  app.add_option("--max-asset-bytes-total", c.max_asset_bytes_total,
-                 "Memory of all loaded assets (meshes, clips, skeletons)")
-      ->capture_default_str();
-  app.add_option("--ik-budget", c.ik_budget,
-                 "IK joint-iterations per tick for the whole daemon; above it every goal's "
-                 "iterations are scaled down")
-      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40))
-      ->capture_default_str();
-  app.add_option("--max-preauth-frame-bytes", c.max_preauth_frame_bytes,
-                 "Largest frame before a connection's first valid request")
-      ->check(CLI::Range(size_t{64}, size_t{1} << 30))
-      ->capture_default_str();
-  app.add_option("--auth-timeout", c.auth_timeout_s,
-                 "Seconds a new connection has to send its first valid request")
-      ->check(CLI::Range(0.1, 3600.0))
-      ->capture_default_str();
-  app.add_option("--read-timeout", c.read_timeout_s,
-                 "Seconds a frame in progress has to deliver each 64 KiB (slow senders)")
-      ->check(CLI::Range(0.1, 3600.0))
-      ->capture_default_str();
-  app.add_option("--idle-timeout", c.idle_timeout_s,
-                 "Close connections that sent nothing this long and have no subscription "
-                 "(0 = never)")
-      ->check(CLI::Range(0.0, 1e6))
-      ->capture_default_str();
-  app.add_option("--max-inbound-bytes-total", c.max_inbound_bytes_total,
-                 "Request bytes being received on all connections together")
-      ->check(CLI::Range(size_t{1} << 16, size_t{1} << 40))
-      ->capture_default_str();
-  app.add_option("--max-stream-bytes-total", c.max_stream_bytes_total,
-                 "Replies and stream frames queued on all connections together")
-      ->check(CLI::Range(size_t{1} << 16, size_t{1} << 40))
-      ->capture_default_str();
-  app.add_option("--stream-stall-seconds", c.stream_stall_s,
-                 "A subscriber whose frames are all dropped this long loses its subscriptions")
-      ->check(CLI::Range(0.1, 3600.0))
-      ->capture_default_str();
-  app.add_option("--max-failed-auth", c.max_failed_auth,
-                 "Requests with a wrong token before the connection is closed")
-      ->check(CLI::Range(1u, 1000000u))
-      ->capture_default_str();
+  in_range(app, "--tick-rate", c.tick_rate, 1.0, 1000.0, "Fixed tick rate in Hz");
+  in_range(app, "--workers", c.workers, 0, 256, "Character update threads (0 = number of cores)");
+  in_range(app, "--history-seconds", c.history_seconds, 0.0, 60.0,
+           "Pose history kept per character");
+  in_range(app, "--spawn-builtin", c.spawn_builtin, 0, 1000000,
+           "Debug/benchmark: spawn N built-in characters playing 'walk' at start");
+  in_range(app, "--max-frame-bytes", c.max_frame_bytes, size_t{16}, size_t{1} << 30,
+           "Largest request frame (uploads aside)");
+  in_range(app, "--max-upload-bytes", c.max_upload_bytes, size_t{0}, size_t{1} << 31,
+           "Largest load_asset glb_data frame (0 disables uploads)");
+  in_range(app, "--max-queued-bytes", c.max_queued_bytes, size_t{4096}, size_t{1} << 32,
+           "Per-connection write queue bound");
+  shown(app, "--max-characters", c.max_characters, "Characters in the daemon");
+  shown(app, "--max-characters-per-connection", c.max_characters_per_connection,
+        "Live characters spawned by one connection");
+  shown(app, "--max-subscriptions-per-connection", c.max_subscriptions_per_connection,
+        "Subscriptions of one connection");
+  shown(app, "--max-connections", c.max_connections, "Concurrent connections");
+  in_range(app, "--max-requests-per-second", c.max_requests_per_second, 1.0, 1e9,
+           "Per connection (token bucket, burst = one second's worth)");
+  in_range(app, "--max-connections-per-address", c.max_connections_per_address, 1u, 1000000u,
+           "Concurrent connections from one IP address");
+  in_range(app, "--max-pending-commands-per-connection", c.max_pending_commands_per_connection, 1u,
+           1000000u, "Requests of one connection waiting for the tick");
+  in_range(app, "--max-queued-commands", c.max_queued_commands, 1u, 10000000u,
+           "Requests of all connections waiting for the tick");
+  in_range(app, "--max-commands-per-tick", c.max_commands_per_tick, 1u, 10000000u,
+           "Requests applied in one tick (oldest first); the rest wait for the next");
+  in_range(app, "--max-assets", c.max_assets, 1u, 100000u,
+           "Loaded assets (the built-in one included)");
+  shown(app, "--max-asset-bytes-total", c.max_asset_bytes_total,
+        "Memory of all loaded assets (meshes, clips, skeletons)");
+  in_range(app, "--ik-budget", c.ik_budget, uint64_t{1}, uint64_t{1} << 40,
+           "IK joint-iterations per tick for the whole daemon; above it every goal's "
+           "iterations are scaled down");
+  in_range(app, "--max-preauth-frame-bytes", c.max_preauth_frame_bytes, size_t{64}, size_t{1} << 30,
+           "Largest frame before a connection's first valid request");
+  in_range(app, "--auth-timeout", c.auth_timeout_s, 0.1, 3600.0,
+           "Seconds a new connection has to send its first valid request");
+  in_range(app, "--read-timeout", c.read_timeout_s, 0.1, 3600.0,
+           "Seconds a frame in progress has to deliver each 64 KiB (slow senders)");
+  in_range(app, "--idle-timeout", c.idle_timeout_s, 0.0, 1e6,
+           "Close connections that sent nothing this long and have no subscription "
+           "(0 = never)");
+  in_range(app, "--max-inbound-bytes-total", c.max_inbound_bytes_total, size_t{1} << 16,
+           size_t{1} << 40, "Request bytes being received on all connections together");
+  in_range(app, "--max-stream-bytes-total", c.max_stream_bytes_total, size_t{1} << 16,
+           size_t{1} << 40, "Replies and stream frames queued on all connections together");
+  in_range(app, "--stream-stall-seconds", c.stream_stall_s, 0.1, 3600.0,
+           "A subscriber whose frames are all dropped this long loses its subscriptions");
+  in_range(app, "--max-failed-auth", c.max_failed_auth, 1u, 1000000u,
+           "Requests with a wrong token before the connection is closed");
   app.add_option("--control-token", c.control_tokens,
                  "A token of the control role (repeatable, >= 16 bytes); with any token set, "
                  "every request needs one")
@@ -141,11 +110,9 @@ std::optional<int> parse_config(int argc, char** argv, Config& c) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app.add_option("--token-file", c.token_file,
                  "File of 'control TOKEN' / 'observe TOKEN' lines; re-read on SIGHUP");
-  app.add_option("--orphan-grace-seconds", c.orphan_grace_s,
-                 "Owned characters are despawned this long after their owner's last connection "
-                 "closed (a reconnect with the same token takes them back)")
-      ->check(CLI::Range(0.0, 86400.0))
-      ->capture_default_str();
+  in_range(app, "--orphan-grace-seconds", c.orphan_grace_s, 0.0, 86400.0,
+           "Owned characters are despawned this long after their owner's last connection "
+           "closed (a reconnect with the same token takes them back)");
   // TLS: each flag names what it needs, so a half configuration is refused at start-up.
   auto* tls_cert = app.add_option("--tls-cert", c.tls.cert_file,
                                   "Serve TLS (1.2+ only) with this PEM certificate (chain)")
@@ -167,13 +134,10 @@ std::optional<int> parse_config(int argc, char** argv, Config& c) {
   app.add_option("--log-level", c.log_level, "trace, debug, info, warn, error, critical, off")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}))
       ->capture_default_str();
-  app.add_option("--shutdown-timeout", c.shutdown_timeout_s,
-                 "Seconds to wait for pending writes on SIGTERM/SIGINT")
-      ->check(CLI::Range(0.0, 60.0))
-      ->capture_default_str();
-  app.add_option("--summary-interval", c.summary_interval_s, "Seconds between summary log lines")
-      ->check(CLI::Range(1.0, 86400.0))
-      ->capture_default_str();
+  in_range(app, "--shutdown-timeout", c.shutdown_timeout_s, 0.0, 60.0,
+           "Seconds to wait for pending writes on SIGTERM/SIGINT");
+  in_range(app, "--summary-interval", c.summary_interval_s, 1.0, 86400.0,
+           "Seconds between summary log lines");
 
   animops::add_ops_options(app, c.ops);
 

@@ -17,9 +17,9 @@ using anim::v1::Request;
 
 namespace {
 constexpr size_t kReadChunk = 16u << 10;
-constexpr size_t kProgressBytes = 64u << 10;   // a slow sender must deliver this per --read-timeout
-constexpr size_t kReplyAllowance = 64u << 10;  // replies queued without drawing on the budget
-constexpr size_t kReplyBacklogBytes = 256u << 10;  // unsent replies that stop reading
+constexpr size_t kProgressBytes = 64u << 10;  // a slow sender must deliver this per --read-timeout
+// How long a connection closed for misbehaving has to take the reply saying why.
+constexpr std::chrono::seconds kFlushBeforeClose{2};
 
 std::chrono::steady_clock::duration to_duration(double s) {
   return std::chrono::duration_cast<std::chrono::steady_clock::duration>(
@@ -37,16 +37,13 @@ Session::Session(Server& server, Transport transport, uint64_t id, std::string p
       connected_at_(Clock::now()),
       last_input_(connected_at_),
       reader_(server.inbound_budget(), server.config().max_preauth_frame_bytes),
-      rate_(server.config().max_requests_per_second) {
+      rate_(server.config().max_requests_per_second),
+      write_queue_(server.stream_budget(), server.config().max_queued_bytes,
+                   server.config().max_pending_commands_per_connection) {
   boost::system::error_code ec;
   auto ep = transport_.socket().remote_endpoint(ec);
   peer_ = ec ? "?" : ep.address().to_string() + ":" + std::to_string(ep.port());
   transport_.socket().set_option(asio::ip::tcp::no_delay(true), ec);
-}
-
-Session::~Session() {
-  // Queued frames drew on the daemon-wide budget; give it back.
-  server_.stream_budget().release(budget_bytes_);
 }
 
 void Session::start() {
@@ -95,10 +92,8 @@ void Session::on_read(boost::system::error_code ec, size_t n) {
 // that floods requests or does not read replies is held back by TCP instead of growing the
 // daemon. Never in the middle of a frame (its read deadline keeps running).
 bool Session::backlogged() const {
-  const Config& cfg = server_.config();
-  return pending_commands_ >= cfg.max_pending_commands_per_connection ||
-         ready_replies_.size() >= cfg.max_pending_commands_per_connection ||
-         reply_bytes_ > kReplyBacklogBytes;
+  return pending_commands_ >= server_.config().max_pending_commands_per_connection ||
+         write_queue_.backlogged();
 }
 
 void Session::resume_if_drained() {
@@ -230,7 +225,8 @@ bool Session::admit(const Request& r, uint64_t seq) {
                       : "request.auth_token is not a valid token");
     if (!empty && ++failed_auth_ >= cfg.max_failed_auth)
       close_after_flush("too many requests with a wrong token (--max-failed-auth " +
-                        std::to_string(cfg.max_failed_auth) + ")");
+                            std::to_string(cfg.max_failed_auth) + ")",
+                        Clock::now() + kFlushBeforeClose);
     return false;
   }
   const Role needed = required_role(r);
@@ -475,14 +471,10 @@ void Session::complete(uint64_t seq, anim::v1::Reply reply, size_t drawn) {
   }
   anim::v1::ServerMessage msg;
   *msg.mutable_reply() = std::move(reply);
-  ready_replies_.emplace(seq, ReadyReply{frame_message(msg), drawn});
+  write_queue_.hold_reply(seq, frame_message(msg), drawn);
   // Replies leave in request order, whichever thread produced them.
-  for (auto it = ready_replies_.find(next_seq_out_); it != ready_replies_.end();
-       it = ready_replies_.find(next_seq_out_)) {
-    ReadyReply ready = std::move(it->second);
-    ready_replies_.erase(it);
-    ++next_seq_out_;
-    enqueue(std::move(ready.bytes), false, ready.drawn);
+  while (auto ready = write_queue_.next_in_order()) {
+    enqueue_reply(std::move(ready->bytes), ready->drawn);
     if (closed_) return;
   }
 }
@@ -533,9 +525,7 @@ void Session::on_snapshot() {
       if (snap->tick < sub.start_tick || (snap->tick - sub.start_tick) % sub.divisor != 0) continue;
       // Nothing to gain from encoding what the queue or the daemon's budget cannot take
       // (a crowd of readers that do not read must not cost the network threads either).
-      const ByteBudget& budget = server_.stream_budget();
-      if (queued_bytes_ + sub.last_bytes > cfg.max_queued_bytes ||
-          budget.used() + sub.last_bytes > budget.limit()) {
+      if (!write_queue_.stream_frame_fits(sub.last_bytes)) {
         count_drops(1);
         continue;
       }
@@ -554,7 +544,7 @@ void Session::on_snapshot() {
       }
       const uint32_t dropped_before = dropped_since_last_;
       dropped_since_last_ = 0;
-      for (auto& m : encoded_.messages) enqueue(std::move(m), true);
+      for (auto& m : encoded_.messages) enqueue_stream(std::move(m));
       // A part that did not fit was counted; the frame as a whole is one drop, and the count
       // the client was told about must be told again.
       if (dropped_since_last_ > 0) dropped_since_last_ += dropped_before;
@@ -586,7 +576,7 @@ void Session::end_subscriptions(const std::string& reason, std::vector<uint32_t>
     e->set_code(anim::v1::STATUS_RESOURCE_EXHAUSTED);
     e->set_reason(reason);
     e->set_frames_dropped(static_cast<uint32_t>(std::min<uint64_t>(dropped_total_, UINT32_MAX)));
-    enqueue(frame_message(msg), false);
+    enqueue_reply(frame_message(msg));
     if (closed_) return;
   }
   std::erase_if(subscriptions_, [&](const StreamSubscription& sub) {
@@ -598,16 +588,7 @@ void Session::end_subscriptions(const std::string& reason, std::vector<uint32_t>
     dropped_since_last_ = 0;
     // Frames queued behind a reader that does not read would hold the daemon's outbound
     // budget for good: drop them (the ones being written stay).
-    for (size_t i = in_flight_; i < out_.size();) {
-      if (!out_[i].stream) {
-        ++i;
-        continue;
-      }
-      queued_bytes_ -= out_[i].bytes->size();
-      budget_bytes_ -= out_[i].drawn;
-      server_.stream_budget().release(out_[i].drawn);
-      out_.erase(out_.begin() + static_cast<std::ptrdiff_t>(i));
-    }
+    write_queue_.drop_queued_stream_frames();
   }
   // The World stops counting this connection as a watcher (no reply wanted).
   for (uint32_t id : ids) {
@@ -622,124 +603,56 @@ void Session::end_subscriptions(const std::string& reason, std::vector<uint32_t>
 // ---------------------------------------------------------------------------------------------
 // Writing
 
-void Session::enqueue(std::unique_ptr<std::string> bytes, bool stream, size_t drawn) {
-  // `drawn`: drawn on the daemon's outbound budget for this frame (here, or by the World).
+void Session::enqueue_reply(std::unique_ptr<std::string> bytes, size_t drawn) {
   if (closed_) {
     server_.stream_budget().release(drawn);
     return;
   }
-  const size_t limit = server_.config().max_queued_bytes;
-  const size_t size = bytes->size();
-  if (stream) {
-    // Make room by dropping the oldest queued (not in-flight) stream frames.
-    for (size_t i = in_flight_; queued_bytes_ + size > limit && i < out_.size();) {
-      if (!out_[i].stream) {
-        ++i;
-        continue;
-      }
-      const size_t n = out_[i].bytes->size();
-      queued_bytes_ -= n;
-      budget_bytes_ -= out_[i].drawn;
-      server_.stream_budget().release(out_[i].drawn);
-      out_.erase(out_.begin() + static_cast<std::ptrdiff_t>(i));
-      count_drops(1);
-    }
-    // Replies and in-flight bytes fill the queue, or the daemon's stream budget is spent.
-    if (queued_bytes_ + size > limit || !server_.stream_budget().try_acquire(size)) {
-      count_drops(1);
-      return;
-    }
-    budget_bytes_ += size;
-    drawn = size;
-  } else {
-    reply_bytes_ += size;
-    ++reply_frames_;
-    if (reply_bytes_ > limit && reply_frames_ > 1) {
-      server_.stream_budget().release(drawn);
-      close("client does not read its replies: " + std::to_string(reply_bytes_) +
-            " bytes of replies queued, above --max-queued-bytes " + std::to_string(limit));
-      return;
-    }
-    // Replies draw on the daemon-wide budget too. A connection that reads its replies holds
-    // little; one that lets them pile up while the budget is spent is closed (a small
-    // allowance may go undrawn, so answers keep flowing to everybody else).
-    if (drawn > 0) {
-      budget_bytes_ += drawn;  // the World drew it when it made the reply
-    } else if (!server_.stream_budget().try_acquire(size)) {
-      if (reply_bytes_ > kReplyAllowance && reply_frames_ > 1) {
-        close(
-            "client does not read its replies and the daemon's outbound budget is spent "
-            "(--max-stream-bytes-total " +
-            std::to_string(server_.config().max_stream_bytes_total) + ")");
-        return;
-      }
-    } else {
-      budget_bytes_ += size;
-      drawn = size;
-    }
-  }
-  queued_bytes_ += size;
-  out_.push_back(OutFrame{std::move(bytes), stream, drawn});
+  if (std::string refused = write_queue_.push_reply(std::move(bytes), drawn); !refused.empty())
+    return close(refused);
+  write_more();
+}
+
+void Session::enqueue_stream(std::unique_ptr<std::string> bytes) {
+  if (closed_) return;
+  count_drops(write_queue_.push_stream(std::move(bytes)));
   write_more();
 }
 
 void Session::write_more() {
-  if (in_flight_ > 0 || out_.empty() || closed_) return;
-  // Gather up to ~256 KiB of frames into one write.
-  write_buffers_.clear();
-  size_t bytes = 0;
-  while (in_flight_ < out_.size() && (bytes == 0 || bytes < (256u << 10))) {
-    OutFrame& f = out_[in_flight_];
-    if (!f.stream) {
-      reply_bytes_ -= f.bytes->size();
-      --reply_frames_;
-    }
-    write_buffers_.emplace_back(f.bytes->data(), f.bytes->size());
-    bytes += f.bytes->size();
-    ++in_flight_;
-  }
-  asio::async_write(transport_, write_buffers_,
+  if (closed_) return;
+  const auto buffers = write_queue_.start_write();
+  if (buffers.empty()) return;
+  asio::async_write(transport_, buffers,
                     [self = shared_from_this()](boost::system::error_code ec, size_t n) {
-                      if (self->closed_) return;
-                      if (ec) {
-                        self->close("write error: " + ec.message());
-                        return;
-                      }
-                      Metrics& m = self->server_.metrics();
-                      m.bytes_out.fetch_add(n, std::memory_order_relaxed);
-                      self->bytes_out_ += n;
-                      uint64_t frames = 0;
-                      for (size_t i = 0; i < self->in_flight_; ++i) {
-                        OutFrame& f = self->out_.front();
-                        const size_t size = f.bytes->size();
-                        frames += f.stream;
-                        self->budget_bytes_ -= f.drawn;
-                        self->server_.stream_budget().release(f.drawn);
-                        self->queued_bytes_ -= size;
-                        self->out_.pop_front();
-                      }
-                      if (frames > 0) self->dropping_since_.reset();
-                      m.stream_frames_sent.fetch_add(frames, std::memory_order_relaxed);
-                      self->in_flight_ = 0;
-                      if (self->out_.empty() && self->draining_) {
-                        self->close(self->drain_reason_);
-                        return;
-                      }
-                      self->write_more();
-                      self->resume_if_drained();
+                      self->on_write(ec, n);
                     });
 }
 
-// Stops reading and closes once what is queued (the reply saying why) has been written, or
-// after two seconds.
-void Session::close_after_flush(const std::string& reason) {
-  if (closed_ || draining_) return;
-  draining_ = true;
-  drain_reason_ = reason;
-  boost::system::error_code ec;
-  transport_.socket().shutdown(asio::ip::tcp::socket::shutdown_receive, ec);
-  if (out_.empty()) return close(reason);
-  drain_timer_.expires_after(std::chrono::seconds(2));
+void Session::on_write(boost::system::error_code ec, size_t n) {
+  if (closed_) return;
+  if (ec) return close("write error: " + ec.message());
+  Metrics& m = server_.metrics();
+  m.bytes_out.fetch_add(n, std::memory_order_relaxed);
+  bytes_out_ += n;
+  const uint32_t frames = write_queue_.finish_write();
+  if (frames > 0) dropping_since_.reset();
+  m.stream_frames_sent.fetch_add(frames, std::memory_order_relaxed);
+  if (write_queue_.empty() && draining_) return close(drain_reason_);
+  write_more();
+  resume_if_drained();
+}
+
+void Session::close_after_flush(std::string reason, Clock::time_point deadline) {
+  if (closed_) return;
+  if (!draining_) {
+    draining_ = true;
+    drain_reason_ = std::move(reason);
+    boost::system::error_code ec;
+    transport_.socket().shutdown(asio::ip::tcp::socket::shutdown_receive, ec);
+    if (write_queue_.empty()) return close(drain_reason_);
+  }
+  drain_timer_.expires_at(deadline);
   drain_timer_.async_wait([self = shared_from_this()](boost::system::error_code e) {
     if (!e && !self->closed_) self->close(self->drain_reason_ + " (pending writes abandoned)");
   });
@@ -747,18 +660,7 @@ void Session::close_after_flush(const std::string& reason) {
 
 void Session::drain(std::chrono::steady_clock::time_point deadline) {
   asio::post(transport_.get_executor(), [self = shared_from_this(), deadline] {
-    if (self->closed_) return;
-    self->draining_ = true;
-    boost::system::error_code ec;
-    self->transport_.socket().shutdown(asio::ip::tcp::socket::shutdown_receive, ec);
-    if (self->out_.empty()) {
-      self->close("daemon shutting down");
-      return;
-    }
-    self->drain_timer_.expires_at(deadline);
-    self->drain_timer_.async_wait([self](boost::system::error_code e) {
-      if (!e && !self->closed_) self->close("daemon shutting down (pending writes abandoned)");
-    });
+    self->close_after_flush("daemon shutting down", deadline);
   });
 }
 
@@ -781,9 +683,9 @@ void Session::close(const std::string& reason) {
   // for it).
   reader_.release();
   transport_.close();
-  // out_ stays until the session is destroyed: an aborted write may still name its buffers.
-  for (auto& [seq, ready] : ready_replies_) server_.stream_budget().release(ready.drawn);
-  ready_replies_.clear();
+  // Queued frames stay until the session is destroyed: an aborted write may still name their
+  // buffers.
+  write_queue_.drop_held_replies();
   server_.remove_session(id_);
 }
 

@@ -3,9 +3,10 @@
 //
 //   handshake (TLS, or nothing) -> read -> FrameReader (limits, budget) -> parse -> policy
 //   (rate, auth, roles) -> route: answer here (list_assets, get_asset_data), load on the
-//   loader thread, or queue for the tick -> replies in request order -> write queue
+//   loader thread, or queue for the tick -> replies in request order -> WriteQueue
+//   (write_queue.h: ordering, budget, drops, flow-control thresholds) -> socket
 //
-// and, on the tick's side, offer_snapshot -> encode (stream_encoder) -> write queue.
+// and, on the tick's side, offer_snapshot -> encode (stream_encoder) -> WriteQueue.
 //
 // Memory it can be made to hold is bounded before trust: until its first valid request a
 // connection may send frames of --max-preauth-frame-bytes at most and must send that request
@@ -38,6 +39,7 @@
 #include "snapshot.h"
 #include "stream_encoder.h"
 #include "transport.h"
+#include "write_queue.h"
 
 namespace animd {
 
@@ -46,7 +48,6 @@ class Server;
 class Session : public ReplySink, public std::enable_shared_from_this<Session> {
  public:
   Session(Server& server, Transport transport, uint64_t id, std::string peer_address);
-  ~Session() override;
 
   uint64_t id() const { return id_; }
   const std::string& peer() const { return peer_; }
@@ -63,11 +64,6 @@ class Session : public ReplySink, public std::enable_shared_from_this<Session> {
   void drain(std::chrono::steady_clock::time_point deadline);
 
  private:
-  struct OutFrame {
-    std::unique_ptr<std::string> bytes;  // 4-byte length + ServerMessage; heap-stable
-    bool stream = false;                 // a stream frame: may be dropped
-    size_t drawn = 0;                    // bytes drawn on the daemon's outbound budget
-  };
   using Clock = std::chrono::steady_clock;
 
   // Reading.
@@ -101,13 +97,21 @@ class Session : public ReplySink, public std::enable_shared_from_this<Session> {
   void end_subscriptions(const std::string& reason, std::vector<uint32_t> ids = {});
 
   // Writing.
-  void enqueue(std::unique_ptr<std::string> bytes, bool stream, size_t drawn = 0);
+  // Queue a frame that must arrive (`drawn`: bytes its producer drew on the outbound budget);
+  // closes the connection when the client does not read its replies.
+  void enqueue_reply(std::unique_ptr<std::string> bytes, size_t drawn = 0);
+  // Queue a stream frame (frames dropped on the way are counted).
+  void enqueue_stream(std::unique_ptr<std::string> bytes);
   // False (after answering RESOURCE_EXHAUSTED) when the outbound budget is spent: large
   // answers made here would only pile up behind readers that do not read.
   bool outbound_room(uint64_t seq, const anim::v1::Request& request);
   void write_more();
+  void on_write(boost::system::error_code ec, size_t n);
   void close(const std::string& reason);
-  void close_after_flush(const std::string& reason);
+  // The one way into draining: stops reading, writes what is queued, then closes with
+  // `reason`; at `deadline` it closes anyway, abandoning what is left. Called again while
+  // draining (the daemon stopping during a close-after-flush), only the deadline moves.
+  void close_after_flush(std::string reason, Clock::time_point deadline);
 
   Server& server_;
   Transport transport_;
@@ -117,10 +121,10 @@ class Session : public ReplySink, public std::enable_shared_from_this<Session> {
   std::string peer_;          // "address:port"
   std::string peer_address_;  // the address alone (per-address connection count)
   bool closed_ = false;
-  bool draining_ = false;
-  std::string drain_reason_ = "daemon shutting down";  // logged when a drain ends
-  bool paused_ = false;     // reading paused while an asset load is in progress
-  bool held_back_ = false;  // reading paused until outstanding answers drain (backlogged())
+  bool draining_ = false;     // in close_after_flush: no more reading, closes once flushed
+  std::string drain_reason_;  // why it is draining: logged when the drain ends
+  bool paused_ = false;       // reading paused while an asset load is in progress
+  bool held_back_ = false;    // reading paused until outstanding answers drain (backlogged())
   const Clock::time_point connected_at_;
   Clock::time_point last_input_;
 
@@ -137,14 +141,8 @@ class Session : public ReplySink, public std::enable_shared_from_this<Session> {
   RateLimiter rate_;
   uint32_t pending_commands_ = 0;  // requests handed to the tick or loader, not answered yet
 
-  // Replies in request order.
+  // Replies in request order (write_queue_ holds the early ones).
   uint64_t next_seq_in_ = 0;
-  uint64_t next_seq_out_ = 0;
-  struct ReadyReply {
-    std::unique_ptr<std::string> bytes;
-    size_t drawn = 0;
-  };
-  std::map<uint64_t, ReadyReply> ready_replies_;
   std::map<uint64_t, StreamSubscription> pending_subscribes_;  // by seq
   std::map<uint64_t, uint32_t> pending_unsubscribes_;          // by seq
 
@@ -165,14 +163,9 @@ class Session : public ReplySink, public std::enable_shared_from_this<Session> {
   std::vector<uint32_t> ended_;  // subscriptions to end after this batch (frames too large)
   std::string end_reason_;
 
-  // Writing.
-  std::deque<OutFrame> out_;
-  size_t in_flight_ = 0;     // frames at the front of out_ being written
-  size_t queued_bytes_ = 0;  // all of out_
-  size_t budget_bytes_ = 0;  // drawn on the daemon's outbound budget by frames in out_
-  size_t reply_bytes_ = 0;   // replies in out_ not yet in flight
-  size_t reply_frames_ = 0;
-  std::vector<boost::asio::const_buffer> write_buffers_;
+  // Writing. Stays until the session is destroyed: an aborted write may still name its
+  // buffers after close().
+  WriteQueue write_queue_;
   uint64_t bytes_in_ = 0, bytes_out_ = 0;
 };
 

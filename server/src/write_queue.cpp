@@ -1,0 +1,139 @@
+#include "write_queue.h"
+
+namespace animd {
+
+WriteQueue::WriteQueue(ByteBudget& budget, size_t max_queued_bytes, size_t max_held_replies)
+    : budget_(budget), max_queued_bytes_(max_queued_bytes), max_held_replies_(max_held_replies) {}
+
+WriteQueue::~WriteQueue() {
+  budget_.release(drawn_bytes_);
+  drop_held_replies();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Request order
+
+void WriteQueue::hold_reply(uint64_t seq, std::unique_ptr<std::string> bytes, size_t drawn) {
+  held_.emplace(seq, HeldReply{std::move(bytes), drawn});
+}
+
+std::optional<WriteQueue::HeldReply> WriteQueue::next_in_order() {
+  auto it = held_.find(next_seq_);
+  if (it == held_.end()) return std::nullopt;
+  HeldReply reply = std::move(it->second);
+  held_.erase(it);
+  ++next_seq_;
+  return reply;
+}
+
+void WriteQueue::drop_held_replies() {
+  for (auto& [seq, reply] : held_) budget_.release(reply.drawn);
+  held_.clear();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Queuing
+
+std::string WriteQueue::push_reply(std::unique_ptr<std::string> bytes, size_t drawn) {
+  const size_t size = bytes->size();
+  const size_t unsent = unsent_reply_bytes_ + size;
+  // One reply alone may exceed the bound (a large get_asset_data answer); two may not.
+  if (unsent > max_queued_bytes_ && unsent_reply_frames_ > 0) {
+    budget_.release(drawn);
+    return "client does not read its replies: " + std::to_string(unsent) +
+           " bytes of replies queued, above --max-queued-bytes " +
+           std::to_string(max_queued_bytes_);
+  }
+  // Replies draw on the daemon-wide budget too. A connection that reads its replies holds
+  // little; one that lets them pile up while the budget is spent is refused (a small
+  // allowance may go undrawn, so answers keep flowing to everybody else).
+  if (drawn == 0 && budget_.try_acquire(size)) {
+    drawn = size;
+  } else if (drawn == 0 && unsent > kReplyAllowance && unsent_reply_frames_ > 0) {
+    return "client does not read its replies and the daemon's outbound budget is spent "
+           "(--max-stream-bytes-total " +
+           std::to_string(budget_.limit()) + ")";
+  }
+  unsent_reply_bytes_ = unsent;
+  ++unsent_reply_frames_;
+  drawn_bytes_ += drawn;
+  queued_bytes_ += size;
+  frames_.push_back(Frame{std::move(bytes), false, drawn});
+  return {};
+}
+
+uint32_t WriteQueue::push_stream(std::unique_ptr<std::string> bytes) {
+  const size_t size = bytes->size();
+  uint32_t dropped = 0;
+  // Make room by dropping the oldest queued (not in-flight) stream frames.
+  for (size_t i = in_flight_; queued_bytes_ + size > max_queued_bytes_ && i < frames_.size();) {
+    if (!frames_[i].stream) {
+      ++i;
+      continue;
+    }
+    erase_queued(i);
+    ++dropped;
+  }
+  // Replies and in-flight bytes fill the queue, or the daemon's budget is spent.
+  if (queued_bytes_ + size > max_queued_bytes_ || !budget_.try_acquire(size)) return dropped + 1;
+  drawn_bytes_ += size;
+  queued_bytes_ += size;
+  frames_.push_back(Frame{std::move(bytes), true, size});
+  return dropped;
+}
+
+bool WriteQueue::stream_frame_fits(size_t bytes) const {
+  return queued_bytes_ + bytes <= max_queued_bytes_ && budget_.used() + bytes <= budget_.limit();
+}
+
+void WriteQueue::drop_queued_stream_frames() {
+  for (size_t i = in_flight_; i < frames_.size();) {
+    if (frames_[i].stream)
+      erase_queued(i);
+    else
+      ++i;
+  }
+}
+
+void WriteQueue::erase_queued(size_t i) {
+  Frame& f = frames_[i];
+  queued_bytes_ -= f.bytes->size();
+  drawn_bytes_ -= f.drawn;
+  budget_.release(f.drawn);
+  frames_.erase(frames_.begin() + static_cast<std::ptrdiff_t>(i));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing
+
+std::span<const boost::asio::const_buffer> WriteQueue::start_write() {
+  if (in_flight_ > 0 || frames_.empty()) return {};
+  buffers_.clear();
+  size_t bytes = 0;
+  while (in_flight_ < frames_.size() && (bytes == 0 || bytes < kWriteBatchBytes)) {
+    const Frame& f = frames_[in_flight_];
+    if (!f.stream) {
+      unsent_reply_bytes_ -= f.bytes->size();
+      --unsent_reply_frames_;
+    }
+    buffers_.emplace_back(f.bytes->data(), f.bytes->size());
+    bytes += f.bytes->size();
+    ++in_flight_;
+  }
+  return buffers_;
+}
+
+uint32_t WriteQueue::finish_write() {
+  uint32_t stream_frames = 0;
+  for (; in_flight_ > 0; --in_flight_) {
+    Frame& f = frames_.front();
+    stream_frames += f.stream;
+    queued_bytes_ -= f.bytes->size();
+    drawn_bytes_ -= f.drawn;
+    budget_.release(f.drawn);
+    frames_.pop_front();
+  }
+  return stream_frames;
+}
+
+}  // namespace animd
