@@ -3,6 +3,7 @@
 // a reason instead of going dark, frames split into parts, and the IK budget.
 #include <cmath>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 
@@ -88,18 +89,28 @@ TEST(Limits, InboundBudgetIsSharedByAllConnections) {
   const std::string frame = RawConnection::header(static_cast<uint32_t>(body.size())) + body;
   const size_t part = 40000;  // two of these do not fit the budget together
 
-  RawConnection a(daemon.port()), b(daemon.port());
-  ASSERT_TRUE(a.ok() && b.ok());
-  ASSERT_TRUE(a.send_bytes(frame.substr(0, part)));
-  ASSERT_TRUE(b.send_bytes(frame.substr(0, part)));
-  // Whichever the daemon read second is closed.
+  // Whichever the daemon read second is closed. When its network threads read both halves at
+  // the same moment, both draws can fail and both connections close: then try again (each
+  // attempt gives its bytes back on close).
+  std::unique_ptr<RawConnection> a, b;
   RawConnection* survivor = nullptr;
-  const auto deadline = std::chrono::steady_clock::now() + kWait;
-  while (!survivor && std::chrono::steady_clock::now() < deadline) {
-    if (a.wait_closed(100ms))
-      survivor = &b;
-    else if (b.wait_closed(100ms))
-      survivor = &a;
+  for (int attempt = 0; attempt < 5 && !survivor; ++attempt) {
+    a = std::make_unique<RawConnection>(daemon.port());
+    b = std::make_unique<RawConnection>(daemon.port());
+    ASSERT_TRUE(a->ok() && b->ok());
+    ASSERT_TRUE(a->send_bytes(frame.substr(0, part)));
+    ASSERT_TRUE(b->send_bytes(frame.substr(0, part)));
+    RawConnection* closed = nullptr;
+    const auto deadline = std::chrono::steady_clock::now() + kWait;
+    while (!closed && std::chrono::steady_clock::now() < deadline) {
+      if (a->wait_closed(100ms))
+        closed = a.get();
+      else if (b->wait_closed(100ms))
+        closed = b.get();
+    }
+    ASSERT_NE(closed, nullptr) << "neither connection was closed\n" << daemon.log_tail();
+    RawConnection* other = closed == a.get() ? b.get() : a.get();
+    if (!other->wait_closed(300ms)) survivor = other;
   }
   ASSERT_NE(survivor, nullptr) << daemon.log_tail();
   EXPECT_NE(daemon.log().find("--max-inbound-bytes-total"), std::string::npos) << daemon.log_tail();
