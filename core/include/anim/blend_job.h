@@ -6,7 +6,8 @@
 // Rotations slerp along the shortest arc (exactly, as three.js: see quat4.h), translations
 // and scales lerp. Where w <= 0 the joint is a[j] bit for bit (outside the mask, or weight
 // 0); where w >= 1 it is b[j] bit for bit, so a finished crossfade is exactly its target.
-// `output` may alias `a` or `b` (in-place blending). Allocates nothing, owns no memory.
+// `output` may alias `a` or `b` (in-place blending), but not overlap them otherwise.
+// Allocates nothing, owns no memory.
 
 #include <span>
 
@@ -21,7 +22,7 @@ struct BlendJob {
   std::span<const float> mask;   // empty (every joint 1) or one weight in [0, 1] per joint
   std::span<Transform> output;   // as many joints as a
 
-  // Sizes agree and weight is finite.
+  // Sizes agree, weight is finite, and `output` is `a` or `b` itself or overlaps neither.
   bool validate() const;
   // Returns false (and writes nothing) when validate() fails.
   bool run() const;
