@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "job_checks.h"
 #include "quat4.h"
 
 namespace anim {
@@ -65,7 +66,9 @@ void add4(const Transform* base, const Transform* cur, const Transform* ref, con
 bool AdditiveJob::validate() const {
   const size_t n = base.size();
   return current.size() == n && reference.size() == n && output.size() == n &&
-         (mask.empty() || mask.size() == n) && std::isfinite(weight);
+         detail::valid_mask(mask, n) && std::isfinite(weight) &&
+         detail::same_or_disjoint(base, output) && detail::same_or_disjoint(current, output) &&
+         detail::same_or_disjoint(reference, output);
 }
 
 bool AdditiveJob::run() const {

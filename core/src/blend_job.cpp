@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "job_checks.h"
 #include "quat4.h"
 
 namespace anim {
@@ -44,20 +45,12 @@ void blend4(const Transform* a, const Transform* b, const float* w, Transform* o
   }
 }
 
-// `out` is `in` itself (in-place blending) or shares no memory with it. Blocks are written
-// joint by joint, so an output shifted against an input would overwrite joints of it before
-// they are read.
-bool same_or_disjoint(std::span<const Transform> in, std::span<const Transform> out) {
-  return in.data() == out.data() || in.data() + in.size() <= out.data() ||
-         out.data() + out.size() <= in.data();
-}
-
 }  // namespace
 
 bool BlendJob::validate() const {
-  return b.size() == a.size() && output.size() == a.size() &&
-         (mask.empty() || mask.size() == a.size()) && std::isfinite(weight) &&
-         same_or_disjoint(a, output) && same_or_disjoint(b, output);
+  return b.size() == a.size() && output.size() == a.size() && detail::valid_mask(mask, a.size()) &&
+         std::isfinite(weight) && detail::same_or_disjoint(a, output) &&
+         detail::same_or_disjoint(b, output);
 }
 
 bool BlendJob::run() const {

@@ -8,7 +8,7 @@
 //                 base[j].translation + w * delta.translation, base[j].scale + w * delta.scale
 //
 // the semantics of blend.h's add_additive (and of the golden files and three.js additive
-// blending). Where w <= 0 the joint is base[j] bit for bit. `output` may alias `base`.
+// blending). Where w <= 0 the joint is base[j] bit for bit. `output` may be `base` itself.
 // Allocates nothing, owns no memory.
 
 #include <span>
@@ -25,7 +25,8 @@ struct AdditiveJob {
   std::span<const float> mask;           // empty (every joint 1) or one weight per joint
   std::span<Transform> output;           // as many joints as base
 
-  // Sizes agree and weight is finite.
+  // Sizes agree, weight is finite, mask weights are in [0, 1], and output is each input
+  // exactly (in place) or overlaps none of it.
   bool validate() const;
   // Returns false (and writes nothing) when validate() fails.
   bool run() const;

@@ -22,7 +22,8 @@ struct BlendJob {
   std::span<const float> mask;   // empty (every joint 1) or one weight in [0, 1] per joint
   std::span<Transform> output;   // as many joints as a
 
-  // Sizes agree, weight is finite, and `output` is `a` or `b` itself or overlaps neither.
+  // Sizes agree, weight is finite, mask weights are in [0, 1], and `output` is `a` or `b`
+  // itself or overlaps neither.
   bool validate() const;
   // Returns false (and writes nothing) when validate() fails.
   bool run() const;
