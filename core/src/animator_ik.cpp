@@ -4,7 +4,9 @@
 #include <string>
 
 #include "anim/animator.h"
+
 #include "anim/ik_solvers.h"
+#include "anim/local_to_model_job.h"
 
 namespace anim {
 
@@ -166,11 +168,12 @@ Status Animator::clear_ik_goal(int goal_id) {
 }
 
 void Animator::recompute_model_from(int first_joint) {
-  const Skeleton& s = *skeleton_;
-  for (int i = first_joint; i < s.num_joints(); ++i) {
-    const int p = s.parents[i];
-    model_[i] = (p < 0 ? s.root_transform : model_[p]) * to_matrix(pose_.locals[i]);
-  }
+  LocalToModelJob job;
+  job.skeleton = skeleton_;
+  job.input = pose_.locals;
+  job.output = model_;
+  job.from = first_joint;
+  job.run();
 }
 
 void Animator::apply_ik() {

@@ -80,7 +80,7 @@ void multiply(const Columns& p, const Locals4& l, glm::mat4& out) {
 bool LocalToModelJob::validate() const {
   if (!skeleton) return false;
   const size_t n = static_cast<size_t>(skeleton->num_joints());
-  return input.size() == n && output.size() == n;
+  return input.size() == n && output.size() == n && from >= 0 && static_cast<size_t>(from) <= n;
 }
 
 bool LocalToModelJob::run() const {
@@ -89,7 +89,7 @@ bool LocalToModelJob::run() const {
   const int16_t* parents = skeleton->parents.data();
   const Columns root_columns = load(root ? *root : skeleton->root_transform);
   auto parent_of = [&](int j) { return parents[j] < 0 ? root_columns : load(output[parents[j]]); };
-  for (int j = 0; j < n; j += 4) {
+  for (int j = from; j < n; j += 4) {
     const int count = n - j < 4 ? n - j : 4;
     Transform padded[4];
     const Transform* t = input.data() + j;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -227,6 +228,30 @@ TEST(LocalToModelJob, MatchesTheMatrixChainOnARandomSkeleton) {
     EXPECT_EQ(got[j][3][3], 1.0f);
   }
   EXPECT_GT(same_block_parents, 10);
+
+  // `from`: change the locals of joints 13.. only, recompute from 13 over the old output
+  // (joints before it stay as they are, bit for bit), and get what a full pass gives.
+  std::vector<Transform> changed = locals;
+  for (int j = 13; j < n; ++j) changed[j].translation += glm::vec3(0.25f, -0.5f, 1.0f);
+  std::vector<glm::mat4> partial = got;
+  LocalToModelJob job;
+  job.skeleton = &s;
+  job.input = changed;
+  job.output = partial;
+  job.from = 13;
+  ASSERT_TRUE(job.run());
+  const std::vector<glm::mat4> full = run_job(s, changed);
+  for (int j = 0; j < n; ++j) {
+    SCOPED_TRACE(testing::Message() << "from 13, joint " << j);
+    EXPECT_EQ(0, std::memcmp(&partial[j], &full[j], sizeof(glm::mat4)));
+    if (j < 13) {
+      EXPECT_EQ(0, std::memcmp(&partial[j], &got[j], sizeof(glm::mat4)));
+    }
+  }
+  job.from = n + 1;
+  EXPECT_FALSE(job.validate());
+  job.from = -1;
+  EXPECT_FALSE(job.validate());
 }
 
 }  // namespace

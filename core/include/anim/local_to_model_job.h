@@ -22,8 +22,11 @@ struct LocalToModelJob {
   std::span<const Transform> input;    // one local transform per joint
   std::span<glm::mat4> output;         // one model matrix per joint (affine)
   const glm::mat4* root = nullptr;     // parent of the roots; null: skeleton->root_transform
+  // First joint to compute; the matrices of the joints before it are read from `output` as
+  // they are (an update after changing the locals of `from` and later joints only, as IK does).
+  int from = 0;
 
-  // skeleton set, spans sized to its joint count.
+  // skeleton set, spans sized to its joint count, 0 <= from <= joint count.
   bool validate() const;
   // Returns false (and writes nothing) when validate() fails.
   bool run() const;
