@@ -10,6 +10,7 @@
 #include "simd4.h"
 
 namespace anim::simd {
+inline namespace ANIM_SIMD_IMPL {
 
 struct Quat4 {
   F4 x, y, z, w;
@@ -101,4 +102,5 @@ inline Quat4 nlerp_shortest(const Quat4& a, Quat4 b, F4 u) {
   return normalize({a.x * v + b.x * u, a.y * v + b.y * u, a.z * v + b.z * u, a.w * v + b.w * u});
 }
 
+}  // namespace ANIM_SIMD_IMPL
 }  // namespace anim::simd

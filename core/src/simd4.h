@@ -12,14 +12,20 @@
 #include <cstdint>
 #include <cstring>
 
-#if defined(__SSE2__) || defined(_M_X64)
+// ANIM_SIMD_FORCE_PORTABLE (defined before including) selects the fallback on x86-64 too, so
+// that a test can compare the two builds. Each lives in its own inline namespace (sse2 or
+// portable), so one program may hold both without clashing definitions.
+#if (defined(__SSE2__) || defined(_M_X64)) && !defined(ANIM_SIMD_FORCE_PORTABLE)
 #include <emmintrin.h>
 #define ANIM_SIMD_SSE2 1
+#define ANIM_SIMD_IMPL sse2
 #else
 #define ANIM_SIMD_SSE2 0
+#define ANIM_SIMD_IMPL portable
 #endif
 
 namespace anim::simd {
+inline namespace ANIM_SIMD_IMPL {
 
 #if ANIM_SIMD_SSE2
 
@@ -238,4 +244,5 @@ inline F4 one() {
   return splat(1.0f);
 }
 
+}  // namespace ANIM_SIMD_IMPL
 }  // namespace anim::simd
