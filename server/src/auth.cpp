@@ -51,6 +51,7 @@ Role required_role(const Request& r) {
     case Request::kQueryPose:
     case Request::kSubscribe:
     case Request::kUnsubscribe:
+    case Request::kUpdateSubscription:
       return Role::kObserve;
     default:
       return Role::kControl;

@@ -1,6 +1,7 @@
 #include "request_convert.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "proto_convert.h"
 
@@ -239,13 +240,62 @@ Converted query_pose(const anim::v1::QueryPoseRequest& r) {
 }
 
 Converted subscribe(const anim::v1::SubscribeRequest& r) {
-  if (!r.all_characters() && r.character_ids().empty())
-    return anim::invalid_argument("subscribe: give character_ids or set all_characters");
+  const int ways = int{r.all_characters()} + int{!r.character_ids().empty()} + int{r.has_region()};
+  if (ways == 0)
+    return anim::invalid_argument("subscribe: give character_ids, set all_characters or give a region");
+  if (ways > 1)
+    return anim::invalid_argument(
+        "subscribe: give only one of character_ids, all_characters and region");
+  if (r.has_region())
+    if (auto region = region_from_proto(r.region(), "subscribe.region"); !region)
+      return region.error();
   Subscribe out;
+  out.region = r.has_region();
   out.all_characters = r.all_characters();
   out.character_ids.assign(r.character_ids().begin(), r.character_ids().end());
   return WorldRequest(std::move(out));
 }
+
+}  // namespace
+
+anim::Expected<StreamRegion> region_from_proto(const anim::v1::Region& r, const std::string& field) {
+  StreamRegion out;
+  switch (r.shape_case()) {
+    case anim::v1::Region::kSphere: {
+      out.shape = StreamRegion::Shape::kSphere;
+      auto c = from_proto(r.sphere().center(), field + ".sphere.center");
+      if (!c) return c.error();
+      out.center = *c;
+      out.radius = r.sphere().radius();
+      if (!std::isfinite(out.radius) || !(out.radius > 0.0f))
+        return anim::invalid_argument(field + ".sphere.radius must be finite and > 0");
+      break;
+    }
+    case anim::v1::Region::kBox: {
+      out.shape = StreamRegion::Shape::kBox;
+      auto lo = from_proto(r.box().min(), field + ".box.min");
+      if (!lo) return lo.error();
+      auto hi = from_proto(r.box().max(), field + ".box.max");
+      if (!hi) return hi.error();
+      if (!glm::all(glm::lessThanEqual(*lo, *hi)))
+        return anim::invalid_argument(field + ".box: min must be <= max on every axis");
+      out.min = *lo;
+      out.max = *hi;
+      break;
+    }
+    default:
+      return anim::invalid_argument(field + ": give a sphere or a box");
+  }
+  out.outer_margin = r.outer_margin();
+  if (!std::isfinite(out.outer_margin) || out.outer_margin < 0.0f)
+    return anim::invalid_argument(field + ".outer_margin must be finite and >= 0");
+  out.outer_divisor = std::max<uint32_t>(1, r.outer_rate_divisor());
+  if (out.outer_margin > 0.0f && out.outer_divisor < 2)
+    return anim::invalid_argument(field + ".outer_rate_divisor must be >= 2 with an outer_margin");
+  return out;
+}
+
+namespace {
 
 // Writes a WorldResult into its Reply field.
 struct ResultWriter {

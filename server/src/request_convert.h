@@ -9,8 +9,11 @@
 // malformed request is answered without reaching the tick. What needs the world's state
 // (unknown character, clip, joint; owner; limits) is the World's to check, after these.
 
+#include <string>
+
 #include "anim/status.h"
 #include "anim/v1/envelope.pb.h"
+#include "stream_region.h"
 #include "world_requests.h"
 #include "world_results.h"
 
@@ -21,6 +24,11 @@ namespace animd {
 // does not handle (assets: the session and the loader answer those; no command) is
 // UNIMPLEMENTED.
 anim::Expected<WorldRequest> to_world_request(const anim::v1::Request& request);
+
+// A subscription region, checked: one shape, finite values, radius > 0, box min <= max,
+// outer_margin >= 0 with outer_rate_divisor >= 2 when it is > 0. `field` names the field in
+// errors ("subscribe.region").
+anim::Expected<StreamRegion> region_from_proto(const anim::v1::Region& r, const std::string& field);
 
 // The reply for what the World answered: status, and the result for requests that return
 // data. request_id and tick are the caller's to set.

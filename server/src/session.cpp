@@ -281,6 +281,8 @@ void Session::handle(Request& r, uint64_t seq) {
     case Request::kUnsubscribe:
       pending_unsubscribes_.emplace(seq, r.unsubscribe().subscription_id());
       return push_command(r, seq);
+    case Request::kUpdateSubscription:
+      return handle_update_subscription(r, seq);
     default:
       return push_command(r, seq);
   }
@@ -312,6 +314,9 @@ void Session::handle_subscribe(Request& r, uint64_t seq) {
   StreamSubscription sub;
   sub.id = next_subscription_id_++;
   sub.all = s.all_characters();
+  // A bad region is refused with the request (push_command -> to_world_request).
+  if (s.has_region())
+    if (auto region = region_from_proto(s.region(), "subscribe.region")) sub.region = *region;
   sub.ids.assign(s.character_ids().begin(), s.character_ids().end());
   std::sort(sub.ids.begin(), sub.ids.end());
   sub.ids.erase(std::unique(sub.ids.begin(), sub.ids.end()), sub.ids.end());
@@ -319,6 +324,31 @@ void Session::handle_subscribe(Request& r, uint64_t seq) {
   const uint32_t id = sub.id;
   pending_subscribes_.emplace(seq, std::move(sub));
   push_command(r, seq, id);
+}
+
+// The session's own business (its subscriptions live here, not in the World): answered at
+// once, in order with the other replies.
+void Session::handle_update_subscription(Request& r, uint64_t seq) {
+  const auto& u = r.update_subscription();
+  auto region = region_from_proto(u.region(), "update_subscription.region");
+  if (!region) return reply_error(seq, r, to_proto(region.error().code()), region.error().message());
+  StreamSubscription* sub = nullptr;
+  for (auto& s : subscriptions_)
+    if (s.id == u.subscription_id()) sub = &s;
+  for (auto& [pending_seq, s] : pending_subscribes_)
+    if (s.id == u.subscription_id()) sub = &s;
+  const std::string which = "update_subscription.subscription_id " + std::to_string(u.subscription_id());
+  if (!sub)
+    return reply_error(seq, r, anim::v1::STATUS_NOT_FOUND,
+                       which + ": no such subscription on this connection");
+  if (!sub->region)
+    return reply_error(seq, r, anim::v1::STATUS_INVALID_ARGUMENT,
+                       which + " follows characters, not a region");
+  sub->region = *region;
+  anim::v1::Reply reply;
+  reply.set_request_id(r.request_id());
+  set_status(reply, anim::Status::ok());
+  complete(seq, std::move(reply));
 }
 
 void Session::push_command(Request& r, uint64_t seq, uint32_t subscription_id) {

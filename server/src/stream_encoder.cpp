@@ -36,7 +36,28 @@ void encode_stream_frame(StreamSubscription& sub, const Snapshot& snap, uint32_t
 
   std::vector<const SnapshotCharacter*> chars;
   std::vector<uint32_t> despawned;
-  if (sub.all) {
+  std::vector<uint32_t> left;
+  if (sub.region) {
+    // Members: inner and outer zone. Outer-zone members are sent on every outer_divisor-th
+    // frame only; members that are gone are reported once, as left (alive) or despawned.
+    const StreamRegion& region = *sub.region;
+    const bool outer_turn = sub.frames % region.outer_divisor == 0;
+    std::vector<uint32_t> members;
+    for (const auto& c : snap.characters) {
+      const StreamRegion::Zone zone = region.zone(c.root.translation);
+      if (zone == StreamRegion::Zone::kOutside) continue;
+      members.push_back(c.id);
+      if (zone == StreamRegion::Zone::kInner || outer_turn) chars.push_back(&c);
+    }
+    // Both lists are sorted (the snapshot is by id): walk them together.
+    size_t m = 0;
+    for (uint32_t id : sub.last_ids) {
+      while (m < members.size() && members[m] < id) ++m;
+      if (m < members.size() && members[m] == id) continue;
+      (snap.find(id) ? left : despawned).push_back(id);
+    }
+    sub.last_ids = std::move(members);
+  } else if (sub.all) {
     for (uint32_t id : sub.last_ids)
       if (!snap.find(id)) despawned.push_back(id);
     sub.last_ids.clear();
@@ -57,7 +78,7 @@ void encode_stream_frame(StreamSubscription& sub, const Snapshot& snap, uint32_t
 
   // Split the characters into parts whose estimated size fits the bound (at least one
   // character per part, so a part may exceed it only if one character alone does).
-  const size_t header = 64 + despawned.size() * 5;
+  const size_t header = 64 + (despawned.size() + left.size()) * 5;
   std::vector<size_t> part_starts{0};
   size_t size = header;
   for (size_t i = 0; i < chars.size(); ++i) {
@@ -82,6 +103,7 @@ void encode_stream_frame(StreamSubscription& sub, const Snapshot& snap, uint32_t
     }
     if (p == 0) {
       for (uint32_t id : despawned) f->add_despawned(id);
+      for (uint32_t id : left) f->add_left(id);
       f->set_dropped_since_last(dropped);
     }
     const size_t end = p + 1 < parts ? part_starts[p + 1] : chars.size();
@@ -98,6 +120,7 @@ void encode_stream_frame(StreamSubscription& sub, const Snapshot& snap, uint32_t
     out.messages.push_back(std::move(bytes));
   }
   sub.last_bytes = out.bytes;
+  ++sub.frames;
 }
 
 }  // namespace animd

@@ -8,11 +8,13 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "anim/v1/envelope.pb.h"
 #include "snapshot.h"
+#include "stream_region.h"
 
 namespace animd {
 
@@ -20,8 +22,12 @@ namespace animd {
 struct StreamSubscription {
   uint32_t id = 0;
   bool all = false;
-  std::vector<uint32_t> ids;       // explicit ids, sorted; despawned ones are removed
-  std::vector<uint32_t> last_ids;  // all_characters: ids in the previous frame sent
+  std::optional<StreamRegion> region;  // set: a region subscription (neither all nor ids)
+  std::vector<uint32_t> ids;           // explicit ids, sorted; despawned ones are removed
+  // all_characters: ids in the previous frame; region: the members at the previous frame
+  // (inner and outer zone, sent or not), sorted.
+  std::vector<uint32_t> last_ids;
+  uint64_t frames = 0;                 // frames encoded so far (the outer zone's rate)
   uint32_t divisor = 1;            // every Nth tick
   uint64_t start_tick = 0;         // the tick the subscribe took effect
   size_t last_bytes = 0;           // size of the last frame encoded (all parts)

@@ -381,7 +381,7 @@ CharacterList World::list_characters() const {
 
 anim::Expected<Subscribed> World::subscribe(const Subscribe& r, uint64_t session) {
   Watch w;
-  w.all = r.all_characters;
+  w.all = r.all_characters || r.region;
   for (uint32_t id : r.character_ids) {
     auto c = find_character(id, "subscribe.character_ids");
     if (!c) return c.error();

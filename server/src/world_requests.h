@@ -171,8 +171,11 @@ struct UnloadAsset {
 // Makes the World count the caller's connection as watching characters (for degraded ticks
 // and for the subscription count); the session itself encodes the frames.
 struct Subscribe {
-  std::vector<uint32_t> character_ids;  // may repeat; not empty unless all_characters
+  std::vector<uint32_t> character_ids;  // may repeat; empty for all_characters and region
   bool all_characters = false;
+  // A region subscription: the stream encoder picks its characters by position, so for
+  // degraded ticks it counts as watching every character.
+  bool region = false;
   uint32_t subscription_id = 0;  // > 0, assigned by the session (not from the wire)
 };
 

@@ -175,7 +175,47 @@ std::vector<BadCase> bad_cases() {
        [](Request& r) { r.mutable_query_pose()->set_space(static_cast<anim::v1::Space>(3)); },
        invalid, "query_pose.space has an unknown value"},
       {"subscribe to nothing", [](Request& r) { r.mutable_subscribe()->set_rate_divisor(2); },
-       invalid, "subscribe: give character_ids or set all_characters"},
+       invalid, "subscribe: give character_ids, set all_characters or give a region"},
+      {"subscribe two ways",
+       [](Request& r) {
+         r.mutable_subscribe()->set_all_characters(true);
+         r.mutable_subscribe()->mutable_region()->mutable_sphere()->set_radius(1.0f);
+       },
+       invalid, "subscribe: give only one of character_ids, all_characters and region"},
+      {"region without shape",
+       [](Request& r) { r.mutable_subscribe()->mutable_region()->set_outer_margin(1.0f); },
+       invalid, "subscribe.region: give a sphere or a box"},
+      {"region radius 0",
+       [](Request& r) { r.mutable_subscribe()->mutable_region()->mutable_sphere(); }, invalid,
+       "subscribe.region.sphere.radius must be finite and > 0"},
+      {"region centre NaN",
+       [](Request& r) {
+         auto* s = r.mutable_subscribe()->mutable_region()->mutable_sphere();
+         s->set_radius(1.0f);
+         s->mutable_center()->set_y(std::nanf(""));
+       },
+       invalid, "subscribe.region.sphere.center.y is NaN"},
+      {"region box inside out",
+       [](Request& r) {
+         auto* b = r.mutable_subscribe()->mutable_region()->mutable_box();
+         b->mutable_min()->set_x(2.0f);
+         b->mutable_max()->set_x(1.0f);
+       },
+       invalid, "subscribe.region.box: min must be <= max on every axis"},
+      {"region margin without divisor",
+       [](Request& r) {
+         auto* g = r.mutable_subscribe()->mutable_region();
+         g->mutable_sphere()->set_radius(1.0f);
+         g->set_outer_margin(2.0f);
+       },
+       invalid, "subscribe.region.outer_rate_divisor must be >= 2 with an outer_margin"},
+      {"region negative margin",
+       [](Request& r) {
+         auto* g = r.mutable_subscribe()->mutable_region();
+         g->mutable_sphere()->set_radius(1.0f);
+         g->set_outer_margin(-1.0f);
+       },
+       invalid, "subscribe.region.outer_margin must be finite and >= 0"},
   };
 }
 

@@ -244,5 +244,96 @@ TEST(StreamEncoder, FrameMessageHasALittleEndianLengthPrefix) {
   EXPECT_EQ(back.subscription_ended().subscription_id(), 300u);
 }
 
+// Region subscriptions. make_snapshot puts character `id` at x = id; the positions are moved
+// by hand here to walk characters in and out.
+Snapshot with_positions(const std::vector<std::pair<uint32_t, glm::vec3>>& at) {
+  std::vector<uint32_t> ids;
+  for (const auto& [id, p] : at) ids.push_back(id);
+  Snapshot s = make_snapshot(ids, 1);
+  for (size_t i = 0; i < at.size(); ++i) s.characters[i].root.translation = at[i].second;
+  return s;
+}
+
+StreamSubscription sphere_sub(glm::vec3 centre, float radius, float margin = 0.0f,
+                              uint32_t divisor = 1) {
+  StreamSubscription sub;
+  sub.id = 9;
+  StreamRegion r;
+  r.shape = StreamRegion::Shape::kSphere;
+  r.center = centre;
+  r.radius = radius;
+  r.outer_margin = margin;
+  r.outer_divisor = divisor;
+  sub.region = r;
+  return sub;
+}
+
+std::vector<uint32_t> left_of(const std::vector<StreamFrame>& frames) {
+  return {frames[0].left().begin(), frames[0].left().end()};
+}
+std::vector<uint32_t> despawned_of(const std::vector<StreamFrame>& frames) {
+  return {frames[0].despawned().begin(), frames[0].despawned().end()};
+}
+
+TEST(StreamEncoder, RegionSendsTheCharactersInsideAndNamesThoseThatLeaveOnce) {
+  StreamSubscription sub = sphere_sub({0, 0, 0}, 2.0f);
+  // 1 at the centre, 2 on the boundary (inside: <=), 3 just outside, 4 far.
+  auto f = encode(sub, with_positions({{1, {0, 0, 0}}, {2, {0, 2, 0}}, {3, {0, 0, 2.01f}},
+                                       {4, {10, 0, 0}}}), 0, 1 << 20);
+  EXPECT_EQ(ids_of(f), (std::vector<uint32_t>{1, 2}));
+  EXPECT_TRUE(left_of(f).empty());
+  // 1 walks out, 3 walks in, 2 is despawned, 5 is spawned inside.
+  f = encode(sub, with_positions({{1, {3, 0, 0}}, {3, {0, 0, 1}}, {4, {10, 0, 0}}, {5, {1, 1, 1}}}),
+             0, 1 << 20);
+  EXPECT_EQ(ids_of(f), (std::vector<uint32_t>{3, 5}));
+  EXPECT_EQ(left_of(f), (std::vector<uint32_t>{1}));
+  EXPECT_EQ(despawned_of(f), (std::vector<uint32_t>{2}));
+  // Nobody moves: nothing is reported again.
+  f = encode(sub, with_positions({{1, {3, 0, 0}}, {3, {0, 0, 1}}, {4, {10, 0, 0}}, {5, {1, 1, 1}}}),
+             0, 1 << 20);
+  EXPECT_EQ(ids_of(f), (std::vector<uint32_t>{3, 5}));
+  EXPECT_TRUE(left_of(f).empty());
+  EXPECT_TRUE(despawned_of(f).empty());
+  // The region moves to x = 10 (update_subscription): 4 comes in, 3 and 5 leave.
+  sub.region->center = {10, 0, 0};
+  f = encode(sub, with_positions({{1, {3, 0, 0}}, {3, {0, 0, 1}}, {4, {10, 0, 0}}, {5, {1, 1, 1}}}),
+             0, 1 << 20);
+  EXPECT_EQ(ids_of(f), (std::vector<uint32_t>{4}));
+  EXPECT_EQ(left_of(f), (std::vector<uint32_t>{3, 5}));
+}
+
+TEST(StreamEncoder, RegionOuterZoneIsSentEveryNthFrameWithoutLeaving) {
+  // Inner radius 1, outer zone to 3, every 3rd frame: 1 is inner, 2 outer, 3 outside.
+  StreamSubscription sub = sphere_sub({0, 0, 0}, 1.0f, 2.0f, 3);
+  const Snapshot snap = with_positions({{1, {0.5f, 0, 0}}, {2, {0, 2.5f, 0}}, {3, {0, 0, 3.5f}}});
+  std::vector<std::vector<uint32_t>> sent;
+  for (int frame = 0; frame < 6; ++frame) {
+    auto f = encode(sub, snap, 0, 1 << 20);
+    sent.push_back(ids_of(f));
+    EXPECT_TRUE(left_of(f).empty()) << "frame " << frame;  // 2 stays a member throughout
+  }
+  const std::vector<uint32_t> both{1, 2}, inner{1};
+  EXPECT_EQ(sent, (std::vector<std::vector<uint32_t>>{both, inner, inner, both, inner, inner}));
+  // 2 goes beyond the outer zone: it leaves (once).
+  auto f = encode(sub, with_positions({{1, {0.5f, 0, 0}}, {2, {0, 3.5f, 0}}, {3, {0, 0, 3.5f}}}),
+                  0, 1 << 20);
+  EXPECT_EQ(left_of(f), (std::vector<uint32_t>{2}));
+}
+
+TEST(StreamEncoder, BoxRegionIncludesItsFacesAndGrowsByTheMargin) {
+  StreamRegion box;
+  box.shape = StreamRegion::Shape::kBox;
+  box.min = {-1, 0, -1};
+  box.max = {1, 2, 1};
+  EXPECT_EQ(box.zone({1, 2, 1}), StreamRegion::Zone::kInner);
+  EXPECT_EQ(box.zone({0, 1, 0}), StreamRegion::Zone::kInner);
+  EXPECT_EQ(box.zone({1.01f, 1, 0}), StreamRegion::Zone::kOutside);
+  box.outer_margin = 0.5f;
+  box.outer_divisor = 2;
+  EXPECT_EQ(box.zone({1.4f, 1, 0}), StreamRegion::Zone::kOuter);
+  EXPECT_EQ(box.zone({0, -0.6f, 0}), StreamRegion::Zone::kOutside);
+  EXPECT_EQ(box.zone({0, 2.5f, 0}), StreamRegion::Zone::kOuter);
+}
+
 }  // namespace
 }  // namespace animd
