@@ -53,6 +53,15 @@ inline void store3(float* p, F4 a) {
 inline float lane0(F4 a) {
   return _mm_cvtss_f32(a.v);
 }
+// A store that bypasses the caches (p 16-byte aligned): for large write-once data that is
+// rarely read back, so it neither reads the line first nor evicts hot data. Weakly ordered:
+// call stream_fence() before another thread may read what was stored.
+inline void store_stream(float* p, F4 a) {
+  _mm_stream_ps(p, a.v);
+}
+inline void stream_fence() {
+  _mm_sfence();
+}
 
 inline F4 operator+(F4 a, F4 b) {
   return {_mm_add_ps(a.v, b.v)};
@@ -166,6 +175,10 @@ inline void store3(float* p, F4 a) {
 inline float lane0(F4 a) {
   return a.v[0];
 }
+inline void store_stream(float* p, F4 a) {
+  std::memcpy(p, a.v, 16);
+}
+inline void stream_fence() {}
 
 inline F4 operator+(F4 a, F4 b) {
   return detail::map(a, b, [](float x, float y) { return x + y; });

@@ -23,9 +23,11 @@ void PoseHistory::record(uint64_t tick, double server_time, const anim::Transfor
   ticks_[slot] = tick;
   times_[slot] = server_time;
   roots_[slot] = root;
-  anim::PaletteMatrix* out = model_.data() + static_cast<size_t>(slot) * joints_;
-  const int n = std::min<int>(joints_, static_cast<int>(model.size()));
-  for (int j = 0; j < n; ++j) out[j] = anim::PaletteMatrix::from_mat4(model[j]);
+  // Uncached stores: the history is written every tick and seldom read (query_pose), and
+  // all characters' histories together are far larger than the caches.
+  const size_t n = std::min(static_cast<size_t>(joints_), model.size());
+  anim::to_rows_uncached(model.first(n),
+                         std::span(model_).subspan(static_cast<size_t>(slot) * joints_, n));
   newest_ = tick;
   ++count_;
 }

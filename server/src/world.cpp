@@ -316,7 +316,9 @@ struct UpdateJob {
 }  // namespace
 
 SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degrade) {
-  auto snap = std::make_shared<Snapshot>();
+  // A recycled snapshot: its vectors keep their capacity, so the tick allocates nothing once
+  // the character count is steady. Every field is overwritten below and by the job.
+  std::shared_ptr<Snapshot> snap = snapshots_.acquire();
   snap->tick = tick;
   snap->server_time = server_time;
   snap->characters.resize(characters_.size());

@@ -27,6 +27,7 @@
 #include "metrics.h"
 #include "pose_history.h"
 #include "snapshot.h"
+#include "snapshot_pool.h"
 #include "tick_stats.h"
 #include "worker_pool.h"
 #include "world_requests.h"
@@ -169,6 +170,7 @@ class World {
   uint32_t next_character_id_ = 1;
   uint64_t last_tick_ = 0;  // the latest completed tick
   TickStats tick_stats_;
+  SnapshotPool snapshots_;  // update()'s snapshots, recycled once their holders let go
 };
 
 }  // namespace animd

@@ -1,6 +1,7 @@
 // The model-space pass and the skin palette, against hand-computed matrices.
 #include "anim/palette.h"
 
+#include <cstring>
 #include <numbers>
 #include <vector>
 
@@ -126,6 +127,29 @@ TEST(Palette, ShaderFormulaMatchesMatrixProduct) {
     const float got =
         p.m[4 * r] * v.x + p.m[4 * r + 1] * v.y + p.m[4 * r + 2] * v.z + p.m[4 * r + 3];
     EXPECT_NEAR(got, want[r], 1e-5f);
+  }
+}
+
+TEST(Palette, ToRowsIsFromMat4OfEveryMatrix) {
+  // Seven matrices with distinct elements (one a negative zero): both variants only move
+  // bits, so every element must match exactly; the entry after the last is left alone.
+  std::vector<glm::mat4> m(7);
+  for (size_t i = 0; i < m.size(); ++i)
+    for (int c = 0; c < 4; ++c)
+      for (int r = 0; r < 4; ++r) m[i][c][r] = static_cast<float>(100 * i + 10 * r + c) / 7.0f;
+  m[3][1][2] = -0.0f;
+  for (auto convert : {&to_rows, &to_rows_uncached}) {
+    std::vector<PaletteMatrix> rows(m.size() + 1);
+    PaletteMatrix untouched;
+    for (float& v : untouched.m) v = -1.0f;
+    rows.back() = untouched;
+    convert(m, rows);
+    for (size_t i = 0; i < m.size(); ++i) {
+      const PaletteMatrix want = PaletteMatrix::from_mat4(m[i]);
+      EXPECT_EQ(std::memcmp(rows[i].m, want.m, sizeof want.m), 0) << "matrix " << i;
+    }
+    EXPECT_EQ(std::memcmp(rows.back().m, untouched.m, sizeof untouched.m), 0)
+        << "wrote past the matrices given";
   }
 }
 

@@ -28,6 +28,15 @@ struct PaletteMatrix {
 };
 static_assert(sizeof(PaletteMatrix) == 48);
 
+// PaletteMatrix::from_mat4 of every matrix (rows[i] = the top three rows of m[i]), bit for
+// bit, four floats at a time. `rows` has at least m.size() entries. Allocates nothing.
+void to_rows(std::span<const glm::mat4> m, std::span<PaletteMatrix> rows);
+// As to_rows, for rows written once and seldom read (a pose history): the stores bypass the
+// caches, so writing does not first read the destination from memory nor evict hot data.
+// Completes (store fence) before returning: the rows may then be read by any thread the
+// caller synchronizes with.
+void to_rows_uncached(std::span<const glm::mat4> m, std::span<PaletteMatrix> rows);
+
 // Local -> model space in one forward pass (parents come first). `model` has num_joints
 // entries. Allocates nothing.
 void local_to_model(const Skeleton& skeleton, std::span<const Transform> locals,
