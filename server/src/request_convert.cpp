@@ -242,7 +242,8 @@ Converted query_pose(const anim::v1::QueryPoseRequest& r) {
 Converted subscribe(const anim::v1::SubscribeRequest& r) {
   const int ways = int{r.all_characters()} + int{!r.character_ids().empty()} + int{r.has_region()};
   if (ways == 0)
-    return anim::invalid_argument("subscribe: give character_ids, set all_characters or give a region");
+    return anim::invalid_argument(
+        "subscribe: give character_ids, set all_characters or give a region");
   if (ways > 1)
     return anim::invalid_argument(
         "subscribe: give only one of character_ids, all_characters and region");
@@ -258,7 +259,8 @@ Converted subscribe(const anim::v1::SubscribeRequest& r) {
 
 }  // namespace
 
-anim::Expected<StreamRegion> region_from_proto(const anim::v1::Region& r, const std::string& field) {
+anim::Expected<StreamRegion> region_from_proto(const anim::v1::Region& r,
+                                               const std::string& field) {
   StreamRegion out;
   switch (r.shape_case()) {
     case anim::v1::Region::kSphere: {

@@ -331,13 +331,15 @@ void Session::handle_subscribe(Request& r, uint64_t seq) {
 void Session::handle_update_subscription(Request& r, uint64_t seq) {
   const auto& u = r.update_subscription();
   auto region = region_from_proto(u.region(), "update_subscription.region");
-  if (!region) return reply_error(seq, r, to_proto(region.error().code()), region.error().message());
+  if (!region)
+    return reply_error(seq, r, to_proto(region.error().code()), region.error().message());
   StreamSubscription* sub = nullptr;
   for (auto& s : subscriptions_)
     if (s.id == u.subscription_id()) sub = &s;
   for (auto& [pending_seq, s] : pending_subscribes_)
     if (s.id == u.subscription_id()) sub = &s;
-  const std::string which = "update_subscription.subscription_id " + std::to_string(u.subscription_id());
+  const std::string which =
+      "update_subscription.subscription_id " + std::to_string(u.subscription_id());
   if (!sub)
     return reply_error(seq, r, anim::v1::STATUS_NOT_FOUND,
                        which + ": no such subscription on this connection");

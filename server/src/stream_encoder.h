@@ -27,10 +27,10 @@ struct StreamSubscription {
   // all_characters: ids in the previous frame; region: the members at the previous frame
   // (inner and outer zone, sent or not), sorted.
   std::vector<uint32_t> last_ids;
-  uint64_t frames = 0;                 // frames encoded so far (the outer zone's rate)
-  uint32_t divisor = 1;            // every Nth tick
-  uint64_t start_tick = 0;         // the tick the subscribe took effect
-  size_t last_bytes = 0;           // size of the last frame encoded (all parts)
+  uint64_t frames = 0;      // frames encoded so far (the outer zone's rate)
+  uint32_t divisor = 1;     // every Nth tick
+  uint64_t start_tick = 0;  // the tick the subscribe took effect
+  size_t last_bytes = 0;    // size of the last frame encoded (all parts)
 };
 
 struct EncodedFrame {

@@ -19,8 +19,8 @@ struct StreamRegion {
   float radius = 0.0f;     // kSphere: metres, > 0 and finite
   glm::vec3 min{0.0f};     // kBox: corners, metres, finite, min <= max on every axis
   glm::vec3 max{0.0f};
-  float outer_margin = 0.0f;    // metres, >= 0 and finite; 0 = no outer zone
-  uint32_t outer_divisor = 1;   // outer-zone characters go out every Nth frame; >= 2 if margin > 0
+  float outer_margin = 0.0f;   // metres, >= 0 and finite; 0 = no outer zone
+  uint32_t outer_divisor = 1;  // outer-zone characters go out every Nth frame; >= 2 if margin > 0
 
   // Where a point (a character's root translation, world space) is: inside the shape, in
   // the outer zone (beyond the shape, within outer_margin of it), or outside both.

@@ -173,10 +173,10 @@ struct UnloadAsset {
 struct Subscribe {
   std::vector<uint32_t> character_ids;  // may repeat; empty for all_characters and region
   bool all_characters = false;
+  uint32_t subscription_id = 0;  // > 0, assigned by the session (not from the wire)
   // A region subscription: the stream encoder picks its characters by position, so for
   // degraded ticks it counts as watching every character.
   bool region = false;
-  uint32_t subscription_id = 0;  // > 0, assigned by the session (not from the wire)
 };
 
 struct Unsubscribe {

@@ -219,8 +219,8 @@ TEST(Auth, TheSameTokenInBothRolesGivesControl) {
 TEST(Auth, RequiredRoleOfEveryCommand) {
   const auto* oneof = Request::descriptor()->FindOneofByName("command");
   ASSERT_NE(oneof, nullptr);
-  const std::set<std::string> observe = {"list_assets", "get_asset_data", "list_characters",
-                                         "stats",       "query_pose",     "subscribe",
+  const std::set<std::string> observe = {"list_assets", "get_asset_data",     "list_characters",
+                                         "stats",       "query_pose",         "subscribe",
                                          "unsubscribe", "update_subscription"};
   int seen_observe = 0, seen_control = 0;
   for (int i = 0; i < oneof->field_count(); ++i) {

@@ -278,8 +278,9 @@ std::vector<uint32_t> despawned_of(const std::vector<StreamFrame>& frames) {
 TEST(StreamEncoder, RegionSendsTheCharactersInsideAndNamesThoseThatLeaveOnce) {
   StreamSubscription sub = sphere_sub({0, 0, 0}, 2.0f);
   // 1 at the centre, 2 on the boundary (inside: <=), 3 just outside, 4 far.
-  auto f = encode(sub, with_positions({{1, {0, 0, 0}}, {2, {0, 2, 0}}, {3, {0, 0, 2.01f}},
-                                       {4, {10, 0, 0}}}), 0, 1 << 20);
+  auto f = encode(
+      sub, with_positions({{1, {0, 0, 0}}, {2, {0, 2, 0}}, {3, {0, 0, 2.01f}}, {4, {10, 0, 0}}}), 0,
+      1 << 20);
   EXPECT_EQ(ids_of(f), (std::vector<uint32_t>{1, 2}));
   EXPECT_TRUE(left_of(f).empty());
   // 1 walks out, 3 walks in, 2 is despawned, 5 is spawned inside.
@@ -315,8 +316,8 @@ TEST(StreamEncoder, RegionOuterZoneIsSentEveryNthFrameWithoutLeaving) {
   const std::vector<uint32_t> both{1, 2}, inner{1};
   EXPECT_EQ(sent, (std::vector<std::vector<uint32_t>>{both, inner, inner, both, inner, inner}));
   // 2 goes beyond the outer zone: it leaves (once).
-  auto f = encode(sub, with_positions({{1, {0.5f, 0, 0}}, {2, {0, 3.5f, 0}}, {3, {0, 0, 3.5f}}}),
-                  0, 1 << 20);
+  auto f = encode(sub, with_positions({{1, {0.5f, 0, 0}}, {2, {0, 3.5f, 0}}, {3, {0, 0, 3.5f}}}), 0,
+                  1 << 20);
   EXPECT_EQ(left_of(f), (std::vector<uint32_t>{2}));
 }
 
