@@ -315,14 +315,18 @@ void add_pose(CLI::App& app, Plan& plan) {
 void add_watch(CLI::App& app, Plan& plan) {
   struct Opts {
     std::vector<std::string> ids;
-    std::string frames, divisor, joint;
+    std::string frames, divisor, joint, near, radius;
     bool all = false;
   };
   auto o = store<Opts>();
   CLI::App* sub = app.add_subcommand("watch", "Subscribe and print frames as they stream");
   sub->alias("subscribe");
-  sub->add_option("ids", o->ids, "character ids (or --all)");
+  sub->add_option("ids", o->ids, "character ids (or --all, or --near with --radius)");
   sub->add_flag("--all", o->all, "every character, including ones spawned later");
+  sub->add_option("--near", o->near,
+                  "X,Y,Z: the characters within --radius metres of this world point (a region "
+                  "subscription: they enter and leave as they move)");
+  sub->add_option("--radius", o->radius, "metres, with --near");
   sub->add_option("--frames", o->frames, "stop after N frames (default: until Ctrl-C)");
   sub->add_option("--rate-divisor", o->divisor, "every Nth tick (default 1)");
   sub->add_option("--joint", o->joint,
@@ -330,9 +334,20 @@ void add_watch(CLI::App& app, Plan& plan) {
   sub->callback([o, &plan] {
     plan.command = "watch";
     auto* subscribe = plan.request.mutable_subscribe();
-    if (o->ids.empty() && !o->all) throw UsageError("watch: give character ids or --all");
+    const bool region = !o->near.empty() || !o->radius.empty();
+    if (int{!o->ids.empty()} + int{o->all} + int{region} != 1)
+      throw UsageError("watch: give character ids, --all, or --near with --radius (one of them)");
     for (const auto& id : o->ids) subscribe->add_character_ids(parse_id("character id", id));
     subscribe->set_all_characters(o->all);
+    if (region) {
+      if (o->near.empty() || o->radius.empty())
+        throw UsageError("watch: --near and --radius go together");
+      auto* sphere = subscribe->mutable_region()->mutable_sphere();
+      *sphere->mutable_center() = parse_vec3("--near", o->near);
+      const float radius = parse_float("--radius", o->radius);
+      if (!(radius > 0.0f)) throw UsageError("--radius: must be > 0");
+      sphere->set_radius(radius);
+    }
     if (!o->divisor.empty()) {
       const uint64_t d = parse_u64("--rate-divisor", o->divisor);
       if (d == 0 || d > 3600) throw UsageError("--rate-divisor: must be 1 .. 3600");

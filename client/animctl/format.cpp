@@ -144,6 +144,10 @@ void print_frame_summary(const anim::v1::StreamFrame& frame, uint32_t joint, std
     out << "  | despawned";
     for (uint32_t id : frame.despawned()) out << " " << id;
   }
+  if (!frame.left().empty()) {
+    out << "  | left";
+    for (uint32_t id : frame.left()) out << " " << id;
+  }
   if (frame.dropped_since_last() > 0) out << "  | dropped " << frame.dropped_since_last();
   out << "\n";
 }

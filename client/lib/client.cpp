@@ -507,6 +507,14 @@ Result<Empty> Client::unsubscribe(uint32_t subscription_id) {
   return to_empty(call(std::move(request)));
 }
 
+Result<Empty> Client::update_subscription(uint32_t subscription_id,
+                                          const anim::v1::Region& region) {
+  Request request;
+  request.mutable_update_subscription()->set_subscription_id(subscription_id);
+  *request.mutable_update_subscription()->mutable_region() = region;
+  return to_empty(call(std::move(request)));
+}
+
 Result<StatsReply> Client::stats() {
   Request request;
   request.mutable_stats();

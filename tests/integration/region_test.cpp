@@ -80,10 +80,10 @@ TEST(Region, CharactersEnterLeaveAndFollowTheMovedRegion) {
   EXPECT_EQ(seen.left.count(b), 0u);
 
   // The camera moves to c: b leaves, c comes in.
+  auto moved = client->update_subscription(id, sphere(20.0f, 3.0f));
+  ASSERT_TRUE(moved) << moved.error().to_string();
   Request update;
   update.mutable_update_subscription()->set_subscription_id(id);
-  *update.mutable_update_subscription()->mutable_region() = sphere(20.0f, 3.0f);
-  call_ok(*client, update);
   now = current_tick(*client);
   seen = read_until(*client, id, 0, now + 3);
   EXPECT_EQ(seen.last_members, std::set<uint32_t>{c});

@@ -182,6 +182,22 @@ TEST_F(Animctl, StatsAssetsAndMesh) {
   EXPECT_EQ(mesh["bytes"]["joints"].get<int>(), mesh["num_vertices"].get<int>() * 8);
 }
 
+TEST_F(Animctl, WatchNearARegionShowsOnlyTheCharactersInIt) {
+  const std::string id = spawn("walk");  // at the origin
+  ProcessResult r = ctl({"watch", "--near", "0,0,0", "--radius", "5", "--frames", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("char " + id + " root"), std::string::npos) << r.out;
+  r = ctl({"watch", "--near", "100,0,0", "--radius", "5", "--frames", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("char " + id + " "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("tick "), std::string::npos) << r.out;  // frames arrive, empty
+  // Usage errors: --near alone, two ways at once, a radius that is not > 0.
+  EXPECT_EQ(ctl({"watch", "--near", "0,0,0"}).exit_code, 2);
+  EXPECT_EQ(ctl({"watch", "--all", "--near", "0,0,0", "--radius", "1"}).exit_code, 2);
+  EXPECT_EQ(ctl({"watch", "--near", "0,0,0", "--radius", "0"}).exit_code, 2);
+  ctl({"despawn", id});
+}
+
 TEST_F(Animctl, WatchPrintsTheRequestedNumberOfFrames) {
   const std::string id = spawn("walk");
   const ProcessResult human = ctl({"watch", id, "--frames", "3"});
