@@ -236,10 +236,12 @@ Status read_primitive(const Context& ctx, const tinygltf::Primitive& prim, const
   }
   // Divided by the largest component before normalizing: squaring a component above ~1.8e19
   // overflows a float, and dividing by that infinite length gave a zero "normal" (found by
-  // fuzz/gltf_fuzz.cpp). Generated normals of huge triangles can be infinite: those get +Y.
+  // fuzz/gltf_fuzz.cpp). Generated normals of huge triangles can be infinite or NaN (inf - inf
+  // in a cross product; std::max then skips a NaN component, found by the same fuzzer): any
+  // non-finite component, like a zero normal, gives +Y.
   for (glm::vec3& n : p->normals) {
     const float m = std::max({std::abs(n.x), std::abs(n.y), std::abs(n.z)});
-    n = m > 1e-20f && std::isfinite(m) ? glm::normalize(n / m) : glm::vec3(0.0f, 1.0f, 0.0f);
+    n = is_finite(n) && m > 1e-20f ? glm::normalize(n / m) : glm::vec3(0.0f, 1.0f, 0.0f);
   }
 
   if (const int ua = attribute(prim, "TEXCOORD_0"); ua >= 0) {
@@ -278,9 +280,13 @@ void to_bind_space(const glm::dmat4& m, Primitive* p) {
   const glm::dmat3 normal_matrix = glm::transpose(glm::inverse(glm::dmat3(m)));
   for (glm::vec3& v : p->positions) v = glm::vec3(m * glm::dvec4(glm::dvec3(v), 1.0));
   for (glm::vec3& n : p->normals) {
+    // A near-singular `m` has an inverse with huge components: dividing by the largest one
+    // first keeps the length finite; a singular one gives non-finite components, and those
+    // normals, like zero ones, become +Y (as in read_primitive).
     const glm::dvec3 t = normal_matrix * glm::dvec3(n);
-    const double len = glm::length(t);
-    n = len > 1e-20 ? glm::vec3(t / len) : glm::vec3(0.0f, 1.0f, 0.0f);
+    const bool finite = std::isfinite(t.x) && std::isfinite(t.y) && std::isfinite(t.z);
+    const double big = std::max({std::abs(t.x), std::abs(t.y), std::abs(t.z)});
+    n = finite && big > 1e-20 ? glm::vec3(glm::normalize(t / big)) : glm::vec3(0.0f, 1.0f, 0.0f);
   }
   if (glm::determinant(glm::dmat3(m)) < 0.0)
     for (size_t t = 0; t + 2 < p->indices.size(); t += 3)

@@ -1,6 +1,7 @@
 // Normals of every magnitude come out unit length (SkinnedMesh's invariant). Regression for the
 // glTF fuzz finding fuzz/regressions/gltf/huge-normal-overflows-length.glb: a NORMAL of
-// (0, 2.7e24, 0) squared past the float range, and dividing by the infinite length gave (0 0 0).
+// (0, 2.7e24, 0) squared past the float range, and dividing by the infinite length gave (0 0 0);
+// and for generated-normal-nan-component.glb (below).
 #include <cmath>
 #include <cstdint>
 #include <span>
@@ -66,6 +67,17 @@ TEST(GltfNormals, NormalsOfHugeGeneratedTrianglesStayUnit) {
   auto big = load(one_triangle_glb({0, 0, 0, 1e15f, 0, 0, 0, 1e15f, 0}, {}));
   ASSERT_TRUE(big.has_value()) << big.error().message();
   for (const glm::vec3& n : big->mesh.normals) expect_vec3_near(n, {0, 0, 1});
+}
+
+TEST(GltfNormals, AGeneratedNormalWithANanComponentBecomesUp) {
+  // Regression for fuzz/regressions/gltf/generated-normal-nan-component.glb. Edges
+  // (1e20, 1e20, 0) and (1e20, 1e20, 1): the cross product is (1e20, -1e20, inf - inf = NaN),
+  // and the largest-component scaling skipped the NaN (std::max ignores it), so the "normal"
+  // came out NaN. Now any non-finite component gives the documented fallback, +Y.
+  auto a = load(one_triangle_glb({0, 0, 0, 1e20f, 1e20f, 0, 1e20f, 1e20f, 1}, {}));
+  ASSERT_TRUE(a.has_value()) << a.error().message();
+  ASSERT_EQ(a->mesh.num_vertices(), 3);
+  for (const glm::vec3& n : a->mesh.normals) expect_vec3_near(n, {0, 1, 0});
 }
 
 }  // namespace
