@@ -415,11 +415,36 @@ class Client:
     def list_characters(self):
         return list(self.call("list_characters", characters_pb2.ListCharactersRequest()).list_characters.characters)
 
-    def subscribe(self, character_ids=(), all_characters=False, rate_divisor=1):
-        """Returns the subscription id; frames then arrive for frames()."""
+    def subscribe(self, character_ids=(), all_characters=False, rate_divisor=1, region=None):
+        """Returns the subscription id; frames then arrive for frames(). `region` (from
+        sphere_region() or box_region()) subscribes to the characters inside it instead."""
         request = stream_pb2.SubscribeRequest(character_ids=list(character_ids), all_characters=all_characters,
                                               rate_divisor=rate_divisor)
+        if region is not None:
+            request.region.CopyFrom(region)
         return self.call("subscribe", request).subscribe.subscription_id
+
+    @staticmethod
+    def sphere_region(center, radius, outer_margin=0.0, outer_rate_divisor=0):
+        """A Region: the characters whose root is within `radius` metres of `center`."""
+        region = stream_pb2.Region(outer_margin=outer_margin, outer_rate_divisor=outer_rate_divisor)
+        region.sphere.center.CopyFrom(vec3(center))
+        region.sphere.radius = radius
+        return region
+
+    @staticmethod
+    def box_region(lo, hi, outer_margin=0.0, outer_rate_divisor=0):
+        """A Region: the characters whose root is inside the axis-aligned box [lo, hi]."""
+        region = stream_pb2.Region(outer_margin=outer_margin, outer_rate_divisor=outer_rate_divisor)
+        region.box.min.CopyFrom(vec3(lo))
+        region.box.max.CopyFrom(vec3(hi))
+        return region
+
+    def update_subscription(self, subscription_id, region):
+        """Moves a region subscription (the camera moved)."""
+        request = stream_pb2.UpdateSubscriptionRequest(subscription_id=subscription_id)
+        request.region.CopyFrom(region)
+        return self.call("update_subscription", request)
 
     def unsubscribe(self, subscription_id=0):
         return self.call("unsubscribe", stream_pb2.UnsubscribeRequest(subscription_id=subscription_id)).tick

@@ -57,6 +57,47 @@ TEST(PythonClient, LoadExampleReportsFramesAndNoErrors) {
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 
+// Interest management from Python: a region subscription sees the character inside, then the
+// one moved in, and names the one moved out in `left`; update_subscription moves the region.
+TEST(PythonClient, RegionSubscriptionFollowsMovingCharacters) {
+  if (!python_with_protobuf())
+    GTEST_SKIP() << "skipped: /usr/bin/python3 with python3-protobuf not available";
+  animtest::DaemonProcess daemon;
+  ASSERT_TRUE(daemon.start()) << daemon.error() << daemon.log_tail();
+  const std::string script = R"(
+import sys
+from animd_client import Client
+c = Client(port=int(sys.argv[1]), timeout=20.0)
+a = c.spawn("builtin", "walk", at=(0, 0, 0))
+b = c.spawn("builtin", "walk", at=(10, 0, 0))
+sub = c.subscribe(region=Client.sphere_region((0, 0, 0), 3.0))
+def until(tick):
+    members, left = set(), []
+    while True:
+        f = c.next_frame()
+        if f is None: sys.exit("no frame")
+        left += list(f.left)
+        members = {ch.character_id for ch in f.characters}
+        if f.tick >= tick: return members, left
+m, _ = until(c.stats().tick + 2)
+print("first", sorted(m) == [a])
+t = max(c.set_root(a, (20, 0, 0)), c.set_root(b, (1, 0, 0)))
+m, left = until(t + 2)
+print("moved", sorted(m) == [b], left.count(a) == 1)
+c.update_subscription(sub, Client.box_region((15, -1, -1), (25, 1, 1)))
+m, left = until(c.stats().tick + 2)
+print("box", sorted(m) == [a], left.count(b) == 1)
+)";
+  const ProcessResult r = animtest::run_process(
+      {"/usr/bin/python3", "-c", script, std::to_string(daemon.port())},
+      {"PYTHONPATH=" + std::string(ANIMD_PYTHON_MODULE_DIR) + ":" + ANIMD_PYTHON_SOURCE_DIR});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("first True"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("moved True True"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("box True True"), std::string::npos) << r.out;
+  EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
+}
+
 TEST(PythonClient, UnreachableDaemonIsAClearErrorAndExit1) {
   if (!python_with_protobuf())
     GTEST_SKIP() << "skipped: /usr/bin/python3 with python3-protobuf not available";
