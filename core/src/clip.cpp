@@ -187,8 +187,9 @@ void Clip::sample(float time, std::span<const Transform> rest, std::span<Transfo
   job.rest = rest;
   job.output = out;
   if (job.run()) return;
-  // Only when `rest` and `out` overlap (the job refuses that): joint by joint.
-  const size_t n = joints.size();
+  // When `rest` and `out` overlap (the job refuses that): joint by joint, as far as the
+  // spans go (a size mismatch writes nothing past either).
+  const size_t n = std::min({joints.size(), rest.size(), out.size()});
   for (size_t j = 0; j < n; ++j) out[j] = sample_joint(static_cast<int>(j), time, rest[j]);
 }
 

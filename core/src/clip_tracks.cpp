@@ -36,6 +36,15 @@ struct Group {
 
 }  // namespace
 
+size_t ClipTracks::memory_bytes() const {
+  size_t n = loose.size() * sizeof(LooseChannel) + from_rest.size() * sizeof(RestProperty);
+  for (const ClipTimeline& t : timelines)
+    n += sizeof(ClipTimeline) + t.times.size() * sizeof(float) + t.lookup.memory_bytes() +
+         t.values.size() * sizeof(float) +
+         (t.rotation_targets.size() + t.vector_targets.size()) * sizeof(int32_t);
+  return n;
+}
+
 ClipTracks ClipTracks::build(const Clip& clip) {
   const Transform probe;
   const int32_t kTranslation = float_offset(probe, &probe.translation);

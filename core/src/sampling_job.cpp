@@ -11,18 +11,22 @@ namespace {
 
 using simd::F4;
 
-// The interval [key, key + 1] and the fraction u in [0, 1] of the way through it.
+// The interval [key, key + 1] and the fraction u in [0, 1] of the way through it; or, with
+// `held`, the value of `key` itself (before the first key or after the last: the key's value
+// exactly, as Channel::sample gives it, not an interpolation that could flip a quaternion's
+// sign or round its last bit).
 struct Segment {
   uint32_t key;
   float u;
+  bool held = false;
 };
 
 Segment find_segment(const ClipTimeline& tl, float t, uint32_t* cached) {
   const float* times = tl.times.data();
   const uint32_t n = static_cast<uint32_t>(tl.times.size());
   // `!(t > front)` also sends NaN to the first key.
-  if (!(t > times[0])) return {0, 0.0f};
-  if (t >= times[n - 1]) return {n - 2, 1.0f};
+  if (!(t > times[0])) return {0, 0.0f, true};
+  if (t >= times[n - 1]) return {n - 1, 0.0f, true};
   uint32_t k;
   if (cached && *cached + 1 < n && times[*cached] <= t && t < times[*cached + 1]) {
     k = *cached;
@@ -36,7 +40,29 @@ Segment find_segment(const ClipTimeline& tl, float t, uint32_t* cached) {
   return {k, dt > 0.0f ? std::min((t - times[k]) / dt, 1.0f) : 0.0f};
 }
 
+// One key's values written out as they are.
+void copy_key(const ClipTimeline& tl, uint32_t key, float* out) {
+  const float* k = tl.values.data() + size_t{key} * tl.floats_per_key;
+  const int32_t* target = tl.rotation_targets.data();
+  for (uint32_t b = 0; b < tl.rotation_blocks; ++b, k += 16, target += 4) {
+    F4 x = simd::load(k), y = simd::load(k + 4), z = simd::load(k + 8), w = simd::load(k + 12);
+    simd::transpose(x, y, z, w);
+    const F4 lanes[4] = {x, y, z, w};
+    for (int l = 0; l < 4; ++l)
+      if (target[l] >= 0) simd::store(out + target[l], lanes[l]);
+  }
+  target = tl.vector_targets.data();
+  for (uint32_t b = 0; b < tl.vector_blocks; ++b, k += 12, target += 4) {
+    F4 x = simd::load(k), y = simd::load(k + 4), z = simd::load(k + 8), w = simd::zero();
+    simd::transpose(x, y, z, w);
+    const F4 lanes[4] = {x, y, z, w};
+    for (int l = 0; l < 4; ++l)
+      if (target[l] >= 0) simd::store3(out + target[l], lanes[l]);
+  }
+}
+
 void sample_timeline(const ClipTimeline& tl, Segment s, float* out) {
+  if (s.held) return copy_key(tl, s.key, out);
   const float* k0 = tl.values.data() + size_t{s.key} * tl.floats_per_key;
   const float* k1 = k0 + tl.floats_per_key;
   const F4 u = simd::splat(s.u);

@@ -259,6 +259,13 @@ Converted subscribe(const anim::v1::SubscribeRequest& r) {
 
 }  // namespace
 
+namespace {
+// Metres. Squared distances of positions up to the float range overflow to infinity; with
+// radius + margin <= 2e18 the squared bound stays finite (4e36 < 3.4e38), so an infinite
+// squared distance is never "inside".
+constexpr float kMaxRegionSize = 1e18f;
+}  // namespace
+
 anim::Expected<StreamRegion> region_from_proto(const anim::v1::Region& r,
                                                const std::string& field) {
   StreamRegion out;
@@ -269,8 +276,9 @@ anim::Expected<StreamRegion> region_from_proto(const anim::v1::Region& r,
       if (!c) return c.error();
       out.center = *c;
       out.radius = r.sphere().radius();
-      if (!std::isfinite(out.radius) || !(out.radius > 0.0f))
-        return anim::invalid_argument(field + ".sphere.radius must be finite and > 0");
+      // The bound keeps (radius + margin)^2 finite in float.
+      if (!(out.radius > 0.0f && out.radius <= kMaxRegionSize))
+        return anim::invalid_argument(field + ".sphere.radius must be > 0 and <= 1e18");
       break;
     }
     case anim::v1::Region::kBox: {
@@ -289,8 +297,8 @@ anim::Expected<StreamRegion> region_from_proto(const anim::v1::Region& r,
       return anim::invalid_argument(field + ": give a sphere or a box");
   }
   out.outer_margin = r.outer_margin();
-  if (!std::isfinite(out.outer_margin) || out.outer_margin < 0.0f)
-    return anim::invalid_argument(field + ".outer_margin must be finite and >= 0");
+  if (!(out.outer_margin >= 0.0f && out.outer_margin <= kMaxRegionSize))
+    return anim::invalid_argument(field + ".outer_margin must be >= 0 and <= 1e18");
   out.outer_divisor = std::max<uint32_t>(1, r.outer_rate_divisor());
   if (out.outer_margin > 0.0f && out.outer_divisor < 2)
     return anim::invalid_argument(field + ".outer_rate_divisor must be >= 2 with an outer_margin");

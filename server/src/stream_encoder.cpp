@@ -78,7 +78,9 @@ void encode_stream_frame(StreamSubscription& sub, const Snapshot& snap, uint32_t
 
   // Split the characters into parts whose estimated size fits the bound (at least one
   // character per part, so a part may exceed it only if one character alone does).
-  const size_t header = 64 + (despawned.size() + left.size()) * 5;
+  const size_t members =
+      dropped > 0 ? (sub.region || sub.all ? sub.last_ids.size() : sub.ids.size()) : 0;
+  const size_t header = 64 + (despawned.size() + left.size() + members) * 5;
   std::vector<size_t> part_starts{0};
   size_t size = header;
   for (size_t i = 0; i < chars.size(); ++i) {
@@ -104,6 +106,11 @@ void encode_stream_frame(StreamSubscription& sub, const Snapshot& snap, uint32_t
     if (p == 0) {
       for (uint32_t id : despawned) f->add_despawned(id);
       for (uint32_t id : left) f->add_left(id);
+      // Dropped frames may have held notices that are never repeated: resynchronize.
+      if (dropped > 0) {
+        const std::vector<uint32_t>& members = sub.region || sub.all ? sub.last_ids : sub.ids;
+        for (uint32_t id : members) f->add_members(id);
+      }
       f->set_dropped_since_last(dropped);
     }
     const size_t end = p + 1 < parts ? part_starts[p + 1] : chars.size();

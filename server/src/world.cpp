@@ -41,11 +41,13 @@ size_t asset_bytes(const anim::Asset& a) {
        s.inverse_bind.size() * sizeof(glm::mat4) + s.parents.size() * 2 +
        (s.source_of_joint.size() + s.joint_of_source.size()) * sizeof(int);
   for (const auto& c : a.clips) {
-    n += sizeof(c) + c.joints.size() * sizeof(c.joints[0]);
+    n += sizeof(c) + c.joints.size() * sizeof(c.joints[0]) + c.tracks.memory_bytes();
     for (const auto& ch : c.vec3_channels)
-      n += ch.times.size() * sizeof(float) + ch.values.size() * sizeof(ch.values[0]);
+      n += ch.times.size() * sizeof(float) + ch.values.size() * sizeof(ch.values[0]) +
+           ch.lookup.memory_bytes();
     for (const auto& ch : c.quat_channels)
-      n += ch.times.size() * sizeof(float) + ch.values.size() * sizeof(ch.values[0]);
+      n += ch.times.size() * sizeof(float) + ch.values.size() * sizeof(ch.values[0]) +
+           ch.lookup.memory_bytes();
   }
   return n;
 }

@@ -187,7 +187,12 @@ std::vector<BadCase> bad_cases() {
        "subscribe.region: give a sphere or a box"},
       {"region radius 0",
        [](Request& r) { r.mutable_subscribe()->mutable_region()->mutable_sphere(); }, invalid,
-       "subscribe.region.sphere.radius must be finite and > 0"},
+       "subscribe.region.sphere.radius must be > 0 and <= 1e18"},
+      {"region radius huge",
+       [](Request& r) {
+         r.mutable_subscribe()->mutable_region()->mutable_sphere()->set_radius(2e18f);
+       },
+       invalid, "subscribe.region.sphere.radius must be > 0 and <= 1e18"},
       {"region centre NaN",
        [](Request& r) {
          auto* s = r.mutable_subscribe()->mutable_region()->mutable_sphere();
@@ -215,7 +220,7 @@ std::vector<BadCase> bad_cases() {
          g->mutable_sphere()->set_radius(1.0f);
          g->set_outer_margin(-1.0f);
        },
-       invalid, "subscribe.region.outer_margin must be finite and >= 0"},
+       invalid, "subscribe.region.outer_margin must be >= 0 and <= 1e18"},
   };
 }
 

@@ -336,5 +336,32 @@ TEST(StreamEncoder, BoxRegionIncludesItsFacesAndGrowsByTheMargin) {
   EXPECT_EQ(box.zone({0, 2.5f, 0}), StreamRegion::Zone::kOuter);
 }
 
+TEST(StreamEncoder, AfterDroppedFramesPartZeroListsEveryMember) {
+  // Region: members are the inner and outer zone, sent or not.
+  StreamSubscription region = sphere_sub({0, 0, 0}, 1.0f, 2.0f, 3);
+  const Snapshot snap = with_positions({{1, {0.5f, 0, 0}}, {2, {0, 2.5f, 0}}, {3, {0, 0, 9}}});
+  auto f = encode(region, snap, 0, 1 << 20);
+  EXPECT_EQ(f[0].members_size(), 0);  // nothing dropped: no list
+  encode(region, snap, 0, 1 << 20);   // frame 1: the outer member 2 is not sent
+  f = encode(region, snap, 4, 1 << 20);
+  EXPECT_EQ(ids_of(f), (std::vector<uint32_t>{1}));
+  EXPECT_EQ(std::vector<uint32_t>(f[0].members().begin(), f[0].members().end()),
+            (std::vector<uint32_t>{1, 2}));
+  // All characters, and explicit ids (a despawned one is no member), split into parts: the
+  // list is on part 0 only.
+  StreamSubscription all = all_sub();
+  f = encode(all, make_snapshot({3, 5, 8}, 4), 1, 400);
+  ASSERT_GT(f.size(), 1u);
+  EXPECT_EQ(std::vector<uint32_t>(f[0].members().begin(), f[0].members().end()),
+            (std::vector<uint32_t>{3, 5, 8}));
+  for (size_t p = 1; p < f.size(); ++p) EXPECT_EQ(f[p].members_size(), 0);
+  StreamSubscription listed;
+  listed.id = 4;
+  listed.ids = {3, 4, 8};
+  f = encode(listed, make_snapshot({3, 5, 8}, 1), 2, 1 << 20);
+  EXPECT_EQ(std::vector<uint32_t>(f[0].members().begin(), f[0].members().end()),
+            (std::vector<uint32_t>{3, 8}));
+}
+
 }  // namespace
 }  // namespace animd

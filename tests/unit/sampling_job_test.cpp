@@ -267,6 +267,33 @@ TEST(SamplingJob, KeyTimesAndTimesOutsideTheKeysGiveKeyValuesExactly) {
   EXPECT_EQ(run_job(clip, 1.5f, rest)[0].scale, glm::vec3(0.5f));
 }
 
+// Before the first key and after the last, a rotation is the stored key itself, bit for bit,
+// even when the last key lies on the other side of the sphere from the one before it (an
+// interpolation at u = 1 along the shortest arc would give its negation).
+TEST(SamplingJob, HeldEndsAreTheStoredKeysBitForBit) {
+  Clip clip;
+  clip.name = "ends";
+  clip.joints.resize(kJoints);
+  const std::vector<glm::quat> keys = {glm::quat(1, 0, 0, 0), glm::quat(-0.8f, 0.6f, 0, 0)};
+  for (int j = 0; j < kJoints; ++j)
+    clip.joints[j].rotation =
+        add_channel(clip.quat_channels, Interpolation::kLinear, {0.0f, 1.0f}, keys);
+  ASSERT_TRUE(clip.finalize(kJoints).is_ok());
+  const std::vector<Transform> rest = make_rest(kJoints);
+  for (float t : {1.0f, 2.0f, 1e9f}) {
+    const std::vector<Transform> after = run_job(clip, t, rest);
+    for (int j = 0; j < kJoints; ++j)
+      EXPECT_TRUE(animtest::same_bits(after[j].rotation, clip.quat_channels[0].values[1]))
+          << "t " << t << " joint " << j;
+  }
+  for (float t : {0.0f, -3.0f}) {
+    const std::vector<Transform> before = run_job(clip, t, rest);
+    for (int j = 0; j < kJoints; ++j)
+      EXPECT_TRUE(animtest::same_bits(before[j].rotation, clip.quat_channels[0].values[0]))
+          << "t " << t << " joint " << j;
+  }
+}
+
 TEST(SamplingJob, NaNTimeSamplesTheFirstKeys) {
   const Clip clip = make_hand_clip();
   const std::vector<Transform> rest = make_rest(kJoints);

@@ -1,7 +1,10 @@
 #pragma once
 // Pose blending and additive layering, joint by joint, with a JointMask.
 //
-// Both functions allocate nothing and accept `out` aliasing `a` / `base` (in-place use).
+// Both functions allocate nothing and accept `out` being `a` / `base` itself (in-place use).
+// They run BlendJob / AdditiveJob (blend_job.h, additive_job.h): a call those refuse (sizes
+// that differ, a NaN weight, mask weights outside [0, 1], a partly overlapping `out`) writes
+// nothing.
 // A joint whose effective weight (t or weight, times the mask's weight) is 0 is copied from
 // the first pose bit for bit; for blend() a joint whose effective weight is 1 is copied from
 // `b` bit for bit, so a finished blend is exactly its target.

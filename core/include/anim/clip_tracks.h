@@ -11,6 +11,7 @@
 // not fit (step or cubic interpolation, a single key) stay "loose" and are sampled one by
 // one. Nothing here is ever changed after finalize().
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -64,6 +65,10 @@ struct ClipTracks {
 
   // Builds the tracks of a finalized clip (channels checked, rotations normalized).
   static ClipTracks build(const Clip& clip);
+
+  // Heap memory these tracks hold, in bytes (hosts cap the memory of loaded assets: a clip
+  // whose channels share no key times makes tracks several times the size of its channels).
+  size_t memory_bytes() const;
 };
 
 }  // namespace anim

@@ -7,6 +7,7 @@
 // then binary-searches only between that key and the next slot's key, so there is never a
 // linear scan over keyframes and the table is shared read-only by every character.
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -25,6 +26,9 @@ class KeyLookup {
   // times[i] <= t, capped at times.size() - 2 so that [i, i+1] is always an interval.
   // Requires times.size() >= 2.
   uint32_t find(std::span<const float> times, float t) const;
+
+  // Heap memory the table holds, in bytes.
+  size_t memory_bytes() const { return slot_first_key_.size() * sizeof(uint32_t); }
 
  private:
   float start_ = 0.0f;
