@@ -274,11 +274,16 @@ Status read_primitive(const Context& ctx, const tinygltf::Primitive& prim, const
 }
 
 // Moves a primitive into bind space: positions by `m`, normals by its inverse transpose; a
-// mirroring `m` reverses the triangles' winding so that they stay front-facing.
-void to_bind_space(const glm::dmat4& m, Primitive* p) {
-  if (m == glm::dmat4(1.0)) return;
+// mirroring `m` reverses the triangles' winding so that they stay front-facing. False (the
+// primitive is then refused) when a position leaves the float range: finite node matrices
+// and positions can still multiply past it (found by fuzz/gltf_fuzz.cpp).
+bool to_bind_space(const glm::dmat4& m, Primitive* p) {
+  if (m == glm::dmat4(1.0)) return true;
   const glm::dmat3 normal_matrix = glm::transpose(glm::inverse(glm::dmat3(m)));
-  for (glm::vec3& v : p->positions) v = glm::vec3(m * glm::dvec4(glm::dvec3(v), 1.0));
+  for (glm::vec3& v : p->positions) {
+    v = glm::vec3(m * glm::dvec4(glm::dvec3(v), 1.0));
+    if (!is_finite(v)) return false;
+  }
   for (glm::vec3& n : p->normals) {
     // A near-singular `m` has an inverse with huge components: dividing by the largest one
     // first keeps the length finite; a singular one gives non-finite components, and those
@@ -291,6 +296,7 @@ void to_bind_space(const glm::dmat4& m, Primitive* p) {
   if (glm::determinant(glm::dmat3(m)) < 0.0)
     for (size_t t = 0; t + 2 < p->indices.size(); t += 3)
       std::swap(p->indices[t + 1], p->indices[t + 2]);
+  return true;
 }
 
 }  // namespace
@@ -316,7 +322,10 @@ Status load_mesh(const Context& ctx, const std::vector<MeshPart>& parts, const S
       bool ok = false;
       if (Status s = read_primitive(ctx, prim, skeleton, part, label, &p, &ok); !s) return s;
       if (!ok) continue;
-      to_bind_space(part.to_bind, &p);
+      if (!to_bind_space(part.to_bind, &p))
+        return ctx.fail(
+            StatusCode::kInvalidArgument,
+            label + ": the node transforms carry its positions outside the float range");
       const size_t base = out.positions.size();
       if (base + p.positions.size() > UINT32_MAX)
         return ctx.fail(StatusCode::kResourceExhausted, label + ": too many vertices");
