@@ -361,11 +361,12 @@ void Server::schedule_summary() {
     const Metrics& m = metrics_;
     spdlog::info(
         "summary: tick {}, {} characters, {} sessions, {} subscriptions, tick p50 {:.0f} us "
-        "p99 {:.0f} us max {:.0f} us, {} overruns, {} bytes in, {} bytes out, {} frames sent, "
-        "{} dropped, {} requests ({} errors)",
+        "p99 {:.0f} us max {:.0f} us, {} overruns ({} degraded ticks: unwatched characters "
+        "at half rate), {} bytes in, {} bytes out, {} frames sent, {} dropped, {} requests ({} "
+        "errors)",
         m.tick.load(), m.characters.load(), m.sessions.load(), m.subscriptions.load(),
         m.tick_p50_us.load(), m.tick_p99_us.load(), m.tick_max_us.load(), m.tick_overruns.load(),
-        m.bytes_in.load(), m.bytes_out.load(), m.stream_frames_sent.load(),
+        m.degraded_ticks.load(), m.bytes_in.load(), m.bytes_out.load(), m.stream_frames_sent.load(),
         m.stream_frames_dropped.load(), m.requests.load(), m.request_errors.load());
     log_limiter_.flush(steady_seconds());
     schedule_summary();
