@@ -1,6 +1,6 @@
 // World::update allocates nothing once the character count is steady (the snapshot and its
-// buffers are recycled: SnapshotPool). This file replaces the global operator new/delete of
-// the server unit test binary with counting versions (forwarding to malloc/free).
+// buffers are recycled: SnapshotPool). This file installs the counting operator new of
+// counting_new.h in the server unit test binary.
 #include <atomic>
 #include <cstdlib>
 #include <memory>
@@ -8,51 +8,12 @@
 
 #include <gtest/gtest.h>
 
+#include "counting_new.h"
+
 #include "anim/builtin_character.h"
 #include "world.h"
 
-namespace {
-std::atomic<long> g_allocations{0};
-
-void* counted_alloc(std::size_t size) {
-  g_allocations.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-}  // namespace
-
-void* operator new(std::size_t size) {
-  return counted_alloc(size);
-}
-void* operator new[](std::size_t size) {
-  return counted_alloc(size);
-}
-void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
-  g_allocations.fetch_add(1, std::memory_order_relaxed);
-  return std::malloc(size == 0 ? 1 : size);
-}
-void* operator new[](std::size_t size, const std::nothrow_t&) noexcept {
-  g_allocations.fetch_add(1, std::memory_order_relaxed);
-  return std::malloc(size == 0 ? 1 : size);
-}
-void operator delete(void* p) noexcept {
-  std::free(p);
-}
-void operator delete[](void* p) noexcept {
-  std::free(p);
-}
-void operator delete(void* p, std::size_t) noexcept {
-  std::free(p);
-}
-void operator delete[](void* p, std::size_t) noexcept {
-  std::free(p);
-}
-void operator delete(void* p, const std::nothrow_t&) noexcept {
-  std::free(p);
-}
-void operator delete[](void* p, const std::nothrow_t&) noexcept {
-  std::free(p);
-}
+using animtest::g_allocations;
 
 namespace animd {
 namespace {

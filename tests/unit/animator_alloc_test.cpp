@@ -1,5 +1,5 @@
-// Animator::update() allocates nothing: this file replaces the global operator new/delete of
-// the unit test binary with counting versions (forwarding to malloc/free) and counts what
+// Animator::update() allocates nothing: this file installs the counting operator new of
+// counting_new.h in the unit test binary and counts what
 // update() allocates with every feature running: overlapping crossfades with sync, additive
 // layers with masks and all three time sources, and CCD / FABRIK / two-bone goals with
 // constraints and world-space targets.
@@ -10,50 +10,11 @@
 
 #include <gtest/gtest.h>
 
+#include "counting_new.h"
+
 #include "anim_test_rig.h"
 
-namespace {
-std::atomic<long> g_allocations{0};
-
-void* counted_alloc(std::size_t size) {
-  g_allocations.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-}  // namespace
-
-void* operator new(std::size_t size) {
-  return counted_alloc(size);
-}
-void* operator new[](std::size_t size) {
-  return counted_alloc(size);
-}
-void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
-  g_allocations.fetch_add(1, std::memory_order_relaxed);
-  return std::malloc(size == 0 ? 1 : size);
-}
-void* operator new[](std::size_t size, const std::nothrow_t&) noexcept {
-  g_allocations.fetch_add(1, std::memory_order_relaxed);
-  return std::malloc(size == 0 ? 1 : size);
-}
-void operator delete(void* p) noexcept {
-  std::free(p);
-}
-void operator delete[](void* p) noexcept {
-  std::free(p);
-}
-void operator delete(void* p, std::size_t) noexcept {
-  std::free(p);
-}
-void operator delete[](void* p, std::size_t) noexcept {
-  std::free(p);
-}
-void operator delete(void* p, const std::nothrow_t&) noexcept {
-  std::free(p);
-}
-void operator delete[](void* p, const std::nothrow_t&) noexcept {
-  std::free(p);
-}
+using animtest::g_allocations;
 
 namespace anim {
 namespace {
