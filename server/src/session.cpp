@@ -558,7 +558,7 @@ void Session::on_snapshot() {
       // Nothing to gain from encoding what the queue or the daemon's budget cannot take
       // (a crowd of readers that do not read must not cost the network threads either).
       if (!write_queue_.stream_frame_fits(sub.last_bytes)) {
-        count_drops(1);
+        count_drops(1 + write_queue_.shed_above_fair_share());
         continue;
       }
       const auto now_us = std::chrono::duration_cast<std::chrono::microseconds>(
