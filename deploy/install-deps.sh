@@ -11,6 +11,8 @@ PACKAGES=(
   # protocol, daemon, tools
   libprotobuf-dev protobuf-compiler libboost-dev libboost-system-dev libspdlog-dev libfmt-dev
   libcli11-dev libsystemd-dev python3 python3-protobuf
+  # /metrics: metric families and the Prometheus text format (libprometheus-cpp-core)
+  prometheus-cpp-dev
   # TLS (Boost.Asio SSL over OpenSSL; tests make throwaway certificates with the openssl CLI)
   libssl-dev openssl
   # deploy checks (tests/deploy: YAML manifests parse)
