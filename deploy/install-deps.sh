@@ -17,6 +17,8 @@ PACKAGES=(
   libssl-dev openssl
   # deploy checks (tests/deploy: YAML manifests parse)
   python3-yaml
+  # install and packaging: man pages from --help; the .deb's Depends (dpkg-shlibdeps)
+  help2man dpkg-dev
   # render client and headless render tests
   libglfw3-dev libglew-dev libgl-dev xvfb xauth libgl1-mesa-dri
   # tests and benchmarks
