@@ -45,6 +45,10 @@ grep -qxF "ExecStart=$prefix/bin/animd --config $prefix/etc/animd/animd.toml" "$
   fail "unit ExecStart does not name this prefix: $(grep ExecStart "$unit")"
 grep -qx 'User=animd' "$unit" || fail "unit does not run as user animd"
 ! grep -q 'DynamicUser' "$unit" || fail "unit still has DynamicUser"
+if command -v systemd-analyze >/dev/null; then
+  out=$(systemd-analyze verify "$unit" 2>&1) || fail "systemd-analyze verify $unit: $out"
+  [ -z "$out" ] || fail "systemd-analyze verify $unit: $out"
+fi
 
 head -1 "$prefix/bin/animd-py-example" | grep -qx '#!/usr/bin/python3' ||
   fail "animd-py-example does not run /usr/bin/python3"
