@@ -132,6 +132,7 @@ function(animd_install_library target export_name component)
 
   set_property(GLOBAL APPEND PROPERTY ANIMD_PACKAGE_COMPONENTS ${component})
   set_property(GLOBAL APPEND PROPERTY ANIMD_COMPONENT_${component}_TARGETS ${export_name})
+  set_property(GLOBAL APPEND PROPERTY ANIMD_COMPONENT_${component}_LIBRARIES ${target})
 endfunction()
 
 # Programs: whichever of the listed targets this build has (presets leave some out).
@@ -167,6 +168,12 @@ function(animd_install_package)
   foreach(component IN LISTS components)
     set(template ${PROJECT_SOURCE_DIR}/cmake/pkgconfig/animd-${component}.pc.in)
     if(EXISTS ${template})
+      # Libs: the component's libraries, users before what they use (the list is the other
+      # way round), e.g. "-lanimclient -lanimproto".
+      get_property(libraries GLOBAL PROPERTY ANIMD_COMPONENT_${component}_LIBRARIES)
+      list(REVERSE libraries)
+      list(TRANSFORM libraries PREPEND "-l")
+      list(JOIN libraries " " ANIMD_PC_LIBS)
       configure_file(${template} ${PROJECT_BINARY_DIR}/package/animd-${component}.pc @ONLY)
       install(FILES ${PROJECT_BINARY_DIR}/package/animd-${component}.pc
               DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT dev)
