@@ -5,6 +5,7 @@
 //
 //   game_server [--host 127.0.0.1] [--port 7450] [--characters 4] [--steps 5]
 // Exit 0 when every request succeeded; 1 with the failing request on stderr otherwise.
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -31,7 +32,9 @@ bool parse(int argc, char** argv, Options& o) {
     if (flag == "--host") {
       o.host = value;
     } else if (flag == "--port") {
-      o.port = static_cast<uint16_t>(std::atoi(value));
+      const int port = std::atoi(value);
+      if (port < 1 || port > 65535) return false;
+      o.port = static_cast<uint16_t>(port);
     } else if (flag == "--characters") {
       o.characters = std::atoi(value);
     } else if (flag == "--steps") {

@@ -57,7 +57,9 @@ done
 [ -s "$work/port" ] || fail "animd did not write its port file"
 port=$(cat "$work/port")
 
-"$exe" --port "$port" --characters 3 --steps 3 >"$work/out.txt" 2>&1 || { cat "$work/out.txt"; fail "game_server exited $?"; }
+rc=0
+"$exe" --port "$port" --characters 3 --steps 3 >"$work/out.txt" 2>&1 || rc=$?
+[ "$rc" -eq 0 ] || { cat "$work/out.txt"; fail "game_server exited $rc"; }
 out=$(cat "$work/out.txt")
 grep -qx "local skeleton: 22 joints, querying 'head'" <<<"$out" || fail "no local skeleton line: $out"
 grep -qx 'spawned 3 characters' <<<"$out" || fail "no spawn line: $out"
