@@ -10,6 +10,8 @@ shift 3
 fail() { echo "FAIL: $*"; exit 1; }
 
 rm -rf "$prefix"
+# A fresh build tree has no test-tmp yet (it is made by the first test that writes there).
+mkdir -p "$(dirname "$prefix")"
 cmake --install "$build" --prefix "$prefix" >"$prefix.log" 2>&1 || { cat "$prefix.log"; fail "cmake --install"; }
 
 site=$prefix/lib/python$pyminor/dist-packages
