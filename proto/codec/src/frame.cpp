@@ -25,50 +25,229 @@ constexpr int kMaxK = 30;
 
 // ---- helpers both sides share ----
 
-int64_t predict(int64_t a, int64_t b, bool second_order) { return second_order ? 2 * a - b : a; }
+int64_t predict(int64_t a, int64_t b, bool second_order) {
+  return second_order ? 2 * a - b : a;
+}
 
-// Rotation residual context of joint j: how fast it moved (second-order frames), else its
-// precision. Both sides compute it from frames they hold.
-int rotation_context(const Layout& l, size_t j, const Baseline& b, bool second_order) {
+// Residual context of component i of joint j: how fast it moved (second-order frames), else
+// (rotations) its precision. Both sides compute it from frames they hold.
+int rotation_context(const Layout& l, size_t j, int i, const Baseline& b, bool second_order) {
   if (!second_order || b.prev1[j].largest != b.prev2[j].largest)
     return std::max(0, static_cast<int>(l.precision[j].rotation_bits) - 6);
-  int m = 0;
-  for (int i = 0; i < 3; ++i) m = std::max(m, std::abs(b.prev1[j].r[i] - b.prev2[j].r[i]));
-  return static_cast<int>(std::bit_width(static_cast<unsigned>(m)));
+  return static_cast<int>(
+      std::bit_width(static_cast<unsigned>(std::abs(b.prev1[j].r[i] - b.prev2[j].r[i]))));
 }
 
 template <class Get>
-int channel_context(size_t j, const Baseline& b, bool second_order, Get get) {
+int channel_context(size_t j, int i, const Baseline& b, bool second_order, Get get) {
   if (!second_order) return 0;
-  uint64_t m = 0;
-  for (int i = 0; i < 3; ++i) {
-    const int64_t d = int64_t{get(b.prev1[j])[i]} - int64_t{get(b.prev2[j])[i]};
-    m = std::max<uint64_t>(m, static_cast<uint64_t>(d < 0 ? -d : d));
-  }
-  return static_cast<int>(std::bit_width(m));
+  const int64_t d = int64_t{get(b.prev1[j])[i]} - int64_t{get(b.prev2[j])[i]};
+  return static_cast<int>(std::bit_width(static_cast<uint64_t>(d < 0 ? -d : d)));
 }
 
-int k_for(int context, int shift) { return std::clamp(context + shift - kShiftBias, 0, kMaxK); }
+int k_for(int context, int shift) {
+  return std::clamp(context + shift - kShiftBias, 0, kMaxK);
+}
+
+// Below this speed (steps per tick, largest component) a channel is mostly rounding noise:
+// extrapolating would double it, so the prediction is the newest frame instead.
+constexpr int64_t kMinExtrapolationSpeed = 3;
 
 bool rot_second_order(const Baseline& b, size_t j, bool second_order) {
-  return second_order && b.prev1[j].largest == b.prev2[j].largest;
+  if (!second_order || b.prev1[j].largest != b.prev2[j].largest) return false;
+  int m = 0;
+  for (int i = 0; i < 3; ++i) m = std::max(m, std::abs(b.prev1[j].r[i] - b.prev2[j].r[i]));
+  return m >= kMinExtrapolationSpeed;
 }
 
-// Picks the shift (0..15) that minimizes the bits of `n` values with contexts: the exact cost
-// of four candidates around the mean excess of the values' lengths over their contexts.
-int choose_shift(const uint64_t* u, const int* ctx, size_t n) {
-  if (n == 0) return kShiftBias;
+template <class Get>
+bool chan_second_order(size_t j, const Baseline& b, bool second_order, Get get) {
+  if (!second_order) return false;
+  for (int i = 0; i < 3; ++i) {
+    const int64_t d = int64_t{get(b.prev1[j])[i]} - int64_t{get(b.prev2[j])[i]};
+    if (d >= kMinExtrapolationSpeed || d <= -kMinExtrapolationSpeed) return true;
+  }
+  return false;
+}
+
+// ---- the residual coder ----
+struct Triple;
+void rotation_triple(const Layout& l, size_t j, const Baseline& b, bool second, Triple& t);
+//
+// A joint's channel (rotation, translation or scale) is coded as 3 residuals against the
+// prediction. With inter-component prediction on (a per-section flag) and the channel moving
+// (second-order prediction, speed >= 3 steps a tick), the component that moved fastest (m) is
+// coded first and each other component i is predicted from it: round(r_m * v_i / v_m), with
+// v the velocity between the two frames held (motion along a steady direction leaves the
+// others almost nothing to code). Codes are Exp-Golomb with k = context + shift - 8, the
+// context being the bit length of the component's velocity; the shifts are per section and
+// class (0: first or only components, 1: cross-predicted ones).
+
+// Scratch for one section's codes (no allocation: at most kMaxJoints joints, 3 values each).
+struct Values {
+  uint64_t u[3 * kMaxJoints];
+  int ctx[3 * kMaxJoints];
+  uint8_t cls[3 * kMaxJoints];
+  size_t n = 0;
+  void add(uint64_t v, int c, uint8_t k) {
+    u[n] = v;
+    ctx[n] = c;
+    cls[n] = k;
+    ++n;
+  }
+};
+
+// Picks the shift (0..15) that minimizes the bits of the values of class `cls`: the exact
+// cost of four candidates around the mean excess of the values' lengths over their contexts.
+int choose_shift(const Values& v, uint8_t cls, int64_t* cost_out) {
   int64_t excess = 0;
-  for (size_t i = 0; i < n; ++i) excess += static_cast<int>(std::bit_width(u[i])) - ctx[i];
-  const int guess = static_cast<int>(std::lround(static_cast<double>(excess) / n)) + kShiftBias - 1;
+  size_t count = 0;
+  for (size_t i = 0; i < v.n; ++i)
+    if (v.cls[i] == cls) excess += static_cast<int>(std::bit_width(v.u[i])) - v.ctx[i], ++count;
+  *cost_out = 0;
+  if (count == 0) return kShiftBias;
+  const int guess =
+      static_cast<int>(std::lround(static_cast<double>(excess) / count)) + kShiftBias - 1;
   int best = kShiftBias;
   int64_t best_cost = std::numeric_limits<int64_t>::max();
-  for (int s = std::max(0, guess - 1); s <= std::min(15, guess + 2); ++s) {
+  for (int s = std::clamp(guess - 1, 0, 15); s <= std::clamp(guess + 2, 0, 15); ++s) {
     int64_t cost = 0;
-    for (size_t i = 0; i < n; ++i) cost += BitWriter::ueg_bits(u[i], k_for(ctx[i], s));
+    for (size_t i = 0; i < v.n; ++i)
+      if (v.cls[i] == cls) cost += BitWriter::ueg_bits(v.u[i], k_for(v.ctx[i], s));
     if (cost < best_cost) best_cost = cost, best = s;
   }
+  *cost_out = best_cost;
   return best;
+}
+
+constexpr int64_t kCrossLimit = int64_t{1} << 20;
+
+// One joint's channel as the residual coder sees it.
+struct Triple {
+  int64_t r[3];    // residuals against the prediction (encoder; decoder output)
+  int64_t vel[3];  // velocity between the frames held (0 without second-order prediction)
+  int ctx[3];
+  bool cross_ok;  // moving, with speeds small enough for exact integer products
+};
+
+int major_axis(const int64_t* v) {
+  int m = 0;
+  for (int i = 1; i < 3; ++i)
+    if ((v[i] < 0 ? -v[i] : v[i]) > (v[m] < 0 ? -v[m] : v[m])) m = i;
+  return m;
+}
+
+// round(rm * vi / vm), halves away from zero; 0 when rm is too large for exact products.
+int64_t cross_prediction(int64_t rm, int64_t vi, int64_t vm) {
+  if (rm <= -kCrossLimit || rm >= kCrossLimit) return 0;
+  const int64_t num = rm * vi;
+  const int64_t an = num < 0 ? -num : num, ad = vm < 0 ? -vm : vm;
+  const int64_t q = (2 * an + ad) / (2 * ad);
+  return (num < 0) != (vm < 0) ? -q : q;
+}
+
+void set_motion(Triple& t, bool second_order_used) {
+  int64_t m = 0;
+  for (int64_t x : t.vel) m = std::max(m, x < 0 ? -x : x);
+  t.cross_ok = second_order_used && m >= kMinExtrapolationSpeed && m < kCrossLimit;
+}
+
+void triple_codes(const Triple& t, bool cross, Values& v) {
+  if (cross && t.cross_ok) {
+    const int m = major_axis(t.vel);
+    v.add(BitWriter::zigzag(t.r[m]), t.ctx[m], 0);
+    for (int i = 0; i < 3; ++i)
+      if (i != m)
+        v.add(BitWriter::zigzag(t.r[i] - cross_prediction(t.r[m], t.vel[i], t.vel[m])), t.ctx[i],
+              1);
+  } else {
+    for (int i = 0; i < 3; ++i) v.add(BitWriter::zigzag(t.r[i]), t.ctx[i], 0);
+  }
+}
+
+// Writes a section of `n` triples: cross flag, shifts, optional changed-joint mask, codes.
+void encode_triples(BitWriter& w, const Triple* t, size_t n, bool allow_mask, Values& v) {
+  bool any_cross = false;
+  for (size_t j = 0; j < n; ++j) any_cross |= t[j].cross_ok;
+  bool best_cross = false;
+  int64_t best_cost = std::numeric_limits<int64_t>::max();
+  for (int c = 0; c < (any_cross ? 2 : 1); ++c) {
+    v.n = 0;
+    for (size_t j = 0; j < n; ++j) triple_codes(t[j], c == 1, v);
+    int64_t c0, c1;
+    choose_shift(v, 0, &c0);
+    choose_shift(v, 1, &c1);
+    if (c0 + c1 + 4 * c < best_cost) best_cost = c0 + c1 + 4 * c, best_cross = c == 1;
+  }
+  v.n = 0;
+  for (size_t j = 0; j < n; ++j) triple_codes(t[j], best_cross, v);
+  int64_t unused;
+  const int s0 = choose_shift(v, 0, &unused);
+  const int s1 = choose_shift(v, 1, &unused);
+  auto k_of = [&](size_t i) { return k_for(v.ctx[i], v.cls[i] ? s1 : s0); };
+  bool mask = false;
+  if (allow_mask) {
+    // Without a mask an unchanged joint costs its 3 codes of zero; with one, 1 bit (and 1 more
+    // bit per changed joint).
+    int64_t zero_cost = 0;
+    for (size_t i = 0; i < v.n; i += 3)
+      if (v.u[i] == 0 && v.u[i + 1] == 0 && v.u[i + 2] == 0)
+        zero_cost += BitWriter::ueg_bits(0, k_of(i)) + BitWriter::ueg_bits(0, k_of(i + 1)) +
+                     BitWriter::ueg_bits(0, k_of(i + 2));
+    mask = zero_cost > static_cast<int64_t>(n);
+  }
+  w.bit(best_cross);
+  w.put(static_cast<uint64_t>(s0), kShiftBits);
+  if (best_cross) w.put(static_cast<uint64_t>(s1), kShiftBits);
+  if (allow_mask) w.bit(mask);
+  for (size_t i = 0; i < v.n; i += 3) {
+    const bool zero = v.u[i] == 0 && v.u[i + 1] == 0 && v.u[i + 2] == 0;
+    if (mask) {
+      w.bit(!zero);
+      if (zero) continue;
+    }
+    for (size_t c = i; c < i + 3; ++c) w.ueg(v.u[c], k_of(c));
+  }
+}
+
+// Velocity and contexts of joint j's rotation (residuals not filled).
+void rotation_triple(const Layout& l, size_t j, const Baseline& b, bool second, Triple& t) {
+  const bool so = rot_second_order(b, j, second);
+  for (int i = 0; i < 3; ++i) {
+    t.ctx[i] = rotation_context(l, j, i, b, second);
+    t.vel[i] = so ? b.prev1[j].r[i] - b.prev2[j].r[i] : 0;
+  }
+  set_motion(t, so);
+}
+
+// The decoder's side of a section header.
+struct SectionHeader {
+  bool cross = false, mask = false;
+  int s0 = 0, s1 = 0;
+};
+
+SectionHeader read_section_header(BitReader& rd, bool allow_mask) {
+  SectionHeader h;
+  h.cross = rd.bit();
+  h.s0 = static_cast<int>(rd.get(kShiftBits));
+  if (h.cross) h.s1 = static_cast<int>(rd.get(kShiftBits));
+  if (allow_mask) h.mask = rd.bit();
+  return h;
+}
+
+// Reads one triple's residuals into t.r (all zero when the mask says unchanged).
+void read_triple(BitReader& rd, const SectionHeader& h, Triple& t) {
+  t.r[0] = t.r[1] = t.r[2] = 0;
+  if (h.mask && !rd.bit()) return;
+  if (h.cross && t.cross_ok) {
+    const int m = major_axis(t.vel);
+    t.r[m] = rd.seg(k_for(t.ctx[m], h.s0));
+    for (int i = 0; i < 3; ++i)
+      if (i != m)
+        t.r[i] = rd.seg(k_for(t.ctx[i], h.s1)) + cross_prediction(t.r[m], t.vel[i], t.vel[m]);
+  } else {
+    for (int i = 0; i < 3; ++i) t.r[i] = rd.seg(k_for(t.ctx[i], h.s0));
+  }
 }
 
 int best_key_k(const uint64_t* u, size_t n) {
@@ -87,22 +266,11 @@ void put_rotation_abs(BitWriter& w, const std::array<int16_t, 3>& r, uint8_t lar
   for (int i = 0; i < 3; ++i) w.put(static_cast<uint64_t>(r[i] + (1 << bits)), bits + 1);
 }
 
-void put_float(BitWriter& w, float f) { w.put(std::bit_cast<uint32_t>(f), 32); }
+void put_float(BitWriter& w, float f) {
+  w.put(std::bit_cast<uint32_t>(f), 32);
+}
 
 // ---- encoder ----
-
-// Scratch for one frame's variable-length values (no allocation: a frame has at most
-// kMaxJoints joints, 3 values each).
-struct Values {
-  uint64_t u[3 * kMaxJoints];
-  int ctx[3 * kMaxJoints];
-  size_t n = 0;
-  void add(uint64_t v, int c) {
-    u[n] = v;
-    ctx[n] = c;
-    ++n;
-  }
-};
 
 template <class Get>
 void encode_key_channel(BitWriter& w, const Layout& l, std::span<const QJoint> pose, Get get,
@@ -114,7 +282,7 @@ void encode_key_channel(BitWriter& w, const Layout& l, std::span<const QJoint> p
     const auto& c = get(pose[j]);
     if (c[0] == 0 && c[1] == 0 && c[2] == 0) continue;
     ++count;
-    for (int i = 0; i < 3; ++i) v.add(BitWriter::zigzag(c[i]), 0);
+    for (int i = 0; i < 3; ++i) v.add(BitWriter::zigzag(c[i]), 0, 0);
   }
   w.ueg(count, 0);
   if (count == 0) return;
@@ -141,20 +309,22 @@ void encode_delta_channel(BitWriter& w, const Layout& l, std::span<const QJoint>
   for (size_t j = 0; j < n; ++j)
     if (!nonzero(get(b.prev1[j])) && nonzero(get(pose[j]))) w.put(j, l.index_bits);
   // Residuals of every coded joint (non-zero in the newest frame held, or listed).
-  v.n = 0;
+  static thread_local Triple triples[kMaxJoints];
+  size_t count = 0;
   for (size_t j = 0; j < n; ++j) {
     if (!nonzero(get(b.prev1[j])) && !nonzero(get(pose[j]))) continue;
-    const int c = channel_context(j, b, second_order, get);
+    const bool so = chan_second_order(j, b, second_order, get);
+    Triple& t = triples[count++];
     for (int i = 0; i < 3; ++i) {
-      const int64_t p = predict(get(b.prev1[j])[i], second_order ? get(b.prev2[j])[i] : 0,
-                                second_order);
-      v.add(BitWriter::zigzag(int64_t{get(pose[j])[i]} - p), c);
+      t.ctx[i] = channel_context(j, i, b, second_order, get);
+      t.vel[i] = second_order ? int64_t{get(b.prev1[j])[i]} - get(b.prev2[j])[i] : 0;
+      const int64_t p = predict(get(b.prev1[j])[i], so ? get(b.prev2[j])[i] : 0, so);
+      t.r[i] = int64_t{get(pose[j])[i]} - p;
     }
+    set_motion(t, so);
   }
-  if (v.n == 0) return;
-  const int shift = choose_shift(v.u, v.ctx, v.n);
-  w.put(static_cast<uint64_t>(shift), kShiftBits);
-  for (size_t i = 0; i < v.n; ++i) w.ueg(v.u[i], k_for(v.ctx[i], shift));
+  if (count == 0) return;
+  encode_triples(w, triples, count, false, v);
 }
 
 const auto kT = [](const QJoint& q) -> const std::array<int32_t, 3>& { return q.t; };
@@ -240,42 +410,18 @@ size_t encode_frame(const Layout& l, FrameKind kind, std::span<const QJoint> pos
     w.put(j, l.index_bits);
     put_rotation_abs(w, pose[j].r, pose[j].largest, l.precision[j].rotation_bits);
   }
-  // The other joints' residuals, with a changed-joint mask when that is shorter.
-  v.n = 0;
+  // The other joints' residuals.
+  static thread_local Triple triples[kMaxJoints];
+  size_t count = 0;
   for (size_t j = 0; j < n; ++j) {
     if (pose[j].largest != b.prev1[j].largest) continue;
+    Triple& t = triples[count++];
+    rotation_triple(l, j, b, second, t);
     const bool so = rot_second_order(b, j, second);
-    const int c = rotation_context(l, j, b, second);
-    for (int i = 0; i < 3; ++i) {
-      const int64_t r = pose[j].r[i] - predict(b.prev1[j].r[i], so ? b.prev2[j].r[i] : 0, so);
-      v.add(BitWriter::zigzag(r), c);
-    }
+    for (int i = 0; i < 3; ++i)
+      t.r[i] = pose[j].r[i] - predict(b.prev1[j].r[i], so ? b.prev2[j].r[i] : 0, so);
   }
-  const int shift = choose_shift(v.u, v.ctx, v.n);
-  // Without a mask an unchanged joint costs 3 codes of zero; with one, 1 bit (and 1 more bit
-  // per changed joint).
-  int64_t zero_cost = 0;
-  {
-    size_t i = 0;
-    for (size_t j = 0; j < n; ++j) {
-      if (pose[j].largest != b.prev1[j].largest) continue;
-      if (v.u[i] == 0 && v.u[i + 1] == 0 && v.u[i + 2] == 0)
-        zero_cost += 3 * BitWriter::ueg_bits(0, k_for(v.ctx[i], shift));
-      i += 3;
-    }
-  }
-  const size_t coded = v.n / 3;
-  const bool mask = zero_cost > static_cast<int64_t>(coded);
-  w.put(static_cast<uint64_t>(shift), kShiftBits);
-  w.bit(mask);
-  for (size_t i = 0; i < v.n; i += 3) {
-    const bool zero = v.u[i] == 0 && v.u[i + 1] == 0 && v.u[i + 2] == 0;
-    if (mask) {
-      w.bit(!zero);
-      if (zero) continue;
-    }
-    for (int c = 0; c < 3; ++c) w.ueg(v.u[i + c], k_for(v.ctx[i + c], shift));
-  }
+  encode_triples(w, triples, count, true, v);
 
   encode_delta_channel(w, l, pose, b, second, kT, v);
   encode_delta_channel(w, l, pose, b, second, kS, v);
@@ -344,7 +490,8 @@ std::string decode_key_channel(BitReader& rd, const Layout& l, std::span<QJoint>
       return std::string("compact frame: bad joint index in the ") + name + " list";
     for (int i = 0; i < 3; ++i) {
       const int64_t v = rd.seg(k);
-      if (rd.failed() || v < kInt32Min || v > kInt32Max) return joint_error(j, "value out of range");
+      if (rd.failed() || v < kInt32Min || v > kInt32Max)
+        return joint_error(j, "value out of range");
       get(pose[j])[i] = static_cast<int32_t>(v);
     }
   }
@@ -372,16 +519,23 @@ std::string decode_delta_channel(BitReader& rd, const Layout& l, std::span<QJoin
   bool any = false;
   for (size_t j = 0; j < n && !any; ++j) any = listed[j] || nonzero(getc(b.prev1[j]));
   if (!any) return {};
-  const int shift = static_cast<int>(rd.get(kShiftBits));
+  const SectionHeader h = read_section_header(rd, false);
   for (size_t j = 0; j < n; ++j) {
     if (!listed[j] && !nonzero(getc(b.prev1[j]))) continue;
-    const int c = channel_context(j, b, second, getc);
+    const bool so = chan_second_order(j, b, second, getc);
+    Triple t;
     for (int i = 0; i < 3; ++i) {
-      const int64_t p = predict(getc(b.prev1[j])[i], second ? getc(b.prev2[j])[i] : 0, second);
-      const int64_t r = rd.seg(k_for(c, shift));
-      if (rd.failed()) return "compact frame: truncated";
-      const int64_t v = p + r;
-      if (v < kInt32Min || v > kInt32Max) return joint_error(j, "value out of range");
+      t.ctx[i] = channel_context(j, i, b, second, getc);
+      t.vel[i] = second ? int64_t{getc(b.prev1[j])[i]} - getc(b.prev2[j])[i] : 0;
+    }
+    set_motion(t, so);
+    read_triple(rd, h, t);
+    if (rd.failed()) return "compact frame: truncated";
+    for (int i = 0; i < 3; ++i) {
+      const int64_t p = predict(getc(b.prev1[j])[i], so ? getc(b.prev2[j])[i] : 0, so);
+      const int64_t v = p + t.r[i];
+      if (t.r[i] < kInt32Min * 4 || t.r[i] > kInt32Max * 4 || v < kInt32Min || v > kInt32Max)
+        return joint_error(j, "value out of range");
       get(pose[j])[i] = static_cast<int32_t>(v);
     }
   }
@@ -461,15 +615,15 @@ std::string decode_frame(const Layout& l, std::span<const uint8_t> bytes, const 
   {
     const QRoot& a = *b.root1;
     root = a;
-    if (rd.bit())
-      for (int i = 0; i < 3; ++i) {
-        const int64_t r = rd.seg(kRootDeltaK);
-        const int64_t p = predict(a.t[i], second ? b.root2->t[i] : 0, second);
-        if (rd.failed() || r < -kRootLimitInt * 4 || r > kRootLimitInt * 4 ||
-            p + r < -kRootLimitInt || p + r > kRootLimitInt)
-          return "compact frame: root translation out of range";
-        root.t[i] = p + r;
-      }
+    const bool moved = rd.bit();
+    for (int i = 0; i < 3; ++i) {
+      const int64_t r = moved ? rd.seg(kRootDeltaK) : 0;
+      const int64_t p = predict(a.t[i], second ? b.root2->t[i] : 0, second);
+      if (rd.failed() || r < -kRootLimitInt * 4 || r > kRootLimitInt * 4 ||
+          p + r < -kRootLimitInt || p + r > kRootLimitInt)
+        return "compact frame: root translation out of range";
+      root.t[i] = p + r;
+    }
     if (rd.bit()) {
       if (rd.bit()) {
         if (!get_rotation_abs(rd, root.r, root.largest, kRootRotationBits))
@@ -504,20 +658,21 @@ std::string decode_frame(const Layout& l, std::span<const uint8_t> bytes, const 
       return rd.failed() ? "compact frame: truncated" : joint_error(j, "rotation out of range");
     escaped[j] = 1;
   }
-  const int shift = static_cast<int>(rd.get(kShiftBits));
-  const bool mask = rd.bit();
+  const SectionHeader sh = read_section_header(rd, true);
   for (size_t j = 0; j < n; ++j) {
     if (escaped[j]) continue;
     const bool so = rot_second_order(b, j, second);
-    const int c = rotation_context(l, j, b, second);
     const int bits = l.precision[j].rotation_bits;
     pose[j].largest = b.prev1[j].largest;
-    const bool coded = !mask || rd.bit();
+    Triple t;
+    rotation_triple(l, j, b, second, t);
+    read_triple(rd, sh, t);
+    if (rd.failed()) return "compact frame: truncated";
     const int limit = rotation_limit(bits);
     for (int i = 0; i < 3; ++i) {
       const int64_t p = predict(b.prev1[j].r[i], so ? b.prev2[j].r[i] : 0, so);
-      const int64_t v = p + (coded ? rd.seg(k_for(c, shift)) : 0);
-      if (rd.failed()) return "compact frame: truncated";
+      if (t.r[i] < -4 * limit || t.r[i] > 4 * limit) return joint_error(j, "rotation out of range");
+      const int64_t v = p + t.r[i];
       if (v < -limit || v > limit) return joint_error(j, "rotation out of range");
       pose[j].r[i] = static_cast<int16_t>(v);
     }

@@ -17,7 +17,7 @@ namespace {
 
 // The quantization of one joint should move the vertices it carries by no more than this,
 // in metres on the character scaled to 1.8 m.
-constexpr double kJointBudget = 1.0e-4;
+constexpr double kJointBudget = 2.0e-4;
 constexpr double kReferenceHeight = 1.8;
 // Skin reaches past the last joint of a chain (a hand past the wrist, a head past the neck):
 // every reach gets this fraction of the character's size on top.
@@ -181,16 +181,16 @@ std::string skeleton_from_proto(const anim::v1::SkeletonData& d, Skeleton& out) 
     if (t.has_rotation() && (t.rotation().x() != 0 || t.rotation().y() != 0 ||
                              t.rotation().z() != 0 || t.rotation().w() != 0))
       rest[j].r = glm::quat(t.rotation().w(), t.rotation().x(), t.rotation().y(), t.rotation().z());
-    rest[j].s = t.has_scale() ? glm::vec3(t.scale().x(), t.scale().y(), t.scale().z())
-                              : glm::vec3(1.0f);
+    rest[j].s =
+        t.has_scale() ? glm::vec3(t.scale().x(), t.scale().y(), t.scale().z()) : glm::vec3(1.0f);
     const auto* b = reinterpret_cast<const uint8_t*>(d.compact_precision().data()) + 3 * j;
     JointPrecision& pr = precision[j];
     pr.rotation_bits = b[0];
     pr.translation_exp = static_cast<int8_t>(b[1]);
     pr.scale_exp = static_cast<int8_t>(b[2]);
     if (pr.rotation_bits < kMinRotationBits || pr.rotation_bits > kMaxRotationBits ||
-        pr.translation_exp < kMinExp || pr.translation_exp > kMaxExp ||
-        pr.scale_exp < kMinExp || pr.scale_exp > kMaxExp)
+        pr.translation_exp < kMinExp || pr.translation_exp > kMaxExp || pr.scale_exp < kMinExp ||
+        pr.scale_exp > kMaxExp)
       return "skeleton joint " + std::to_string(j) + " has an out-of-range compact precision";
   }
   s.inverse_bind.resize(n);

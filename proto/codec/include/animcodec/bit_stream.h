@@ -107,6 +107,10 @@ class BitReader {
       }
     if (failed_) return 0;
     const int n = z + k;
+    if (n > 62) {
+      failed_ = true;
+      return 0;
+    }
     const uint64_t w = (uint64_t{1} << n) | get(n);
     return w - (uint64_t{1} << k);
   }

@@ -94,9 +94,9 @@ struct Layout {
 // What a client needs to rebuild palettes: the layout plus the hierarchy and bind data.
 struct Skeleton {
   Layout layout;
-  std::vector<int> parents;              // parents[i] < i, -1 for a root
-  std::vector<glm::mat4> inverse_bind;   // model space -> joint space at bind time
-  glm::mat4 root_transform{1.0f};        // root joints' parent space -> model space
+  std::vector<int> parents;             // parents[i] < i, -1 for a root
+  std::vector<glm::mat4> inverse_bind;  // model space -> joint space at bind time
+  glm::mat4 root_transform{1.0f};       // root joints' parent space -> model space
 };
 
 // ---- Layout (the daemon, once per asset) ----
