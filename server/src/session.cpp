@@ -300,13 +300,10 @@ bool Session::outbound_room(uint64_t seq, const Request& r) {
 void Session::handle_subscribe(Request& r, uint64_t seq) {
   const Config& cfg = server_.config();
   const auto& s = r.subscribe();
-  if (s.encoding() == anim::v1::ENCODING_QUANTIZED)
-    return reply_error(seq, r, anim::v1::STATUS_UNIMPLEMENTED,
-                       "subscribe.encoding ENCODING_QUANTIZED is not served yet; use "
-                       "ENCODING_FLOAT_3X4");
-  if (s.encoding() != anim::v1::ENCODING_FLOAT_3X4)
+  if (s.encoding() != anim::v1::ENCODING_FLOAT_3X4 && s.encoding() != anim::v1::ENCODING_COMPACT)
     return reply_error(seq, r, anim::v1::STATUS_INVALID_ARGUMENT,
-                       "subscribe.encoding has an unknown value");
+                       "subscribe.encoding has an unknown value " + std::to_string(s.encoding()) +
+                           " (ENCODING_FLOAT_3X4 = 0, ENCODING_COMPACT = 1)");
   if (subscriptions_.size() + pending_subscribes_.size() >= cfg.max_subscriptions_per_connection)
     return reply_error(seq, r, anim::v1::STATUS_RESOURCE_EXHAUSTED,
                        "--max-subscriptions-per-connection (" +
@@ -321,6 +318,7 @@ void Session::handle_subscribe(Request& r, uint64_t seq) {
   std::sort(sub.ids.begin(), sub.ids.end());
   sub.ids.erase(std::unique(sub.ids.begin(), sub.ids.end()), sub.ids.end());
   sub.divisor = std::max<uint32_t>(1, s.rate_divisor());
+  sub.encoding = s.encoding();
   const uint32_t id = sub.id;
   pending_subscribes_.emplace(seq, std::move(sub));
   push_command(r, seq, id);
@@ -532,6 +530,10 @@ void Session::offer_snapshot(const SnapshotPtr& snapshot) {
 
 void Session::count_drops(uint32_t n) {
   if (n == 0) return;
+  // A lost frame may have carried compact frames that later deltas refer to: every
+  // subscription starts over with key frames (the client discards deltas that arrive before
+  // them against frames it never got).
+  for (auto& sub : subscriptions_) sub.baselines_lost();
   dropped_since_last_ += n;
   dropped_total_ += n;
   server_.metrics().stream_frames_dropped.fetch_add(n, std::memory_order_relaxed);
