@@ -519,3 +519,40 @@ def build_palette(skeleton, pose):
         for row in range(3):
             palette.extend(sk[4 * c + row] for c in range(4))
     return palette
+
+
+def _main(argv):
+    """Decodes a file of [u32 length][SkeletonData] then [u32 length][compact frame]... (one
+    character's chain of frames, as the cross-language test writes it) and prints, per frame,
+    the quantized pose and root and the palette as JSON."""
+    import json
+    from anim.v1 import assets_pb2
+
+    with open(argv[1], "rb") as f:
+        data = f.read()
+    chunks, at = [], 0
+    while at < len(data):
+        (n,) = struct.unpack_from("<I", data, at)
+        chunks.append(data[at + 4:at + 4 + n])
+        at += 4 + n
+    skeleton_data = assets_pb2.SkeletonData()
+    skeleton_data.ParseFromString(chunks[0])
+    skeleton = Skeleton(skeleton_data)
+    frames, roots, out = [None, None], [None, None], []
+    for chunk in chunks[1:]:
+        kind, _, _ = read_header(chunk)
+        pose, root = decode_frame(skeleton, chunk, frames[0] if kind != KEY else None,
+                                  roots[0] if kind != KEY else None,
+                                  frames[1] if kind == DELTA2 else None, roots[1] if kind == DELTA2 else None)
+        frames, roots = [pose, frames[0]], [root, roots[0]]
+        out.append({"kind": kind,
+                    "joints": [[q.r, q.largest, q.t, q.s] for q in pose],
+                    "root": [root.t, root.r, root.largest, root.s],
+                    "palette": build_palette(skeleton, pose)})
+    json.dump(out, __import__("sys").stdout)
+
+
+if __name__ == "__main__":
+    import sys
+
+    _main(sys.argv)

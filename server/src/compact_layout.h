@@ -15,12 +15,13 @@ namespace animd {
 // `asset`'s layout, made on first use and cached while the asset lives. Any thread.
 std::shared_ptr<const animcodec::Layout> compact_layout(const AssetPtr& asset);
 
-// Quantizes a character's pose (its final local transforms) and root into `frame` at joint
-// `offset` and root `index`. Allocates nothing, locks nothing (the workers' path).
-void quantize_character(const animcodec::Layout& layout, const anim::Animator& animator,
-                        uint32_t offset, uint32_t index, QuantFrame& frame);
+// Quantizes character `index` of `snap` (its final local transforms and root, from
+// `animator`) into snap.quant, pulled toward what a delta frame will predict from the
+// character's frames in snap.quant_prev (animcodec::quantize_joint). Allocates nothing, locks
+// nothing (the workers' path; each worker writes its own characters' entries).
+void quantize_character(Snapshot& snap, size_t index, const anim::Animator& animator);
 
-// The same, made afresh from a skeleton (no cache).
-animcodec::Layout make_compact_layout(const anim::Skeleton& skeleton);
+// The same, made afresh (no cache): from the skeleton and the mesh's reach.
+animcodec::Layout make_compact_layout(const anim::Asset& asset);
 
 }  // namespace animd

@@ -152,7 +152,7 @@ void fill_asset_data(const anim::Asset& a, bool skip_mesh, anim::v1::GetAssetDat
     add_mat4(s.inverse_bind[i], sk->mutable_inverse_bind());
   }
   add_mat4(s.root_transform, sk->mutable_root_transform());
-  const animcodec::Layout layout = make_compact_layout(s);
+  const animcodec::Layout layout = make_compact_layout(a);
   sk->set_compact_precision(animcodec::precision_bytes(layout));
   sk->set_compact_skeleton_id(layout.id);
   if (skip_mesh) return;

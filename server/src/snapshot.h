@@ -23,6 +23,39 @@ struct QuantFrame {
   uint64_t tick = 0;
   std::vector<animcodec::QJoint> joints;  // every character's pose, at its palette_offset
   std::vector<animcodec::QRoot> roots;    // by character index (the snapshot's order)
+  // Snapshots holding it (QuantRef); the pool reuses a frame only at 0.
+  std::atomic<int> users{0};
+};
+
+// A snapshot's hold on a QuantFrame: shared ownership (the frame outlives the pool if need
+// be) plus a count the pool reads before reusing it. Letting go is a release operation and
+// the pool's check an acquire load, so a holder's last reads happen before the frame is
+// written again.
+class QuantRef {
+ public:
+  QuantRef() = default;
+  explicit QuantRef(std::shared_ptr<QuantFrame> frame) : frame_(std::move(frame)) {
+    if (frame_) frame_->users.fetch_add(1, std::memory_order_relaxed);
+  }
+  QuantRef(const QuantRef& other) : QuantRef(other.frame_) {}
+  QuantRef& operator=(QuantRef other) noexcept {
+    std::swap(frame_, other.frame_);
+    return *this;
+  }
+  ~QuantRef() { reset(); }
+
+  void reset() {
+    if (!frame_) return;
+    frame_->users.fetch_sub(1, std::memory_order_release);
+    frame_.reset();
+  }
+  QuantFrame* get() const { return frame_.get(); }
+  QuantFrame* operator->() const { return frame_.get(); }
+  QuantFrame& operator*() const { return *frame_; }
+  explicit operator bool() const { return frame_ != nullptr; }
+
+ private:
+  std::shared_ptr<QuantFrame> frame_;
 };
 
 inline constexpr uint32_t kNotQuantized = UINT32_MAX;
@@ -57,8 +90,8 @@ struct Snapshot {
 
   // ENCODING_COMPACT: this tick's quantized poses and the two ticks before (null when
   // absent), and the lazily encoded frames (one CompactEntries per character, by index).
-  std::shared_ptr<QuantFrame> quant;
-  std::shared_ptr<const QuantFrame> quant_prev[2];
+  QuantRef quant;
+  QuantRef quant_prev[2];
   mutable std::unique_ptr<CompactEntries[]> compact;
   size_t compact_capacity = 0;
 

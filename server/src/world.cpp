@@ -314,8 +314,7 @@ struct UpdateJob {
                        c.animator.model_matrices());
       const auto palette = c.animator.palette();
       std::copy(palette.begin(), palette.end(), j.snapshot->palettes.begin() + c.palette_offset);
-      quantize_character(*c.layout, c.animator, c.palette_offset, static_cast<uint32_t>(i),
-                         *j.snapshot->quant);
+      quantize_character(*j.snapshot, i, c.animator);
     }
   }
 };
@@ -329,12 +328,12 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
   snap->server_time = server_time;
   snap->characters.resize(characters_.size());
   // ENCODING_COMPACT: this tick's quantized poses, and the two ticks before as baselines.
-  std::shared_ptr<QuantFrame> quant = quant_frames_.acquire();
+  QuantRef quant = quant_frames_.acquire();
   quant->tick = tick;
   snap->quant = quant;
   for (int k = 0; k < 2; ++k)
     snap->quant_prev[k] =
-        quant_recent_[k] && quant_recent_[k]->tick + k + 1 == tick ? quant_recent_[k] : nullptr;
+        quant_recent_[k] && quant_recent_[k]->tick + k + 1 == tick ? quant_recent_[k] : QuantRef();
   uint32_t offset = 0;
   for (size_t i = 0; i < characters_.size(); ++i) {
     Character& c = *characters_[i];

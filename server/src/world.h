@@ -179,7 +179,7 @@ class World {
   TickStats tick_stats_;
   SnapshotPool snapshots_;       // update()'s snapshots, recycled once their holders let go
   QuantFramePool quant_frames_;  // their quantized poses, likewise
-  std::shared_ptr<const QuantFrame> quant_recent_[2];  // the last two ticks' ([0] latest)
+  QuantRef quant_recent_[2];     // the last two ticks' ([0] latest)
 };
 
 }  // namespace animd

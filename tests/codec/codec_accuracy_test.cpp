@@ -67,7 +67,7 @@ struct AssetResult {
 // Plays every clip of `asset` from its start for its duration (at least 1 s, at most 10 s) at
 // 60 Hz as one delta chain per clip, and measures the decoded palettes against the float ones.
 AssetResult measure(const anim::Asset& asset) {
-  const Skeleton s = codectest::codec_skeleton(asset.skeleton);
+  const Skeleton s = codectest::codec_skeleton(asset);
   const size_t n = s.layout.num_joints();
   const double scale_mm = 1800.0 / skinned_size(asset);
   const size_t stride = std::max<size_t>(1, asset.mesh.positions.size() / 1500);
@@ -84,7 +84,8 @@ AssetResult measure(const anim::Asset& asset) {
     const int count = static_cast<int>(std::clamp(asset.clips[c].duration, 1.0f, 10.0f) * 60.0f);
     for (int f = 0; f < count; ++f) {
       EXPECT_TRUE(animator.update(f == 0 ? 0.0f : 1.0f / 60.0f).is_ok());
-      codectest::quantize_pose(s.layout, animator.local_pose().locals, pose);
+      codectest::quantize_pose(s.layout, animator.local_pose().locals, pose, stream.sent[0],
+                               stream.sent[1]);
       stream.push(pose, QRoot{});
       build_palette(s, stream.recv[0], locals, model, decoded);
       const float* reference = reinterpret_cast<const float*>(animator.palette().data());
@@ -149,7 +150,7 @@ namespace {
 // Mean bytes of a compact frame (codec payload only, no protobuf framing) over `seconds` at
 // 60 Hz for `asset`, crossfading between clips a and b every `period` seconds (b < 0: a only).
 double mean_frame_bytes(const anim::Asset& asset, int a, int b, float seconds, float period) {
-  const Skeleton s = codectest::codec_skeleton(asset.skeleton);
+  const Skeleton s = codectest::codec_skeleton(asset);
   anim::Animator animator(asset.skeleton, asset.clips);
   EXPECT_TRUE(animator.play(a).is_ok());
   codectest::Stream stream(s);
@@ -161,9 +162,12 @@ double mean_frame_bytes(const anim::Asset& asset, int a, int b, float seconds, f
       EXPECT_TRUE(animator.crossfade((f / every) % 2 ? b : a, 0.5f).is_ok());
     }
     EXPECT_TRUE(animator.update(1.0f / 60.0f).is_ok());
-    codectest::quantize_pose(s.layout, animator.local_pose().locals, pose);
-    stream.push(pose,
-                quantize_root({0.0f, 0.0f, 1.2f * f / 60.0f}, glm::quat(1, 0, 0, 0), {1, 1, 1}));
+    codectest::quantize_pose(s.layout, animator.local_pose().locals, pose, stream.sent[0],
+                             stream.sent[1]);
+    const QRoot* r1 = stream.held >= 1 ? &stream.sent_root[0] : nullptr;
+    const QRoot* r2 = stream.held >= 2 ? &stream.sent_root[1] : nullptr;
+    stream.push(pose, quantize_root({0.0f, 0.0f, 1.2f * f / 60.0f}, glm::quat(1, 0, 0, 0),
+                                    {1, 1, 1}, r1, r2));
   }
   return static_cast<double>(stream.bytes) / stream.frames;
 }
@@ -174,7 +178,7 @@ TEST(CodecSize, BuiltinWalking) {
   const double bytes = mean_frame_bytes(asset, asset.find_clip("walk"), -1, 10.0f, 2.0f);
   std::printf("[size] builtin walking: %.1f B per frame (%d joints)\n", bytes,
               asset.skeleton.num_joints());
-  EXPECT_LE(bytes, 40.0);
+  EXPECT_LE(bytes, 28.0);
 }
 
 TEST(CodecSize, Bench64Crossfading) {
@@ -186,5 +190,5 @@ TEST(CodecSize, Bench64Crossfading) {
   std::printf("[size] bench64 crossfading %s <-> %s every 2 s: %.1f B per frame (%d joints)\n",
               asset->clips[0].name.c_str(), asset->clips[1].name.c_str(), bytes,
               asset->skeleton.num_joints());
-  EXPECT_LE(bytes, 130.0);
+  EXPECT_LE(bytes, 120.0);
 }

@@ -8,32 +8,41 @@
 
 #include <gtest/gtest.h>
 
+#include "anim/asset.h"
 #include "anim/pose.h"
 #include "anim/skeleton.h"
 #include "animcodec/compact.h"
 
 namespace codectest {
 
-inline animcodec::Skeleton codec_skeleton(const anim::Skeleton& s) {
+// The codec's skeleton of an asset, with the layout the daemon derives (mesh included).
+inline animcodec::Skeleton codec_skeleton(const anim::Asset& asset) {
+  const anim::Skeleton& s = asset.skeleton;
   const int n = s.num_joints();
   std::vector<int> parents(s.parents.begin(), s.parents.end());
   std::vector<animcodec::Trs> rest(n);
   for (int j = 0; j < n; ++j)
     rest[j] = {s.rest_pose[j].translation, s.rest_pose[j].rotation, s.rest_pose[j].scale};
+  const animcodec::SkinView skin{asset.mesh.positions, asset.mesh.joints, asset.mesh.weights,
+                                 s.inverse_bind};
   animcodec::Skeleton out;
-  out.layout = animcodec::make_layout(parents, rest, s.root_transform);
+  out.layout = animcodec::make_layout(parents, rest, s.root_transform, &skin);
   out.parents = parents;
   out.inverse_bind = s.inverse_bind;
   out.root_transform = s.root_transform;
   return out;
 }
 
+// `prev1`, `prev2`: the previous quantized frames (may be empty), as the daemon passes them.
 inline void quantize_pose(const animcodec::Layout& l, std::span<const anim::Transform> locals,
-                          std::vector<animcodec::QJoint>& out) {
+                          std::vector<animcodec::QJoint>& out,
+                          const std::vector<animcodec::QJoint>& prev1 = {},
+                          const std::vector<animcodec::QJoint>& prev2 = {}) {
   out.resize(locals.size());
   for (size_t j = 0; j < locals.size(); ++j)
-    out[j] =
-        animcodec::quantize_joint(l, j, locals[j].translation, locals[j].rotation, locals[j].scale);
+    out[j] = animcodec::quantize_joint(l, j, locals[j].translation, locals[j].rotation,
+                                       locals[j].scale, prev1.empty() ? nullptr : &prev1[j],
+                                       prev2.empty() ? nullptr : &prev2[j]);
 }
 
 // One character's stream: the sender's quantized history and the receiver's decoded one.

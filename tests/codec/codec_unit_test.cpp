@@ -289,7 +289,7 @@ TEST(CodecDrift, TenMinutesOfDeltasEqualTheKeyFrameOfTheLastTick) {
   // pose stays exactly the sender's quantized pose (checked every frame by the harness), so
   // the last palette equals the one a fresh key frame of that tick gives.
   const anim::Asset asset = anim::make_builtin_character();
-  const Skeleton s = codectest::codec_skeleton(asset.skeleton);
+  const Skeleton s = codectest::codec_skeleton(asset);
   anim::Animator animator(asset.skeleton, asset.clips);
   ASSERT_TRUE(animator.play(asset.find_clip("walk")).is_ok());
   codectest::Stream stream(s);

@@ -63,29 +63,125 @@ void quantize_rotation(const glm::quat& q, int bits, std::array<int16_t, 3>& r, 
   largest = static_cast<uint8_t>(l);
 }
 
+namespace {
+
+// Where a value's exact position (in steps) is within this of the prediction a delta frame
+// will make, the prediction is taken instead of the nearest step: the error grows from half
+// a step to this at most, and slow or steady channels stop costing rounding noise.
+constexpr double kPredictionPull = 0.75;
+
+int64_t prediction(int64_t a, int64_t b, bool second) {
+  return second ? 2 * a - b : a;
+}
+
+// Snaps `q` (rounded from `exact`) to the prediction from a and b when it is close enough.
+template <class T>
+void pull(T& q, double exact, int64_t pred, double limit) {
+  if (std::fabs(exact - static_cast<double>(pred)) <= kPredictionPull &&
+      std::fabs(static_cast<double>(pred)) <= limit)
+    q = static_cast<T>(pred);
+}
+
+template <class A>
+bool moving(const A& a, const A& b) {
+  for (size_t i = 0; i < a.size(); ++i) {
+    const int64_t d = int64_t{a[i]} - int64_t{b[i]};
+    if (d >= 3 || d <= -3) return true;
+  }
+  return false;
+}
+
+// Smallest-three at `bits`, also returning the unrounded components (in steps).
+void rotation_steps(const glm::quat& q, int bits, std::array<int16_t, 3>& r, uint8_t& largest,
+                    double exact[3]) {
+  float c[4] = {q.x, q.y, q.z, q.w};
+  const float n2 = c[0] * c[0] + c[1] * c[1] + c[2] * c[2] + c[3] * c[3];
+  if (!(n2 > 0.0f) || !std::isfinite(n2)) {
+    r = {0, 0, 0};
+    largest = 3;
+    exact[0] = exact[1] = exact[2] = 0.0;
+    return;
+  }
+  int l = 0;
+  for (int i = 1; i < 4; ++i)
+    if (std::fabs(c[i]) > std::fabs(c[l])) l = i;
+  const float scale = (c[l] < 0.0f ? -1.0f : 1.0f) * std::ldexp(1.0f, bits) / std::sqrt(n2);
+  const float limit = static_cast<float>(rotation_limit(bits));
+  int k = 0;
+  for (int i = 0; i < 4; ++i)
+    if (i != l) {
+      exact[k] = c[i] * scale;
+      r[k] = static_cast<int16_t>(std::clamp(std::nearbyint(c[i] * scale), -limit, limit));
+      ++k;
+    }
+  largest = static_cast<uint8_t>(l);
+}
+
+// The encoder's prediction: extrapolated from a and b when the channel moves, else a.
+template <class A>
+void pull_channel(A& q, const double exact[3], const A* a, const A* b, double limit) {
+  if (!a) return;
+  const bool second = b && moving(*a, *b);
+  for (int i = 0; i < 3; ++i)
+    pull(q[i], exact[i], prediction((*a)[i], second ? (*b)[i] : 0, second), limit);
+}
+
+}  // namespace
+
 QJoint quantize_joint(const Layout& layout, size_t joint, const glm::vec3& t, const glm::quat& r,
-                      const glm::vec3& s) {
+                      const glm::vec3& s, const QJoint* prev1, const QJoint* prev2) {
   const JointPrecision& p = layout.precision[joint];
   const Trs& rest = layout.rest[joint];
   QJoint q;
-  quantize_rotation(r, p.rotation_bits, q.r, q.largest);
-  const float ts = std::ldexp(1.0f, p.translation_exp);
-  const float ss = std::ldexp(1.0f, p.scale_exp);
+  double exact[3];
+  rotation_steps(r, p.rotation_bits, q.r, q.largest, exact);
+  if (prev1 && prev1->largest == q.largest) {
+    const bool both = prev2 && prev2->largest == q.largest;
+    pull_channel(q.r, exact, &prev1->r, both ? &prev2->r : nullptr,
+                 rotation_limit(p.rotation_bits));
+  }
+  const double ts = std::ldexp(1.0, p.translation_exp);
+  const double ss = std::ldexp(1.0, p.scale_exp);
   constexpr double kLimit = 2147483647.0;
+  double et[3], es[3];
   for (int i = 0; i < 3; ++i) {
-    q.t[i] = clamp_round<int32_t>((double{t[i]} - rest.t[i]) * ts, kLimit);
-    q.s[i] = clamp_round<int32_t>((double{s[i]} - rest.s[i]) * ss, kLimit);
+    et[i] = (double{t[i]} - rest.t[i]) * ts;
+    es[i] = (double{s[i]} - rest.s[i]) * ss;
+    q.t[i] = clamp_round<int32_t>(et[i], kLimit);
+    q.s[i] = clamp_round<int32_t>(es[i], kLimit);
+  }
+  if (prev1) {
+    pull_channel(q.t, et, &prev1->t, prev2 ? &prev2->t : nullptr, kLimit);
+    pull_channel(q.s, es, &prev1->s, prev2 ? &prev2->s : nullptr, kLimit);
   }
   return q;
 }
 
-QRoot quantize_root(const glm::vec3& t, const glm::quat& r, const glm::vec3& s) {
+QRoot quantize_root(const glm::vec3& t, const glm::quat& r, const glm::vec3& s, const QRoot* prev1,
+                    const QRoot* prev2) {
   QRoot q;
+  double et[3];
   for (int i = 0; i < 3; ++i) {
-    q.t[i] = clamp_round<int64_t>(std::ldexp(double{t[i]}, kRootTranslationExp), kRootLimit);
+    et[i] = std::ldexp(double{t[i]}, kRootTranslationExp);
+    q.t[i] = clamp_round<int64_t>(et[i], kRootLimit);
     q.s[i] = s[i];
   }
-  quantize_rotation(r, kRootRotationBits, q.r, q.largest);
+  double er[3];
+  rotation_steps(r, kRootRotationBits, q.r, q.largest, er);
+  if (prev1) {
+    // Root channels are extrapolated whenever two frames are held (no speed threshold).
+    for (int i = 0; i < 3; ++i)
+      pull(q.t[i], et[i], prediction(prev1->t[i], prev2 ? prev2->t[i] : 0, prev2 != nullptr),
+           kRootLimit);
+    // The encoder extrapolates a root rotation whenever the frames held share the largest
+    // component (no speed threshold).
+    if (prev1->largest == q.largest) {
+      const bool second = prev2 && prev2->largest == q.largest;
+      for (int i = 0; i < 3; ++i)
+        pull(q.r[i], er[i], prediction(prev1->r[i], second ? prev2->r[i] : 0, second),
+             rotation_limit(kRootRotationBits));
+    }
+  }
   return q;
 }
 

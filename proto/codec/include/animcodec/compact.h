@@ -101,12 +101,26 @@ struct Skeleton {
 
 // ---- Layout (the daemon, once per asset) ----
 
+// The skinned mesh in bind pose, when the asset has one: it tells how far each joint's skin
+// reaches (a head's top past the neck joint, a hand past the wrist) and how big the
+// character is. Positions in the mesh's bind space (what `inverse_bind` maps from).
+struct SkinView {
+  std::span<const glm::vec3> positions;
+  std::span<const std::array<uint16_t, 4>> joints;
+  std::span<const glm::vec4> weights;
+  std::span<const glm::mat4> inverse_bind;  // one per joint
+};
+
 // Derives each joint's steps from the rest pose so that a joint's quantization moves the
-// skinned vertices it carries by about 0.1 mm on the character scaled to 1.8 m (the joint's
-// reach: its farthest descendant plus a tenth of the character's size, in model space through
-// root_transform; see docs/protocol.md). Fills id. `parents`, `rest` have one entry a joint.
+// skinned vertices it carries by about 0.22 mm on the character scaled to 1.8 m (its
+// translation by 0.3 of that: translation errors add up along chains). A joint's
+// reach is the farthest point its rotation moves: descendant joints and, with `skin`, the
+// vertices they carry (rest pose, model space through root_transform, plus 1 % of the size);
+// without a mesh, the farthest descendant joint plus a tenth of the size. The size is the
+// rest mesh's largest extent (else the joints'). See docs/protocol.md. Fills id. `parents`,
+// `rest` have one entry a joint.
 Layout make_layout(std::span<const int> parents, std::span<const Trs> rest,
-                   const glm::mat4& root_transform);
+                   const glm::mat4& root_transform, const SkinView* skin = nullptr);
 
 // Builds a layout from given steps (the client side: SkeletonData.compact_precision).
 Layout layout_from_precision(std::vector<JointPrecision> precision, std::vector<Trs> rest,
@@ -128,9 +142,16 @@ void quantize_rotation(const glm::quat& q, int bits, std::array<int16_t, 3>& r, 
 // sides compute it and must agree bit for bit).
 void quantize_rotation_exact(double x, double y, double z, double w, int bits,
                              std::array<int16_t, 3>& r, uint8_t& largest);
+// A joint's local transform, quantized. With the joint's previous quantized frames (prev1 the
+// newest, as the receivers will hold them), a value within 0.75 of a step of what a delta
+// frame predicts takes the prediction instead of the nearest step: at most 0.75 of a step
+// off instead of 0.5, and no rounding noise to code for slow or steady motion. Both are
+// optional (key frames, a character's first ticks).
 QJoint quantize_joint(const Layout& layout, size_t joint, const glm::vec3& t, const glm::quat& r,
-                      const glm::vec3& s);
-QRoot quantize_root(const glm::vec3& t, const glm::quat& r, const glm::vec3& s);
+                      const glm::vec3& s, const QJoint* prev1 = nullptr,
+                      const QJoint* prev2 = nullptr);
+QRoot quantize_root(const glm::vec3& t, const glm::quat& r, const glm::vec3& s,
+                    const QRoot* prev1 = nullptr, const QRoot* prev2 = nullptr);
 
 // ---- Frames ----
 
