@@ -128,33 +128,33 @@ void CompactDecoder::decode(StreamFrame& frame) {
     if (frame.characters_size() == 0) forget_subscription(sub);
     return;
   }
-  // The server forgets a character's baselines when a frame leaves it out: so does this.
-  std::map<uint32_t, Character> kept;
+  // The server forgets a character's baselines when a frame leaves it out: so does this
+  // (states of this subscription not decoded in this frame are swept at the end).
   auto* chars = frame.mutable_characters();
   int out = 0;
   for (int i = 0; i < chars->size(); ++i) {
     CharacterFrame& cf = *chars->Mutable(i);
-    if (cf.compact().empty()) {
-      if (out != i) chars->SwapElements(out, i);
-      ++out;
-      continue;
+    if (!cf.compact().empty()) {
+      Character& state = characters_[{sub, cf.character_id()}];
+      std::string error;
+      if (!decode_character(frame.tick(), cf, state, error)) {
+        fail("subscription " + std::to_string(sub) + ", tick " + std::to_string(frame.tick()) +
+             ", character " + std::to_string(cf.character_id()) + ": " + error);
+        state.held = 0;  // swept below
+        continue;
+      }
     }
-    Character state;
-    if (auto it = characters_.find({sub, cf.character_id()}); it != characters_.end())
-      state = std::move(it->second);
-    std::string error;
-    if (!decode_character(frame.tick(), cf, state, error)) {
-      fail("subscription " + std::to_string(sub) + ", tick " + std::to_string(frame.tick()) +
-           ", character " + std::to_string(cf.character_id()) + ": " + error);
-      continue;
-    }
-    kept.emplace(cf.character_id(), std::move(state));
     if (out != i) chars->SwapElements(out, i);
     ++out;
   }
   while (chars->size() > out) chars->RemoveLast();
-  forget_subscription(sub);
-  for (auto& [id, state] : kept) characters_.emplace(std::make_pair(sub, id), std::move(state));
+  auto it = characters_.lower_bound({sub, 0});
+  while (it != characters_.end() && it->first.first == sub) {
+    if (it->second.held == 0 || it->second.ticks[0] != frame.tick())
+      it = characters_.erase(it);
+    else
+      ++it;
+  }
 }
 
 }  // namespace animclient::detail

@@ -321,6 +321,7 @@ void Session::handle_subscribe(Request& r, uint64_t seq) {
   sub.encoding = s.encoding();
   const uint32_t id = sub.id;
   pending_subscribes_.emplace(seq, std::move(sub));
+  recount_compact();
   push_command(r, seq, id);
 }
 
@@ -356,6 +357,7 @@ void Session::push_command(Request& r, uint64_t seq, uint32_t subscription_id) {
   auto refuse = [&](std::string why) {
     pending_subscribes_.erase(seq);
     pending_unsubscribes_.erase(seq);
+    recount_compact();
     reply_error(seq, r, anim::v1::STATUS_RESOURCE_EXHAUSTED, std::move(why));
   };
   if (pending_commands_ >= cfg.max_pending_commands_per_connection)
@@ -367,6 +369,7 @@ void Session::push_command(Request& r, uint64_t seq, uint32_t subscription_id) {
   if (!request) {
     pending_subscribes_.erase(seq);
     pending_unsubscribes_.erase(seq);
+    recount_compact();
     return reply_error(seq, r, to_proto(request.error().code()), request.error().message());
   }
   if (auto* sub = std::get_if<Subscribe>(&*request)) sub->subscription_id = subscription_id;
@@ -482,6 +485,7 @@ void Session::on_reply(uint64_t seq, anim::v1::Reply reply, size_t drawn) {
     }
     pending_unsubscribes_.erase(it);
   }
+  recount_compact();
   complete(seq, std::move(reply), drawn);
   resume_if_drained();
 }
@@ -526,6 +530,19 @@ void Session::offer_snapshot(const SnapshotPtr& snapshot) {
   }
   if (post)
     asio::post(transport_.get_executor(), [self = shared_from_this()] { self->on_snapshot(); });
+}
+
+void Session::recount_compact() {
+  int64_t n = 0;
+  if (!closed_) {
+    for (const auto& sub : subscriptions_) n += sub.encoding == anim::v1::ENCODING_COMPACT;
+    for (const auto& [seq, sub] : pending_subscribes_)
+      n += sub.encoding == anim::v1::ENCODING_COMPACT;
+  }
+  if (n != compact_counted_)
+    server_.metrics().compact_subscriptions.fetch_add(n - compact_counted_,
+                                                      std::memory_order_relaxed);
+  compact_counted_ = n;
 }
 
 void Session::count_drops(uint32_t n) {
@@ -616,6 +633,7 @@ void Session::end_subscriptions(const std::string& reason, std::vector<uint32_t>
   std::erase_if(subscriptions_, [&](const StreamSubscription& sub) {
     return std::find(ids.begin(), ids.end(), sub.id) != ids.end();
   });
+  recount_compact();
   streaming_.store(!subscriptions_.empty());
   if (subscriptions_.empty()) {
     dropping_since_.reset();
@@ -702,6 +720,7 @@ void Session::close(const std::string& reason) {
   if (closed_) return;
   closed_ = true;
   streaming_.store(false);
+  recount_compact();
   // The reason is logged before the socket closes, so that by the time the peer sees the
   // close the log already says why (operators and tests read it in that order). Abnormal
   // closes are what an attacker can cause at will: rate-limited per kind.

@@ -314,7 +314,7 @@ struct UpdateJob {
                        c.animator.model_matrices());
       const auto palette = c.animator.palette();
       std::copy(palette.begin(), palette.end(), j.snapshot->palettes.begin() + c.palette_offset);
-      quantize_character(*j.snapshot, i, c.animator);
+      if (j.snapshot->quant) quantize_character(*j.snapshot, i, c.animator);
     }
   }
 };
@@ -327,13 +327,16 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
   snap->tick = tick;
   snap->server_time = server_time;
   snap->characters.resize(characters_.size());
-  // ENCODING_COMPACT: this tick's quantized poses, and the two ticks before as baselines.
-  QuantRef quant = quant_frames_.acquire();
-  quant->tick = tick;
+  // ENCODING_COMPACT: this tick's quantized poses, and the two ticks before as baselines
+  // (only while a compact subscription exists: quantizing costs the workers).
+  const bool compact = metrics_.compact_subscriptions.load(std::memory_order_relaxed) > 0;
+  QuantRef quant = compact ? quant_frames_.acquire() : QuantRef();
+  if (quant) quant->tick = tick;
   snap->quant = quant;
   for (int k = 0; k < 2; ++k)
-    snap->quant_prev[k] =
-        quant_recent_[k] && quant_recent_[k]->tick + k + 1 == tick ? quant_recent_[k] : QuantRef();
+    snap->quant_prev[k] = quant && quant_recent_[k] && quant_recent_[k]->tick + k + 1 == tick
+                              ? quant_recent_[k]
+                              : QuantRef();
   uint32_t offset = 0;
   for (size_t i = 0; i < characters_.size(); ++i) {
     Character& c = *characters_[i];
@@ -356,8 +359,10 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
     offset += sc.num_joints;
   }
   snap->palettes.resize(offset);
-  quant->joints.resize(offset);
-  quant->roots.resize(characters_.size());
+  if (quant) {
+    quant->joints.resize(offset);
+    quant->roots.resize(characters_.size());
+  }
   snap->reset_compact(characters_.size());
   // Everybody is watched while an all-characters subscription exists.
   UpdateJob job{&characters_, snap.get(), dt, tick, server_time, degrade && all_watchers_ == 0};

@@ -87,6 +87,8 @@ class CompactStreamTest : public ::testing::Test {
  protected:
   CompactStreamTest() {
     config_.tick_rate = 60.0;
+    // As a session does for its compact subscriptions: the World quantizes only then.
+    metrics_.compact_subscriptions = 1;
     world_ = std::make_unique<World>(config_, metrics_, catalog_, pool_);
     EXPECT_TRUE(world_->add_asset(std::make_shared<anim::Asset>(anim::make_builtin_character())));
     receiver_.layout = compact_layout(catalog_.get()->at("builtin"));
@@ -226,6 +228,18 @@ TEST_F(CompactStreamTest, SubscribersInTheSameStateShareOneEncoding) {
           EXPECT_EQ(snap->compact_entry(c, k).data(), snap->compact_entry(c, k).data());
         }
   }
+}
+
+TEST_F(CompactStreamTest, NoQuantizingWithoutCompactSubscriptions) {
+  spawn(0.0f);
+  metrics_.compact_subscriptions = 0;
+  const SnapshotPtr off = tick();
+  EXPECT_FALSE(off->quant);
+  metrics_.compact_subscriptions = 1;
+  const SnapshotPtr on = tick();
+  ASSERT_TRUE(on->quant);
+  EXPECT_FALSE(on->has_baseline(0, FrameKind::kDelta1));  // nothing quantized the tick before
+  EXPECT_TRUE(tick()->has_baseline(0, FrameKind::kDelta1));
 }
 
 TEST_F(CompactStreamTest, PartsSplitCompactFramesByTheirSize) {

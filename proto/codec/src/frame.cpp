@@ -97,27 +97,47 @@ struct Values {
   }
 };
 
-// Picks the shift (0..15) that minimizes the bits of the values of class `cls`: the exact
-// cost of four candidates around the mean excess of the values' lengths over their contexts.
-int choose_shift(const Values& v, uint8_t cls, int64_t* cost_out) {
-  int64_t excess = 0;
-  size_t count = 0;
-  for (size_t i = 0; i < v.n; ++i)
-    if (v.cls[i] == cls) excess += static_cast<int>(std::bit_width(v.u[i])) - v.ctx[i], ++count;
-  *cost_out = 0;
-  if (count == 0) return kShiftBias;
-  const int guess =
-      static_cast<int>(std::lround(static_cast<double>(excess) / count)) + kShiftBias - 1;
-  int best = kShiftBias;
-  int64_t best_cost = std::numeric_limits<int64_t>::max();
-  for (int s = std::clamp(guess - 1, 0, 15); s <= std::clamp(guess + 2, 0, 15); ++s) {
-    int64_t cost = 0;
-    for (size_t i = 0; i < v.n; ++i)
-      if (v.cls[i] == cls) cost += BitWriter::ueg_bits(v.u[i], k_for(v.ctx[i], s));
-    if (cost < best_cost) best_cost = cost, best = s;
+// The shifts of both classes, and the bits they give. A value of bit length a coded with
+// order k takes k + 1 bits when a <= k, else 2a - k - 1 (a carry aside): the values are
+// counted by (class, context, length), and the shifts near the likely one are weighed over
+// the counts that occur, not over the values (the encoder runs per character and tick).
+int64_t choose_shifts(const Values& v, int shift[2]) {
+  constexpr int kCtx = 32, kLen = 64;
+  static thread_local uint16_t counts[2][kCtx][kLen];
+  static thread_local uint16_t touched[2][3 * kMaxJoints];
+  size_t used[2] = {0, 0};
+  int64_t excess[2] = {0, 0}, n[2] = {0, 0};
+  for (size_t i = 0; i < v.n; ++i) {
+    const int c = std::min(v.ctx[i], kCtx - 1);
+    const int a = static_cast<int>(std::bit_width(v.u[i]));
+    const int cls = v.cls[i];
+    if (counts[cls][c][a]++ == 0) touched[cls][used[cls]++] = static_cast<uint16_t>(c * kLen + a);
+    excess[cls] += a - c;
+    ++n[cls];
   }
-  *cost_out = best_cost;
-  return best;
+  int64_t total = 0;
+  for (int cls = 0; cls < 2; ++cls) {
+    shift[cls] = kShiftBias;
+    if (used[cls] == 0) continue;
+    // The best shift lies near the mean excess of length over context (k a little below the
+    // typical length): weigh the 7 around it.
+    const int guess = static_cast<int>(
+        std::clamp<int64_t>((2 * excess[cls] + n[cls]) / (2 * n[cls]) + kShiftBias - 1, 0, 15));
+    int64_t best = std::numeric_limits<int64_t>::max();
+    for (int s = std::max(0, guess - 3); s <= std::min(15, guess + 3); ++s) {
+      int64_t cost = 0;
+      for (size_t t = 0; t < used[cls]; ++t) {
+        const int c = touched[cls][t] / kLen, a = touched[cls][t] % kLen;
+        const int k = k_for(c, s);
+        cost += int64_t{counts[cls][c][a]} * (a <= k ? k + 1 : 2 * a - k - 1);
+      }
+      if (cost < best) best = cost, shift[cls] = s;
+    }
+    total += best;
+    for (size_t t = 0; t < used[cls]; ++t)
+      counts[cls][touched[cls][t] / kLen][touched[cls][t] % kLen] = 0;
+  }
+  return total;
 }
 
 constexpr int64_t kCrossLimit = int64_t{1} << 20;
@@ -169,44 +189,49 @@ void triple_codes(const Triple& t, bool cross, Values& v) {
 void encode_triples(BitWriter& w, const Triple* t, size_t n, bool allow_mask, Values& v) {
   bool any_cross = false;
   for (size_t j = 0; j < n; ++j) any_cross |= t[j].cross_ok;
-  bool best_cross = false;
-  int64_t best_cost = std::numeric_limits<int64_t>::max();
-  for (int c = 0; c < (any_cross ? 2 : 1); ++c) {
-    v.n = 0;
-    for (size_t j = 0; j < n; ++j) triple_codes(t[j], c == 1, v);
-    int64_t c0, c1;
-    choose_shift(v, 0, &c0);
-    choose_shift(v, 1, &c1);
-    if (c0 + c1 + 4 * c < best_cost) best_cost = c0 + c1 + 4 * c, best_cross = c == 1;
-  }
+  // Codes without and (when it applies) with inter-component prediction; the shorter wins.
+  static thread_local Values other;
+  Values* best = &v;
+  int shift[2];
   v.n = 0;
-  for (size_t j = 0; j < n; ++j) triple_codes(t[j], best_cross, v);
-  int64_t unused;
-  const int s0 = choose_shift(v, 0, &unused);
-  const int s1 = choose_shift(v, 1, &unused);
-  auto k_of = [&](size_t i) { return k_for(v.ctx[i], v.cls[i] ? s1 : s0); };
+  for (size_t j = 0; j < n; ++j) triple_codes(t[j], false, v);
+  const int64_t plain_cost = choose_shifts(v, shift);
+  bool cross = false;
+  if (any_cross) {
+    other.n = 0;
+    for (size_t j = 0; j < n; ++j) triple_codes(t[j], true, other);
+    int cross_shift[2];
+    if (choose_shifts(other, cross_shift) + kShiftBits < plain_cost) {
+      best = &other;
+      cross = true;
+      shift[0] = cross_shift[0];
+      shift[1] = cross_shift[1];
+    }
+  }
+  const Values& b = *best;
+  auto k_of = [&](size_t i) { return k_for(b.ctx[i], shift[b.cls[i]]); };
   bool mask = false;
   if (allow_mask) {
     // Without a mask an unchanged joint costs its 3 codes of zero; with one, 1 bit (and 1 more
     // bit per changed joint).
     int64_t zero_cost = 0;
-    for (size_t i = 0; i < v.n; i += 3)
-      if (v.u[i] == 0 && v.u[i + 1] == 0 && v.u[i + 2] == 0)
+    for (size_t i = 0; i < b.n; i += 3)
+      if (b.u[i] == 0 && b.u[i + 1] == 0 && b.u[i + 2] == 0)
         zero_cost += BitWriter::ueg_bits(0, k_of(i)) + BitWriter::ueg_bits(0, k_of(i + 1)) +
                      BitWriter::ueg_bits(0, k_of(i + 2));
     mask = zero_cost > static_cast<int64_t>(n);
   }
-  w.bit(best_cross);
-  w.put(static_cast<uint64_t>(s0), kShiftBits);
-  if (best_cross) w.put(static_cast<uint64_t>(s1), kShiftBits);
+  w.bit(cross);
+  w.put(static_cast<uint64_t>(shift[0]), kShiftBits);
+  if (cross) w.put(static_cast<uint64_t>(shift[1]), kShiftBits);
   if (allow_mask) w.bit(mask);
-  for (size_t i = 0; i < v.n; i += 3) {
-    const bool zero = v.u[i] == 0 && v.u[i + 1] == 0 && v.u[i + 2] == 0;
+  for (size_t i = 0; i < b.n; i += 3) {
+    const bool zero = b.u[i] == 0 && b.u[i + 1] == 0 && b.u[i + 2] == 0;
     if (mask) {
       w.bit(!zero);
       if (zero) continue;
     }
-    for (size_t c = i; c < i + 3; ++c) w.ueg(v.u[c], k_of(c));
+    for (size_t c = i; c < i + 3; ++c) w.ueg(b.u[c], k_of(c));
   }
 }
 

@@ -63,6 +63,13 @@ void fill_rest_q(Layout& l) {
                             l.rest_q[j].largest);
   }
   l.index_bits = std::max(1, static_cast<int>(std::bit_width(l.rest.size() - 1)));
+  l.scales.resize(l.rest.size());
+  for (size_t j = 0; j < l.rest.size(); ++j) {
+    const JointPrecision& p = l.precision[j];
+    l.scales[j] = {std::ldexp(1.0f, p.rotation_bits),
+                   static_cast<float>(rotation_limit(p.rotation_bits)),
+                   std::ldexp(1.0f, p.translation_exp), std::ldexp(1.0f, p.scale_exp)};
+  }
 }
 
 }  // namespace

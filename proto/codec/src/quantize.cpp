@@ -91,35 +91,40 @@ bool moving(const A& a, const A& b) {
   return false;
 }
 
-// Smallest-three at `bits`, also returning the unrounded components (in steps).
-void rotation_steps(const glm::quat& q, int bits, std::array<int16_t, 3>& r, uint8_t& largest,
-                    double exact[3]) {
-  float c[4] = {q.x, q.y, q.z, q.w};
+// Round half away from zero without a libm call, inside +-limit.
+inline int32_t round_steps(float x, float limit) {
+  x = std::clamp(x, -limit, limit);
+  return static_cast<int32_t>(x + (x < 0.0f ? -0.5f : 0.5f));
+}
+
+// Smallest-three with `scale` = 2^bits, also returning the unrounded components (in steps).
+void rotation_steps(const glm::quat& q, float scale, float limit, std::array<int16_t, 3>& r,
+                    uint8_t& largest, float exact[3]) {
+  const float c[4] = {q.x, q.y, q.z, q.w};
   const float n2 = c[0] * c[0] + c[1] * c[1] + c[2] * c[2] + c[3] * c[3];
-  if (!(n2 > 0.0f) || !std::isfinite(n2)) {
+  if (!(n2 > 0.0f) || !(n2 < INFINITY)) {
     r = {0, 0, 0};
     largest = 3;
-    exact[0] = exact[1] = exact[2] = 0.0;
+    exact[0] = exact[1] = exact[2] = 0.0f;
     return;
   }
   int l = 0;
   for (int i = 1; i < 4; ++i)
     if (std::fabs(c[i]) > std::fabs(c[l])) l = i;
-  const float scale = (c[l] < 0.0f ? -1.0f : 1.0f) * std::ldexp(1.0f, bits) / std::sqrt(n2);
-  const float limit = static_cast<float>(rotation_limit(bits));
+  const float s = (c[l] < 0.0f ? -scale : scale) / std::sqrt(n2);
   int k = 0;
   for (int i = 0; i < 4; ++i)
     if (i != l) {
-      exact[k] = c[i] * scale;
-      r[k] = static_cast<int16_t>(std::clamp(std::nearbyint(c[i] * scale), -limit, limit));
+      exact[k] = c[i] * s;
+      r[k] = static_cast<int16_t>(round_steps(exact[k], limit));
       ++k;
     }
   largest = static_cast<uint8_t>(l);
 }
 
 // The encoder's prediction: extrapolated from a and b when the channel moves, else a.
-template <class A>
-void pull_channel(A& q, const double exact[3], const A* a, const A* b, double limit) {
+template <class A, class E>
+void pull_channel(A& q, const E exact[3], const A* a, const A* b, double limit) {
   if (!a) return;
   const bool second = b && moving(*a, *b);
   for (int i = 0; i < 3; ++i)
@@ -130,25 +135,22 @@ void pull_channel(A& q, const double exact[3], const A* a, const A* b, double li
 
 QJoint quantize_joint(const Layout& layout, size_t joint, const glm::vec3& t, const glm::quat& r,
                       const glm::vec3& s, const QJoint* prev1, const QJoint* prev2) {
-  const JointPrecision& p = layout.precision[joint];
+  const Layout::Scales& k = layout.scales[joint];
   const Trs& rest = layout.rest[joint];
   QJoint q;
-  double exact[3];
-  rotation_steps(r, p.rotation_bits, q.r, q.largest, exact);
+  float exact[3];
+  rotation_steps(r, k.rotation, k.rotation_limit, q.r, q.largest, exact);
   if (prev1 && prev1->largest == q.largest) {
     const bool both = prev2 && prev2->largest == q.largest;
-    pull_channel(q.r, exact, &prev1->r, both ? &prev2->r : nullptr,
-                 rotation_limit(p.rotation_bits));
+    pull_channel(q.r, exact, &prev1->r, both ? &prev2->r : nullptr, k.rotation_limit);
   }
-  const double ts = std::ldexp(1.0, p.translation_exp);
-  const double ss = std::ldexp(1.0, p.scale_exp);
-  constexpr double kLimit = 2147483647.0;
-  double et[3], es[3];
+  constexpr float kLimit = 2.1e9f;
+  float et[3], es[3];
   for (int i = 0; i < 3; ++i) {
-    et[i] = (double{t[i]} - rest.t[i]) * ts;
-    es[i] = (double{s[i]} - rest.s[i]) * ss;
-    q.t[i] = clamp_round<int32_t>(et[i], kLimit);
-    q.s[i] = clamp_round<int32_t>(es[i], kLimit);
+    et[i] = (t[i] - rest.t[i]) * k.translation;
+    es[i] = (s[i] - rest.s[i]) * k.scale;
+    q.t[i] = round_steps(et[i], kLimit);
+    q.s[i] = round_steps(es[i], kLimit);
   }
   if (prev1) {
     pull_channel(q.t, et, &prev1->t, prev2 ? &prev2->t : nullptr, kLimit);
@@ -166,8 +168,9 @@ QRoot quantize_root(const glm::vec3& t, const glm::quat& r, const glm::vec3& s, 
     q.t[i] = clamp_round<int64_t>(et[i], kRootLimit);
     q.s[i] = s[i];
   }
-  double er[3];
-  rotation_steps(r, kRootRotationBits, q.r, q.largest, er);
+  float er[3];
+  rotation_steps(r, std::ldexp(1.0f, kRootRotationBits),
+                 static_cast<float>(rotation_limit(kRootRotationBits)), q.r, q.largest, er);
   if (prev1) {
     // Root channels are extrapolated whenever two frames are held (no speed threshold).
     for (int i = 0; i < 3; ++i)

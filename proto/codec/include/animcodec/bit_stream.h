@@ -6,6 +6,7 @@
 // Neither allocates: the writer fills a caller's buffer and reports overflow, the reader
 // checks every read against the end of its bytes and reports overrun instead of reading past.
 
+#include <algorithm>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -92,25 +93,39 @@ class BitReader {
 
   // Reads an n-bit field (n <= 64). Past the end: returns 0 and sets failed().
   uint64_t get(int n) {
+    if (n <= 0) return 0;
+    if (failed_ || pos_ + static_cast<size_t>(n) > size_ * 8) return fail();
     uint64_t v = 0;
-    for (int i = 0; i < n; ++i) v |= static_cast<uint64_t>(next()) << i;
+    for (int got = 0; got < n;) {
+      const int off = static_cast<int>(pos_ & 7);
+      const int take = std::min(8 - off, n - got);
+      v |= static_cast<uint64_t>((data_[pos_ >> 3] >> off) & ((1u << take) - 1)) << got;
+      got += take;
+      pos_ += static_cast<size_t>(take);
+    }
     return v;
   }
-  bool bit() { return next() != 0; }
+  bool bit() { return get(1) != 0; }
   // Exp-Golomb of order k; a prefix longer than kMaxZeros sets failed().
   uint64_t ueg(int k) {
     int z = 0;
-    while (!failed_ && next() == 0)
-      if (++z > kMaxZeros) {
-        failed_ = true;
-        return 0;
+    while (true) {  // count zero bits a byte at a time
+      if (failed_ || pos_ >= size_ * 8) return fail();
+      const int off = static_cast<int>(pos_ & 7);
+      const unsigned rest = static_cast<unsigned>(data_[pos_ >> 3]) >> off;
+      if (rest != 0) {
+        const int tz = std::countr_zero(rest);
+        z += tz;
+        pos_ += static_cast<size_t>(tz) + 1;
+        break;
       }
-    if (failed_) return 0;
-    const int n = z + k;
-    if (n > 62) {
-      failed_ = true;
-      return 0;
+      z += 8 - off;
+      pos_ += static_cast<size_t>(8 - off);
+      if (z > kMaxZeros) return fail();
     }
+    if (z > kMaxZeros) return fail();
+    const int n = z + k;
+    if (n > 62) return fail();
     const uint64_t w = (uint64_t{1} << n) | get(n);
     return w - (uint64_t{1} << k);
   }
@@ -129,14 +144,9 @@ class BitReader {
   }
 
  private:
-  int next() {
-    if (pos_ >= size_ * 8) {
-      failed_ = true;
-      return 0;
-    }
-    const int b = (data_[pos_ / 8] >> (pos_ % 8)) & 1;
-    ++pos_;
-    return b;
+  uint64_t fail() {
+    failed_ = true;
+    return 0;
   }
   const uint8_t* data_;
   size_t size_;

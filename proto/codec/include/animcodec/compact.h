@@ -86,7 +86,12 @@ struct Layout {
   std::vector<JointPrecision> precision;
   std::vector<Trs> rest;
   std::vector<QJoint> rest_q;  // each rest rotation quantized (rest_rotation_q), t = s = 0
-  int index_bits = 1;          // bits of a joint index: bit_width(num_joints - 1), at least 1
+  // The steps as multipliers, per joint (precomputed for the per-tick quantization).
+  struct Scales {
+    float rotation = 0, rotation_limit = 0, translation = 0, scale = 0;
+  };
+  std::vector<Scales> scales;
+  int index_bits = 1;  // bits of a joint index: bit_width(num_joints - 1), at least 1
 
   size_t num_joints() const { return precision.size(); }
 };
