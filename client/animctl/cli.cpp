@@ -315,7 +315,7 @@ void add_pose(CLI::App& app, Plan& plan) {
 void add_watch(CLI::App& app, Plan& plan) {
   struct Opts {
     std::vector<std::string> ids;
-    std::string frames, divisor, joint, near, radius;
+    std::string frames, divisor, joint, near, radius, encoding = "float";
     bool all = false;
   };
   auto o = store<Opts>();
@@ -331,6 +331,10 @@ void add_watch(CLI::App& app, Plan& plan) {
   sub->add_option("--rate-divisor", o->divisor, "every Nth tick (default 1)");
   sub->add_option("--joint", o->joint,
                   "palette joint index whose translation is printed (default 0)");
+  sub->add_option("--encoding", o->encoding,
+                  "stream encoding: float (3x4 matrices, the default) | compact (quantized, "
+                  "delta-coded; decoded here to the same palettes)")
+      ->check(CLI::IsMember({"float", "compact"}));
   sub->callback([o, &plan] {
     plan.command = "watch";
     auto* subscribe = plan.request.mutable_subscribe();
@@ -339,6 +343,8 @@ void add_watch(CLI::App& app, Plan& plan) {
       throw UsageError("watch: give character ids, --all, or --near with --radius (one of them)");
     for (const auto& id : o->ids) subscribe->add_character_ids(parse_id("character id", id));
     subscribe->set_all_characters(o->all);
+    subscribe->set_encoding(o->encoding == "compact" ? anim::v1::ENCODING_COMPACT
+                                                     : anim::v1::ENCODING_FLOAT_3X4);
     if (region) {
       if (o->near.empty() || o->radius.empty())
         throw UsageError("watch: --near and --radius go together");

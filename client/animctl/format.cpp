@@ -122,7 +122,8 @@ void print_pose(const anim::v1::QueryPoseReply& pose, std::ostream& out) {
   out << "palette: " << pose.palette_size() / 12 << " joints\n";
 }
 
-void print_frame_summary(const anim::v1::StreamFrame& frame, uint32_t joint, std::ostream& out) {
+void print_frame_summary(const anim::v1::StreamFrame& frame, uint32_t joint, std::ostream& out,
+                         double bytes_per_frame) {
   char line[128];
   std::snprintf(line, sizeof line, "tick %llu  t=%.3fs",
                 static_cast<unsigned long long>(frame.tick()), frame.server_time());
@@ -149,6 +150,11 @@ void print_frame_summary(const anim::v1::StreamFrame& frame, uint32_t joint, std
     for (uint32_t id : frame.left()) out << " " << id;
   }
   if (frame.dropped_since_last() > 0) out << "  | dropped " << frame.dropped_since_last();
+  if (bytes_per_frame >= 0.0) {
+    char bytes[48];
+    std::snprintf(bytes, sizeof bytes, "  | %.1f B/frame", bytes_per_frame);
+    out << bytes;
+  }
   out << "\n";
 }
 

@@ -24,8 +24,10 @@ void print_characters(const anim::v1::ListCharactersReply& reply, std::ostream& 
 void print_stats(const anim::v1::StatsReply& stats, std::ostream& out);
 void print_pose(const anim::v1::QueryPoseReply& pose, std::ostream& out);
 // A one-line summary of a stream frame: tick, then per character its root position and the
-// translation column of palette matrix `joint` (0 = the first joint).
-void print_frame_summary(const anim::v1::StreamFrame& frame, uint32_t joint, std::ostream& out);
+// translation column of palette matrix `joint` (0 = the first joint), and the stream's mean
+// wire bytes per frame when `bytes_per_frame` >= 0.
+void print_frame_summary(const anim::v1::StreamFrame& frame, uint32_t joint, std::ostream& out,
+                         double bytes_per_frame = -1.0);
 // Summary of get_asset_data (counts, bounds, joints); json: one JSON object.
 void print_mesh_summary(const anim::v1::GetAssetDataReply& data, bool json, std::ostream& out);
 

@@ -34,6 +34,9 @@ int watch(animclient::Client& client, const Plan& plan, bool json,
   std::signal(SIGINT, on_sigint);
   uint64_t printed = 0;
   auto idle = std::chrono::milliseconds{0};
+  // Bytes per frame: the stream's wire bytes over the frames received since the subscribe
+  // (what the frames cost before the library decoded them).
+  const animclient::ClientCounters at_start = client.counters();
   constexpr auto kPoll = std::chrono::milliseconds{100};  // how often Ctrl-C is noticed
   while (!g_interrupted && (plan.watch_frames == 0 || printed < plan.watch_frames)) {
     auto frame = client.next_frame(kPoll);
@@ -50,10 +53,17 @@ int watch(animclient::Client& client, const Plan& plan, bool json,
       continue;
     }
     idle = std::chrono::milliseconds{0};
-    if (json)
+    const animclient::ClientCounters now = client.counters();
+    const uint64_t frames = now.frames_received - at_start.frames_received;
+    const double bytes_per_frame =
+        frames ? static_cast<double>(now.stream_bytes_received - at_start.stream_bytes_received) /
+                     static_cast<double>(frames)
+               : 0.0;
+    if (json) {
       out << to_json(*frame) << "\n";
-    else
-      print_frame_summary(*frame, plan.watch_joint, out);
+    } else {
+      print_frame_summary(*frame, plan.watch_joint, out, bytes_per_frame);
+    }
     out.flush();
     ++printed;
   }

@@ -48,6 +48,11 @@ int parse_options(int argc, char** argv, Options& o) {
   app.add_option("--ik-solver", o.ik_solver, "fabrik | ccd | two-bone")
       ->capture_default_str()
       ->check(CLI::IsMember({"fabrik", "ccd", "two-bone"}));
+  app.add_option("--cycle-every", o.cycle_every_s,
+                 "seconds: every character crossfades (0.5 s) to its asset's next clip in turn, "
+                 "A -> B -> A ... (spawned on the first clip); 0 = off")
+      ->capture_default_str()
+      ->check(animtool::finite() & CLI::Range(0.0, 3600.0));
   app.add_option("--subscribers", o.subscribers, "connections that subscribe (default: all)")
       ->check(CLI::Range(0, 10000));
   app.add_flag("--subscribe-all", o.subscribe_all,
@@ -55,6 +60,10 @@ int parse_options(int argc, char** argv, Options& o) {
   app.add_option("--rate-divisor", o.rate_divisor, "stream every Nth tick")
       ->capture_default_str()
       ->check(CLI::Range(1, 3600));
+  app.add_option("--encoding", o.encoding,
+                 "stream encoding: compact (quantized, delta-coded) | float (3x4 matrices)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"compact", "float"}));
   auto* duration = app.add_option("--duration", o.duration_s, "run seconds")
                        ->capture_default_str()
                        ->check(animtool::finite() & CLI::Range(0.0, 86400.0));

@@ -26,13 +26,17 @@ struct Options {
   std::string additive_clip;  // default: "lean" when the asset has it, else its last clip
   std::string ik_chain;       // ROOT..EFFECTOR; default: picked from the skeleton (a hand)
   std::string ik_solver = "two-bone";
+  // > 0: every this many seconds each character crossfades (0.5 s) to the next clip of its
+  // asset, in order (spawned on the first): A -> B -> A ... (the compact stream benchmark).
+  double cycle_every_s = 0.0;
   int subscribers = -1;        // connections that subscribe; -1 = all
   bool subscribe_all = false;  // subscribe to every character instead of the connection's own
   int rate_divisor = 1;
-  double duration_s = 5.0;        // run length, unless ticks > 0
-  uint64_t ticks = 0;             // run until the server advanced this many ticks
-  double max_duration_s = 600.0;  // hard bound in --ticks mode
-  int max_inflight = 256;         // per connection; commands beyond it are skipped and counted
+  std::string encoding = "float";  // the stream's: float (the protocol default) | compact
+  double duration_s = 5.0;         // run length, unless ticks > 0
+  uint64_t ticks = 0;              // run until the server advanced this many ticks
+  double max_duration_s = 600.0;   // hard bound in --ticks mode
+  int max_inflight = 256;          // per connection; commands beyond it are skipped and counted
   int request_timeout_ms = 10000;
   uint64_t seed = 1;
   double spacing = 1.5;  // metres between characters on the spawn grid

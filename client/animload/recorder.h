@@ -75,15 +75,15 @@ class Recorder {
     if (errors_by_kind_[key]++ == 0) examples_[key] = message;
   }
 
-  void frame(const anim::v1::StreamFrame& frame) {
+  // `wire_bytes`: what the frame took on the wire (its messages, length prefixes included),
+  // before the library decoded it (compact frames arrive with their palettes filled in).
+  void frame(const anim::v1::StreamFrame& frame, uint64_t wire_bytes) {
     const int64_t now = unix_now_us();
     note_tick(frame.tick());
     if (!measuring.load()) return;
     ++frames;
     character_frames += static_cast<uint64_t>(frame.characters_size());
-    const size_t body = frame.ByteSizeLong();
-    // On the wire: length prefix, ServerMessage tag (field 2) and length, then the frame.
-    stream_bytes += 4 + 1 + google::protobuf::io::CodedOutputStream::VarintSize64(body) + body;
+    stream_bytes += wire_bytes;
     dropped_server += frame.dropped_since_last();
     uint64_t expected = 0;
     first_tick.compare_exchange_strong(expected, frame.tick());

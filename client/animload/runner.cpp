@@ -33,6 +33,7 @@ using animclient::Result;
 struct AssetPlan {
   std::string name;
   std::vector<std::string> base_clips;  // for play and crossfade
+  std::vector<std::string> all_clips;   // for --cycle-every, in the asset's order
   std::string additive_clip;
   std::string ik_root, ik_effector;
   anim::v1::Vec3 ik_center;  // targets are drawn in a ball around the effector's pose (model space)
@@ -217,6 +218,7 @@ class Run {
       for (const auto& c : info->clips())
         if (c.name() != plan.additive_clip || info->clips_size() == 1)
           plan.base_clips.push_back(c.name());
+      for (const auto& c : info->clips()) plan.all_clips.push_back(c.name());
 
       auto data = client.get_asset_data(name, /*skip_mesh=*/true);
       if (!data) {
@@ -248,7 +250,9 @@ class Run {
         Request request;
         auto* spawn = request.mutable_spawn();
         spawn->set_asset(plan.name);
-        if (!plan.base_clips.empty())
+        if (o_.cycle_every_s > 0 && !plan.all_clips.empty())
+          spawn->set_clip(plan.all_clips.front());
+        else if (!plan.base_clips.empty())
           spawn->set_clip(plan.base_clips[pick(plan.base_clips.size())]);
         auto* at = spawn->mutable_root()->mutable_translation();
         at->set_x(static_cast<float>((g % side - side / 2) * o_.spacing));
@@ -313,9 +317,18 @@ class Run {
   void subscribe() {
     for (int c = 0; c < o_.subscribers; ++c) {
       Connection& conn = *connections_[c];
-      conn.client->set_frame_callback([this](const StreamFrame& frame) { recorder_.frame(frame); });
+      // The callback runs on the connection's I/O thread right after the frame was read (and
+      // decoded): the growth of the stream byte counter since the last one is its wire size.
+      conn.client->set_frame_callback(
+          [this, client = conn.client.get(), last = uint64_t{0}](const StreamFrame& frame) mutable {
+            const uint64_t now = client->counters().stream_bytes_received;
+            recorder_.frame(frame, now - last);
+            last = now;
+          });
       anim::v1::SubscribeRequest request;
       request.set_rate_divisor(static_cast<uint32_t>(o_.rate_divisor));
+      request.set_encoding(o_.encoding == "float" ? anim::v1::ENCODING_FLOAT_3X4
+                                                  : anim::v1::ENCODING_COMPACT);
       if (o_.subscribe_all) {
         request.set_all_characters(true);
       } else {
@@ -355,6 +368,9 @@ class Run {
     recorder_.measuring = true;
 
     auto next_command = start;
+    const auto cycle = duration_cast<steady_clock::duration>(duration<double>(o_.cycle_every_s));
+    auto next_cycle = start + cycle;
+    size_t cycles = 0;
     auto next_progress = start + milliseconds(500);
     auto next_tick_check = start;
     uint64_t last_sent = 0, last_frames = 0, last_chars = 0;
@@ -393,8 +409,13 @@ class Run {
         last_progress = now;
         next_progress = now + milliseconds(500);
       }
+      if (o_.cycle_every_s > 0 && now >= next_cycle) {
+        ++cycles;
+        for (const auto& [conn, ch] : all_) cycle_clip(*conn, *ch, cycles);
+        next_cycle += cycle;
+      }
       if (total_rate <= 0) {
-        std::this_thread::sleep_for(milliseconds(20));
+        std::this_thread::sleep_for(milliseconds(5));
         continue;
       }
       if (now < next_command) {
@@ -430,6 +451,25 @@ class Run {
                                {"request_errors", stats->request_errors()},
                                {"worker_threads", stats->worker_threads()}};
     }
+  }
+
+  // --cycle-every: the character crossfades (0.5 s) to its asset's clip number `cycle` (mod
+  // the clip count), so every character goes A -> B -> A ... in step.
+  void cycle_clip(Connection& conn, Character& ch, size_t cycle) {
+    const AssetPlan& plan = assets_[ch.asset];
+    if (plan.all_clips.size() < 2) return;
+    Request request;
+    auto* fade = request.mutable_crossfade();
+    fade->set_character_id(ch.id);
+    fade->set_clip(plan.all_clips[cycle % plan.all_clips.size()]);
+    fade->set_duration(0.5f);
+    ++conn.inflight;
+    recorder_.count_sent("crossfade");
+    const auto t0 = steady_clock::now();
+    conn.client->call_async(request, [this, &conn, t0](Result<Reply> r) {
+      recorder_.reply("crossfade", ms_since(t0), r);
+      --conn.inflight;
+    });
   }
 
   void issue(Connection& conn, Character& ch, Kind kind) {

@@ -55,6 +55,8 @@ nlohmann::json to_json(const Summary& s) {
                  {"subscribers", o.subscribers},
                  {"subscribe_all", o.subscribe_all},
                  {"rate_divisor", o.rate_divisor},
+                 {"encoding", o.encoding},
+                 {"cycle_every_s", o.cycle_every_s},
                  {"duration_s", o.ticks > 0 ? 0.0 : o.duration_s},
                  {"ticks", o.ticks},
                  {"max_inflight", o.max_inflight},

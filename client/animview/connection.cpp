@@ -50,7 +50,7 @@ bool Connection::connect(std::string& error) {
   anim::v1::SubscribeRequest sub;
   sub.set_all_characters(options_.characters.empty());
   for (uint32_t id : options_.characters) sub.add_character_ids(id);
-  sub.set_encoding(anim::v1::ENCODING_FLOAT_3X4);
+  sub.set_encoding(options_.compact ? anim::v1::ENCODING_COMPACT : anim::v1::ENCODING_FLOAT_3X4);
   auto reply = client_->subscribe(sub);
   if (!reply) {
     error = "animd at " + endpoint() + " refused the subscription: " + reply.error().to_string();

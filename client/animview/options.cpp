@@ -79,6 +79,10 @@ bool parse_options(const std::vector<std::string>& args, Options& out, std::stri
     } else if (name == "--characters") {
       if (!take(v)) return false;
       if (!parse_id_list(v, o.characters)) return bad(v, "a list of character ids (e.g. 1,2)");
+    } else if (name == "--encoding") {
+      if (!take(v)) return false;
+      if (v != "compact" && v != "float") return bad(v, "compact or float");
+      o.compact = v == "compact";
     } else if (name == "--interpolate") {
       o.interpolate = true;
     } else if (name == "--no-interpolate") {
@@ -149,6 +153,7 @@ usage: animview [options]
   --cert FILE --key F   PEM client certificate and key (daemons with --tls-client-ca)
   --server-name N       name the server certificate must carry (default: --host)
   --characters 1,2      subscribe to these character ids (default: every character)
+  --encoding E          stream encoding: compact (default; quantized, delta-coded) or float
   --interpolate         blend the two newest frames by render time (default)
   --no-interpolate      draw the newest frame as it is
   --width W --height H  framebuffer size in pixels (default 1280 x 720)

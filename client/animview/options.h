@@ -17,6 +17,7 @@ struct Options {
   std::string key_file;     // its private key
   std::string server_name;  // name the certificate must carry (default: host)
   std::vector<uint32_t> characters;  // empty = subscribe to every character
+  bool compact = true;               // ENCODING_COMPACT (else ENCODING_FLOAT_3X4)
   bool interpolate = true;           // blend the last two frames by render time
   bool headless = false;             // hidden window, render offscreen, exit after frames
   int frames = 60;                   // headless: frames to render before the screenshot

@@ -176,6 +176,16 @@ struct Client::Impl {
   }
 
   void start() {
+    // ENCODING_COMPACT: a key frame naming a skeleton this client does not hold holds the
+    // stream back while the skeleton is fetched (on the I/O thread, without blocking it).
+    inbox.set_skeleton_fetcher([this](const std::string& asset) {
+      Request r;
+      r.mutable_get_asset_data()->set_asset(asset);
+      r.mutable_get_asset_data()->set_skip_mesh(true);
+      call_async(
+          std::move(r), [this, asset](Result<Reply> reply) { inbox.skeleton_reply(asset, reply); },
+          std::chrono::milliseconds{0});
+    });
     read_header();
     thread = std::thread([this] { io.run(); });
   }
@@ -538,13 +548,19 @@ bool Client::connected() const {
   return !impl_->inbox.closed();
 }
 
+std::string Client::last_compact_error() const {
+  return impl_->inbox.last_compact_error();
+}
+
 ClientCounters Client::counters() const {
   ClientCounters c;
   c.bytes_sent = impl_->bytes_sent.load();
   c.bytes_received = impl_->bytes_received.load();
   c.replies_received = impl_->inbox.replies_received();
   c.frames_received = impl_->inbox.frames_received();
+  c.stream_bytes_received = impl_->inbox.stream_bytes_received();
   c.frames_dropped_locally = impl_->inbox.frames_dropped_locally();
+  c.compact_errors = impl_->inbox.compact_errors();
   return c;
 }
 

@@ -62,9 +62,11 @@ std::optional<Error> FrameInbox::receive(const uint8_t* data, size_t size) {
       deliver_reply();
       break;
     case ServerMessage::kFrame:
-      if (join_parts()) deliver_frame();
+      stream_bytes_received_ += 4 + size;
+      if (join_parts()) on_frame(std::move(*incoming_.mutable_frame()));
       break;
     case ServerMessage::kSubscriptionEnded:
+      decoder_.forget_subscription(incoming_.subscription_ended().subscription_id());
       add_ended();
       break;
     case ServerMessage::KIND_NOT_SET:
@@ -113,7 +115,44 @@ bool FrameInbox::join_parts() {
   return true;
 }
 
-void FrameInbox::deliver_frame() {
+void FrameInbox::on_frame(StreamFrame frame) {
+  waiting_.push_back(std::move(frame));
+  drain_waiting();
+}
+
+void FrameInbox::drain_waiting() {
+  while (!waiting_.empty()) {
+    if (!fetching_.empty()) return;  // an answer is on its way
+    const std::string missing = fetch_skeleton_ ? decoder_.missing_skeleton(waiting_.front()) : "";
+    if (!missing.empty()) {
+      fetching_ = missing;
+      fetch_skeleton_(missing);
+      return;
+    }
+    StreamFrame frame = std::move(waiting_.front());
+    waiting_.pop_front();
+    decoder_.decode(frame);
+    deliver_frame(std::move(frame));
+  }
+}
+
+void FrameInbox::set_skeleton_fetcher(std::function<void(const std::string&)> fetch) {
+  fetch_skeleton_ = std::move(fetch);
+}
+
+void FrameInbox::skeleton_reply(const std::string& asset, const Result<Reply>& reply) {
+  if (!reply.ok()) {
+    decoder_.skeleton_unavailable(asset, "get_asset_data failed: " + reply.error().to_string());
+  } else if (reply->status().code() != STATUS_OK) {
+    decoder_.skeleton_unavailable(asset, "get_asset_data: " + reply->status().message());
+  } else {
+    decoder_.add_skeleton(asset, reply->get_asset_data().skeleton());
+  }
+  if (asset == fetching_) fetching_.clear();
+  drain_waiting();
+}
+
+void FrameInbox::deliver_frame(StreamFrame frame) {
   ++frames_received_;
   std::shared_ptr<const Client::FrameCallback> callback;
   {
@@ -128,11 +167,11 @@ void FrameInbox::deliver_frame() {
         frame_queue_.pop_front();  // a slow reader loses the oldest frames, never blocks reading
         ++frames_dropped_locally_;
       }
-      frame_queue_.push_back(std::move(*incoming_.mutable_frame()));
+      frame_queue_.push_back(std::move(frame));
     }
   }
   if (callback) {
-    (*callback)(incoming_.frame());
+    (*callback)(frame);
   } else {
     frame_cv_.notify_one();
   }

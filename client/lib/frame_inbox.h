@@ -18,17 +18,20 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <future>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
 #include <boost/asio/steady_timer.hpp>
 
 #include "animclient/client.h"
+#include "compact_decoder.h"
 
 namespace animclient::detail {
 
@@ -95,13 +98,31 @@ class FrameInbox {
 
   uint64_t replies_received() const { return replies_received_.load(); }  // matched or not
   uint64_t frames_received() const { return frames_received_.load(); }    // whole frames
+  // Bytes of the StreamFrame messages received (length prefix included), as they came.
+  uint64_t stream_bytes_received() const { return stream_bytes_received_.load(); }
   // Frames lost here: queue overflow, or parts that did not join (a part missing).
   uint64_t frames_dropped_locally() const { return frames_dropped_locally_.load(); }
+  // Compact characters that could not be decoded (and were left out of their frame).
+  uint64_t compact_errors() const { return decoder_.errors(); }
+  std::string last_compact_error() const { return decoder_.last_error(); }
+
+  // ---- ENCODING_COMPACT skeletons (I/O thread) ----
+
+  // How the inbox asks for an asset's skeleton (get_asset_data with skip_mesh) when a compact
+  // key frame names one it does not hold; the answer comes back through skeleton_reply().
+  // Until then that frame and every later one wait (in order). Unset: such characters are
+  // left out of their frames.
+  void set_skeleton_fetcher(std::function<void(const std::string& asset)> fetch);
+  void skeleton_reply(const std::string& asset, const Result<anim::v1::Reply>& reply);
 
  private:
   void deliver_reply();
   bool join_parts();
-  void deliver_frame();
+  // A whole frame: decoded (or held back for a skeleton), then delivered.
+  void on_frame(anim::v1::StreamFrame frame);
+  // Decodes and delivers waiting frames until one needs a skeleton not fetched yet.
+  void drain_waiting();
+  void deliver_frame(anim::v1::StreamFrame frame);
   void add_ended();
 
   const size_t capacity_;
@@ -115,6 +136,10 @@ class FrameInbox {
   // I/O thread only.
   anim::v1::ServerMessage incoming_;  // reused so repeated fields keep their capacity
   std::map<uint32_t, anim::v1::StreamFrame> partial_;  // frames missing later parts, by sub
+  CompactDecoder decoder_;
+  std::function<void(const std::string&)> fetch_skeleton_;
+  std::deque<anim::v1::StreamFrame> waiting_;  // whole frames held back for a skeleton
+  std::string fetching_;                       // the asset asked for, or empty
 
   // Stream delivery: either the callback or the bounded queue.
   mutable std::mutex frame_mutex_;
@@ -126,6 +151,7 @@ class FrameInbox {
 
   std::atomic<uint64_t> replies_received_{0};
   std::atomic<uint64_t> frames_received_{0};
+  std::atomic<uint64_t> stream_bytes_received_{0};
   std::atomic<uint64_t> frames_dropped_locally_{0};
 };
 

@@ -38,6 +38,8 @@ import time
 from anim.v1 import assets_pb2  # noqa: F401  (registers the message types)
 from anim.v1 import characters_pb2, envelope_pb2, stream_pb2, types_pb2
 
+import animd_compact
+
 DEFAULT_PORT = 7450
 _HEADER = struct.Struct("<I")
 
@@ -180,6 +182,8 @@ class Client:
         self._lock = threading.Condition()
         self._pending = {}  # request_id -> [reply or None]
         self._frames = collections.deque()
+        self._callbacks = {}  # request_id -> fn(reply), run on the reader thread
+        self._compact = _CompactStreams(self)
         self._frame_capacity = frame_queue
         self.frames_dropped_locally = 0
         self._closed = None  # the AnimdError that closed the connection
@@ -242,18 +246,21 @@ class Client:
                                                     "parse as anim.v1.ServerMessage")
                     break
                 kind = message.WhichOneof("kind")
+                if kind == "frame":
+                    # Compact frames are decoded here, in order, before anything may drop them.
+                    self._compact.on_frame(message.frame)
+                    continue
+                if kind == "subscription_ended":
+                    self._compact.forget(message.subscription_ended.subscription_id)
                 with self._lock:
                     if kind == "reply":
+                        callback = self._callbacks.pop(message.reply.request_id, None)
                         slot = self._pending.get(message.reply.request_id)
                         if slot is not None:  # else its caller timed out and left
                             slot[0] = message.reply
                             self._lock.notify_all()
-                    elif kind == "frame":
-                        if len(self._frames) >= self._frame_capacity:
-                            self._frames.popleft()
-                            self.frames_dropped_locally += 1
-                        self._frames.append(message.frame)
-                        self._lock.notify_all()
+                if kind == "reply" and callback is not None:
+                    callback(message.reply)
         except OSError as e:
             reason = AnimdError("disconnected", f"read from {self.host}:{self.port}: {e.strerror or e}")
         with self._lock:
@@ -263,6 +270,37 @@ class Client:
             self._sock.close()
         except OSError:
             pass
+
+    def _push_frame(self, frame):
+        with self._lock:
+            if len(self._frames) >= self._frame_capacity:
+                self._frames.popleft()
+                self.frames_dropped_locally += 1
+            self._frames.append(frame)
+            self._lock.notify_all()
+
+    def _send_async(self, request, callback):
+        """Sends `request` without waiting: callback(reply) runs on the reader thread."""
+        request.request_id = next(self._ids)
+        if self.token and not request.auth_token:
+            request.auth_token = self.token
+        body = request.SerializeToString()
+        with self._lock:
+            self._callbacks[request.request_id] = callback
+        try:
+            with self._send_lock:
+                self._sock.sendall(_HEADER.pack(len(body)) + body)
+        except OSError:
+            pass  # the reader sees the connection close
+
+    @property
+    def compact_errors(self):
+        """Compact characters left out of their frame (undecodable); see last_compact_error."""
+        return self._compact.errors
+
+    @property
+    def last_compact_error(self):
+        return self._compact.last_error
 
     # ---- requests ----
 
@@ -417,11 +455,16 @@ class Client:
     def list_characters(self):
         return list(self.call("list_characters", characters_pb2.ListCharactersRequest()).list_characters.characters)
 
-    def subscribe(self, character_ids=(), all_characters=False, rate_divisor=1, region=None):
+    def subscribe(self, character_ids=(), all_characters=False, rate_divisor=1, region=None, encoding="float"):
         """Returns the subscription id; frames then arrive for frames(). `region` (from
-        sphere_region() or box_region()) subscribes to the characters inside it instead."""
+        sphere_region() or box_region()) subscribes to the characters inside it instead.
+        encoding "compact" (ENCODING_COMPACT) is decoded by this client: frames() yields the
+        same palettes, assets and roots as with "float"."""
+        encodings = {"float": types_pb2.ENCODING_FLOAT_3X4, "compact": types_pb2.ENCODING_COMPACT}
+        if encoding not in encodings:
+            raise ValueError(f"encoding must be 'float' or 'compact', not {encoding!r}")
         request = stream_pb2.SubscribeRequest(character_ids=list(character_ids), all_characters=all_characters,
-                                              rate_divisor=rate_divisor)
+                                              rate_divisor=rate_divisor, encoding=encodings[encoding])
         if region is not None:
             request.region.CopyFrom(region)
         return self.call("subscribe", request).subscribe.subscription_id
@@ -481,3 +524,127 @@ class Client:
                 raise AnimdError("timeout", f"no stream frame within {timeout if timeout is not None else self.timeout} s")
             n += 1
             yield frame
+
+
+class _CompactStreams:
+    """The reader thread's decoding of ENCODING_COMPACT frames (animd_compact): the baselines
+    of every (subscription, character), the skeletons fetched with get_asset_data, and the
+    frames held back while one is being fetched."""
+
+    def __init__(self, client):
+        self.client = client
+        self.skeletons = {}  # asset -> animd_compact.Skeleton, or the error string
+        self.states = {}     # (subscription, character) -> animd_compact.CharacterState
+        self.waiting = collections.deque()
+        self.fetching = None
+        self.errors = 0
+        self.last_error = ""
+
+    def forget(self, subscription_id):
+        for key in [k for k in self.states if k[0] == subscription_id]:
+            del self.states[key]
+
+    def on_frame(self, frame):
+        self.waiting.append(frame)
+        self._drain()
+
+    def _missing(self, frame):
+        for cf in frame.characters:
+            if not cf.compact:
+                continue
+            try:
+                kind, skeleton_id, _ = animd_compact.read_header(cf.compact)
+            except animd_compact.CompactError:
+                continue
+            if kind != animd_compact.KEY:
+                continue
+            held = self.skeletons.get(cf.asset)
+            if held is None or (isinstance(held, animd_compact.Skeleton) and held.id != skeleton_id):
+                return cf.asset
+        return None
+
+    def _drain(self):
+        while self.waiting and self.fetching is None:
+            missing = self._missing(self.waiting[0])
+            if missing is not None:
+                self.fetching = missing
+                request = envelope_pb2.Request()
+                request.get_asset_data.asset = missing
+                request.get_asset_data.skip_mesh = True
+                self.client._send_async(request, lambda reply, asset=missing: self._skeleton_reply(asset, reply))
+                return
+            frame = self.waiting.popleft()
+            self._decode(frame)
+            self.client._push_frame(frame)
+
+    def _skeleton_reply(self, asset, reply):
+        if reply.status.code != types_pb2.STATUS_OK:
+            self.skeletons[asset] = "get_asset_data: " + reply.status.message
+        else:
+            try:
+                self.skeletons[asset] = animd_compact.Skeleton(reply.get_asset_data.skeleton)
+            except animd_compact.CompactError as e:
+                self.skeletons[asset] = str(e)
+        if self.fetching == asset:
+            self.fetching = None
+        self._drain()
+
+    def _fail(self, frame, cf, message):
+        self.errors += 1
+        self.last_error = (f"subscription {frame.subscription_id}, tick {frame.tick}, "
+                           f"character {cf.character_id}: {message}")
+
+    def _decode(self, frame):
+        sub = frame.subscription_id
+        for cid in list(frame.despawned) + list(frame.left):
+            self.states.pop((sub, cid), None)
+        if frame.dropped_since_last and frame.part == 0:
+            members = set(frame.members)
+            for key in [k for k in self.states if k[0] == sub and k[1] not in members]:
+                del self.states[key]
+        i = 0
+        while i < len(frame.characters):
+            cf = frame.characters[i]
+            if not cf.compact:
+                i += 1
+                continue
+            key = (sub, cf.character_id)
+            state = self.states.get(key) or animd_compact.CharacterState()
+            try:
+                self._decode_character(frame.tick, cf, state)
+            except animd_compact.CompactError as e:
+                self._fail(frame, cf, str(e))
+                self.states.pop(key, None)
+                del frame.characters[i]
+                continue
+            self.states[key] = state
+            i += 1
+
+    def _decode_character(self, tick, cf, state):
+        kind, _, _ = animd_compact.read_header(cf.compact)
+        if kind == animd_compact.KEY:
+            held = self.skeletons.get(cf.asset)
+            if not isinstance(held, animd_compact.Skeleton):
+                raise animd_compact.CompactError(f"no skeleton for asset '{cf.asset}'" +
+                                                 (f": {held}" if held else ""))
+            state.skeleton, state.asset, state.held = held, cf.asset, 0
+            pose, root = animd_compact.decode_frame(held, cf.compact)
+        else:
+            need = 1 if kind == animd_compact.DELTA1 else 2
+            if state.held < need or state.ticks[0] + 1 != tick or (need == 2 and state.ticks[1] + 2 != tick):
+                raise animd_compact.CompactError(
+                    "a delta frame against frames this client does not hold (a frame was lost)")
+            pose, root = animd_compact.decode_frame(
+                state.skeleton, cf.compact, state.frames[0], state.roots[0],
+                state.frames[1] if need == 2 else None, state.roots[1] if need == 2 else None)
+        state.frames = [pose, state.frames[0]]
+        state.roots = [root, state.roots[0]]
+        state.ticks = [tick, state.ticks[0]]
+        state.held = min(state.held + 1, 2)
+        cf.palette.extend(animd_compact.build_palette(state.skeleton, pose))
+        t, r, s = animd_compact.dequantize_root(root)
+        cf.root.translation.x, cf.root.translation.y, cf.root.translation.z = t
+        cf.root.rotation.x, cf.root.rotation.y, cf.root.rotation.z, cf.root.rotation.w = r
+        cf.root.scale.x, cf.root.scale.y, cf.root.scale.z = s
+        cf.asset = state.asset
+        cf.ClearField("compact")

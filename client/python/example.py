@@ -19,6 +19,8 @@ def main():
     parser.add_argument("--port", type=int, default=7450)
     parser.add_argument("--token", default="")
     parser.add_argument("--frames", type=int, default=10, help="stream frames to print")
+    parser.add_argument("--encoding", choices=("float", "compact"), default="float",
+                        help="stream encoding (compact is decoded here to the same palettes)")
     parser.add_argument("--tls", action="store_true", help="connect with TLS (1.2+)")
     parser.add_argument("--ca", help="PEM CA file for the daemon's certificate (default: system store)")
     parser.add_argument("--cert", help="PEM client certificate (with --key)")
@@ -35,7 +37,7 @@ def main():
             client.play(character, "walk")
             tick = client.crossfade(character, "run", 0.25)
             print(f"crossfading to run at tick {tick}")
-            subscription = client.subscribe([character])
+            subscription = client.subscribe([character], encoding=args.encoding)
             print(f"subscription {subscription}")
             for frame in client.frames(count=args.frames):
                 for c in frame.characters:
@@ -46,6 +48,10 @@ def main():
                           f"palette[1].t ({hips[0]:.3f}, {hips[1]:.3f}, {hips[2]:.3f}), {len(p) // 12} joints")
             client.unsubscribe(subscription)
             client.despawn(character)
+            if client.compact_errors:
+                print(f"example.py: {client.compact_errors} compact characters could not be decoded: "
+                      f"{client.last_compact_error}", file=sys.stderr)
+                return 1
             print("done")
     except AnimdError as e:
         print(f"example.py: {e}", file=sys.stderr)

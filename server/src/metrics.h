@@ -37,6 +37,10 @@ struct Metrics {
   std::array<std::atomic<uint64_t>, 11> request_errors_by_code{};
   std::atomic<uint64_t> stream_frames_sent{0};
   std::atomic<uint64_t> stream_frames_dropped{0};
+  // ENCODING_COMPACT subscriptions, pending ones included (each session adds its own count):
+  // the World quantizes poses only while this is above 0. Counted before the subscribe
+  // reaches the tick, so the subscription's first snapshot is quantized.
+  std::atomic<int64_t> compact_subscriptions{0};
 
   // Lifecycle (for health probes): true once listening and ticking, false when draining.
   std::atomic<bool> ready{false};

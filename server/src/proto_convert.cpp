@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "compact_layout.h"
+
 namespace animd {
 
 anim::v1::StatusCode to_proto(anim::StatusCode code) {
@@ -150,6 +152,9 @@ void fill_asset_data(const anim::Asset& a, bool skip_mesh, anim::v1::GetAssetDat
     add_mat4(s.inverse_bind[i], sk->mutable_inverse_bind());
   }
   add_mat4(s.root_transform, sk->mutable_root_transform());
+  const animcodec::Layout layout = make_compact_layout(a);
+  sk->set_compact_precision(animcodec::precision_bytes(layout));
+  sk->set_compact_skeleton_id(layout.id);
   if (skip_mesh) return;
   // glm vectors are tightly packed floats and the host is little-endian (x86-64, aarch64).
   static_assert(sizeof(glm::vec3) == 12 && sizeof(glm::vec2) == 8 && sizeof(glm::vec4) == 16);

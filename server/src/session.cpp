@@ -300,13 +300,10 @@ bool Session::outbound_room(uint64_t seq, const Request& r) {
 void Session::handle_subscribe(Request& r, uint64_t seq) {
   const Config& cfg = server_.config();
   const auto& s = r.subscribe();
-  if (s.encoding() == anim::v1::ENCODING_QUANTIZED)
-    return reply_error(seq, r, anim::v1::STATUS_UNIMPLEMENTED,
-                       "subscribe.encoding ENCODING_QUANTIZED is not served yet; use "
-                       "ENCODING_FLOAT_3X4");
-  if (s.encoding() != anim::v1::ENCODING_FLOAT_3X4)
+  if (s.encoding() != anim::v1::ENCODING_FLOAT_3X4 && s.encoding() != anim::v1::ENCODING_COMPACT)
     return reply_error(seq, r, anim::v1::STATUS_INVALID_ARGUMENT,
-                       "subscribe.encoding has an unknown value");
+                       "subscribe.encoding has an unknown value " + std::to_string(s.encoding()) +
+                           " (ENCODING_FLOAT_3X4 = 0, ENCODING_COMPACT = 1)");
   if (subscriptions_.size() + pending_subscribes_.size() >= cfg.max_subscriptions_per_connection)
     return reply_error(seq, r, anim::v1::STATUS_RESOURCE_EXHAUSTED,
                        "--max-subscriptions-per-connection (" +
@@ -321,8 +318,10 @@ void Session::handle_subscribe(Request& r, uint64_t seq) {
   std::sort(sub.ids.begin(), sub.ids.end());
   sub.ids.erase(std::unique(sub.ids.begin(), sub.ids.end()), sub.ids.end());
   sub.divisor = std::max<uint32_t>(1, s.rate_divisor());
+  sub.encoding = s.encoding();
   const uint32_t id = sub.id;
   pending_subscribes_.emplace(seq, std::move(sub));
+  recount_compact();
   push_command(r, seq, id);
 }
 
@@ -343,6 +342,7 @@ void Session::push_command(Request& r, uint64_t seq, uint32_t subscription_id) {
     pending_subscribes_.erase(seq);
     pending_unsubscribes_.erase(seq);
     pending_region_moves_.erase(seq);
+    recount_compact();
     reply_error(seq, r, anim::v1::STATUS_RESOURCE_EXHAUSTED, std::move(why));
   };
   if (pending_commands_ >= cfg.max_pending_commands_per_connection)
@@ -355,6 +355,7 @@ void Session::push_command(Request& r, uint64_t seq, uint32_t subscription_id) {
     pending_subscribes_.erase(seq);
     pending_unsubscribes_.erase(seq);
     pending_region_moves_.erase(seq);
+    recount_compact();
     return reply_error(seq, r, to_proto(request.error().code()), request.error().message());
   }
   if (auto* sub = std::get_if<Subscribe>(&*request)) sub->subscription_id = subscription_id;
@@ -476,6 +477,7 @@ void Session::on_reply(uint64_t seq, anim::v1::Reply reply, size_t drawn) {
     }
     pending_unsubscribes_.erase(it);
   }
+  recount_compact();
   complete(seq, std::move(reply), drawn);
   resume_if_drained();
 }
@@ -522,8 +524,25 @@ void Session::offer_snapshot(const SnapshotPtr& snapshot) {
     asio::post(transport_.get_executor(), [self = shared_from_this()] { self->on_snapshot(); });
 }
 
+void Session::recount_compact() {
+  int64_t n = 0;
+  if (!closed_) {
+    for (const auto& sub : subscriptions_) n += sub.encoding == anim::v1::ENCODING_COMPACT;
+    for (const auto& [seq, sub] : pending_subscribes_)
+      n += sub.encoding == anim::v1::ENCODING_COMPACT;
+  }
+  if (n != compact_counted_)
+    server_.metrics().compact_subscriptions.fetch_add(n - compact_counted_,
+                                                      std::memory_order_relaxed);
+  compact_counted_ = n;
+}
+
 void Session::count_drops(uint32_t n) {
   if (n == 0) return;
+  // A lost frame may have carried compact frames that later deltas refer to: every
+  // subscription starts over with key frames (the client discards deltas that arrive before
+  // them against frames it never got).
+  for (auto& sub : subscriptions_) sub.baselines_lost();
   dropped_since_last_ += n;
   dropped_total_ += n;
   server_.metrics().stream_frames_dropped.fetch_add(n, std::memory_order_relaxed);
@@ -606,6 +625,7 @@ void Session::end_subscriptions(const std::string& reason, std::vector<uint32_t>
   std::erase_if(subscriptions_, [&](const StreamSubscription& sub) {
     return std::find(ids.begin(), ids.end(), sub.id) != ids.end();
   });
+  recount_compact();
   streaming_.store(!subscriptions_.empty());
   if (subscriptions_.empty()) {
     dropping_since_.reset();
@@ -692,6 +712,7 @@ void Session::close(const std::string& reason) {
   if (closed_) return;
   closed_ = true;
   streaming_.store(false);
+  recount_compact();
   // The reason is logged before the socket closes, so that by the time the peer sees the
   // close the log already says why (operators and tests read it in that order). Abnormal
   // closes are what an attacker can cause at will: rate-limited per kind.

@@ -2,22 +2,84 @@
 // One tick's result, immutable once published (shared_ptr<const Snapshot>): what every
 // subscription encodes its stream frames from, on the network threads.
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "anim/palette.h"
 #include "anim/transform.h"
+#include "animcodec/compact.h"
 #include "asset_catalog.h"
 
 namespace animd {
+
+// One tick's quantized poses for ENCODING_COMPACT (animcodec), written by the workers beside
+// the palettes. Kept apart from the Snapshot so that a snapshot can hold the two ticks before
+// it (the baselines of its delta frames) without chaining every older snapshot behind them.
+struct QuantFrame {
+  uint64_t tick = 0;
+  std::vector<animcodec::QJoint> joints;  // every character's pose, at its palette_offset
+  std::vector<animcodec::QRoot> roots;    // by character index (the snapshot's order)
+  // Snapshots holding it (QuantRef); the pool reuses a frame only at 0.
+  std::atomic<int> users{0};
+};
+
+// A snapshot's hold on a QuantFrame: shared ownership (the frame outlives the pool if need
+// be) plus a count the pool reads before reusing it. Letting go is a release operation and
+// the pool's check an acquire load, so a holder's last reads happen before the frame is
+// written again.
+class QuantRef {
+ public:
+  QuantRef() = default;
+  explicit QuantRef(std::shared_ptr<QuantFrame> frame) : frame_(std::move(frame)) {
+    if (frame_) frame_->users.fetch_add(1, std::memory_order_relaxed);
+  }
+  QuantRef(const QuantRef& other) : QuantRef(other.frame_) {}
+  QuantRef& operator=(QuantRef other) noexcept {
+    std::swap(frame_, other.frame_);
+    return *this;
+  }
+  ~QuantRef() { reset(); }
+
+  void reset() {
+    if (!frame_) return;
+    frame_->users.fetch_sub(1, std::memory_order_release);
+    frame_.reset();
+  }
+  QuantFrame* get() const { return frame_.get(); }
+  QuantFrame* operator->() const { return frame_.get(); }
+  QuantFrame& operator*() const { return *frame_; }
+  explicit operator bool() const { return frame_ != nullptr; }
+
+ private:
+  std::shared_ptr<QuantFrame> frame_;
+};
+
+inline constexpr uint32_t kNotQuantized = UINT32_MAX;
 
 struct SnapshotCharacter {
   uint32_t id = 0;
   AssetPtr asset;               // keeps the name alive; asset->name is sent
   anim::Transform root;         // world placement at this tick
-  uint32_t palette_offset = 0;  // into Snapshot::palettes
+  uint32_t palette_offset = 0;  // into Snapshot::palettes (and QuantFrame::joints)
   uint32_t num_joints = 0;
+  // The compact encoding's view of the skeleton (compact_layout.h); shared per asset.
+  std::shared_ptr<const animcodec::Layout> layout;
+  // Where the character is in Snapshot::quant_prev[k] (the ticks 1 and 2 before): its palette
+  // offset and character index there, or kNotQuantized (spawned since, or not quantized).
+  uint32_t prev_offset[2] = {kNotQuantized, kNotQuantized};
+  uint32_t prev_index[2] = {kNotQuantized, kNotQuantized};
+};
+
+// A character's compact frames of one snapshot, encoded on first use by whichever network
+// thread needs them and shared by every subscriber (states: 0 empty, 1 being encoded,
+// 2 ready; `bytes` is written only by the thread that moved the state 0 -> 1).
+struct CompactEntries {
+  std::atomic<uint8_t> state[3] = {0, 0, 0};  // by animcodec::FrameKind
+  std::string bytes[3];
 };
 
 struct Snapshot {
@@ -26,8 +88,27 @@ struct Snapshot {
   std::vector<SnapshotCharacter> characters;  // sorted by id
   std::vector<anim::PaletteMatrix> palettes;  // every character's palette, back to back
 
+  // ENCODING_COMPACT: this tick's quantized poses and the two ticks before (null when
+  // absent), and the lazily encoded frames (one CompactEntries per character, by index).
+  QuantRef quant;
+  QuantRef quant_prev[2];
+  mutable std::unique_ptr<CompactEntries[]> compact;
+  size_t compact_capacity = 0;
+
   // The character with `id`, or null (binary search: characters are sorted).
   const SnapshotCharacter* find(uint32_t id) const;
+
+  // Whether character `index` can be sent as `kind` (its baselines are in quant_prev).
+  bool has_baseline(size_t index, animcodec::FrameKind kind) const;
+  // Character `index`'s compact frame of `kind` as a serialized StreamFrame.characters entry
+  // (field tag, length, CharacterFrame{character_id, asset on key frames, compact}). Any
+  // thread; encoded once per snapshot, character and kind. The view stays valid until the
+  // calling thread's next call (a frame encoded concurrently by another thread is copied).
+  // Needs quant, and has_baseline(index, kind).
+  std::string_view compact_entry(size_t index, animcodec::FrameKind kind) const;
+  // Makes room for `n` characters' CompactEntries and empties them (tick thread, before
+  // publishing).
+  void reset_compact(size_t n);
 };
 
 using SnapshotPtr = std::shared_ptr<const Snapshot>;

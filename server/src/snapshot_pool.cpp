@@ -31,6 +31,10 @@ struct SnapshotPool::State {
     // Drop the asset references now rather than when the slot is next used: an unloaded
     // asset's memory is not kept by a spare snapshot. (Capacities stay.)
     slot->snapshot.characters.clear();
+    // Likewise the quantized frames: the tick thread reuses one once nobody holds it.
+    slot->snapshot.quant.reset();
+    slot->snapshot.quant_prev[0].reset();
+    slot->snapshot.quant_prev[1].reset();
     {
       std::lock_guard lock(mutex);
       if (spare.size() < kMaxSpare) {

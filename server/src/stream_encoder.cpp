@@ -1,14 +1,40 @@
 #include "stream_encoder.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "anim/v1/envelope.pb.h"
 #include "proto_convert.h"
 
 namespace animd {
 
-std::unique_ptr<std::string> frame_message(const anim::v1::ServerMessage& message) {
-  const size_t size = message.ByteSizeLong();
+std::unique_ptr<std::string> frame_message(const anim::v1::ServerMessage& message,
+                                           std::string_view frame_tail) {
+  const size_t head = message.ByteSizeLong();
+  // With a tail, the StreamFrame (ServerMessage.frame, field 2) grows by it: its length
+  // prefix is rewritten below, so the message is written field by field.
+  if (!frame_tail.empty()) {
+    const anim::v1::StreamFrame& f = message.frame();
+    const size_t inner = f.ByteSizeLong() + frame_tail.size();
+    std::string varint;
+    for (uint64_t v = inner;; v >>= 7) {
+      varint.push_back(static_cast<char>((v & 0x7F) | (v >= 0x80 ? 0x80 : 0)));
+      if (v < 0x80) break;
+    }
+    const size_t size = 1 + varint.size() + inner;
+    auto out = std::make_unique<std::string>(4 + 1 + varint.size() + f.ByteSizeLong(), '\0');
+    auto* p = reinterpret_cast<uint8_t*>(out->data());
+    p[0] = static_cast<uint8_t>(size);
+    p[1] = static_cast<uint8_t>(size >> 8);
+    p[2] = static_cast<uint8_t>(size >> 16);
+    p[3] = static_cast<uint8_t>(size >> 24);
+    p[4] = 0x12;  // ServerMessage.frame: field 2, length-delimited
+    std::memcpy(p + 5, varint.data(), varint.size());
+    f.SerializeWithCachedSizesToArray(p + 5 + varint.size());
+    out->append(frame_tail);
+    return out;
+  }
+  const size_t size = head;
   auto out = std::make_unique<std::string>(4 + size, '\0');
   auto* p = reinterpret_cast<uint8_t*>(out->data());
   p[0] = static_cast<uint8_t>(size);
@@ -76,15 +102,51 @@ void encode_stream_frame(StreamSubscription& sub, const Snapshot& snap, uint32_t
     });
   }
 
-  // Split the characters into parts whose estimated size fits the bound (at least one
-  // character per part, so a part may exceed it only if one character alone does).
+  // Compact: each character's entry, chosen by what the client holds of it.
+  const bool compact = sub.encoding == anim::v1::ENCODING_COMPACT;
+  thread_local std::string body;               // the entries, back to back
+  thread_local std::vector<size_t> entry_end;  // where each ends in `body`
+  if (compact) {
+    body.clear();
+    entry_end.clear();
+    std::vector<StreamSubscription::Held> held;
+    held.reserve(chars.size());
+    size_t h = 0;
+    for (const SnapshotCharacter* c : chars) {
+      while (h < sub.held.size() && sub.held[h].id < c->id) ++h;
+      const StreamSubscription::Held* prev =
+          h < sub.held.size() && sub.held[h].id == c->id ? &sub.held[h] : nullptr;
+      const size_t index = static_cast<size_t>(c - snap.characters.data());
+      using animcodec::FrameKind;
+      FrameKind kind = FrameKind::kKey;
+      if (prev && prev->tick + 1 == snap.tick) {
+        if (prev->frames >= 2 && snap.has_baseline(index, FrameKind::kDelta2))
+          kind = FrameKind::kDelta2;
+        else if (snap.has_baseline(index, FrameKind::kDelta1))
+          kind = FrameKind::kDelta1;
+      }
+      if (!snap.quant) continue;  // nothing to send it from (not expected: always quantized)
+      body.append(snap.compact_entry(index, kind));
+      entry_end.push_back(body.size());
+      const uint8_t frames = kind == FrameKind::kKey ? 1 : 2;
+      held.push_back({c->id, snap.tick, frames});
+    }
+    sub.held = std::move(held);
+  }
+  auto entry_bytes = [&](size_t i) {
+    return compact ? entry_end[i] - (i > 0 ? entry_end[i - 1] : 0) : character_bytes(*chars[i]);
+  };
+  const size_t count = compact ? entry_end.size() : chars.size();
+
+  // Split the characters into parts whose (estimated, for floats) size fits the bound (at
+  // least one character per part, so a part may exceed it only if one character alone does).
   const size_t members =
       dropped > 0 ? (sub.region || sub.all ? sub.last_ids.size() : sub.ids.size()) : 0;
   const size_t header = 64 + (despawned.size() + left.size() + members) * 5;
   std::vector<size_t> part_starts{0};
   size_t size = header;
-  for (size_t i = 0; i < chars.size(); ++i) {
-    const size_t b = character_bytes(*chars[i]);
+  for (size_t i = 0; i < count; ++i) {
+    const size_t b = entry_bytes(i);
     if (size + b > max_part_bytes && i > part_starts.back()) {
       part_starts.push_back(i);
       size = header;
@@ -113,16 +175,27 @@ void encode_stream_frame(StreamSubscription& sub, const Snapshot& snap, uint32_t
       }
       f->set_dropped_since_last(dropped);
     }
-    const size_t end = p + 1 < parts ? part_starts[p + 1] : chars.size();
-    for (size_t i = part_starts[p]; i < end; ++i) {
-      const SnapshotCharacter& c = *chars[i];
-      auto* cf = f->add_characters();
-      cf->set_character_id(c.id);
-      cf->set_asset(c.asset->name);
-      to_proto(c.root, cf->mutable_root());
-      append_palette(snap.palettes.data() + c.palette_offset, c.num_joints, cf->mutable_palette());
+    const size_t begin = part_starts[p];
+    const size_t end = p + 1 < parts ? part_starts[p + 1] : count;
+    std::unique_ptr<std::string> bytes;
+    if (compact) {
+      // The header fields, then the characters' entries as they are: a serialized message
+      // may hold its fields in any order, and repeated ones concatenate.
+      const size_t from = begin > 0 ? entry_end[begin - 1] : 0;
+      const size_t to = end > 0 ? entry_end[end - 1] : 0;
+      bytes = frame_message(scratch, std::string_view(body).substr(from, to - from));
+    } else {
+      for (size_t i = begin; i < end; ++i) {
+        const SnapshotCharacter& c = *chars[i];
+        auto* cf = f->add_characters();
+        cf->set_character_id(c.id);
+        cf->set_asset(c.asset->name);
+        to_proto(c.root, cf->mutable_root());
+        append_palette(snap.palettes.data() + c.palette_offset, c.num_joints,
+                       cf->mutable_palette());
+      }
+      bytes = frame_message(scratch);
     }
-    auto bytes = frame_message(scratch);
     out.bytes += bytes->size();
     out.messages.push_back(std::move(bytes));
   }

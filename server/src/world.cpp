@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "compact_layout.h"
 #include "reply_sink.h"
 #include "request_convert.h"
 
@@ -15,7 +16,8 @@ Character::Character(uint32_t id_, AssetPtr asset_, uint64_t owner, uint64_t tic
       owner_session(owner),
       spawn_tick(tick),
       animator(asset->skeleton, asset->clips),
-      history(history_ticks, asset->skeleton.num_joints()) {}
+      history(history_ticks, asset->skeleton.num_joints()),
+      layout(compact_layout(asset)) {}
 
 World::World(const Config& config, Metrics& metrics, AssetCatalog& catalog, WorkerPool& pool,
              ByteBudget* outbound)
@@ -321,6 +323,7 @@ struct UpdateJob {
                        c.animator.model_matrices());
       const auto palette = c.animator.palette();
       std::copy(palette.begin(), palette.end(), j.snapshot->palettes.begin() + c.palette_offset);
+      if (j.snapshot->quant) quantize_character(*j.snapshot, i, c.animator);
     }
   }
 };
@@ -333,6 +336,16 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
   snap->tick = tick;
   snap->server_time = server_time;
   snap->characters.resize(characters_.size());
+  // ENCODING_COMPACT: this tick's quantized poses, and the two ticks before as baselines
+  // (only while a compact subscription exists: quantizing costs the workers).
+  const bool compact = metrics_.compact_subscriptions.load(std::memory_order_relaxed) > 0;
+  QuantRef quant = compact ? quant_frames_.acquire() : QuantRef();
+  if (quant) quant->tick = tick;
+  snap->quant = quant;
+  for (int k = 0; k < 2; ++k)
+    snap->quant_prev[k] = quant && quant_recent_[k] && quant_recent_[k]->tick + k + 1 == tick
+                              ? quant_recent_[k]
+                              : QuantRef();
   uint32_t offset = 0;
   for (size_t i = 0; i < characters_.size(); ++i) {
     Character& c = *characters_[i];
@@ -343,9 +356,23 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
     sc.root = c.animator.root_transform();
     sc.palette_offset = offset;
     sc.num_joints = static_cast<uint32_t>(c.asset->skeleton.num_joints());
+    sc.layout = c.layout;
+    for (int k = 0; k < 2; ++k) {
+      const bool held = c.quant_tick[k] != 0 && c.quant_tick[k] + k + 1 == tick;
+      sc.prev_offset[k] = held ? c.quant_offset[k] : kNotQuantized;
+      sc.prev_index[k] = held ? c.quant_index[k] : kNotQuantized;
+    }
+    c.quant_tick[1] = c.quant_tick[0], c.quant_offset[1] = c.quant_offset[0];
+    c.quant_index[1] = c.quant_index[0];
+    c.quant_tick[0] = tick, c.quant_offset[0] = offset, c.quant_index[0] = static_cast<uint32_t>(i);
     offset += sc.num_joints;
   }
   snap->palettes.resize(offset);
+  if (quant) {
+    quant->joints.resize(offset);
+    quant->roots.resize(characters_.size());
+  }
+  snap->reset_compact(characters_.size());
   // Everybody is watched while an all-characters subscription exists.
   degrade = degrade && all_watchers_ == 0;
   watched_regions_.clear();
@@ -355,6 +382,8 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
         if (w.region) watched_regions_.push_back(*w.region);
   UpdateJob job{&characters_, snap.get(), dt, tick, server_time, degrade, watched_regions_};
   pool_.run(characters_.size(), &UpdateJob::run, &job);
+  quant_recent_[1] = std::move(quant_recent_[0]);
+  quant_recent_[0] = std::move(quant);
   last_tick_ = tick;
   if (job.degrade) metrics_.degraded_ticks.fetch_add(1, std::memory_order_relaxed);
   return snap;

@@ -26,6 +26,7 @@
 #include "config.h"
 #include "metrics.h"
 #include "pose_history.h"
+#include "quant_frame_pool.h"
 #include "snapshot.h"
 #include "snapshot_pool.h"
 #include "tick_stats.h"
@@ -52,6 +53,12 @@ struct Character {
   int watchers = 0;             // explicit-id subscriptions naming it
   float pending_dt = 0.0f;      // time skipped while degraded, applied at the next update
   uint32_t palette_offset = 0;  // into this tick's Snapshot::palettes
+  // ENCODING_COMPACT: the asset's layout (compact_layout.h), and where the character's
+  // quantized pose was in the last two ticks' QuantFrames: [0] the latest.
+  std::shared_ptr<const animcodec::Layout> layout;
+  uint64_t quant_tick[2] = {0, 0};  // 0: none
+  uint32_t quant_offset[2] = {0, 0};
+  uint32_t quant_index[2] = {0, 0};
 };
 
 // Who sent a request.
@@ -175,7 +182,9 @@ class World {
   uint32_t next_character_id_ = 1;
   uint64_t last_tick_ = 0;  // the latest completed tick
   TickStats tick_stats_;
-  SnapshotPool snapshots_;  // update()'s snapshots, recycled once their holders let go
+  SnapshotPool snapshots_;       // update()'s snapshots, recycled once their holders let go
+  QuantFramePool quant_frames_;  // their quantized poses, likewise
+  QuantRef quant_recent_[2];     // the last two ticks' ([0] latest)
 };
 
 }  // namespace animd

@@ -56,7 +56,7 @@ done
 contents=$(dpkg-deb --contents "$deb" | awk '{print $6}')
 for f in ./usr/bin/animd ./usr/bin/animctl ./usr/bin/animload ./usr/bin/animd-py-example \
          ./usr/lib/systemd/system/animd.service ./etc/animd/animd.toml \
-         ./usr/lib/python3/dist-packages/animd_client.py \
+         ./usr/lib/python3/dist-packages/animd_client.py ./usr/lib/python3/dist-packages/animd_compact.py \
          ./usr/lib/python3/dist-packages/anim/v1/envelope_pb2.py ./usr/share/man/man1/animd.1 \
          ./usr/lib/libanimclient.so.0.1; do
   grep -qxF "$f" <<<"$contents" || fail "package lacks $f"

@@ -267,12 +267,12 @@ TEST_F(Errors, ValidLengthUnparsableMessageClosesOnlyThatConnection) {
   EXPECT_NE(daemon_->log().find("unparsable"), std::string::npos);
 }
 
-TEST_F(Errors, EmptyRequestAndQuantizedEncoding) {
+TEST_F(Errors, EmptyRequestAndUnknownEncoding) {
   expect_error(Request{}, anim::v1::STATUS_INVALID_ARGUMENT, "no command");
   Request s;
   s.mutable_subscribe()->set_all_characters(true);
-  s.mutable_subscribe()->set_encoding(anim::v1::ENCODING_QUANTIZED);
-  expect_error(s, anim::v1::STATUS_UNIMPLEMENTED, "QUANTIZED");
+  s.mutable_subscribe()->set_encoding(static_cast<anim::v1::Encoding>(7));
+  expect_error(s, anim::v1::STATUS_INVALID_ARGUMENT, "subscribe.encoding has an unknown value 7");
 }
 
 TEST_F(Errors, CustomAuthToken) {

@@ -99,7 +99,7 @@ TEST_F(WorldLodTest, UnwatchedCharactersUpdateOnAlternateTicksWatchedOnesEveryTi
   const uint32_t a = spawn_walking();
   const uint32_t b = spawn_walking();  // the other parity of id: skipped on a's other ticks
   const uint32_t watched = spawn_walking();
-  ASSERT_TRUE(run(1, Subscribe{{watched}, false, 7}, 1));
+  ASSERT_TRUE(run(1, Subscribe{{watched}, false, 7, std::nullopt}, 1));
   Follower fa{a, reference()}, fb{b, reference()}, fw{watched, reference()};
 
   // Tick 1 runs in full: everybody takes its first step.
@@ -140,7 +140,7 @@ TEST_F(WorldLodTest, UnwatchedCharactersUpdateOnAlternateTicksWatchedOnesEveryTi
 TEST_F(WorldLodTest, AnAllCharactersSubscriptionKeepsEveryoneUpdating) {
   const uint32_t a = spawn_walking();
   const uint32_t b = spawn_walking();
-  ASSERT_TRUE(run(2, Subscribe{{}, true, 1}, 1));
+  ASSERT_TRUE(run(2, Subscribe{{}, true, 1, std::nullopt}, 1));
   Follower fa{a, reference()}, fb{b, reference()};
   SnapshotPtr prev = world_->update(kDt, 1, 0.1, false);
   for (Follower* f : {&fa, &fb}) ASSERT_TRUE(f->ref->update(kDt));
@@ -239,7 +239,7 @@ TEST_F(WorldLodTest, UpdateSubscriptionNamesWhatIsWrong) {
   EXPECT_NE(unknown.error().message().find("no such subscription"), std::string::npos);
 
   const uint32_t id = spawn_walking();
-  ASSERT_TRUE(run(1, Subscribe{{id}, false, 4}, 1));
+  ASSERT_TRUE(run(1, Subscribe{{id}, false, 4, std::nullopt}, 1));
   auto by_ids = run(1, UpdateSubscription{4, r}, 1);
   ASSERT_FALSE(by_ids);
   EXPECT_EQ(by_ids.error().code(), anim::StatusCode::kInvalidArgument);

@@ -64,6 +64,26 @@ TEST(PythonClient, ExampleSpawnsPlaysAndPrintsFrames) {
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 
+TEST(PythonClient, ExampleDecodesTheCompactStream) {
+  if (!python_with_protobuf())
+    GTEST_SKIP() << "skipped: /usr/bin/python3 with python3-protobuf not available";
+  animtest::DaemonProcess daemon;
+  ASSERT_TRUE(daemon.start()) << daemon.error() << daemon.log_tail();
+  const ProcessResult r = run_script(
+      "animd-py-example",
+      {"--port", std::to_string(daemon.port()), "--frames", "6", "--encoding", "compact"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  size_t frames = 0;
+  for (size_t at = r.out.find("\ntick "); at != std::string::npos;
+       at = r.out.find("\ntick ", at + 1))
+    ++frames;
+  EXPECT_EQ(frames, 6u) << r.out;
+  // Decoded to full palettes: 22 joints each, the hips at walking height (~1 m).
+  EXPECT_NE(r.out.find("22 joints"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("palette[1].t (0.000, 0.000, 0.000)"), std::string::npos) << r.out;
+  EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
+}
+
 TEST(PythonClient, LoadExampleReportsFramesAndNoErrors) {
   if (!python_with_protobuf())
     GTEST_SKIP() << "skipped: /usr/bin/python3 with python3-protobuf not available";

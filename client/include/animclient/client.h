@@ -103,7 +103,13 @@ struct ClientCounters {
   uint64_t bytes_received = 0;
   uint64_t replies_received = 0;
   uint64_t frames_received = 0;
+  // Wire bytes of the stream frames received (4-byte length prefix included), before
+  // decoding: what the stream costs, whatever the encoding.
+  uint64_t stream_bytes_received = 0;
   uint64_t frames_dropped_locally = 0;  // next_frame() queue overflow
+  // ENCODING_COMPACT characters left out of their frame because they could not be decoded
+  // (see Client::last_compact_error); each comes back with its next key frame.
+  uint64_t compact_errors = 0;
 };
 
 class Client {
@@ -162,6 +168,13 @@ class Client {
 
   // Stream delivery. With a callback set, every frame goes to it on the I/O thread (keep it
   // short) and not to the queue. Without one, frames go to a bounded queue.
+  //
+  // ENCODING_COMPACT frames are decoded before delivery: each character arrives with its
+  // asset, root and palette filled in exactly as the float stream carries them (and
+  // `compact` cleared), so code written for the float stream works unchanged. The library
+  // fetches each asset's skeleton itself (get_asset_data, skip_mesh) the first time a key
+  // frame names it, holding the stream back until it arrives; a character it cannot decode
+  // is left out of its frame and counted (ClientCounters::compact_errors).
   using FrameCallback = std::function<void(const anim::v1::StreamFrame&)>;
   void set_frame_callback(FrameCallback callback);
   // The oldest queued frame, waiting up to `timeout`; nullopt on timeout or disconnect.
@@ -170,6 +183,9 @@ class Client {
   // Subscriptions the server ended on its own (a reader too slow to keep up, the daemon's
   // stream budget), oldest first (the last 64). No frames of those follow.
   std::vector<anim::v1::SubscriptionEnded> ended_subscriptions() const;
+
+  // Why the last compact character could not be decoded; empty if none failed.
+  std::string last_compact_error() const;
 
   bool connected() const;
   ClientCounters counters() const;

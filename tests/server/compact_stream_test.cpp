@@ -1,0 +1,260 @@
+// ENCODING_COMPACT in the daemon, from World::update's snapshots through encode_stream_frame
+// to bytes a client decodes with animcodec: the kinds chosen (key first, then deltas; a key
+// after a lost frame, for a rate divisor > 1, on region entry), the decoded poses equal the
+// snapshot's quantized ones bit for bit, the asset name only on key frames, and subscribers
+// in the same state share one encoding of each character.
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "anim/builtin_character.h"
+#include "compact_layout.h"
+#include "stream_encoder.h"
+#include "world.h"
+
+namespace animd {
+namespace {
+
+using animcodec::FrameKind;
+
+constexpr float kDt = 1.0f / 60.0f;
+
+// A client's view: the frames held per character, and the kind of each frame it decoded.
+struct Receiver {
+  struct Held {
+    std::vector<animcodec::QJoint> frames[2];
+    animcodec::QRoot roots[2];
+    uint64_t ticks[2] = {0, 0};
+    int count = 0;
+  };
+  std::shared_ptr<const animcodec::Layout> layout;
+  std::map<uint32_t, Held> held;
+  std::map<uint32_t, std::vector<FrameKind>> kinds;
+  std::map<uint32_t, std::vector<std::string>> assets;
+
+  // Decodes every character of the frame's messages; checks them against the snapshot.
+  void receive(const EncodedFrame& encoded, const Snapshot& snap) {
+    for (const auto& m : encoded.messages) {
+      anim::v1::ServerMessage msg;
+      ASSERT_TRUE(msg.ParseFromArray(m->data() + 4, static_cast<int>(m->size() - 4)));
+      ASSERT_TRUE(msg.has_frame());
+      for (const auto& cf : msg.frame().characters()) {
+        ASSERT_TRUE(cf.palette().empty());
+        const auto* bytes = reinterpret_cast<const uint8_t*>(cf.compact().data());
+        const std::span<const uint8_t> data(bytes, cf.compact().size());
+        animcodec::FrameHeader h;
+        ASSERT_EQ(animcodec::read_header(data, h), "");
+        Held& s = held[cf.character_id()];
+        animcodec::Baseline b;
+        if (h.kind != FrameKind::kKey) {
+          ASSERT_GE(s.count, 1);
+          ASSERT_EQ(s.ticks[0] + 1, snap.tick);
+          b.prev1 = s.frames[0], b.root1 = &s.roots[0];
+        }
+        if (h.kind == FrameKind::kDelta2) {
+          ASSERT_GE(s.count, 2);
+          ASSERT_EQ(s.ticks[1] + 2, snap.tick);
+          b.prev2 = s.frames[1], b.root2 = &s.roots[1];
+        }
+        std::vector<animcodec::QJoint> pose(layout->num_joints());
+        animcodec::QRoot root;
+        ASSERT_EQ(animcodec::decode_frame(*layout, data, b, pose, root), "");
+        const SnapshotCharacter* c = snap.find(cf.character_id());
+        ASSERT_NE(c, nullptr);
+        const auto* q = snap.quant->joints.data() + c->palette_offset;
+        EXPECT_TRUE(std::equal(pose.begin(), pose.end(), q)) << "tick " << snap.tick;
+        EXPECT_TRUE(root == snap.quant->roots[c - snap.characters.data()]);
+        if (h.kind == FrameKind::kKey) s.count = 0;
+        s.frames[1] = std::move(s.frames[0]);
+        s.frames[0] = std::move(pose);
+        s.roots[1] = s.roots[0];
+        s.roots[0] = root;
+        s.ticks[1] = s.ticks[0];
+        s.ticks[0] = snap.tick;
+        s.count = std::min(s.count + 1, 2);
+        kinds[cf.character_id()].push_back(h.kind);
+        assets[cf.character_id()].push_back(cf.asset());
+      }
+    }
+  }
+};
+
+class CompactStreamTest : public ::testing::Test {
+ protected:
+  CompactStreamTest() {
+    config_.tick_rate = 60.0;
+    // As a session does for its compact subscriptions: the World quantizes only then.
+    metrics_.compact_subscriptions = 1;
+    world_ = std::make_unique<World>(config_, metrics_, catalog_, pool_);
+    EXPECT_TRUE(world_->add_asset(std::make_shared<anim::Asset>(anim::make_builtin_character())));
+    receiver_.layout = compact_layout(catalog_.get()->at("builtin"));
+  }
+
+  uint32_t spawn(float x) {
+    SpawnCharacter r;
+    r.asset = "builtin";
+    r.clip = "walk";
+    r.root.translation = glm::vec3(x, 0.0f, 0.0f);
+    auto s = world_->execute(r, Caller{1, 0}, tick_, 0.0);
+    EXPECT_TRUE(s) << s.error().message();
+    return s ? std::get<Spawned>(*s).character_id : 0;
+  }
+  void move(uint32_t id, float x) {
+    SetRootTransform r;
+    r.character = id;
+    r.root.translation = glm::vec3(x, 0.0f, 0.0f);
+    auto s = world_->execute(r, Caller{1, 0}, tick_, 0.0);
+    EXPECT_TRUE(s) << s.error().message();
+  }
+  SnapshotPtr tick() {
+    ++tick_;
+    return world_->update(kDt, tick_, tick_ * kDt, false);
+  }
+  static StreamSubscription compact_all() {
+    StreamSubscription s;
+    s.id = 1;
+    s.all = true;
+    s.encoding = anim::v1::ENCODING_COMPACT;
+    return s;
+  }
+
+  Config config_;
+  Metrics metrics_;
+  AssetCatalog catalog_;
+  WorkerPool pool_{2};
+  std::unique_ptr<World> world_;
+  uint64_t tick_ = 0;
+  Receiver receiver_;
+};
+
+TEST_F(CompactStreamTest, KeyThenDeltasAndTheAssetOnlyOnKeyFrames) {
+  const uint32_t a = spawn(0.0f), b = spawn(2.0f);
+  StreamSubscription sub = compact_all();
+  for (int i = 0; i < 6; ++i) {
+    const SnapshotPtr snap = tick();
+    EncodedFrame out;
+    encode_stream_frame(sub, *snap, 0, 0, 1 << 20, out);
+    receiver_.receive(out, *snap);
+  }
+  for (uint32_t id : {a, b}) {
+    const auto& k = receiver_.kinds[id];
+    ASSERT_EQ(k.size(), 6u);
+    EXPECT_EQ(k[0], FrameKind::kKey);
+    EXPECT_EQ(k[1], FrameKind::kDelta1);
+    for (size_t i = 2; i < k.size(); ++i) EXPECT_EQ(k[i], FrameKind::kDelta2);
+    EXPECT_EQ(receiver_.assets[id][0], "builtin");
+    for (size_t i = 1; i < k.size(); ++i) EXPECT_EQ(receiver_.assets[id][i], "");
+  }
+}
+
+TEST_F(CompactStreamTest, LostFrameForcesKeyFrames) {
+  const uint32_t a = spawn(0.0f);
+  StreamSubscription sub = compact_all();
+  for (int i = 0; i < 7; ++i) {
+    const SnapshotPtr snap = tick();
+    if (i == 3) {
+      // This tick's frame is encoded but never arrives (the write queue dropped it): the
+      // session reports the loss, and the next frame starts over.
+      EncodedFrame lost;
+      encode_stream_frame(sub, *snap, 0, 0, 1 << 20, lost);
+      sub.baselines_lost();
+      continue;
+    }
+    EncodedFrame out;
+    encode_stream_frame(sub, *snap, i == 4 ? 1 : 0, 0, 1 << 20, out);
+    receiver_.receive(out, *snap);
+  }
+  const std::vector<FrameKind> expected{FrameKind::kKey, FrameKind::kDelta1, FrameKind::kDelta2,
+                                        FrameKind::kKey, FrameKind::kDelta1, FrameKind::kDelta2};
+  EXPECT_EQ(receiver_.kinds[a], expected);
+}
+
+TEST_F(CompactStreamTest, RateDivisorAboveOneSendsKeyFrames) {
+  const uint32_t a = spawn(0.0f);
+  StreamSubscription sub = compact_all();
+  sub.divisor = 2;
+  for (int i = 0; i < 8; ++i) {
+    const SnapshotPtr snap = tick();
+    if (snap->tick % 2 != 0) continue;  // as the session skips the ticks between
+    EncodedFrame out;
+    encode_stream_frame(sub, *snap, 0, 0, 1 << 20, out);
+    receiver_.receive(out, *snap);
+  }
+  EXPECT_EQ(receiver_.kinds[a], std::vector<FrameKind>(4, FrameKind::kKey));
+}
+
+TEST_F(CompactStreamTest, RegionEntryIsAKeyFrame) {
+  const uint32_t a = spawn(0.0f);
+  StreamSubscription sub = compact_all();
+  sub.all = false;
+  StreamRegion region;
+  region.center = glm::vec3(0.0f);
+  region.radius = 1.0f;
+  sub.region = region;
+  for (int i = 0; i < 8; ++i) {
+    if (i == 3) move(a, 10.0f);  // leaves
+    if (i == 5) move(a, 0.5f);   // comes back
+    const SnapshotPtr snap = tick();
+    EncodedFrame out;
+    encode_stream_frame(sub, *snap, 0, 0, 1 << 20, out);
+    receiver_.receive(out, *snap);
+  }
+  const std::vector<FrameKind> expected{FrameKind::kKey, FrameKind::kDelta1, FrameKind::kDelta2,
+                                        FrameKind::kKey, FrameKind::kDelta1, FrameKind::kDelta2};
+  EXPECT_EQ(receiver_.kinds[a], expected);
+}
+
+TEST_F(CompactStreamTest, SubscribersInTheSameStateShareOneEncoding) {
+  spawn(0.0f);
+  spawn(1.0f);
+  StreamSubscription one = compact_all(), two = compact_all();
+  two.id = 2;
+  for (int i = 0; i < 4; ++i) {
+    const SnapshotPtr snap = tick();
+    EncodedFrame a, b;
+    encode_stream_frame(one, *snap, 0, 0, 1 << 20, a);
+    encode_stream_frame(two, *snap, 0, 0, 1 << 20, b);
+    ASSERT_EQ(a.messages.size(), 1u);
+    // Same characters, same bytes after the header; the snapshot encoded each once.
+    const std::string_view x = *a.messages[0], y = *b.messages[0];
+    EXPECT_EQ(x.substr(x.size() - 40), y.substr(y.size() - 40));
+    for (size_t c = 0; c < snap->characters.size(); ++c)
+      for (const FrameKind k : {FrameKind::kKey, FrameKind::kDelta1, FrameKind::kDelta2})
+        if (snap->has_baseline(c, k)) {
+          EXPECT_EQ(snap->compact_entry(c, k).data(), snap->compact_entry(c, k).data());
+        }
+  }
+}
+
+TEST_F(CompactStreamTest, NoQuantizingWithoutCompactSubscriptions) {
+  spawn(0.0f);
+  metrics_.compact_subscriptions = 0;
+  const SnapshotPtr off = tick();
+  EXPECT_FALSE(off->quant);
+  metrics_.compact_subscriptions = 1;
+  const SnapshotPtr on = tick();
+  ASSERT_TRUE(on->quant);
+  EXPECT_FALSE(on->has_baseline(0, FrameKind::kDelta1));  // nothing quantized the tick before
+  EXPECT_TRUE(tick()->has_baseline(0, FrameKind::kDelta1));
+}
+
+TEST_F(CompactStreamTest, PartsSplitCompactFramesByTheirSize) {
+  for (int i = 0; i < 12; ++i) spawn(static_cast<float>(i));
+  StreamSubscription sub = compact_all();
+  for (int i = 0; i < 3; ++i) {
+    const SnapshotPtr snap = tick();
+    EncodedFrame out;
+    encode_stream_frame(sub, *snap, 0, 0, 400, out);
+    EXPECT_GT(out.messages.size(), 1u);
+    receiver_.receive(out, *snap);
+  }
+  EXPECT_EQ(receiver_.kinds.size(), 12u);
+  for (const auto& [id, k] : receiver_.kinds) EXPECT_EQ(k.back(), FrameKind::kDelta2) << id;
+}
+
+}  // namespace
+}  // namespace animd
