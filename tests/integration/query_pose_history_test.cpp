@@ -176,5 +176,36 @@ TEST(QueryPoseHistory, ManyConnectionsQueryWhileTheTickChangesTheCharacters) {
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 
+TEST(QueryPoseHistory, AConnectionThatOnlyQueriesKeepsItsTokensCharacters) {
+  // Orphaning counts the connections that act for a token; one that only sends query_pose
+  // (answered without the tick) still counts.
+  const std::string token = "query-owner-token-0123456789";
+  const std::string watcher_token = "watcher-token-0123456789";
+  DaemonProcess daemon(
+      {"--control-token", token, "--observe-token", watcher_token, "--orphan-grace-seconds", "1"});
+  ANIMD_START(daemon);
+  auto a1 = connect_client(daemon, token);
+  auto watcher = connect_client(daemon, watcher_token);
+  ASSERT_TRUE(a1 && watcher);
+  auto sp = a1->spawn("builtin", "walk");
+  ASSERT_TRUE(sp) << sp.error().to_string();
+  const uint32_t id = sp->character_id();
+  ASSERT_TRUE(wait_for_pose(*watcher, id));
+  auto a2 = connect_client(daemon, token);
+  ASSERT_TRUE(a2);
+  EXPECT_EQ(call(*a2, query(id)).status().code(), anim::v1::STATUS_OK);  // a2's only request
+  a1.reset();
+  // Three times the grace (in daemon ticks, 60 Hz): still there, a2 acts for the token.
+  const uint64_t start = current_tick(*watcher);
+  const auto deadline = std::chrono::steady_clock::now() + kWait;
+  while (current_tick(*watcher) < start + 3 * 60 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(50ms);
+  auto list = watcher->list_characters();
+  ASSERT_TRUE(list);
+  ASSERT_EQ(list->characters_size(), 1) << daemon.log_tail();
+  EXPECT_EQ(list->characters(0).character_id(), id);
+  EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
+}
+
 }  // namespace
 }  // namespace animtest

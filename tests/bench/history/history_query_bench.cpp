@@ -3,7 +3,7 @@
 // (2 update workers, as the daemon on this VM), and Q threads ask query_pose of the present or
 // of a tick up to 29 back, as the daemon's network threads do: query_history, the wire reply
 // (to_reply) and its serialization. Prints the query time distribution, the tick's update
-// time and the history's bytes per character. A benchmark, not a test: figures come from the
+// time and the history's bytes per character (read after the ticker stopped). A benchmark, not a test: figures come from the
 // release preset (docs/benchmarks.md).
 //
 //   bench_history_query [--characters N] [--seconds S] [--query-threads Q] [--query-rate R]
@@ -168,5 +168,8 @@ int main(int argc, char** argv) {
   std::printf("tick (commands + update): n=%zu p50 %.2f ms p99 %.2f ms max %.2f ms\n",
               steady.size(), percentile(steady, 0.5) / 1000.0, percentile(steady, 0.99) / 1000.0,
               percentile(steady, 1.0) / 1000.0);
+  // The ticker has stopped: this thread may read the frames' sizes.
+  std::printf("pose history: %zu bytes, %.0f bytes per character (%d ticks)\n", history->bytes(),
+              static_cast<double>(history->bytes()) / characters, config.history_ticks());
   return 0;
 }
