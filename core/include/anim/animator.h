@@ -161,34 +161,35 @@ class Animator {
   // Fills inputs_ from the current state (no allocation).
   void gather_inputs();
 
+  // Laid out for the update: what every update reads or writes comes first, then the kept
+  // inputs and the clocks in the order they are used; arrays used in part (fades beyond the
+  // first, layers, goals, IK scratch) last. Fewer cache lines per character update.
   const Skeleton* skeleton_;
   std::span<const Clip> clips_;
-  Transform root_;
   float speed_ = 1.0f;
-
-  Player base_;
-  std::array<Fade, kMaxFades> fades_{};
   int num_fades_ = 0;
-
-  std::vector<Layer> layers_;  // capacity kMaxLayers once a layer exists (cursors stay put)
-  int next_layer_id_ = 1;
-  std::vector<Goal> goals_;
-  int next_goal_id_ = 1;
   float ik_iteration_scale_ = 1.0f;
+  int next_layer_id_ = 1;
+  int next_goal_id_ = 1;
+  Transform root_;
   std::shared_ptr<const PoseSetup> setup_;  // layers_ and goals_ setups; null when none
-
-  // The last evaluation's inputs and setup. The spans of inputs_ only say how many entries
-  // of the arrays below are in use (copying an Animator copies them as they are).
-  PoseInputs inputs_;
-  std::array<FadeInput, kMaxFades> fade_inputs_{};
-  std::array<LayerInput, kMaxLayers> layer_inputs_{};
-  std::array<GoalInput, kMaxIkGoals> goal_inputs_{};
+  // The setup of the last evaluation (with inputs_ below).
   std::shared_ptr<const PoseSetup> evaluated_setup_;
-
+  std::vector<Layer> layers_;  // capacity kMaxLayers once a layer exists (cursors stay put)
+  std::vector<Goal> goals_;
   Pose pose_;
-  PoseScratch scratch_;
   std::vector<glm::mat4> model_;
   std::vector<PaletteMatrix> palette_;
+
+  // The last evaluation's inputs. The spans of inputs_ only say how many entries of the
+  // arrays are in use (copying an Animator copies them as they are).
+  PoseInputs inputs_;
+  Player base_;
+  std::array<FadeInput, kMaxFades> fade_inputs_{};
+  std::array<Fade, kMaxFades> fades_{};
+  PoseScratch scratch_;
+  std::array<LayerInput, kMaxLayers> layer_inputs_{};
+  std::array<GoalInput, kMaxIkGoals> goal_inputs_{};
 };
 
 }  // namespace anim
