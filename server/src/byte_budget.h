@@ -3,6 +3,13 @@
 // request bodies, queued stream frames). Lock-free; any thread. A connection that cannot draw
 // what it needs is refused (its frame dropped or the connection closed) instead of letting the
 // daemon grow: the sum of what every holder has drawn never exceeds limit().
+//
+// Fair share (for holders that register, like the write queues): while the budget is at most
+// half used anyone may draw; beyond that a holder may hold at most fair_share() =
+// limit / (holders + 1), so readers that never read cannot take the whole budget from the
+// ones that do. The "+ 1" keeps room for a holder that has not drawn yet: a newcomer always
+// finds at least limit / (holders + 1) it may draw, and the hogs above the new share lose their
+// oldest frames as they queue new ones (WriteQueue::push_stream).
 
 #include <atomic>
 #include <cstddef>
@@ -23,8 +30,32 @@ class ByteBudget {
     } while (!used_.compare_exchange_weak(used, used + n, std::memory_order_relaxed));
     return true;
   }
+  // Draws n bytes for a registered holder that holds `held` bytes now; false (and nothing
+  // drawn) when that would exceed the limit, or when the budget is contended (more than half
+  // used after the draw) and held + n exceeds fair_share().
+  bool try_acquire_fair(size_t n, size_t held) {
+    size_t used = used_.load(std::memory_order_relaxed);
+    do {
+      if (n > limit_ || used > limit_ - n) return false;
+      if (used + n > limit_ / 2 && held + n > fair_share()) return false;
+    } while (!used_.compare_exchange_weak(used, used + n, std::memory_order_relaxed));
+    return true;
+  }
   // Gives back n bytes drawn earlier (n <= what this holder drew).
   void release(size_t n) { used_.fetch_sub(n, std::memory_order_relaxed); }
+
+  // What one registered holder may hold when the budget is contended.
+  size_t fair_share() const { return limit_ / (holders_.load(std::memory_order_relaxed) + 1); }
+  // The most a holder may hold after drawing n more: limit() while the budget stays at most
+  // half used after the draw, else fair_share(). A hint (other threads draw meanwhile).
+  size_t holder_bound(size_t n) const {
+    const size_t used = used_.load(std::memory_order_relaxed);
+    return used + n <= limit_ / 2 ? limit_ : fair_share();
+  }
+  // A holder registers while it holds bytes (from its first draw until it holds none again).
+  void add_holder() { holders_.fetch_add(1, std::memory_order_relaxed); }
+  void remove_holder() { holders_.fetch_sub(1, std::memory_order_relaxed); }
+  size_t holders() const { return holders_.load(std::memory_order_relaxed); }
 
   size_t used() const { return used_.load(std::memory_order_relaxed); }
   size_t limit() const { return limit_; }
@@ -32,6 +63,7 @@ class ByteBudget {
  private:
   const size_t limit_;
   std::atomic<size_t> used_{0};
+  std::atomic<size_t> holders_{0};
 };
 
 }  // namespace animd

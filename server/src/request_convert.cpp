@@ -247,14 +247,21 @@ Converted subscribe(const anim::v1::SubscribeRequest& r) {
   if (ways > 1)
     return anim::invalid_argument(
         "subscribe: give only one of character_ids, all_characters and region");
-  if (r.has_region())
-    if (auto region = region_from_proto(r.region(), "subscribe.region"); !region)
-      return region.error();
   Subscribe out;
-  out.region = r.has_region();
+  if (r.has_region()) {
+    auto region = region_from_proto(r.region(), "subscribe.region");
+    if (!region) return region.error();
+    out.region = *region;
+  }
   out.all_characters = r.all_characters();
   out.character_ids.assign(r.character_ids().begin(), r.character_ids().end());
   return WorldRequest(std::move(out));
+}
+
+Converted update_subscription(const anim::v1::UpdateSubscriptionRequest& r) {
+  auto region = region_from_proto(r.region(), "update_subscription.region");
+  if (!region) return region.error();
+  return WorldRequest(UpdateSubscription{r.subscription_id(), *region});
 }
 
 }  // namespace
@@ -413,6 +420,8 @@ anim::Expected<WorldRequest> to_world_request(const anim::v1::Request& r) {
       return subscribe(r.subscribe());
     case R::kUnsubscribe:
       return WorldRequest(Unsubscribe{r.unsubscribe().subscription_id()});
+    case R::kUpdateSubscription:
+      return update_subscription(r.update_subscription());
     case R::kStats:
       return WorldRequest(GetStats{});
     case R::kUnloadAsset:

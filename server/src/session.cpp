@@ -330,31 +330,15 @@ void Session::handle_subscribe(Request& r, uint64_t seq) {
   push_command(r, seq, id);
 }
 
-// The session's own business (its subscriptions live here, not in the World): answered at
-// once, in order with the other replies.
+// The World keeps its own copy of the region (it decides which characters are watched when
+// ticks degrade) and answers; the encoder's copy moves when that answer comes back, so both
+// change at the same tick.
 void Session::handle_update_subscription(Request& r, uint64_t seq) {
   const auto& u = r.update_subscription();
-  auto region = region_from_proto(u.region(), "update_subscription.region");
-  if (!region)
-    return reply_error(seq, r, to_proto(region.error().code()), region.error().message());
-  StreamSubscription* sub = nullptr;
-  for (auto& s : subscriptions_)
-    if (s.id == u.subscription_id()) sub = &s;
-  for (auto& [pending_seq, s] : pending_subscribes_)
-    if (s.id == u.subscription_id()) sub = &s;
-  const std::string which =
-      "update_subscription.subscription_id " + std::to_string(u.subscription_id());
-  if (!sub)
-    return reply_error(seq, r, anim::v1::STATUS_NOT_FOUND,
-                       which + ": no such subscription on this connection");
-  if (!sub->region)
-    return reply_error(seq, r, anim::v1::STATUS_INVALID_ARGUMENT,
-                       which + " follows characters, not a region");
-  sub->region = *region;
-  anim::v1::Reply reply;
-  reply.set_request_id(r.request_id());
-  set_status(reply, anim::Status::ok());
-  complete(seq, std::move(reply));
+  // A bad region is refused with the request (push_command -> to_world_request).
+  if (auto region = region_from_proto(u.region(), "update_subscription.region"))
+    pending_region_moves_.emplace(seq, std::make_pair(u.subscription_id(), *region));
+  push_command(r, seq);
 }
 
 void Session::push_command(Request& r, uint64_t seq, uint32_t subscription_id) {
@@ -362,6 +346,7 @@ void Session::push_command(Request& r, uint64_t seq, uint32_t subscription_id) {
   auto refuse = [&](std::string why) {
     pending_subscribes_.erase(seq);
     pending_unsubscribes_.erase(seq);
+    pending_region_moves_.erase(seq);
     reply_error(seq, r, anim::v1::STATUS_RESOURCE_EXHAUSTED, std::move(why));
   };
   if (pending_commands_ >= cfg.max_pending_commands_per_connection)
@@ -373,6 +358,7 @@ void Session::push_command(Request& r, uint64_t seq, uint32_t subscription_id) {
   if (!request) {
     pending_subscribes_.erase(seq);
     pending_unsubscribes_.erase(seq);
+    pending_region_moves_.erase(seq);
     return reply_error(seq, r, to_proto(request.error().code()), request.error().message());
   }
   if (auto* sub = std::get_if<Subscribe>(&*request)) sub->subscription_id = subscription_id;
@@ -508,6 +494,12 @@ void Session::on_reply(uint64_t seq, anim::v1::Reply reply, size_t drawn) {
     }
     pending_subscribes_.erase(it);
   }
+  if (auto it = pending_region_moves_.find(seq); it != pending_region_moves_.end()) {
+    if (ok)
+      for (auto& sub : subscriptions_)
+        if (sub.id == it->second.first && sub.region) sub.region = it->second.second;
+    pending_region_moves_.erase(it);
+  }
   if (auto it = pending_unsubscribes_.find(seq); it != pending_unsubscribes_.end()) {
     if (ok) {
       const uint32_t id = it->second;
@@ -592,7 +584,7 @@ void Session::on_snapshot() {
       // Nothing to gain from encoding what the queue or the daemon's budget cannot take
       // (a crowd of readers that do not read must not cost the network threads either).
       if (!write_queue_.stream_frame_fits(sub.last_bytes)) {
-        count_drops(1);
+        count_drops(1 + write_queue_.shed_above_fair_share());
         continue;
       }
       const auto now_us = std::chrono::duration_cast<std::chrono::microseconds>(

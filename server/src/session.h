@@ -153,6 +153,8 @@ class Session : public ReplySink, public std::enable_shared_from_this<Session> {
   uint64_t next_seq_in_ = 0;
   std::map<uint64_t, StreamSubscription> pending_subscribes_;  // by seq
   std::map<uint64_t, uint32_t> pending_unsubscribes_;          // by seq
+  // update_subscription requests waiting for the World: the subscription and its new region.
+  std::map<uint64_t, std::pair<uint32_t, StreamRegion>> pending_region_moves_;  // by seq
 
   // Streaming.
   std::vector<StreamSubscription> subscriptions_;

@@ -279,13 +279,22 @@ struct UpdateJob {
   uint64_t tick;
   double server_time;
   bool degrade;
+  std::span<const StreamRegion> regions;  // region subscriptions: who is in one is watched
+
+  bool watched(const Character& c) const {
+    if (c.watchers > 0) return true;
+    const glm::vec3& p = c.animator.root_transform().translation;
+    for (const auto& r : regions)
+      if (r.zone(p) != StreamRegion::Zone::kOutside) return true;
+    return false;
+  }
 
   static void run(void* self, size_t begin, size_t end) {
     auto& j = *static_cast<UpdateJob*>(self);
     for (size_t i = begin; i < end; ++i) {
       Character& c = *(*j.characters)[i];
       // Degraded: an unwatched character updates on every other tick, with both ticks' dt.
-      const bool skip = j.degrade && c.watchers == 0 && ((c.id + j.tick) & 1u) != 0;
+      const bool skip = j.degrade && ((c.id + j.tick) & 1u) != 0 && !j.watched(c);
       if (skip) {
         c.pending_dt += j.dt;
       } else {
@@ -323,8 +332,14 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
   HistoryFrame& history = history_->begin_tick(tick, server_time);
   for (const auto& c : characters_) add_entry(history, c->id, c->asset, c->animator);
   // Everybody is watched while an all-characters subscription exists.
-  UpdateJob job{
-      &characters_, snap.get(), &history, dt, tick, server_time, degrade && all_watchers_ == 0};
+  degrade = degrade && all_watchers_ == 0;
+  watched_regions_.clear();
+  if (degrade)
+    for (const auto& [id, s] : sessions_)
+      for (const auto& [sub, w] : s.subscriptions)
+        if (w.region) watched_regions_.push_back(*w.region);
+  UpdateJob job{&characters_, snap.get(),  &history, dt,
+                tick,         server_time, degrade,  watched_regions_};
   pool_.run(characters_.size(), &UpdateJob::run, &job);
   history_->publish();
   last_tick_ = tick;

@@ -98,6 +98,7 @@ class World {
   struct Watch {
     bool all = false;
     std::vector<uint32_t> ids;
+    std::optional<StreamRegion> region;  // a region subscription: watches who is in it
   };
   struct SessionState {
     uint32_t characters = 0;                  // live characters it spawned
@@ -146,6 +147,7 @@ class World {
   CharacterList list_characters() const;
   anim::Expected<Subscribed> subscribe(const Subscribe& r, uint64_t session);
   anim::Status unsubscribe(const Unsubscribe& r, uint64_t session);
+  anim::Status update_subscription(const UpdateSubscription& r, uint64_t session);
   StatsAnswer stats(uint64_t tick, double server_time);
   anim::Status unload_asset(const UnloadAsset& r);
 
@@ -171,6 +173,9 @@ class World {
   uint64_t ik_cost_ = 0;    // sum of the characters' ik_cost
   float ik_scale_ = 1.0f;   // the iteration scale in force (--ik-budget / ik_cost_)
   int all_watchers_ = 0;    // subscriptions with all_characters
+  // The regions of every region subscription, gathered at a degraded tick (kept for its
+  // capacity: steady-state ticks do not allocate).
+  std::vector<StreamRegion> watched_regions_;
   uint32_t next_character_id_ = 1;
   uint64_t last_tick_ = 0;  // the latest completed tick
   TickStats tick_stats_;

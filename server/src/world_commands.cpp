@@ -81,6 +81,7 @@ anim::Expected<WorldResult> World::execute(const WorldRequest& request, const Ca
       },
       [&](const Subscribe& r) { return result_of(subscribe(r, session)); },
       [&](const Unsubscribe& r) { return result_of(unsubscribe(r, session)); },
+      [&](const UpdateSubscription& r) { return result_of(update_subscription(r, session)); },
       [&](const GetStats&) {
         return anim::Expected<WorldResult>(WorldResult(stats(tick, server_time)));
       },
@@ -335,7 +336,8 @@ CharacterList World::list_characters() const {
 
 anim::Expected<Subscribed> World::subscribe(const Subscribe& r, uint64_t session) {
   Watch w;
-  w.all = r.all_characters || r.region;
+  w.all = r.all_characters;
+  w.region = r.region;
   for (uint32_t id : r.character_ids) {
     auto c = find_character(id, "subscribe.character_ids");
     if (!c) return c.error();
@@ -362,6 +364,18 @@ Status World::unsubscribe(const Unsubscribe& r, uint64_t session) {
                            std::to_string(r.subscription_id) + " on this connection");
   unwatch(it->second);
   subs.erase(it);
+  return {};
+}
+
+Status World::update_subscription(const UpdateSubscription& r, uint64_t session) {
+  const std::string which =
+      "update_subscription.subscription_id " + std::to_string(r.subscription_id);
+  auto& subs = sessions_[session].subscriptions;
+  auto it = subs.find(r.subscription_id);
+  if (it == subs.end()) return anim::not_found(which + ": no such subscription on this connection");
+  if (!it->second.region)
+    return anim::invalid_argument(which + " follows characters, not a region");
+  it->second.region = r.region;
   return {};
 }
 

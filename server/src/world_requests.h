@@ -20,6 +20,8 @@
 #include <variant>
 #include <vector>
 
+#include "stream_region.h"
+
 #include <glm/glm.hpp>
 
 #include "anim/animator.h"
@@ -174,9 +176,16 @@ struct Subscribe {
   std::vector<uint32_t> character_ids;  // may repeat; empty for all_characters and region
   bool all_characters = false;
   uint32_t subscription_id = 0;  // > 0, assigned by the session (not from the wire)
-  // A region subscription: the stream encoder picks its characters by position, so for
-  // degraded ticks it counts as watching every character.
-  bool region = false;
+  // A region subscription: the stream encoder picks its characters by position; for degraded
+  // ticks the World counts every character whose root is in it (outer zone included) as
+  // watched.
+  std::optional<StreamRegion> region;
+};
+
+// Moves a region subscription of this connection (the camera moved).
+struct UpdateSubscription {
+  uint32_t subscription_id = 0;
+  StreamRegion region;  // checked (request_convert.h: region_from_proto)
 };
 
 struct Unsubscribe {
@@ -184,9 +193,10 @@ struct Unsubscribe {
 };
 
 // One request. The first alternative (what a default-made Command holds) changes nothing.
-using WorldRequest = std::variant<GetStats, SpawnCharacter, DespawnCharacter, SetRootTransform,
-                                  PlayClip, CrossfadeClip, SetCharacterSpeed, AddLayer, UpdateLayer,
-                                  RemoveLayer, SetIkGoal, MoveIkGoal, ClearIkGoal, QueryPose,
-                                  ListCharacters, Subscribe, Unsubscribe, UnloadAsset>;
+using WorldRequest =
+    std::variant<GetStats, SpawnCharacter, DespawnCharacter, SetRootTransform, PlayClip,
+                 CrossfadeClip, SetCharacterSpeed, AddLayer, UpdateLayer, RemoveLayer, SetIkGoal,
+                 MoveIkGoal, ClearIkGoal, QueryPose, ListCharacters, Subscribe, Unsubscribe,
+                 UpdateSubscription, UnloadAsset>;
 
 }  // namespace animd

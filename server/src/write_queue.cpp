@@ -7,7 +7,21 @@ WriteQueue::WriteQueue(ByteBudget& budget, size_t max_queued_bytes, size_t max_h
 
 WriteQueue::~WriteQueue() {
   budget_.release(drawn_bytes_);
+  if (drawn_bytes_ > 0) budget_.remove_holder();
   drop_held_replies();
+}
+
+void WriteQueue::add_drawn(size_t n) {
+  if (n == 0) return;
+  if (drawn_bytes_ == 0) budget_.add_holder();
+  drawn_bytes_ += n;
+}
+
+void WriteQueue::give_back(size_t n) {
+  if (n == 0) return;
+  budget_.release(n);
+  drawn_bytes_ -= n;
+  if (drawn_bytes_ == 0) budget_.remove_holder();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -56,7 +70,7 @@ std::string WriteQueue::push_reply(std::unique_ptr<std::string> bytes, size_t dr
   }
   unsent_reply_bytes_ = unsent;
   ++unsent_reply_frames_;
-  drawn_bytes_ += drawn;
+  add_drawn(drawn);
   queued_bytes_ += size;
   frames_.push_back(Frame{std::move(bytes), false, drawn});
   return {};
@@ -65,8 +79,13 @@ std::string WriteQueue::push_reply(std::unique_ptr<std::string> bytes, size_t dr
 uint32_t WriteQueue::push_stream(std::unique_ptr<std::string> bytes) {
   const size_t size = bytes->size();
   uint32_t dropped = 0;
+  // When the daemon's budget is contended, this queue may hold its fair share of it only.
+  const size_t share = budget_.holder_bound(size);
+  auto too_full = [&] {
+    return queued_bytes_ + size > max_queued_bytes_ || drawn_bytes_ + size > share;
+  };
   // Make room by dropping the oldest queued (not in-flight) stream frames.
-  for (size_t i = in_flight_; queued_bytes_ + size > max_queued_bytes_ && i < frames_.size();) {
+  for (size_t i = in_flight_; too_full() && i < frames_.size();) {
     if (!frames_[i].stream) {
       ++i;
       continue;
@@ -75,15 +94,30 @@ uint32_t WriteQueue::push_stream(std::unique_ptr<std::string> bytes) {
     ++dropped;
   }
   // Replies and in-flight bytes fill the queue, or the daemon's budget is spent.
-  if (queued_bytes_ + size > max_queued_bytes_ || !budget_.try_acquire(size)) return dropped + 1;
-  drawn_bytes_ += size;
+  if (queued_bytes_ + size > max_queued_bytes_ || !budget_.try_acquire_fair(size, drawn_bytes_))
+    return dropped + 1;
+  add_drawn(size);
   queued_bytes_ += size;
   frames_.push_back(Frame{std::move(bytes), true, size});
   return dropped;
 }
 
 bool WriteQueue::stream_frame_fits(size_t bytes) const {
-  return queued_bytes_ + bytes <= max_queued_bytes_ && budget_.used() + bytes <= budget_.limit();
+  return queued_bytes_ + bytes <= max_queued_bytes_ && budget_.used() + bytes <= budget_.limit() &&
+         drawn_bytes_ + bytes <= budget_.holder_bound(bytes);
+}
+
+uint32_t WriteQueue::shed_above_fair_share() {
+  uint32_t dropped = 0;
+  for (size_t i = in_flight_; drawn_bytes_ > budget_.holder_bound(0) && i < frames_.size();) {
+    if (!frames_[i].stream) {
+      ++i;
+      continue;
+    }
+    erase_queued(i);
+    ++dropped;
+  }
+  return dropped;
 }
 
 void WriteQueue::drop_queued_stream_frames() {
@@ -98,8 +132,7 @@ void WriteQueue::drop_queued_stream_frames() {
 void WriteQueue::erase_queued(size_t i) {
   Frame& f = frames_[i];
   queued_bytes_ -= f.bytes->size();
-  drawn_bytes_ -= f.drawn;
-  budget_.release(f.drawn);
+  give_back(f.drawn);
   frames_.erase(frames_.begin() + static_cast<std::ptrdiff_t>(i));
 }
 
@@ -129,8 +162,7 @@ uint32_t WriteQueue::finish_write() {
     Frame& f = frames_.front();
     stream_frames += f.stream;
     queued_bytes_ -= f.bytes->size();
-    drawn_bytes_ -= f.drawn;
-    budget_.release(f.drawn);
+    give_back(f.drawn);
     frames_.pop_front();
   }
   return stream_frames;

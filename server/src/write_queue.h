@@ -7,7 +7,9 @@
 //   - replies (and anything else that must arrive, like SubscriptionEnded): never dropped. A
 //     client that lets them pile up is refused (the Session closes it).
 //   - stream frames: dropped (the oldest queued first) when the queue or the budget is full,
-//     so a slow reader loses frames instead of growing the daemon.
+//     so a slow reader loses frames instead of growing the daemon. When the budget is
+//     contended a queue holds at most its fair share of it (ByteBudget::fair_share), so
+//     readers that do not read cannot starve the ones that do.
 //
 // Replies may be produced out of request order (the tick, the loader, the network thread);
 // hold_reply() keeps each one until all earlier sequence numbers were taken, so they are
@@ -84,6 +86,10 @@ class WriteQueue {
   // Whether a stream frame of `bytes` fits now, without dropping anything: the queue's bound
   // and the budget's (lets the Session skip encoding a frame that would be dropped).
   bool stream_frame_fits(size_t bytes) const;
+  // While the daemon's budget is contended: drops this queue's oldest queued (not in-flight)
+  // stream frames until it holds no more than its fair share. Returns how many were dropped.
+  // (A reader that does not read queues nothing new, so it would otherwise keep its bytes.)
+  uint32_t shed_above_fair_share();
   // Drops every queued, not in-flight stream frame (giving their draw back); replies stay.
   void drop_queued_stream_frames();
 
@@ -121,6 +127,9 @@ class WriteQueue {
   };
   // Removes frames_[i] (not in flight) and gives its draw back.
   void erase_queued(size_t i);
+  // drawn_bytes_ bookkeeping, registering this queue as a budget holder while it holds bytes.
+  void add_drawn(size_t n);
+  void give_back(size_t n);  // also releases n on the budget
 
   ByteBudget& budget_;
   const size_t max_queued_bytes_;

@@ -105,7 +105,7 @@ TEST_F(PoseHistoryTest, EveryTickInTheWindowReEvaluatesToItsPaletteBitForBit) {
   std::vector<uint32_t> ids;
   for (int i = 0; i < 8; ++i) ids.push_back(spawn(clips[i % 5]));
   // One character is watched: under LOD it keeps every tick while the others skip.
-  ASSERT_TRUE(run(Subscribe{{ids[0]}, false, 1}));
+  ASSERT_TRUE(run(Subscribe{{ids[0]}, false, 1, std::nullopt}));
   std::map<uint32_t, std::vector<uint32_t>> layers, goals;
   const anim::IkSolver solvers[] = {anim::IkSolver::kCcd, anim::IkSolver::kFabrik,
                                     anim::IkSolver::kTwoBone};

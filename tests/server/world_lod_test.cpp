@@ -186,5 +186,69 @@ TEST_F(WorldLodTest, TheSkippedDtIsNotLostWhenTheNextTickRunsInFull) {
   EXPECT_EQ(metrics_.degraded_ticks.load(), 1u);
 }
 
+TEST_F(WorldLodTest, ARegionSubscriptionWatchesTheCharactersInItAndFollowsItsMoves) {
+  const uint32_t near = spawn_walking();  // at the origin
+  const uint32_t far = spawn_walking();
+  SetRootTransform move;
+  move.character = far;
+  move.root.translation = {100.0f, 0.0f, 0.0f};
+  ASSERT_TRUE(run(1, move, 1));
+  StreamRegion around_origin;
+  around_origin.center = {0.0f, 0.0f, 0.0f};
+  around_origin.radius = 5.0f;
+  Subscribe sub;
+  sub.subscription_id = 3;
+  sub.region = around_origin;
+  ASSERT_TRUE(run(2, sub, 1));
+
+  Follower fn{near, reference()}, ff{far, reference()};
+  SnapshotPtr prev = world_->update(kDt, 1, 0.1, false);
+  for (Follower* f : {&fn, &ff}) ASSERT_TRUE(f->ref->update(kDt));
+  for (uint64_t tick = 2; tick <= 5; ++tick) {
+    SnapshotPtr now = world_->update(kDt, tick, double(tick) * kDt, true);
+    for (Follower* f : {&fn, &ff}) f->check(*prev, *now);
+    prev = now;
+  }
+  EXPECT_EQ(fn.updated, (std::vector<uint64_t>{2, 3, 4, 5})) << "in the region: every tick";
+  EXPECT_EQ(ff.updated.size(), 2u) << "outside it: every other tick";
+
+  // The camera moves to the other character; the outer zone counts as watched too.
+  StreamRegion around_far;
+  around_far.center = {90.0f, 0.0f, 0.0f};
+  around_far.radius = 5.0f;
+  around_far.outer_margin = 6.0f;  // 100 is within 5 + 6 of 90
+  around_far.outer_divisor = 2;
+  ASSERT_TRUE(run(2, UpdateSubscription{3, around_far}, 6));
+  fn.updated.clear();
+  ff.updated.clear();
+  for (uint64_t tick = 6; tick <= 9; ++tick) {
+    SnapshotPtr now = world_->update(kDt, tick, double(tick) * kDt, true);
+    for (Follower* f : {&fn, &ff}) f->check(*prev, *now);
+    prev = now;
+  }
+  EXPECT_EQ(ff.updated, (std::vector<uint64_t>{6, 7, 8, 9}));
+  EXPECT_EQ(fn.updated.size(), 2u);
+}
+
+TEST_F(WorldLodTest, UpdateSubscriptionNamesWhatIsWrong) {
+  StreamRegion r;
+  r.radius = 1.0f;
+  auto unknown = run(1, UpdateSubscription{9, r}, 1);
+  ASSERT_FALSE(unknown);
+  EXPECT_EQ(unknown.error().code(), anim::StatusCode::kNotFound);
+  EXPECT_NE(unknown.error().message().find("no such subscription"), std::string::npos);
+
+  const uint32_t id = spawn_walking();
+  ASSERT_TRUE(run(1, Subscribe{{id}, false, 4}, 1));
+  auto by_ids = run(1, UpdateSubscription{4, r}, 1);
+  ASSERT_FALSE(by_ids);
+  EXPECT_EQ(by_ids.error().code(), anim::StatusCode::kInvalidArgument);
+  EXPECT_NE(by_ids.error().message().find("not a region"), std::string::npos);
+  // Another connection's subscription is not this one's to move.
+  auto other = run(2, UpdateSubscription{4, r}, 1);
+  ASSERT_FALSE(other);
+  EXPECT_EQ(other.error().code(), anim::StatusCode::kNotFound);
+}
+
 }  // namespace
 }  // namespace animd

@@ -249,7 +249,7 @@ TEST(WriteQueue, StreamBytesDoNotMakeItBacklogged) {
 }
 
 TEST(WriteQueue, OneWriteAtATimeGatheringAboutABatch) {
-  ByteBudget budget(1 << 20);
+  ByteBudget budget(4 << 20);  // uncontended
   WriteQueue q(budget, 1 << 20, 64);
   for (int i = 0; i < 3; ++i) EXPECT_EQ(q.push_stream(bytes(200 * kKiB)), 0u);
   // 200 KiB is under the 256 KiB batch: a second frame joins; 400 KiB is not.
@@ -274,6 +274,75 @@ TEST(WriteQueue, DestructionGivesEverythingBack) {
     EXPECT_EQ(budget.used(), 640u);
   }
   EXPECT_EQ(budget.used(), 0u);
+}
+
+TEST(ByteBudget, AFairShareLeavesRoomForOneMoreHolder) {
+  ByteBudget budget(1000);
+  EXPECT_EQ(budget.fair_share(), 1000u);  // nobody holds anything
+  budget.add_holder();
+  EXPECT_EQ(budget.fair_share(), 500u);
+  budget.add_holder();
+  budget.add_holder();
+  EXPECT_EQ(budget.fair_share(), 250u);
+  // Up to half used, nobody is held to a share.
+  EXPECT_TRUE(budget.try_acquire_fair(400, 0));
+  EXPECT_EQ(budget.holder_bound(100), 1000u);
+  // Beyond half, a holder above its share is refused; one under it is not.
+  EXPECT_FALSE(budget.try_acquire_fair(200, 400));
+  EXPECT_TRUE(budget.try_acquire_fair(200, 50));
+  EXPECT_EQ(budget.used(), 600u);
+  EXPECT_EQ(budget.holder_bound(1), 250u);
+  // Never beyond the limit, share or not.
+  EXPECT_FALSE(budget.try_acquire_fair(401, 0));
+}
+
+TEST(WriteQueue, AReaderThatDoesNotReadHoldsAtMostItsFairShareOfAContendedBudget) {
+  ByteBudget budget(1000);
+  WriteQueue hog(budget, 1000, 64);
+  // Alone, the hog may fill half the budget, then its fair share (1000 / (1 + 1)): each new
+  // frame drops its oldest.
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(hog.push_stream(bytes(100)), 0u);
+  EXPECT_EQ(hog.push_stream(bytes(100)), 1u);
+  EXPECT_EQ(hog.drawn_bytes(), 500u);
+  EXPECT_EQ(budget.holders(), 1u);
+
+  // A second connection still finds room...
+  WriteQueue reader(budget, 1000, 64);
+  EXPECT_EQ(reader.push_stream(bytes(100)), 0u);
+  EXPECT_EQ(budget.holders(), 2u);
+  // ... and the hog's share shrank to 1000 / 3 = 333 while the budget is more than half used:
+  // it sheds its oldest frame (600 -> 500 used: no longer contended).
+  EXPECT_EQ(hog.shed_above_fair_share(), 1u);
+  EXPECT_EQ(hog.drawn_bytes(), 400u);
+  EXPECT_EQ(hog.shed_above_fair_share(), 0u);
+  // A new frame would make it contended again (400 + 100 > 333): its oldest make room.
+  EXPECT_FALSE(hog.stream_frame_fits(100));
+  EXPECT_EQ(hog.push_stream(bytes(100)), 2u);
+  EXPECT_EQ(hog.drawn_bytes(), 300u);
+  EXPECT_TRUE(reader.stream_frame_fits(100));
+
+  // The reader reads: it stops being a holder, and the hog's share grows back.
+  reader.start_write();
+  reader.finish_write();
+  EXPECT_EQ(budget.holders(), 1u);
+  EXPECT_EQ(budget.used(), 300u);
+  EXPECT_TRUE(hog.stream_frame_fits(100));
+}
+
+TEST(WriteQueue, SheddingKeepsRepliesAndTheWriteInFlight) {
+  ByteBudget budget(1000);
+  WriteQueue q(budget, 1000, 64);
+  EXPECT_EQ(q.push_stream(bytes(300, 'a')), 0u);
+  q.start_write();  // a in flight
+  EXPECT_EQ(q.push_reply(bytes(100, 'r')), "");
+  EXPECT_EQ(q.push_stream(bytes(100, 'b')), 0u);
+  ASSERT_TRUE(budget.try_acquire(400));      // others: 900 of 1000 used
+  budget.add_holder();                       // share: 1000 / 3 = 333
+  EXPECT_EQ(q.shed_above_fair_share(), 1u);  // b goes; a (in flight) and r stay
+  EXPECT_EQ(q.drawn_bytes(), 400u);
+  EXPECT_EQ(q.shed_above_fair_share(), 0u);  // nothing left it may drop
+  budget.remove_holder();
+  budget.release(400);
 }
 
 }  // namespace
