@@ -84,6 +84,9 @@ uint32_t record_animator(const anim::Animator& a, const anim::Transform& reporte
   if (root_scale) head |= kRootScale;
   if (ik_scale) head |= kIkScale;
   if (report) head |= kReportedRoot;
+  if (out.size() <
+      words_for(in.fades.size(), in.layers.size(), in.goals.size(), root_scale, ik_scale, report))
+    return 0;
   Writer w{out.data()};
   w.u(head);
   w.i(in.base.clip);

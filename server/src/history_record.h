@@ -19,6 +19,7 @@
 //
 // Typical size: 13 words (52 bytes) for a character playing or crossfading between two clips.
 
+#include <array>
 #include <cstdint>
 #include <span>
 
@@ -41,8 +42,9 @@ inline constexpr uint32_t kReportedRoot = 1u << 15;
 uint32_t record_bound(const anim::Animator& a);
 
 // Writes the record of a's last evaluation, with `reported` as the tick's root, into `out`
-// (at least record_bound() words taken before the update). Returns the words written. No
-// allocation, no lock.
+// (record_bound() words taken before the update are enough). Returns the words written, or
+// 0 and writes nothing when `out` is too small (a broken bound: the caller drops the
+// record rather than overwrite its neighbour's). No allocation, no lock.
 uint32_t record_animator(const anim::Animator& a, const anim::Transform& reported,
                          std::span<uint32_t> out);
 

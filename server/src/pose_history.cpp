@@ -10,7 +10,7 @@ namespace animd {
 const HistoryEntry* HistoryFrame::find(uint32_t character) const {
   auto it = std::lower_bound(entries.begin(), entries.end(), character,
                              [](const HistoryEntry& e, uint32_t id) { return e.character < id; });
-  return it != entries.end() && it->character == character ? &*it : nullptr;
+  return it != entries.end() && it->character == character && it->size > 0 ? &*it : nullptr;
 }
 
 size_t HistoryFrame::bytes() const {
@@ -157,7 +157,10 @@ void add_entry(HistoryFrame& f, uint32_t character, const std::shared_ptr<const 
 void record_entry(HistoryFrame& f, size_t index, const anim::Animator& a) {
   HistoryEntry& e = f.entries[index];
   e.setup = a.evaluated_setup().get();
-  record_animator(a, a.root_transform(), std::span(f.words).subspan(e.offset));
+  // Its room: up to the next entry's record (offsets are not written during the update).
+  const size_t end = index + 1 < f.entries.size() ? f.entries[index + 1].offset : f.words.size();
+  const auto room = std::span(f.words).subspan(e.offset, end - e.offset);
+  e.size = record_animator(a, a.root_transform(), room);
 }
 
 }  // namespace animd

@@ -32,7 +32,10 @@ namespace animd {
 struct HistoryEntry {
   uint32_t character = 0;  // its id
   uint32_t offset = 0;     // its record: HistoryFrame::words from this index
-  uint32_t asset = 0;      // its asset: HistoryFrame::assets[asset]
+  // Words of its record; 0 while not written, and when it could not be (record_bound fell
+  // short: a bug; the tick is then missing from the character's history).
+  uint32_t size = 0;
+  uint32_t asset = 0;  // its asset: HistoryFrame::assets[asset]
   // The setup its record was evaluated with (null: no layer, no goal); kept alive by
   // HistoryFrame::setups.
   const anim::PoseSetup* setup = nullptr;
@@ -46,10 +49,10 @@ struct HistoryFrame {
   std::vector<std::shared_ptr<const anim::Asset>> assets;      // the entries' assets, once each
   std::vector<std::shared_ptr<const anim::PoseSetup>> setups;  // the entries' setups
 
-  // The entry of `character`, or null.
+  // The entry of `character`, or null (also when its record is missing).
   const HistoryEntry* find(uint32_t character) const;
   std::span<const uint32_t> record(const HistoryEntry& e) const {
-    return std::span(words).subspan(e.offset);
+    return std::span(words).subspan(e.offset, e.size);
   }
   // Bytes this frame holds (its vectors' capacities; the shared assets and setups not).
   size_t bytes() const;

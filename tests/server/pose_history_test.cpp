@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include "anim/builtin_character.h"
+#include "history_record.h"
 #include "pose_query.h"
 #include "world.h"
 
@@ -248,6 +249,38 @@ TEST_F(PoseHistoryTest, EveryTickInTheWindowReEvaluatesToItsPaletteBitForBit) {
   EXPECT_GT(skipped_moves, 5);
   EXPECT_GT(metrics_.degraded_ticks.load(), 40u);
   EXPECT_GT(compared, 8 * 30 * 9);
+}
+
+TEST(HistoryRecord, WritesWithinItsBoundOrNothingAndReadsBackExactly) {
+  const anim::Asset asset = anim::make_builtin_character();
+  anim::Animator a(asset.skeleton, asset.clips);
+  ASSERT_TRUE(a.play(asset.find_clip("walk")));
+  ASSERT_TRUE(a.crossfade(asset.find_clip("run"), 0.5f));
+  anim::Transform root;
+  root.translation = {1, 2, 3};
+  root.scale = glm::vec3(2.0f);
+  ASSERT_TRUE(a.set_root_transform(root));
+  const uint32_t bound = record_bound(a);
+  ASSERT_TRUE(a.update(0.1f));
+  // 1 + 2 + 7 + 3 (root scale) + 3 (one fade): the root was evaluated, so it is not repeated.
+  EXPECT_EQ(bound, 26u);  // before the update the new root still counted as reported
+  std::vector<uint32_t> words(bound, 0xdeadbeefu);
+  const uint32_t n = record_animator(a, a.root_transform(), words);
+  EXPECT_EQ(n, 16u);
+  // One word short: nothing written.
+  std::vector<uint32_t> small(n - 1, 0xdeadbeefu);
+  EXPECT_EQ(record_animator(a, a.root_transform(), small), 0u);
+  for (uint32_t w : small) EXPECT_EQ(w, 0xdeadbeefu);
+  DecodedRecord d;
+  decode_record(std::span(words).first(n), d);
+  const anim::PoseInputs in = a.evaluated_inputs();
+  EXPECT_EQ(d.inputs.base.clip, in.base.clip);
+  EXPECT_EQ(d.inputs.base.time, in.base.time);
+  ASSERT_EQ(d.inputs.fades.size(), 1u);
+  EXPECT_EQ(d.inputs.fades[0].source.clip, in.fades[0].source.clip);
+  EXPECT_EQ(d.inputs.fades[0].weight, in.fades[0].weight);
+  EXPECT_EQ(d.inputs.root.scale, glm::vec3(2.0f));
+  EXPECT_EQ(d.reported_root.translation, glm::vec3(1, 2, 3));
 }
 
 TEST_F(PoseHistoryTest, QueriesOutsideTheHistoryAreRefusedWithTheRange) {
