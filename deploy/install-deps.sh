@@ -11,10 +11,14 @@ PACKAGES=(
   # protocol, daemon, tools
   libprotobuf-dev protobuf-compiler libboost-dev libboost-system-dev libspdlog-dev libfmt-dev
   libcli11-dev libsystemd-dev python3 python3-protobuf
+  # /metrics: metric families and the Prometheus text format (libprometheus-cpp-core)
+  prometheus-cpp-dev
   # TLS (Boost.Asio SSL over OpenSSL; tests make throwaway certificates with the openssl CLI)
   libssl-dev openssl
   # deploy checks (tests/deploy: YAML manifests parse)
   python3-yaml
+  # install and packaging: man pages from --help; the .deb's Depends (dpkg-shlibdeps)
+  help2man dpkg-dev
   # render client and headless render tests
   libglfw3-dev libglew-dev libgl-dev xvfb xauth libgl1-mesa-dri
   # tests and benchmarks

@@ -28,10 +28,7 @@ DaemonProbe::~DaemonProbe() {
 }
 
 bool DaemonProbe::setup(std::string& error) {
-  animclient::ClientOptions co;
-  co.host = options_.host;
-  co.port = options_.port;
-  co.request_timeout = std::chrono::milliseconds(options_.request_timeout_ms);
+  const animclient::ClientOptions co = client_options(options_);
   auto c = animclient::Client::connect(co);
   if (!c) {
     error = "stats connection: " + c.error().to_string();
@@ -101,10 +98,7 @@ void DaemonProbe::start(const std::atomic<bool>& stop, Clock::time_point t0) {
 ProbeResult DaemonProbe::finish() {
   if (thread_.joinable()) thread_.join();
   client_.reset();
-  animclient::ClientOptions co;
-  co.host = options_.host;
-  co.port = options_.port;
-  co.request_timeout = std::chrono::milliseconds(options_.request_timeout_ms);
+  const animclient::ClientOptions co = client_options(options_);
   auto c = animclient::Client::connect(co);
   if (!c) {
     result_.after_error = "connect: " + c.error().to_string();

@@ -86,11 +86,8 @@ GoodClients::~GoodClients() {
 }
 
 bool GoodClients::setup(std::string& error) {
-  animclient::ClientOptions co;
-  co.host = options_.host;
-  co.port = options_.port;
+  animclient::ClientOptions co = client_options(options_);
   co.auth_token = options_.token;
-  co.request_timeout = std::chrono::milliseconds(options_.request_timeout_ms);
   for (int i = 0; i < options_.good; ++i) {
     auto w = std::make_unique<Worker>();
     w->seed = options_.seed * 1000003u + static_cast<uint64_t>(i);

@@ -13,6 +13,7 @@
 #include <random>
 
 #include "frames.h"
+#include "tls_socket.h"
 
 namespace animhostile {
 
@@ -40,8 +41,11 @@ struct Conn {
   int kind_index = 0;  // n-th slot of this kind (huge_header alternates its header on it)
   int fd = -1;
   bool connecting = false;
-  bool blocked = false;  // the last send hit EAGAIN: wait for POLLOUT
-  bool started = false;  // the kind's first message was queued
+  bool blocked = false;            // the last send hit EAGAIN: wait for POLLOUT
+  bool started = false;            // the kind's first message was queued
+  std::unique_ptr<TlsSocket> tls;  // with --tls (every kind but handshake_stall)
+  bool handshaking = false;        // the TLS handshake is under way
+  bool tls_wants_write = false;    // ... and waits for the socket to be writable
   Clock::time_point opened{};
   Clock::time_point next_action{};  // when the kind sends again (or reopens, when fd < 0)
   Buffer out;                       // bytes being sent
@@ -52,8 +56,8 @@ struct Conn {
 class Engine {
  public:
   Engine(const Options& o, uint32_t character, const std::vector<unsigned char>& address,
-         Clock::time_point start)
-      : o_(o), character_(character), address_(address), start_(start), rng_(o.seed) {
+         const TlsClientContext* tls, Clock::time_point start)
+      : o_(o), character_(character), address_(address), tls_(tls), start_(start), rng_(o.seed) {
     std::array<int, kKindCount> per_kind{};
     for (int i = 0; i < o.hostile; ++i) {
       Conn c;
@@ -81,7 +85,8 @@ class Engine {
           stats(c.kind).connect_failed++;
           drop(c, now);
         }
-        if (c.fd >= 0 && !c.connecting && !c.blocked && now >= c.next_action) act(c, now);
+        if (c.fd >= 0 && !c.connecting && !c.handshaking && !c.blocked && now >= c.next_action)
+          act(c, now);
       }
       fds.clear();
       index.clear();
@@ -93,9 +98,13 @@ class Engine {
           continue;
         }
         short events = POLLRDHUP;
-        if (reads(c.kind)) events |= POLLIN;
-        if (c.connecting || c.blocked) events |= POLLOUT;
-        if (!c.connecting && !c.blocked) wake = std::min(wake, c.next_action);
+        if (c.handshaking) {
+          events |= c.tls_wants_write ? POLLOUT : POLLIN;
+        } else {
+          if (reads(c.kind)) events |= POLLIN;
+          if (c.connecting || c.blocked) events |= POLLOUT;
+          if (!c.connecting && !c.blocked) wake = std::min(wake, c.next_action);
+        }
         fds.push_back(pollfd{c.fd, events, 0});
         index.push_back(i);
       }
@@ -112,6 +121,7 @@ class Engine {
     for (auto& c : conns_) {
       if (c.fd < 0) continue;
       if (!c.connecting) stats(c.kind).open_at_end++;
+      c.tls.reset();
       ::close(c.fd);
       c.fd = -1;
     }
@@ -157,13 +167,46 @@ class Engine {
     c.opened = now;
     c.next_action = now;
     stats(c.kind).opened++;
+    if (!tls_ || c.kind == Kind::kHandshakeStall) return;
+    c.tls = TlsSocket::attach(*tls_, c.fd);
+    if (!c.tls) {
+      stats(c.kind).connect_failed++;
+      drop(c, now);
+      return;
+    }
+    c.handshaking = true;
+    c.tls_wants_write = true;
+    step_handshake(c, now);
+  }
+
+  // Moves the TLS handshake on; once done, the kind starts acting.
+  void step_handshake(Conn& c, Clock::time_point now) {
+    switch (c.tls->handshake()) {
+      case TlsIo::kDone:
+        c.handshaking = false;
+        c.next_action = now;
+        stats(c.kind).tls_handshakes++;
+        return;
+      case TlsIo::kWantRead:
+        c.tls_wants_write = false;
+        return;
+      case TlsIo::kWantWrite:
+        c.tls_wants_write = true;
+        return;
+      case TlsIo::kClosed:
+        return closed_by_server(c, now, "eof during the TLS handshake");
+      case TlsIo::kError:
+        return closed_by_server(c, now, "TLS handshake: " + c.tls->error());
+    }
   }
 
   // Closes our side and schedules the reopen.
   void drop(Conn& c, Clock::time_point now) {
+    c.tls.reset();
     ::close(c.fd);
     c.fd = -1;
     c.connecting = false;
+    c.handshaking = false;
     c.blocked = false;
     c.next_action = o_.reconnect ? now + std::chrono::duration_cast<Clock::duration>(
                                              std::chrono::duration<double>(o_.reconnect_delay_s))
@@ -198,6 +241,13 @@ class Engine {
       }
       return;
     }
+    if (c.handshaking) {
+      if (revents & (POLLERR | POLLHUP))
+        closed_by_server(c, now, "hup during the TLS handshake");
+      else
+        step_handshake(c, now);
+      return;
+    }
     if ((revents & POLLIN) && reads(c.kind)) {
       if (!drain(c, now)) return;
     }
@@ -219,6 +269,7 @@ class Engine {
 
   // Reads and discards what is there. False when the connection turned out closed.
   bool drain(Conn& c, Clock::time_point now) {
+    if (c.tls) return drain_tls(c, now);
     for (int round = 0; round < 16; ++round) {
       const ssize_t n = ::recv(c.fd, scratch_, sizeof scratch_, MSG_DONTWAIT);
       if (n > 0) {
@@ -232,6 +283,27 @@ class Engine {
       if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return true;
       closed_by_server(c, now, std::string("recv: ") + std::strerror(errno));
       return false;
+    }
+    return true;
+  }
+
+  bool drain_tls(Conn& c, Clock::time_point now) {
+    for (int round = 0; round < 16; ++round) {
+      size_t n = 0;
+      switch (c.tls->read(scratch_, sizeof scratch_, n)) {
+        case TlsIo::kDone:
+          stats(c.kind).bytes_received += n;
+          continue;
+        case TlsIo::kWantRead:
+        case TlsIo::kWantWrite:
+          return true;
+        case TlsIo::kClosed:
+          closed_by_server(c, now, "eof");
+          return false;
+        case TlsIo::kError:
+          closed_by_server(c, now, "TLS read: " + c.tls->error());
+          return false;
+      }
     }
     return true;
   }
@@ -296,6 +368,12 @@ class Engine {
         if (idle && upload_) queue(c, upload_);
         c.next_action = now;  // re-armed with the interval once the upload is out (flush)
         break;
+      case Kind::kHandshakeStall:
+        // A TLS record header (handshake, 512 bytes to follow) and nothing more.
+        if (!c.started)
+          queue(c, std::make_shared<const std::string>(std::string("\x16\x03\x01\x02\x00", 5)));
+        c.next_action = Clock::time_point::max();
+        break;
     }
     c.started = true;
     flush(c, now);
@@ -313,6 +391,10 @@ class Engine {
     size_t budget = c.kind == Kind::kSlowloris ? 1 : 4 * kMaxWriteChunk;
     while (c.out_pos < c.out->size() && budget > 0) {
       const size_t n = std::min({c.out->size() - c.out_pos, limit, budget});
+      if (c.tls) {
+        if (!send_tls(c, n, budget, now)) return;
+        continue;
+      }
       const ssize_t sent = ::send(c.fd, c.out->data() + c.out_pos, n, MSG_NOSIGNAL | MSG_DONTWAIT);
       if (sent > 0) {
         c.out_pos += static_cast<size_t>(sent);
@@ -333,9 +415,34 @@ class Engine {
                                 std::chrono::duration<double>(o_.upload_interval_s));
   }
 
+  // One TLS write of up to n bytes of c.out. False when the caller must stop (blocked or
+  // closed).
+  bool send_tls(Conn& c, size_t n, size_t& budget, Clock::time_point now) {
+    size_t sent = 0;
+    switch (c.tls->write(c.out->data() + c.out_pos, n, sent)) {
+      case TlsIo::kDone:
+        c.out_pos += sent;
+        budget -= std::min(budget, sent);
+        stats(c.kind).bytes_sent += sent;
+        return true;
+      case TlsIo::kWantRead:
+      case TlsIo::kWantWrite:
+        c.blocked = true;
+        return false;
+      case TlsIo::kClosed:
+        closed_by_server(c, now, "eof");
+        return false;
+      case TlsIo::kError:
+        closed_by_server(c, now, "TLS write: " + c.tls->error());
+        return false;
+    }
+    return false;
+  }
+
   const Options& o_;
   uint32_t character_;
   const std::vector<unsigned char>& address_;
+  const TlsClientContext* tls_;  // null without --tls
   Clock::time_point start_;
   std::mt19937_64 rng_;
   std::vector<Conn> conns_;
@@ -348,6 +455,8 @@ class Engine {
 
 HostileLoad::HostileLoad(const Options& options, uint32_t query_character_id)
     : options_(options), query_character_id_(query_character_id) {}
+
+HostileLoad::~HostileLoad() = default;
 
 bool HostileLoad::resolve(std::string& error) {
   addrinfo hints{};
@@ -365,8 +474,15 @@ bool HostileLoad::resolve(std::string& error) {
   return true;
 }
 
+bool HostileLoad::setup_tls(std::string& error) {
+  if (!options_.tls.tls) return true;
+  tls_ = TlsClientContext::create(error);
+  return tls_ != nullptr;
+}
+
 HostileResult HostileLoad::run(const std::atomic<bool>& stop, Clock::time_point start) {
-  auto engine = std::make_unique<Engine>(options_, query_character_id_, address_, start);
+  auto engine =
+      std::make_unique<Engine>(options_, query_character_id_, address_, tls_.get(), start);
   return engine->run(stop);
 }
 

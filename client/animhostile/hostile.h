@@ -14,6 +14,11 @@
 //                      32 whenever the socket takes them; replies read and discarded
 //   oversized_upload   a load_asset upload of --upload-bytes (glTF magic + zeros) at full
 //                      speed, again --upload-interval s after it was sent; replies discarded
+//   handshake_stall    5 bytes (a TLS handshake record header announcing 512 bytes), then
+//                      nothing: a TLS handshake (or, on a plain daemon, a frame) that stalls
+//
+// With --tls every kind but handshake_stall completes a TLS handshake first (the server's
+// certificate is not checked) and then sends the same bytes inside TLS.
 //
 // A connection counts as closed by the server when a read returns end-of-file or an error,
 // a write fails (EPIPE, ECONNRESET), or poll() reports POLLRDHUP/POLLHUP/POLLERR.
@@ -22,12 +27,15 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "options.h"
 
 namespace animhostile {
+
+class TlsClientContext;  // tls_socket.h
 
 struct CloseEvent {
   Kind kind = Kind::kGarbage;
@@ -40,6 +48,7 @@ struct CloseEvent {
 struct KindStats {
   uint64_t connections = 0;     // slots of this kind
   uint64_t opened = 0;          // connects that succeeded (reconnects included)
+  uint64_t tls_handshakes = 0;  // --tls: handshakes completed (the kind acts after one)
   uint64_t connect_failed = 0;  // refused or not accepted within 5 s
   uint64_t closed_by_server = 0;
   uint64_t open_at_end = 0;  // still open when the attack stopped (closed by us)
@@ -62,8 +71,14 @@ class HostileLoad {
   // `query_character_id`: the character the query flood asks query_pose about.
   HostileLoad(const Options& options, uint32_t query_character_id);
 
+  HostileLoad(const HostileLoad&) = delete;
+  HostileLoad& operator=(const HostileLoad&) = delete;
+  ~HostileLoad();
+
   // Resolves the daemon address. False with `error` set when it does not resolve.
   bool resolve(std::string& error);
+  // With --tls: makes the TLS context the hostile connections share. False with `error` set.
+  bool setup_tls(std::string& error);
 
   // Runs the attack on the calling thread until `stop` becomes true (checked at least every
   // 50 ms), then closes every socket. `start` is time zero of the report.
@@ -73,6 +88,7 @@ class HostileLoad {
   const Options& options_;
   uint32_t query_character_id_;
   std::vector<unsigned char> address_;  // sockaddr bytes
+  std::unique_ptr<TlsClientContext> tls_;
 };
 
 }  // namespace animhostile

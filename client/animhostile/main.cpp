@@ -1,6 +1,8 @@
 // animhostile: hostile load beside well-behaved clients; measures what the good ones see.
 #include <sys/resource.h>
 
+#include <csignal>
+
 #include <atomic>
 #include <fstream>
 #include <iostream>
@@ -33,6 +35,9 @@ int main(int argc, char** argv) {
   Options o;
   if (int code = parse_options(argc, argv, o); code >= 0) return code;
   raise_fd_limit();
+  // OpenSSL writes with write(), not send(MSG_NOSIGNAL): a TLS connection the daemon closed
+  // must give EPIPE (counted as closed by the server), not kill the tool.
+  std::signal(SIGPIPE, SIG_IGN);
   auto say = [&](const std::string& line) {
     if (!o.quiet) std::cerr << "animhostile: " << line << std::endl;
   };
@@ -48,11 +53,8 @@ int main(int argc, char** argv) {
   std::unique_ptr<animclient::Client> spawner;
   std::vector<uint32_t> spawned;
   if (o.spawn_characters > 0) {
-    animclient::ClientOptions co;
-    co.host = o.host;
-    co.port = o.port;
+    animclient::ClientOptions co = animhostile::client_options(o);
     co.auth_token = o.token;
-    co.request_timeout = std::chrono::milliseconds(o.request_timeout_ms);
     auto c = animclient::Client::connect(co);
     if (!c) {
       std::cerr << "animhostile: setup: spawner: " << c.error().to_string() << "\n";
@@ -69,7 +71,7 @@ int main(int argc, char** argv) {
     }
   }
   HostileLoad hostile(o, good.first_character() ? good.first_character() : 1);
-  if (!hostile.resolve(error)) {
+  if (!hostile.resolve(error) || !hostile.setup_tls(error)) {
     std::cerr << "animhostile: " << error << "\n";
     return kExitSetup;
   }

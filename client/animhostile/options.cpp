@@ -16,9 +16,13 @@ namespace {
 
 const std::map<std::string, Kind>& kinds_by_name() {
   static const std::map<std::string, Kind> m = {
-      {"garbage", Kind::kGarbage},        {"huge_header", Kind::kHugeHeader},
-      {"slowloris", Kind::kSlowloris},    {"subscribe_no_read", Kind::kSubscribeNoRead},
-      {"query_flood", Kind::kQueryFlood}, {"oversized_upload", Kind::kOversizedUpload},
+      {"garbage", Kind::kGarbage},
+      {"huge_header", Kind::kHugeHeader},
+      {"slowloris", Kind::kSlowloris},
+      {"subscribe_no_read", Kind::kSubscribeNoRead},
+      {"query_flood", Kind::kQueryFlood},
+      {"oversized_upload", Kind::kOversizedUpload},
+      {"handshake_stall", Kind::kHandshakeStall},
   };
   return m;
 }
@@ -39,6 +43,8 @@ const char* kind_name(Kind kind) {
       return "query_flood";
     case Kind::kOversizedUpload:
       return "oversized_upload";
+    case Kind::kHandshakeStall:
+      return "handshake_stall";
   }
   return "unknown";
 }
@@ -70,11 +76,25 @@ bool is_loopback_host(const std::string& host, std::string& error) {
   return all_loopback;
 }
 
+animclient::ClientOptions client_options(const Options& o) {
+  animclient::ClientOptions co;
+  co.host = o.host;
+  co.port = o.port;
+  co.request_timeout = std::chrono::milliseconds(o.request_timeout_ms);
+  co.tls = o.tls.tls;
+  co.ca_file = o.tls.ca_file;
+  co.cert_file = o.tls.cert_file;
+  co.key_file = o.tls.key_file;
+  co.server_name = o.tls.server_name;
+  return co;
+}
+
 int parse_options(int argc, char** argv, Options& o) {
   CLI::App app{
       "animhostile: hostile load for animd. Opens --hostile raw connections that misbehave\n"
       "(garbage, huge headers, slowloris, subscribe-and-never-read, query floods, oversized\n"
-      "uploads) beside --good well-behaved clients, for --duration seconds, and reports the\n"
+      "uploads; with --tls each does its TLS handshake first, and stalled handshakes join)\n"
+      "beside --good well-behaved clients, for --duration seconds, and reports the\n"
       "good clients' reply latency and losses, the daemon's tick p99 and RSS peak, and when\n"
       "the server closed the hostile connections. Loopback only unless --allow-remote.\n"
       "Exit: 0 every good reply arrived and the daemon answers afterwards, 1 otherwise,\n"
@@ -87,13 +107,16 @@ int parse_options(int argc, char** argv, Options& o) {
   app.add_option("--token", o.token, "auth token for the good clients' control commands")
       ->envname("ANIMD_TOKEN");
   app.add_flag("--allow-remote", o.allow_remote, "allow a non-loopback --host");
+  // The good clients verify the daemon with these; the hostile ones do not check anything.
+  animtool::add_tls_flags(app, o.tls);
   app.add_option("--hostile", o.hostile, "hostile connections open at once")
       ->capture_default_str()
       ->check(CLI::Range(0, 100000));
   std::vector<std::string> kind_names;
   app.add_option("--kinds", kind_names,
-                 "hostile kinds, comma-separated (default all): garbage, huge_header, "
-                 "slowloris, subscribe_no_read, query_flood, oversized_upload")
+                 "hostile kinds, comma-separated (default: the first six, and "
+                 "handshake_stall with --tls): garbage, huge_header, slowloris, "
+                 "subscribe_no_read, query_flood, oversized_upload, handshake_stall")
       ->delimiter(',');
   app.add_option("--good", o.good, "well-behaved clients")
       ->capture_default_str()
@@ -143,8 +166,10 @@ int parse_options(int argc, char** argv, Options& o) {
     }
     o.kinds.push_back(it->second);
   }
-  if (o.kinds.empty())
+  if (o.kinds.empty()) {
     for (int k = 0; k < kKindCount; ++k) o.kinds.push_back(static_cast<Kind>(k));
+    if (!o.tls.tls) o.kinds.pop_back();  // handshake_stall is about TLS handshakes
+  }
   std::string error;
   if (!o.allow_remote && !is_loopback_host(o.host, error)) {
     std::cerr << "animhostile: --host: " << error << "\n";

@@ -5,6 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "animclient/client.h"
+#include "tool_options.h"
+
 namespace animhostile {
 
 // What one hostile connection does (see hostile.h for the exact bytes).
@@ -15,17 +18,20 @@ enum class Kind {
   kSubscribeNoRead,  // subscribe to all characters, then never read
   kQueryFlood,       // query_pose / stats / list_characters pipelined as fast as the socket takes
   kOversizedUpload,  // load_asset uploads of --upload-bytes, sent in full, again and again
+  kHandshakeStall,   // the first bytes of a TLS record, then silence (a handshake that stalls)
 };
-inline constexpr int kKindCount = 6;
+inline constexpr int kKindCount = 7;
 const char* kind_name(Kind kind);  // "garbage", "huge_header", ...
 
 struct Options {
   std::string host = "127.0.0.1";
   uint16_t port = 7450;
   std::string token;          // for the well-behaved clients' control commands
+  animtool::TlsFlags tls;     // --tls: every connection (hostile ones too) speaks TLS
   bool allow_remote = false;  // without it only loopback addresses are accepted
   int hostile = 100;          // hostile connections open at once, spread over `kinds`
-  std::vector<Kind> kinds;    // default: all six, connection i gets kinds[i % size]
+  std::vector<Kind> kinds;    // default: all (handshake_stall with --tls only); i gets
+                              // kinds[i % size]
   int good = 10;              // well-behaved clients
   double good_rate = 20.0;    // requests per second per well-behaved client
   double duration_s = 30.0;   // the attack phase; then everything stops
@@ -43,6 +49,10 @@ struct Options {
   std::string json_out;  // also write the JSON report to this file
   bool quiet = false;    // no progress lines on stderr
 };
+
+// The connection settings of a well-behaved client (host, port, TLS, timeout); the token is
+// set only where control commands are sent.
+animclient::ClientOptions client_options(const Options& options);
 
 // Parses argv. Returns -1 to go on, else the exit code (0 after --help, 2 on a usage error;
 // the message is already printed). Refuses a non-loopback --host unless --allow-remote.

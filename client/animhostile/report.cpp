@@ -45,6 +45,7 @@ nlohmann::json to_json(const Options& o, Report& r) {
     kinds[kind_name(static_cast<Kind>(k))] = {
         {"connections", s.connections},
         {"opened", s.opened},
+        {"tls_handshakes", s.tls_handshakes},
         {"connect_failed", s.connect_failed},
         {"closed_by_server", s.closed_by_server},
         {"open_at_end", s.open_at_end},
@@ -115,16 +116,17 @@ void print_text(const Options& o, Report& r, std::ostream& out) {
   out << "  answers after the attack: "
       << (r.daemon.daemon_alive_after ? "yes" : "NO (" + r.daemon.after_error + ")") << "\n";
   out << "hostile (" << r.hostile.connects << " connects):\n";
-  out << "  kind               conns  opened  closed_by_server  first_close_s  lifetime_p50_s"
-         "  open_at_end  MiB_sent\n";
+  out << "  kind               conns  opened  tls_done  closed_by_server  first_close_s"
+         "  lifetime_p50_s  open_at_end  MiB_sent\n";
   for (int k = 0; k < kKindCount; ++k) {
     KindStats& s = r.hostile.kinds[k];
     if (s.connections == 0) continue;
     out << "  " << std::left << std::setw(18) << kind_name(static_cast<Kind>(k)) << std::right
-        << std::setw(6) << s.connections << std::setw(8) << s.opened << std::setw(18)
-        << s.closed_by_server << std::setw(15) << s.first_close_s << std::setw(16)
-        << percentile(s.lifetimes_s, 0.5) << std::setw(13) << s.open_at_end << std::setw(10)
-        << static_cast<double>(s.bytes_sent) / (1024.0 * 1024.0) << "\n";
+        << std::setw(6) << s.connections << std::setw(8) << s.opened << std::setw(10)
+        << s.tls_handshakes << std::setw(18) << s.closed_by_server << std::setw(15)
+        << s.first_close_s << std::setw(16) << percentile(s.lifetimes_s, 0.5) << std::setw(13)
+        << s.open_at_end << std::setw(10) << static_cast<double>(s.bytes_sent) / (1024.0 * 1024.0)
+        << "\n";
   }
   out << "result: " << (r.passed() ? "PASS" : "FAIL")
       << " (every good reply arrived and the daemon answers afterwards)\n";

@@ -18,18 +18,7 @@ int parse_options(int argc, char** argv, Options& o) {
       ->capture_default_str()
       ->check(CLI::Range(1, 65535));
   app.add_option("--token", o.token, "auth token for control commands")->envname("ANIMD_TOKEN");
-  auto* tls = app.add_flag("--tls", o.tls, "connect with TLS (1.2+), verifying the server");
-  app.add_option("--ca", o.ca_file,
-                 "PEM CA file the server certificate must chain to (default: the system store)")
-      ->needs(tls);
-  auto* cert =
-      app.add_option("--cert", o.cert_file, "PEM client certificate (with --key)")->needs(tls);
-  auto* key = app.add_option("--key", o.key_file, "PEM private key of --cert")->needs(tls);
-  cert->needs(key);
-  key->needs(cert);
-  app.add_option("--server-name", o.server_name,
-                 "name the server certificate must carry (default: --host)")
-      ->needs(tls);
+  animtool::add_tls_flags(app, o.tls);
   app.add_option("--connections", o.connections, "TCP connections")
       ->capture_default_str()
       ->check(CLI::Range(1, 10000));

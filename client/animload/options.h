@@ -5,18 +5,15 @@
 #include <string>
 #include <vector>
 
+#include "tool_options.h"
+
 namespace animload {
 
 struct Options {
   std::string host = "127.0.0.1";
   uint16_t port = 7450;
   std::string token;
-  // TLS (animclient::ClientOptions): --tls, --ca, --cert, --key, --server-name.
-  bool tls = false;
-  std::string ca_file;      // PEM CAs the server's certificate must chain to (default: system)
-  std::string cert_file;    // client certificate, for daemons that verify clients
-  std::string key_file;     // its private key
-  std::string server_name;  // name the certificate must carry (default: host)
+  animtool::TlsFlags tls;  // --tls, --ca, --cert, --key, --server-name
   int connections = 4;
   int characters_per_connection = 10;
   std::vector<std::string> assets{"builtin"};  // characters are assigned round-robin

@@ -160,11 +160,11 @@ class Run {
     co.host = o_.host;
     co.port = o_.port;
     co.auth_token = o_.token;
-    co.tls = o_.tls;
-    co.ca_file = o_.ca_file;
-    co.cert_file = o_.cert_file;
-    co.key_file = o_.key_file;
-    co.server_name = o_.server_name;
+    co.tls = o_.tls.tls;
+    co.ca_file = o_.tls.ca_file;
+    co.cert_file = o_.tls.cert_file;
+    co.key_file = o_.tls.key_file;
+    co.server_name = o_.tls.server_name;
     co.request_timeout = milliseconds(o_.request_timeout_ms);
     for (int i = 0; i < o_.connections; ++i) {
       auto client = Client::connect(co);

@@ -12,8 +12,10 @@ With tls=True the connection is TLS 1.2 or newer, the daemon's certificate is ve
 against `ca` (a PEM file; the system store when None) and the host name or IP address (or
 `server_name`), and `cert`/`key` present a client certificate to daemons that ask for one.
 
-Needs Debian's python3-protobuf (run with /usr/bin/python3) and the generated modules on
-PYTHONPATH (<build>/python after building the CMake target animproto).
+Needs Debian's python3-protobuf (run with /usr/bin/python3). Installed as the distribution
+animd-client (`cmake --install <build> --component python`; docs/tools.md "Python client")
+it imports with no PYTHONPATH; from a build tree, put <build>/python (the generated modules,
+CMake target animproto) and client/python on PYTHONPATH.
 
     with Client(port=7450) as c:
         cid = c.spawn("builtin", clip="walk")

@@ -2,7 +2,9 @@
 """Spawns the built-in character, plays walk, crossfades to run, subscribes and prints the
 tick and the hips position of N stream frames, then despawns it. Exit 0 on success.
 
-    PYTHONPATH=build/dev/python /usr/bin/python3 client/python/example.py --port 7450 --frames 10
+    animd-py-example --port 7450 --frames 10          # installed (docs/tools.md)
+    PYTHONPATH=build/release/python:client/python /usr/bin/python3 client/python/example.py \
+        --port 7450 --frames 10                        # from a build tree
 """
 
 import argparse

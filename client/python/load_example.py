@@ -3,8 +3,9 @@
 for a few seconds; prints stream frames/s, characters/s and reply latency. Exit 0 when no
 command failed.
 
-    PYTHONPATH=build/dev/python /usr/bin/python3 client/python/load_example.py --port 7450 \
-        --connections 4 --characters 5 --seconds 3
+    animd-py-load-example --port 7450 --connections 4 --characters 5 --seconds 3   # installed
+    PYTHONPATH=build/release/python:client/python /usr/bin/python3 \
+        client/python/load_example.py --port 7450 --connections 4 --characters 5 --seconds 3
 """
 
 import argparse

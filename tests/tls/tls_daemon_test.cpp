@@ -2,8 +2,10 @@
 // query_pose, streamed palettes equal to a local Animator's, animctl, the Python client),
 // client-certificate verification, and a plain client refused by a TLS daemon.
 #include <filesystem>
+#include <fstream>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "anim/animator.h"
 #include "anim/builtin_character.h"
@@ -264,6 +266,54 @@ TEST_F(TlsDaemon, AnimloadRunsOverTls) {
                    certs().untrusted_ca, "--duration", "1"});
   EXPECT_EQ(wrong_ca.exit_code, 3) << wrong_ca.out << wrong_ca.err;
   EXPECT_NE(wrong_ca.err.find("certificate verify failed"), std::string::npos) << wrong_ca.err;
+  EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
+}
+
+// animhostile --tls: every hostile kind does its TLS handshake first (handshake_stall stops
+// after 5 bytes), the good clients verify the daemon; the facts that do not depend on timing.
+TEST_F(TlsDaemon, AnimhostileAttacksOverTlsAndGoodClientsLoseNothing) {
+  std::vector<std::string> args = tls_args();
+  args.insert(args.end(), {"--auth-timeout", "1"});
+  DaemonProcess daemon(args);
+  ANIMD_START(daemon);
+  const auto out = daemon.temp_dir() / "hostile-tls.json";
+  const ProcessResult r = run_process({ANIMHOSTILE_BIN,
+                                       "--port",
+                                       std::to_string(daemon.port()),
+                                       "--tls",
+                                       "--ca",
+                                       certs().ca,
+                                       "--hostile",
+                                       "14",
+                                       "--good",
+                                       "2",
+                                       "--good-rate",
+                                       "10",
+                                       "--spawn-characters",
+                                       "5",
+                                       "--duration",
+                                       "4",
+                                       "--upload-bytes",
+                                       "1000000",
+                                       "--quiet",
+                                       "--json-out",
+                                       out.string()},
+                                      {}, std::chrono::seconds(120));
+  ASSERT_NE(r.exit_code, -1) << "animhostile did not finish in time\n" << r.out << r.err;
+  std::ifstream file(out);
+  nlohmann::json j;
+  ASSERT_NO_THROW(file >> j) << r.out << r.err;
+  for (const char* kind : {"garbage", "huge_header", "slowloris", "subscribe_no_read",
+                           "query_flood", "oversized_upload"})
+    EXPECT_GT(j["hostile"]["kinds"][kind]["tls_handshakes"].get<uint64_t>(), 0u) << kind;
+  // A handshake that stalls is closed by the auth timeout.
+  EXPECT_GT(j["hostile"]["kinds"]["handshake_stall"]["closed_by_server"].get<uint64_t>(), 0u)
+      << r.out;
+  EXPECT_EQ(j["hostile"]["kinds"]["handshake_stall"]["tls_handshakes"].get<uint64_t>(), 0u);
+  EXPECT_GT(j["good"]["requests_sent"].get<uint64_t>(), 0u) << r.out;
+  EXPECT_EQ(j["good"]["replies_lost"].get<uint64_t>(), 0u) << r.out;
+  EXPECT_TRUE(j["daemon"]["alive_after"].get<bool>()) << r.out;
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 

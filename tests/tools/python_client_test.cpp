@@ -1,5 +1,7 @@
-// The Python client's scripts against a real animd: example.py and load_example.py run with
-// Debian's /usr/bin/python3 and the generated modules on PYTHONPATH.
+// The installed Python client (the animd-client distribution that `cmake --install` put in
+// <build>/test-tmp/install, fixture animd_installed) against a real animd: the console scripts
+// animd-py-example and animd-py-load-example run as installed (their #! is /usr/bin/python3),
+// with only the installed dist-packages on PYTHONPATH (a temp prefix is not on sys.path).
 #include <filesystem>
 
 #include <gtest/gtest.h>
@@ -16,12 +18,31 @@ bool python_with_protobuf() {
          animtest::run_process({"/usr/bin/python3", "-c", "import google.protobuf"}).exit_code == 0;
 }
 
+const std::string kPythonPath = std::string("PYTHONPATH=") + ANIMD_PYTHON_MODULE_DIR;
+
 ProcessResult run_script(const std::string& script, std::vector<std::string> args) {
-  std::vector<std::string> argv = {"/usr/bin/python3",
-                                   std::string(ANIMD_PYTHON_SOURCE_DIR) + "/" + script};
+  std::vector<std::string> argv = {std::string(ANIMD_PYTHON_BIN_DIR) + "/" + script};
   argv.insert(argv.end(), args.begin(), args.end());
-  return animtest::run_process(
-      argv, {"PYTHONPATH=" + std::string(ANIMD_PYTHON_MODULE_DIR) + ":" + ANIMD_PYTHON_SOURCE_DIR});
+  return animtest::run_process(argv, {kPythonPath});
+}
+
+TEST(PythonClient, InstalledDistributionIsTheOneImported) {
+  if (!python_with_protobuf())
+    GTEST_SKIP() << "skipped: /usr/bin/python3 with python3-protobuf not available";
+  const ProcessResult r = animtest::run_process(
+      {"/usr/bin/python3", "-c",
+       "import importlib.metadata as m, animd_client, anim.v1.envelope_pb2 as e\n"
+       "print(m.version('animd-client'))\n"
+       "print(animd_client.__file__)\n"
+       "print(e.__file__)\n"
+       "print(sorted(p.name for p in m.entry_points(group='console_scripts')\n"
+       "             if p.module.startswith('animd_client')))\n"},
+      {kPythonPath});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const std::string dir = ANIMD_PYTHON_MODULE_DIR;
+  EXPECT_EQ(r.out, std::string(ANIMD_PROJECT_VERSION) + "\n" + dir + "/animd_client.py\n" + dir +
+                       "/anim/v1/envelope_pb2.py\n"
+                       "['animd-py-example', 'animd-py-load-example']\n");
 }
 
 TEST(PythonClient, ExampleSpawnsPlaysAndPrintsFrames) {
@@ -30,7 +51,7 @@ TEST(PythonClient, ExampleSpawnsPlaysAndPrintsFrames) {
   animtest::DaemonProcess daemon;
   ASSERT_TRUE(daemon.start()) << daemon.error() << daemon.log_tail();
   const ProcessResult r =
-      run_script("example.py", {"--port", std::to_string(daemon.port()), "--frames", "4"});
+      run_script("animd-py-example", {"--port", std::to_string(daemon.port()), "--frames", "4"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("spawned character "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("crossfading to run at tick "), std::string::npos) << r.out;
@@ -49,8 +70,8 @@ TEST(PythonClient, LoadExampleReportsFramesAndNoErrors) {
   animtest::DaemonProcess daemon;
   ASSERT_TRUE(daemon.start()) << daemon.error() << daemon.log_tail();
   const ProcessResult r =
-      run_script("load_example.py", {"--port", std::to_string(daemon.port()), "--connections", "2",
-                                     "--characters", "2", "--seconds", "1"});
+      run_script("animd-py-load-example", {"--port", std::to_string(daemon.port()), "--connections",
+                                           "2", "--characters", "2", "--seconds", "1"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("frames/s"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("errors: 0"), std::string::npos) << r.out;
@@ -89,8 +110,7 @@ m, left = until(c.stats().tick + 2)
 print("box", sorted(m) == [a], left.count(b) == 1)
 )";
   const ProcessResult r = animtest::run_process(
-      {"/usr/bin/python3", "-c", script, std::to_string(daemon.port())},
-      {"PYTHONPATH=" + std::string(ANIMD_PYTHON_MODULE_DIR) + ":" + ANIMD_PYTHON_SOURCE_DIR});
+      {"/usr/bin/python3", "-c", script, std::to_string(daemon.port())}, {kPythonPath});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("first True"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("moved True True"), std::string::npos) << r.out;
@@ -102,7 +122,7 @@ TEST(PythonClient, UnreachableDaemonIsAClearErrorAndExit1) {
   if (!python_with_protobuf())
     GTEST_SKIP() << "skipped: /usr/bin/python3 with python3-protobuf not available";
   // Port 1 on loopback: nothing listens there without root.
-  const ProcessResult r = run_script("example.py", {"--port", "1"});
+  const ProcessResult r = run_script("animd-py-example", {"--port", "1"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("connect 127.0.0.1:1: Connection refused"), std::string::npos) << r.err;
 }

@@ -1,8 +1,12 @@
 #include "animops/metrics.h"
 
 #include <algorithm>
-#include <cmath>
-#include <cstdio>
+#include <limits>
+#include <utility>
+
+#include <prometheus/client_metric.h>
+#include <prometheus/metric_type.h>
+#include <prometheus/text_serializer.h>
 
 namespace animops {
 
@@ -17,60 +21,36 @@ constexpr auto kBoundsNs = [] {
   return ns;
 }();
 
-// Label values may hold any UTF-8; the exposition format escapes \, " and newline.
-std::string escape_label(std::string_view v) {
-  std::string out;
-  out.reserve(v.size());
-  for (char c : v) {
-    if (c == '\\') {
-      out += "\\\\";
-    } else if (c == '"') {
-      out += "\\\"";
-    } else if (c == '\n') {
-      out += "\\n";
-    } else {
-      out += c;
-    }
+// Prometheus values are doubles. Whole counts are exact up to 2^53, far beyond what a
+// daemon's lifetime reaches; seconds come from integer nanoseconds by one division, so a
+// decimal number of ns gives the double nearest that decimal ("0.022", not "0.02200000001").
+double seconds_from_ns(uint64_t ns) {
+  return static_cast<double>(ns) / 1e9;
+}
+
+prometheus::ClientMetric value_metric(prometheus::MetricType type, double v) {
+  prometheus::ClientMetric m;
+  if (type == prometheus::MetricType::Counter) {
+    m.counter.value = v;
+  } else {
+    m.gauge.value = v;
   }
-  return out;
+  return m;
 }
 
-// Shortest round-trippable-enough form of a double: %.9g ("0.003", "0.0167", "1e-05").
-std::string format_double(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.9g", v);
-  return buf;
+prometheus::MetricFamily family(std::string name, std::string help, prometheus::MetricType type,
+                                std::vector<prometheus::ClientMetric> metrics) {
+  return prometheus::MetricFamily{std::move(name), std::move(help), type, std::move(metrics)};
 }
 
-void header(std::string& out, std::string_view name, std::string_view type, std::string_view help) {
-  out += "# HELP ";
-  out += name;
-  out += ' ';
-  out += help;
-  out += "\n# TYPE ";
-  out += name;
-  out += ' ';
-  out += type;
-  out += '\n';
+prometheus::MetricFamily gauge(std::string name, std::string help, const Gauge& g) {
+  return family(std::move(name), std::move(help), prometheus::MetricType::Gauge,
+                {value_metric(prometheus::MetricType::Gauge, static_cast<double>(g.value()))});
 }
 
-void sample(std::string& out, std::string_view name, std::string_view labels,
-            const std::string& value) {
-  out += name;
-  out += labels;
-  out += ' ';
-  out += value;
-  out += '\n';
-}
-
-void gauge(std::string& out, std::string_view name, std::string_view help, const Gauge& g) {
-  header(out, name, "gauge", help);
-  sample(out, name, "", std::to_string(g.value()));
-}
-
-void counter(std::string& out, std::string_view name, std::string_view help, const Counter& c) {
-  header(out, name, "counter", help);
-  sample(out, name, "", std::to_string(c.value()));
+prometheus::MetricFamily counter(std::string name, std::string help, const Counter& c) {
+  return family(std::move(name), std::move(help), prometheus::MetricType::Counter,
+                {value_metric(prometheus::MetricType::Counter, static_cast<double>(c.value()))});
 }
 
 // Label values of anim.v1.StatusCode 0..10 (types.proto), without the STATUS_ prefix.
@@ -148,61 +128,73 @@ void Metrics::set_collector(std::function<void(Metrics&)> collector) {
   collector_ = std::move(collector);
 }
 
+std::vector<prometheus::MetricFamily> Metrics::Collect() const {
+  using prometheus::MetricType;
+  std::vector<prometheus::MetricFamily> out;
+  out.reserve(16);
+
+  // Labels in this order (ClientMetric keeps them as given; the serializer escapes values).
+  prometheus::ClientMetric build = value_metric(MetricType::Gauge, 1);
+  build.label = {{"version", build_.version}, {"build_type", build_.build_type}};
+  out.push_back(family("animd_build_info", "Always 1; the labels describe the running binary.",
+                       MetricType::Gauge, {std::move(build)}));
+
+  out.push_back(gauge("animd_characters", "Characters alive in the world.", characters));
+  out.push_back(gauge("animd_sessions", "Open client connections.", sessions));
+  out.push_back(gauge("animd_subscriptions", "Active stream subscriptions over all connections.",
+                      subscriptions));
+  out.push_back(gauge("animd_assets", "Assets loaded.", assets));
+
+  out.push_back(counter("animd_ticks_total", "Ticks run since start.", ticks));
+
+  prometheus::ClientMetric tick;
+  // Count and +Inf come from one read of the buckets so they agree with each other.
+  const uint64_t count = tick_duration.count();
+  for (size_t i = 0; i < TickHistogram::kUpperBoundsSeconds.size(); ++i) {
+    tick.histogram.bucket.push_back(
+        {tick_duration.cumulative(i), TickHistogram::kUpperBoundsSeconds[i]});
+  }
+  tick.histogram.bucket.push_back({count, std::numeric_limits<double>::infinity()});
+  tick.histogram.sample_count = count;
+  tick.histogram.sample_sum = seconds_from_ns(tick_duration.sum_ns());
+  out.push_back(family("animd_tick_duration_seconds",
+                       "Time spent in one tick (commands, update, snapshot), in seconds.",
+                       MetricType::Histogram, {std::move(tick)}));
+
+  out.push_back(counter("animd_tick_overruns_total", "Ticks that took longer than the tick period.",
+                        tick_overruns));
+  out.push_back(counter("animd_bytes_in_total", "Bytes read from client connections.", bytes_in));
+  out.push_back(
+      counter("animd_bytes_out_total", "Bytes written to client connections.", bytes_out));
+  out.push_back(counter("animd_stream_frames_sent_total", "Stream frames queued to subscribers.",
+                        stream_frames_sent));
+  out.push_back(counter("animd_stream_frames_dropped_total",
+                        "Stream frames dropped because a subscriber read too slowly.",
+                        stream_frames_dropped));
+  out.push_back(
+      counter("animd_requests_total", "Requests handled, whatever their status.", requests));
+
+  std::vector<prometheus::ClientMetric> errors;
+  // Codes 1..10 in order, then OTHER (slot 0).
+  for (int code = 1; code <= kStatusCodeCount; ++code) {
+    const size_t slot = code < kStatusCodeCount ? static_cast<size_t>(code) : 0;
+    prometheus::ClientMetric m =
+        value_metric(MetricType::Counter, static_cast<double>(request_errors_[slot].value()));
+    m.label = {{"code", std::string(code < kStatusCodeCount ? status_code_label(code) : "OTHER")}};
+    errors.push_back(std::move(m));
+  }
+  out.push_back(family("animd_request_errors_total",
+                       "Requests answered with a non-OK status, by status code.",
+                       MetricType::Counter, std::move(errors)));
+  return out;
+}
+
 std::string Metrics::render() {
   {
     std::lock_guard lock(collector_mu_);
     if (collector_) collector_(*this);
   }
-  std::string out;
-  out.reserve(4096);
-
-  header(out, "animd_build_info", "gauge", "Always 1; the labels describe the running binary.");
-  sample(out, "animd_build_info",
-         "{version=\"" + escape_label(build_.version) + "\",build_type=\"" +
-             escape_label(build_.build_type) + "\"}",
-         "1");
-
-  gauge(out, "animd_characters", "Characters alive in the world.", characters);
-  gauge(out, "animd_sessions", "Open client connections.", sessions);
-  gauge(out, "animd_subscriptions", "Active stream subscriptions over all connections.",
-        subscriptions);
-  gauge(out, "animd_assets", "Assets loaded.", assets);
-
-  counter(out, "animd_ticks_total", "Ticks run since start.", ticks);
-
-  header(out, "animd_tick_duration_seconds", "histogram",
-         "Time spent in one tick (commands, update, snapshot), in seconds.");
-  for (size_t i = 0; i < TickHistogram::kUpperBoundsSeconds.size(); ++i) {
-    sample(out, "animd_tick_duration_seconds_bucket",
-           "{le=\"" + format_double(TickHistogram::kUpperBoundsSeconds[i]) + "\"}",
-           std::to_string(tick_duration.cumulative(i)));
-  }
-  // Count and +Inf come from one read of the buckets so they agree with each other.
-  const uint64_t count = tick_duration.count();
-  sample(out, "animd_tick_duration_seconds_bucket", "{le=\"+Inf\"}", std::to_string(count));
-  sample(out, "animd_tick_duration_seconds_sum", "", format_double(tick_duration.sum_seconds()));
-  sample(out, "animd_tick_duration_seconds_count", "", std::to_string(count));
-
-  counter(out, "animd_tick_overruns_total", "Ticks that took longer than the tick period.",
-          tick_overruns);
-  counter(out, "animd_bytes_in_total", "Bytes read from client connections.", bytes_in);
-  counter(out, "animd_bytes_out_total", "Bytes written to client connections.", bytes_out);
-  counter(out, "animd_stream_frames_sent_total", "Stream frames queued to subscribers.",
-          stream_frames_sent);
-  counter(out, "animd_stream_frames_dropped_total",
-          "Stream frames dropped because a subscriber read too slowly.", stream_frames_dropped);
-  counter(out, "animd_requests_total", "Requests handled, whatever their status.", requests);
-
-  header(out, "animd_request_errors_total", "counter",
-         "Requests answered with a non-OK status, by status code.");
-  for (int code = 1; code < kStatusCodeCount; ++code) {
-    sample(out, "animd_request_errors_total",
-           "{code=\"" + std::string(status_code_label(code)) + "\"}",
-           std::to_string(request_errors_[static_cast<size_t>(code)].value()));
-  }
-  sample(out, "animd_request_errors_total", "{code=\"OTHER\"}",
-         std::to_string(request_errors_[0].value()));
-  return out;
+  return prometheus::TextSerializer().Serialize(Collect());
 }
 
 }  // namespace animops

@@ -52,14 +52,16 @@ std::string expected(const Values& v) {
   s += "# HELP animd_tick_duration_seconds Time spent in one tick (commands, update, snapshot), "
        "in seconds.\n";
   s += "# TYPE animd_tick_duration_seconds histogram\n";
+  // prometheus-cpp's TextSerializer writes _count and _sum before the buckets (the format
+  // leaves the order of a histogram's lines free).
+  s += "animd_tick_duration_seconds_count " + n(v.b[11]) + "\n";
+  s += "animd_tick_duration_seconds_sum " + v.sum + "\n";
   const char* les[12] = {"0.0005", "0.001",  "0.002",  "0.004", "0.006", "0.008",
                          "0.01",   "0.0125", "0.0167", "0.025", "0.05",  "+Inf"};
   for (int i = 0; i < 12; ++i) {
     s += std::string("animd_tick_duration_seconds_bucket{le=\"") + les[i] + "\"} " + n(v.b[i]) +
          "\n";
   }
-  s += "animd_tick_duration_seconds_sum " + v.sum + "\n";
-  s += "animd_tick_duration_seconds_count " + n(v.b[11]) + "\n";
   s += "# HELP animd_tick_overruns_total Ticks that took longer than the tick period.\n";
   s += "# TYPE animd_tick_overruns_total counter\n";
   s += "animd_tick_overruns_total " + n(v.overruns) + "\n";

@@ -1,10 +1,13 @@
 #pragma once
-// Metrics: the daemon's counters, gauges and tick-duration histogram, rendered in the
-// Prometheus text exposition format (version 0.0.4) for GET /metrics.
+// Metrics: the daemon's counters, gauges and tick-duration histogram, exposed through
+// prometheus-cpp: Metrics is a prometheus::Collectable (so it can also be registered in any
+// prometheus-cpp Registry), and render() is prometheus-cpp's TextSerializer (text exposition
+// format 0.0.4) over Collect(), served by GET /metrics.
 //
-// Every value is a std::atomic, so the tick thread, network threads and the HTTP scrape may
-// touch them concurrently without locks. Updating a metric never allocates. Rendering
-// allocates (it builds a string) and runs on the HTTP thread only.
+// Every value is a std::atomic of our own, so the tick thread, network threads and the HTTP
+// scrape may touch them concurrently without locks (prometheus::Histogram::Observe takes a
+// mutex; the tick thread must not). Updating a metric never allocates. Collecting allocates
+// (it builds prometheus::MetricFamily values) and runs on the HTTP thread only.
 //
 // The set of metrics is fixed (all named animd_*); see docs/operations.md for each one.
 
@@ -16,6 +19,10 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include <prometheus/collectable.h>
+#include <prometheus/metric_family.h>
 
 namespace animops {
 
@@ -57,7 +64,9 @@ class TickHistogram {
   // observations (i == size, the +Inf bucket).
   uint64_t cumulative(size_t i) const;
   uint64_t count() const { return cumulative(kUpperBoundsSeconds.size()); }
-  double sum_seconds() const { return sum_ns_.load(std::memory_order_relaxed) * 1e-9; }
+  double sum_seconds() const { return static_cast<double>(sum_ns()) / 1e9; }
+  // Sum of all observations in whole nanoseconds (exact; the exposition converts once).
+  uint64_t sum_ns() const { return sum_ns_.load(std::memory_order_relaxed); }
 
  private:
   // Non-cumulative: per_bucket_[i] counts observations in (bound[i-1], bound[i]];
@@ -80,7 +89,7 @@ inline constexpr int kStatusCodeCount = 11;
 // STATUS_ prefix); "OTHER" for codes outside 1..9. Code 0 (OK) is not an error: "OK".
 std::string_view status_code_label(int code);
 
-class Metrics {
+class Metrics : public prometheus::Collectable {
  public:
   explicit Metrics(BuildInfo build = {});
 
@@ -115,7 +124,12 @@ class Metrics {
   // keeps in its own stats struct can be copied in just before a scrape.
   void set_collector(std::function<void(Metrics&)> collector);
 
-  // The whole exposition, ending with a newline. Safe to call from any thread.
+  // Every metric as prometheus-cpp families, in the order documented in docs/operations.md,
+  // with the values as they are now (the collector hook is not run: render() runs it).
+  std::vector<prometheus::MetricFamily> Collect() const override;
+
+  // Runs the collector hook, then serializes Collect() with prometheus::TextSerializer. The
+  // whole exposition, ending with a newline. Safe to call from any thread.
   std::string render();
 
  private:
