@@ -116,6 +116,10 @@ function(animd_install_library target export_name component)
     VERSION ${PROJECT_VERSION}
     # 0.x: every minor release may change the ABI.
     SOVERSION ${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR}
+    # A library's private dependencies among ours (libanimclient -> libanimcodec) are found
+    # beside it: a program's RUNPATH covers only its direct dependencies, and a prefix other
+    # than /usr is not on the loader's path.
+    INSTALL_RPATH "$ORIGIN"
     LINK_LIBRARIES "${twin_link}"
     INTERFACE_LINK_LIBRARIES "${twin_iface}")
   foreach(prop INTERFACE_INCLUDE_DIRECTORIES INTERFACE_SYSTEM_INCLUDE_DIRECTORIES

@@ -42,6 +42,10 @@ int parse_options(int argc, char** argv, Options& o) {
   app.add_option("--ik-rate", o.ik_rate, "IK goal set/move/clear per character per second")
       ->capture_default_str()
       ->check(animtool::finite() & CLI::Range(0.0, 1000.0));
+  app.add_option("--query-rate", o.query_rate,
+                 "query_pose per character per second (the present and 1 to 30 ticks back)")
+      ->capture_default_str()
+      ->check(animtool::finite() & CLI::Range(0.0, 1000.0));
   app.add_option("--additive-clip", o.additive_clip,
                  "additive clip (default lean, else the last clip)");
   app.add_option("--ik-chain", o.ik_chain, "IK chain ROOT..EFFECTOR (default: from the skeleton)");

@@ -23,6 +23,9 @@ struct Options {
   double crossfade_rate = 0.5;
   double additive_rate = 0.2;
   double ik_rate = 0.2;
+  // query_pose per character per second: half for the present, half for a tick 1 to 30
+  // ticks back (inside the default 1 s history). Their round trips are reported apart.
+  double query_rate = 0.0;
   std::string additive_clip;  // default: "lean" when the asset has it, else its last clip
   std::string ik_chain;       // ROOT..EFFECTOR; default: picked from the skeleton (a hand)
   std::string ik_solver = "two-bone";

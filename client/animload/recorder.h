@@ -59,6 +59,7 @@ class Recorder {
     std::lock_guard lock(mutex_);
     // Every command of the mix counts, also one whose reply lands just after the run phase.
     if (mix) reply_ms_.push_back(ms);
+    if (mix && type == "query_pose") query_ms_.push_back(ms);
     if (kind.empty()) {
       if (mix) ++ok;
       return true;
@@ -114,6 +115,7 @@ class Recorder {
     s.commands_skipped = skipped;
     s.commands_by_type = by_type_;
     s.reply_latency_ms = distribution_of(reply_ms_);
+    s.query_latency_ms = distribution_of(query_ms_);
     s.frames = frames;
     s.character_frames = character_frames;
     s.stream_bytes = stream_bytes;
@@ -128,7 +130,7 @@ class Recorder {
 
  private:
   std::mutex mutex_;
-  std::vector<double> reply_ms_, frame_ms_;
+  std::vector<double> reply_ms_, frame_ms_, query_ms_;
   size_t progress_mark_ = 0;
   std::map<std::string, uint64_t> by_type_;
   std::map<std::string, uint64_t> errors_by_kind_;

@@ -346,13 +346,14 @@ class Run {
   size_t pick(size_t n) { return std::uniform_int_distribution<size_t>(0, n - 1)(rng_); }
   float uniform(float lo, float hi) { return std::uniform_real_distribution<float>(lo, hi)(rng_); }
 
-  enum class Kind { kPlay, kCrossfade, kAdditive, kIk };
+  enum class Kind { kPlay, kCrossfade, kAdditive, kIk, kQuery };
 
   void drive() {
-    const double per_character = o_.play_rate + o_.crossfade_rate + o_.additive_rate + o_.ik_rate;
+    const double per_character =
+        o_.play_rate + o_.crossfade_rate + o_.additive_rate + o_.ik_rate + o_.query_rate;
     const double total_rate = per_character * static_cast<double>(all_.size());
     std::discrete_distribution<int> kind_of(
-        {o_.play_rate, o_.crossfade_rate, o_.additive_rate, o_.ik_rate});
+        {o_.play_rate, o_.crossfade_rate, o_.additive_rate, o_.ik_rate, o_.query_rate});
     std::exponential_distribution<double> gap(total_rate > 0 ? total_rate : 1.0);
 
     uint64_t start_tick = 0;
@@ -525,6 +526,15 @@ class Run {
           remove->set_character_id(ch.id);
           remove->set_layer_id(static_cast<uint32_t>(layer));
         }
+        break;
+      }
+      case Kind::kQuery: {
+        type = "query_pose";
+        auto* q = request.mutable_query_pose();
+        q->set_character_id(ch.id);
+        // Replies to tick commands name the tick after the newest published one: one back.
+        const uint64_t latest = recorder_.latest_tick.load();
+        if (pick(2) == 0 && latest > 32) q->set_tick(latest - 1 - pick(30));
         break;
       }
       case Kind::kIk: {

@@ -68,7 +68,8 @@ nlohmann::json to_json(const Summary& s) {
                    {"skipped", s.commands_skipped},
                    {"per_s", per_second(static_cast<double>(s.commands_sent), s.elapsed_s)},
                    {"by_type", s.commands_by_type},
-                   {"reply_latency_ms", to_json(s.reply_latency_ms)}};
+                   {"reply_latency_ms", to_json(s.reply_latency_ms)},
+                   {"query_latency_ms", to_json(s.query_latency_ms)}};
   j["stream"] = {
       {"frames", s.frames},
       {"frames_per_s", per_second(static_cast<double>(s.frames), s.elapsed_s)},
@@ -114,6 +115,13 @@ void print_summary(const Summary& s, std::ostream& out) {
                 static_cast<unsigned long long>(s.commands_ok),
                 static_cast<unsigned long long>(s.commands_skipped), r.p50, r.p99, r.max);
   out << line;
+  if (s.query_latency_ms.count > 0) {
+    const auto& q = s.query_latency_ms;
+    std::snprintf(line, sizeof line,
+                  "query_pose  %llu round trips: p50 %.3f ms, p99 %.3f ms, max %.3f ms\n",
+                  static_cast<unsigned long long>(q.count), q.p50, q.p99, q.max);
+    out << line;
+  }
   if (!s.commands_by_type.empty()) {
     out << "           ";
     for (const auto& [type, n] : s.commands_by_type) out << " " << type << " " << n;

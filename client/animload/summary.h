@@ -34,6 +34,7 @@ struct Summary {
   uint64_t commands_skipped = 0;  // not sent: in-flight limit reached or layer/goal pending
   std::map<std::string, uint64_t> commands_by_type;  // "play", "crossfade", ...
   Distribution reply_latency_ms;
+  Distribution query_latency_ms;  // the query_pose share of reply_latency_ms
 
   uint64_t frames = 0;             // stream frames received in the run phase
   uint64_t character_frames = 0;   // sum of characters over those frames

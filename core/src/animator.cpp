@@ -18,8 +18,6 @@ std::string num(float v) {
   return std::to_string(v);
 }
 
-const JointMask kAllJoints{};  // namespace scope: no guarded static init inside update()
-
 // Built once at start-up so that update() can refuse a bad dt without allocating: copying a
 // Status shares its message. (The dt value is not in the message: the caller passed it.)
 const Status kBadDt = invalid_argument(
@@ -31,11 +29,13 @@ const Status kBadDt = invalid_argument(
 Animator::Animator(const Skeleton& skeleton, std::span<const Clip> clips)
     : skeleton_(&skeleton), clips_(clips) {
   const int n = skeleton.num_joints();
-  pose_.locals = skeleton.rest_pose;
-  scratch_.resize(n);
+  pose_.locals.resize(n);
+  scratch_.sample.resize(n);
   model_.resize(n);
   palette_.resize(n);
-  local_to_model(skeleton, pose_.locals, model_);
+  // The rest pose, evaluated as any update is (inputs_ holds no clip): evaluated_inputs()
+  // reproduces it.
+  evaluate_pose(skeleton, clips_, inputs_, nullptr, scratch_, {pose_.locals, model_});
   build_palette(skeleton, model_, palette_);
 }
 
@@ -139,20 +139,6 @@ void Animator::advance_player(Player& p, float dt) const {
   p.time = wrap(p, p.time + dt * speed_ * p.speed);
 }
 
-void Animator::sample_player(const Player& p, std::span<Transform> out) const {
-  if (p.clip < 0) {
-    for (size_t j = 0; j < out.size(); ++j) out[j] = skeleton_->rest_pose[j];
-    return;
-  }
-  SamplingJob job;
-  job.clip = &clips_[p.clip];
-  job.time = p.time;
-  job.cursor = &p.cursor;
-  job.rest = skeleton_->rest_pose;
-  job.output = out;
-  job.run();
-}
-
 Status Animator::update(float dt) {
   if (!std::isfinite(dt) || dt < 0.0f) return kBadDt;
 
@@ -184,11 +170,11 @@ Status Animator::update(float dt) {
   }
   // 3. Layer clocks.
   for (Layer& layer : layers_) {
-    const Clip& c = clips_[layer.desc.clip];
-    switch (layer.desc.time_source) {
+    const Clip& c = clips_[layer.clip];
+    switch (layer.time_source) {
       case LayerTimeSource::kOwnClock:
-        layer.time = wrap_clip_time(layer.time + dt * speed_ * layer.desc.speed, c.duration,
-                                    WrapMode::kLoop);
+        layer.time =
+            wrap_clip_time(layer.time + dt * speed_ * layer.speed, c.duration, WrapMode::kLoop);
         break;
       case LayerTimeSource::kBaseNormalized: {
         const Player& p = latest();
@@ -197,26 +183,52 @@ Status Animator::update(float dt) {
         break;
       }
       case LayerTimeSource::kParameter:
-        layer.time = layer.desc.parameter * c.duration;
+        layer.time = layer.parameter * c.duration;
         break;
     }
   }
-  evaluate();
+  // 4. The pose, from the inputs gathered now (kept: evaluated_inputs()).
+  gather_inputs();
+  if (evaluated_setup_ != setup_) evaluated_setup_ = setup_;
+  evaluate_pose(*skeleton_, clips_, evaluated_inputs(), evaluated_setup_.get(), scratch_,
+                {pose_.locals, model_});
+  build_palette(*skeleton_, model_, palette_);
   return Status::ok();
 }
 
-void Animator::evaluate() {
-  // Base, then every fade blended onto the result so far, then layers, then IK.
-  sample_player(base_, pose_.locals);
+void Animator::replace_setup(PoseSetup next) {
+  if (next.layers.empty() && next.goals.empty())
+    setup_ = nullptr;
+  else
+    setup_ = std::make_shared<const PoseSetup>(std::move(next));
+}
+
+PoseInputs Animator::evaluated_inputs() const {
+  PoseInputs in = inputs_;
+  in.fades = std::span(fade_inputs_).first(inputs_.fades.size());
+  in.layers = std::span(layer_inputs_).first(inputs_.layers.size());
+  in.goals = std::span(goal_inputs_).first(inputs_.goals.size());
+  return in;
+}
+
+void Animator::gather_inputs() {
+  inputs_.root = root_;
+  inputs_.base = ClipInput{base_.clip, base_.time, &base_.cursor};
   for (int i = 0; i < num_fades_; ++i) {
     const Fade& f = fades_[i];
-    sample_player(f.player, scratch_);
-    blend(pose_.locals, scratch_, f.elapsed / f.duration, kAllJoints, pose_.locals);
+    fade_inputs_[i] =
+        FadeInput{{f.player.clip, f.player.time, &f.player.cursor}, f.elapsed / f.duration};
   }
-  apply_layers();
-  local_to_model(*skeleton_, pose_.locals, model_);
-  apply_ik();
-  build_palette(*skeleton_, model_, palette_);
+  inputs_.fades = std::span(fade_inputs_).first(static_cast<size_t>(num_fades_));
+  for (size_t i = 0; i < layers_.size(); ++i) {
+    Layer& l = layers_[i];
+    layer_inputs_[i] = LayerInput{l.time, l.weight, &l.cursor};
+  }
+  inputs_.layers = std::span(layer_inputs_).first(layers_.size());
+  for (size_t i = 0; i < goals_.size(); ++i)
+    goal_inputs_[i] = GoalInput{goals_[i].target, goals_[i].weight};
+  inputs_.goals = std::span(goal_inputs_).first(goals_.size());
+  inputs_.ik_iteration_scale = ik_iteration_scale_;
 }
 
 }  // namespace anim

@@ -5,9 +5,6 @@
 
 #include "anim/animator.h"
 
-#include "anim/ik_solvers.h"
-#include "anim/local_to_model_job.h"
-
 namespace anim {
 
 namespace {
@@ -19,11 +16,6 @@ std::string num(float v) {
 }
 bool in_unit_range(float v) {
   return std::isfinite(v) && v >= 0.0f && v <= 1.0f;
-}
-
-// The rotation part of an affine matrix without shear (uniform or not).
-glm::quat rotation_of(const glm::mat4& m) {
-  return from_matrix(m).rotation;
 }
 
 }  // namespace
@@ -121,23 +113,22 @@ Expected<int> Animator::set_ik_goal(const IkGoalDesc& desc) {
     return Status(StatusCode::kResourceExhausted,
                   who + ": the character already has " + std::to_string(kMaxIkGoals) + " IK goals");
 
-  Goal goal;
-  goal.id = next_goal_id_;
-  goal.desc = std::move(stored);
-  goal.joints = std::move(chain);
-  goal.positions.resize(n);
-  goal.solved.resize(n);
-  goal.rotations.resize(n);
-  goal.rest_locals.resize(n);
-  goal.bone_dirs.resize(n, glm::vec3(0.0f, 1.0f, 0.0f));
+  auto made = std::make_shared<GoalSetup>();
+  made->desc = std::move(stored);
+  made->joints = std::move(chain);
+  made->rest_locals.resize(n);
+  made->bone_dirs.resize(n, glm::vec3(0.0f, 1.0f, 0.0f));
   for (int k = 0; k < n; ++k) {
-    goal.rest_locals[k] = s.rest_pose[goal.joints[k]].rotation;
+    made->rest_locals[k] = s.rest_pose[made->joints[k]].rotation;
     if (k + 1 < n) {
-      const glm::vec3 t = s.rest_pose[goal.joints[k + 1]].translation;
-      if (glm::length(t) > 0.0f) goal.bone_dirs[k] = glm::normalize(t);
+      const glm::vec3 t = s.rest_pose[made->joints[k + 1]].translation;
+      if (glm::length(t) > 0.0f) made->bone_dirs[k] = glm::normalize(t);
     }
   }
-  goals_.push_back(std::move(goal));
+  PoseSetup next = copy_setup();
+  next.goals.push_back(std::move(made));
+  goals_.push_back(Goal{next_goal_id_, desc.target, desc.weight});
+  replace_setup(std::move(next));
   ++next_goal_id_;
   return goals_.back().id;
 }
@@ -153,8 +144,8 @@ Status Animator::update_ik_target(int goal_id, const glm::vec3& target, float we
   if (!in_unit_range(weight))
     return invalid_argument("update_ik_target " + std::to_string(goal_id) + ": weight " +
                             num(weight) + " is outside [0, 1]");
-  it->desc.target = target;
-  it->desc.weight = weight;
+  it->target = target;
+  it->weight = weight;
   return Status::ok();
 }
 
@@ -163,74 +154,19 @@ Status Animator::clear_ik_goal(int goal_id) {
       std::find_if(goals_.begin(), goals_.end(), [&](const Goal& g) { return g.id == goal_id; });
   if (it == goals_.end())
     return not_found("clear_ik_goal: no IK goal with id " + std::to_string(goal_id));
+  PoseSetup next = copy_setup();
+  next.goals.erase(next.goals.begin() + (it - goals_.begin()));
+  replace_setup(std::move(next));
   goals_.erase(it);
   return Status::ok();
 }
 
-void Animator::recompute_model_from(int first_joint) {
-  LocalToModelJob job;
-  job.skeleton = skeleton_;
-  job.input = pose_.locals;
-  job.output = model_;
-  job.from = first_joint;
-  job.run();
-}
-
-void Animator::apply_ik() {
-  const Skeleton& s = *skeleton_;
-  const Transform world_to_model = inverse(root_);
-  for (Goal& g : goals_) {
-    const IkGoalDesc& d = g.desc;
-    if (d.weight <= 0.0f) continue;  // weight 0: the animated pose, untouched
-    const int n = static_cast<int>(g.joints.size());
-    const bool world = d.space == IkSpace::kWorld;
-    const glm::vec3 target = world ? transform_point(world_to_model, d.target) : d.target;
-    const glm::vec3 pole = world ? transform_point(world_to_model, d.pole) : d.pole;
-
-    for (int k = 0; k < n; ++k) {
-      const glm::mat4& m = model_[g.joints[k]];
-      g.positions[k] = glm::vec3(m[3]);
-      g.rotations[k] = rotation_of(m);
-    }
-    const int parent = s.parents[g.joints[0]];
-    ik::Chain chain;
-    chain.positions = g.positions;
-    chain.rotations = g.rotations;
-    chain.parent_rotation = rotation_of(parent < 0 ? s.root_transform : model_[parent]);
-    chain.rest_locals = g.rest_locals;
-    chain.bone_dirs = g.bone_dirs;
-    chain.constraints = d.constraints;
-    // The daemon's IK budget may scale every iterative goal down (at least one sweep).
-    const int iterations = ik_iteration_scale_ >= 1.0f
-                               ? d.max_iterations
-                               : std::max(1, static_cast<int>(static_cast<float>(d.max_iterations) *
-                                                              ik_iteration_scale_));
-    switch (d.solver) {
-      case IkSolver::kCcd:
-        ik::solve_ccd(chain, target, d.joint_weights, iterations, d.tolerance);
-        break;
-      case IkSolver::kFabrik:
-        ik::solve_fabrik(chain, target, g.solved, iterations, d.tolerance);
-        break;
-      case IkSolver::kTwoBone:
-        ik::solve_two_bone(chain, target, d.has_pole ? &pole : nullptr, d.soften, g.solved);
-        break;
-    }
-    // Back to local rotations (the effector keeps its own), blended with the animated ones.
-    for (int k = 0; k + 1 < n; ++k) {
-      glm::quat& animated = pose_.locals[g.joints[k]].rotation;
-      const glm::quat solved = chain.local(k);
-      animated = d.weight >= 1.0f ? solved : slerp_shortest(animated, solved, d.weight);
-    }
-    recompute_model_from(g.joints[0]);
-  }
-}
-
 uint64_t Animator::ik_cost() const {
   uint64_t cost = 0;
-  for (const Goal& g : goals_) {
-    const uint64_t n = g.joints.size();
-    cost += g.desc.solver == IkSolver::kTwoBone ? n : n * uint64_t(g.desc.max_iterations);
+  if (!setup_) return 0;
+  for (const auto& g : setup_->goals) {
+    const uint64_t n = g->joints.size();
+    cost += g->desc.solver == IkSolver::kTwoBone ? n : n * uint64_t(g->desc.max_iterations);
   }
   return cost;
 }

@@ -71,8 +71,11 @@ Expected<int> Animator::add_layer(const AdditiveLayerDesc& desc) {
 
   Layer layer;
   layer.id = next_layer_id_;
-  layer.desc = desc;
-  layer.desc.reference_clip = ref_index;
+  layer.clip = desc.clip;
+  layer.time_source = desc.time_source;
+  layer.weight = desc.weight;
+  layer.speed = desc.speed;
+  layer.parameter = desc.parameter;
   switch (desc.time_source) {
     case LayerTimeSource::kOwnClock:
       layer.time = wrap_clip_time(desc.start_time, clip.duration, WrapMode::kLoop);
@@ -90,11 +93,21 @@ Expected<int> Animator::add_layer(const AdditiveLayerDesc& desc) {
       return invalid_argument(who + ": unknown time source " +
                               std::to_string(static_cast<int>(desc.time_source)));
   }
+  auto made = std::make_shared<LayerSetup>();
+  made->clip = desc.clip;
+  made->blend = desc.blend;
+  made->mask = desc.mask;
   if (desc.blend == LayerBlend::kAdditive) {  // an override layer needs no reference
-    layer.reference.resize(n);
-    ref.sample(desc.reference_time, skeleton_->rest_pose, layer.reference);
+    made->reference.resize(n);
+    ref.sample(desc.reference_time, skeleton_->rest_pose, made->reference);
   }
-  layers_.push_back(std::move(layer));
+  PoseSetup next = copy_setup();
+  next.layers.push_back(std::move(made));
+  // Room for every layer from the first on: the inputs of an update point at the layers'
+  // sampling cursors, which must not move when a layer is added.
+  if (layers_.capacity() < static_cast<size_t>(kMaxLayers)) layers_.reserve(kMaxLayers);
+  layers_.push_back(layer);
+  replace_setup(std::move(next));
   ++next_layer_id_;
   return layers_.back().id;
 }
@@ -105,9 +118,9 @@ Status Animator::update_layer(int layer_id, const AdditiveLayerUpdate& update) {
   if (it == layers_.end())
     return not_found("update_layer: no layer with id " + std::to_string(layer_id));
   if (Status s = check_update("update_layer " + std::to_string(layer_id), update); !s) return s;
-  it->desc.weight = update.weight;
-  it->desc.speed = update.speed;
-  it->desc.parameter = update.parameter;
+  it->weight = update.weight;
+  it->speed = update.speed;
+  it->parameter = update.parameter;
   return Status::ok();
 }
 
@@ -116,26 +129,11 @@ Status Animator::remove_layer(int layer_id) {
                          [&](const Layer& l) { return l.id == layer_id; });
   if (it == layers_.end())
     return not_found("remove_layer: no layer with id " + std::to_string(layer_id));
+  PoseSetup next = copy_setup();
+  next.layers.erase(next.layers.begin() + (it - layers_.begin()));
+  replace_setup(std::move(next));
   layers_.erase(it);
   return Status::ok();
-}
-
-void Animator::apply_layers() {
-  for (Layer& layer : layers_) {
-    if (layer.desc.weight <= 0.0f) continue;  // weight 0: the pose is untouched
-    SamplingJob job;
-    job.clip = &clips_[layer.desc.clip];
-    job.time = layer.time;
-    job.cursor = &layer.cursor;
-    job.rest = skeleton_->rest_pose;
-    job.output = scratch_;
-    job.run();
-    if (layer.desc.blend == LayerBlend::kOverride)
-      blend(pose_.locals, scratch_, layer.desc.weight, layer.desc.mask, pose_.locals);
-    else
-      add_additive(pose_.locals, scratch_, layer.reference, layer.desc.weight, layer.desc.mask,
-                   pose_.locals);
-  }
 }
 
 }  // namespace anim

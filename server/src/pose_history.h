@@ -1,48 +1,132 @@
 #pragma once
-// A ring buffer of one character's recent poses: per tick, the root transform and the
-// model-space matrix of every joint (3x4 floats, the same layout as the palette). Sized at
-// spawn; record() never allocates (it runs inside the parallel character update).
+// The pose history: for each of the last N ticks (--history-seconds), one immutable
+// HistoryFrame holding every character's compact record (history_record.h) of what its
+// Animator evaluated in that tick. A past pose is recomputed from its record on demand
+// (pose_query.h), bit for bit the pose the tick computed.
+//
+// Threads: the tick thread fills a frame (begin_tick, then the parallel character update
+// writes each character's record, then publish); from publish on the frame is immutable and
+// any thread may read it through a FrameRef until the frame leaves the window and its last
+// reader let go. A frame is then recycled for a later tick (its vectors keep their capacity,
+// so a tick allocates nothing once the window is full and the character count steady).
+//
+// Memory per character and tick: one HistoryEntry (24 bytes) and its record (52 bytes for a
+// character playing or crossfading; more with layers and goals), against 64 x 48 bytes of
+// model matrices for a 64-joint character.
 
+#include <atomic>
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <span>
+#include <utility>
 #include <vector>
 
-#include <glm/glm.hpp>
-
-#include "anim/palette.h"
-#include "anim/transform.h"
+#include "anim/animator.h"
+#include "anim/asset.h"
+#include "anim/pose_evaluation.h"
 
 namespace animd {
 
-class PoseHistory {
- public:
-  PoseHistory(int capacity_ticks, int num_joints);
+// One character in one frame.
+struct HistoryEntry {
+  uint32_t character = 0;  // its id
+  uint32_t offset = 0;     // its record: HistoryFrame::words from this index
+  // Words of its record; 0 while not written, and when it could not be (record_bound fell
+  // short: a bug; the tick is then missing from the character's history).
+  uint32_t size = 0;
+  uint32_t asset = 0;  // its asset: HistoryFrame::assets[asset]
+  // The setup its record was evaluated with (null: no layer, no goal); kept alive by
+  // HistoryFrame::setups.
+  const anim::PoseSetup* setup = nullptr;
+};
 
-  void record(uint64_t tick, double server_time, const anim::Transform& root,
-              std::span<const glm::mat4> model);
+struct HistoryFrame {
+  uint64_t tick = 0;
+  double server_time = 0.0;           // seconds since the daemon started, at that tick
+  std::vector<HistoryEntry> entries;  // every character, by increasing id
+  std::vector<uint32_t> words;        // the records
+  std::vector<std::shared_ptr<const anim::Asset>> assets;      // the entries' assets, once each
+  std::vector<std::shared_ptr<const anim::PoseSetup>> setups;  // the entries' setups
 
-  // The slot holding `tick`, or -1 when it is not (or no longer) recorded.
-  int find(uint64_t tick) const;
-  bool empty() const { return count_ == 0; }
-  uint64_t newest_tick() const { return newest_; }
-  uint64_t oldest_tick() const;  // meaningful when !empty()
-
-  uint64_t tick(int slot) const { return ticks_[slot]; }
-  double server_time(int slot) const { return times_[slot]; }
-  const anim::Transform& root(int slot) const { return roots_[slot]; }
-  std::span<const anim::PaletteMatrix> model(int slot) const {
-    return {model_.data() + static_cast<size_t>(slot) * joints_, static_cast<size_t>(joints_)};
+  // The entry of `character`, or null (also when its record is missing).
+  const HistoryEntry* find(uint32_t character) const;
+  std::span<const uint32_t> record(const HistoryEntry& e) const {
+    return std::span(words).subspan(e.offset, e.size);
   }
+  // Bytes this frame holds (its vectors' capacities; the shared assets and setups not).
+  size_t bytes() const;
+
+  // FrameRefs alive; the frame is not reused while > 0. (mutable: reading a const frame
+  // counts.)
+  mutable std::atomic<int> readers{0};
+};
+
+class PoseHistory;
+
+// A published frame, readable while the FrameRef lives (any thread). Empty: no frame.
+class FrameRef {
+ public:
+  FrameRef() = default;
+  FrameRef(FrameRef&& o) noexcept : frame_(std::exchange(o.frame_, nullptr)) {}
+  FrameRef& operator=(FrameRef&& o) noexcept;
+  FrameRef(const FrameRef&) = delete;
+  FrameRef& operator=(const FrameRef&) = delete;
+  ~FrameRef() { release(); }
+
+  explicit operator bool() const { return frame_ != nullptr; }
+  const HistoryFrame& operator*() const { return *frame_; }
+  const HistoryFrame* operator->() const { return frame_; }
 
  private:
-  int capacity_;
-  int joints_;
-  uint64_t newest_ = 0;
-  uint64_t count_ = 0;
-  std::vector<uint64_t> ticks_;
-  std::vector<double> times_;
-  std::vector<anim::Transform> roots_;
-  std::vector<anim::PaletteMatrix> model_;
+  friend class PoseHistory;
+  explicit FrameRef(const HistoryFrame* f) : frame_(f) {}
+  void release();
+  const HistoryFrame* frame_ = nullptr;
 };
+
+class PoseHistory {
+ public:
+  explicit PoseHistory(int capacity_ticks);
+  PoseHistory(const PoseHistory&) = delete;
+  PoseHistory& operator=(const PoseHistory&) = delete;
+
+  // Tick thread. A frame for `tick` to fill (entries, words, keep-alives emptied, capacity
+  // kept); it becomes visible with publish(). Ticks only grow.
+  HistoryFrame& begin_tick(uint64_t tick, double server_time);
+  void publish();
+
+  // Any thread.
+  FrameRef newest() const;
+  FrameRef at(uint64_t tick) const;  // empty when the tick is not in the window
+  // The ticks the window holds (oldest, newest); {1, 0} when empty.
+  std::pair<uint64_t, uint64_t> window() const;
+  // The oldest tick in the window whose frame has `character` (for error messages), or 0.
+  uint64_t first_tick_of(uint32_t character) const;
+  int capacity() const { return capacity_; }
+  // Bytes every frame holds (in the window, being filled, held by readers, or spare). Tick
+  // thread (it reads the frame being filled).
+  size_t bytes() const;
+
+ private:
+  const int capacity_;
+  mutable std::mutex mutex_;
+  std::vector<std::unique_ptr<HistoryFrame>> frames_;  // guarded: every frame made
+  std::vector<HistoryFrame*> ring_;                    // guarded: tick % capacity -> frame
+  std::vector<HistoryFrame*> retired_;                 // guarded: left the window, maybe still read
+  HistoryFrame* filling_ = nullptr;                    // tick thread only
+  uint64_t newest_ = 0;                                // guarded
+  uint64_t published_ = 0;                             // guarded: frames published so far
+};
+
+// Filling a frame (tick thread, between begin_tick and publish):
+// 1. before the character update, in increasing id order: each character's entry, with room
+//    for its record (record_bound) and what the record needs kept alive (asset, setups);
+void add_entry(HistoryFrame& frame, uint32_t character,
+               const std::shared_ptr<const anim::Asset>& asset, const anim::Animator& animator);
+// 2. in the per-character update, after the Animator's update (or its skip): entry `index`'s
+//    record, from what the Animator last evaluated, with its current root as the tick's
+//    root. Any worker thread, one per entry; no allocation, no lock.
+void record_entry(HistoryFrame& frame, size_t index, const anim::Animator& animator);
 
 }  // namespace animd

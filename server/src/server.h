@@ -28,6 +28,7 @@
 #include "config.h"
 #include "log_limiter.h"
 #include "metrics.h"
+#include "pose_history.h"
 
 namespace animops {
 class Ops;
@@ -66,6 +67,8 @@ class Server {
   ByteBudget& inbound_budget() { return inbound_budget_; }
   ByteBudget& stream_budget() { return stream_budget_; }
   LogLimiter& log_limiter() { return log_limiter_; }
+  // The World's pose history (published per tick): sessions answer query_pose from it.
+  const PoseHistory& history() const { return *history_; }
   uint16_t port() const { return port_; }
   bool shutting_down() const { return shutting_down_.load(std::memory_order_relaxed); }
 
@@ -104,6 +107,7 @@ class Server {
   AssetCatalog catalog_;
   std::unique_ptr<WorkerPool> pool_;
   std::unique_ptr<World> world_;
+  std::shared_ptr<const PoseHistory> history_;  // world_->history(), outliving the World
   std::unique_ptr<TickLoop> tick_;
   std::mutex sessions_mutex_;
   std::unordered_map<uint64_t, std::shared_ptr<Session>> sessions_;

@@ -6,7 +6,9 @@
 #include <spdlog/spdlog.h>
 
 #include "asset_loading.h"
+#include "pose_query.h"
 #include "proto_convert.h"
+#include "reply_budget.h"
 #include "request_convert.h"
 #include "server.h"
 
@@ -276,6 +278,8 @@ void Session::handle(Request& r, uint64_t seq) {
     }
     case Request::kLoadAsset:
       return handle_load(r, seq);
+    case Request::kQueryPose:
+      return handle_query_pose(r, seq);
     case Request::kSubscribe:
       return handle_subscribe(r, seq);
     case Request::kUnsubscribe:
@@ -367,10 +371,40 @@ void Session::push_command(Request& r, uint64_t seq, uint32_t subscription_id) {
   c.request_id = r.request_id();
   c.sink = shared_from_this();
   c.request = std::move(*request);
+  const uint64_t owner = c.owner;
   if (!server_.commands().push(std::move(c), cfg.max_queued_commands))
     return refuse("the daemon's command queue is full (--max-queued-commands " +
                   std::to_string(cfg.max_queued_commands) + "); retry later");
   ++pending_commands_;
+  if (std::find(noted_owners_.begin(), noted_owners_.end(), owner) == noted_owners_.end())
+    noted_owners_.push_back(owner);
+}
+
+void Session::handle_query_pose(Request& r, uint64_t seq) {
+  auto request = to_world_request(r);
+  if (!request)
+    return reply_error(seq, r, to_proto(request.error().code()), request.error().message());
+  uint64_t newest = 0;
+  auto answer = query_history(server_.history(), std::get<QueryPose>(*request), &newest);
+  if (!answer) return push_command(r, seq);
+  note_owner(server_.auth().check(r.auth_token()).owner_key);
+  anim::v1::Reply reply =
+      to_reply(*answer ? anim::Expected<WorldResult>(WorldResult(std::move(**answer)))
+                       : anim::Expected<WorldResult>(answer->error()));
+  reply.set_request_id(r.request_id());
+  reply.set_tick(newest);  // the newest published tick: the state the answer comes from
+  const size_t drawn = charge_reply(&server_.stream_budget(), reply);
+  complete(seq, std::move(reply), drawn);
+}
+
+void Session::note_owner(uint64_t owner) {
+  if (std::find(noted_owners_.begin(), noted_owners_.end(), owner) != noted_owners_.end()) return;
+  Command c;  // its request (GetStats) changes nothing, and without a sink it has no reply
+  c.kind = Command::Kind::kRequest;
+  c.session_id = id_;
+  c.owner = owner;
+  if (server_.commands().push(std::move(c), server_.config().max_queued_commands))
+    noted_owners_.push_back(owner);
 }
 
 void Session::handle_load(Request& r, uint64_t seq) {

@@ -82,6 +82,12 @@ class Session : public ReplySink, public std::enable_shared_from_this<Session> {
   void handle_update_subscription(anim::v1::Request& r, uint64_t seq);
   void handle_subscribe(anim::v1::Request& request, uint64_t seq);
   void handle_load(anim::v1::Request& request, uint64_t seq);
+  // query_pose answered here from the pose history, without waiting for the tick; passed on
+  // to the tick when the history does not have the character (the World says why).
+  void handle_query_pose(anim::v1::Request& request, uint64_t seq);
+  // The World tracks which owner keys have a live connection (orphaned characters); a
+  // request answered here tells it with a reply-less command, once per owner key.
+  void note_owner(uint64_t owner);
   void push_command(anim::v1::Request& request, uint64_t seq, uint32_t subscription_id = 0);
 
   // Replies.
@@ -143,7 +149,8 @@ class Session : public ReplySink, public std::enable_shared_from_this<Session> {
   bool trusted_ = false;  // sent a valid request (with a valid token when tokens are on)
   uint32_t failed_auth_ = 0;
   RateLimiter rate_;
-  uint32_t pending_commands_ = 0;  // requests handed to the tick or loader, not answered yet
+  uint32_t pending_commands_ = 0;       // requests handed to the tick or loader, not answered yet
+  std::vector<uint64_t> noted_owners_;  // owner keys the World has seen this connection use
 
   // Replies in request order (write_queue_ holds the early ones).
   uint64_t next_seq_in_ = 0;

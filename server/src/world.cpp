@@ -4,33 +4,31 @@
 #include <cmath>
 
 #include "compact_layout.h"
+#include "reply_budget.h"
 #include "reply_sink.h"
 #include "request_convert.h"
 
 namespace animd {
 
-Character::Character(uint32_t id_, AssetPtr asset_, uint64_t owner, uint64_t tick,
-                     int history_ticks)
+Character::Character(uint32_t id_, AssetPtr asset_, uint64_t owner, uint64_t tick)
     : id(id_),
       asset(std::move(asset_)),
       owner_session(owner),
       spawn_tick(tick),
       animator(asset->skeleton, asset->clips),
-      history(history_ticks, asset->skeleton.num_joints()),
       layout(compact_layout(asset)) {}
 
 World::World(const Config& config, Metrics& metrics, AssetCatalog& catalog, WorkerPool& pool,
              ByteBudget* outbound)
-    : config_(config), metrics_(metrics), outbound_(outbound), catalog_(catalog), pool_(pool) {}
+    : config_(config),
+      metrics_(metrics),
+      outbound_(outbound),
+      catalog_(catalog),
+      pool_(pool),
+      history_(std::make_shared<PoseHistory>(config.history_ticks())),
+      history_view_(history_) {}
 
 namespace {
-// Replies up to this size are made without drawing on the outbound budget.
-constexpr size_t kSmallReply = 1024;
-// A reply as protobuf objects takes a few times its wire size (a sub-message per character
-// or joint); measured with SpaceUsedLong on list_characters and query_pose replies: 2.5-4x.
-// Charged as an estimate because reflection on every reply would cost the tick.
-constexpr size_t kObjectBytesPerWireByte = 4;
-
 // Memory an asset holds (its vectors' contents), for --max-asset-bytes-total.
 size_t asset_bytes(const anim::Asset& a) {
   size_t n = sizeof(anim::Asset);
@@ -239,23 +237,8 @@ void World::reply(const Command& c, const anim::Expected<WorldResult>& result, u
   anim::v1::Reply reply = to_reply(result);
   reply.set_request_id(c.request_id);
   reply.set_tick(tick);
-  // Large replies (queries) draw on the outbound budget now, while they are made, for the
-  // memory they hold until written: as protobuf objects on their way to the session (often
-  // several times their wire size), then as bytes in its queue.
-  size_t drawn = 0;
-  if (size_t bytes = reply.ByteSizeLong() + 4; outbound_ && bytes > kSmallReply) {
-    bytes *= kObjectBytesPerWireByte;
-    if (outbound_->try_acquire(bytes)) {
-      drawn = bytes;
-    } else {
-      reply = to_reply(anim::Status(anim::StatusCode::kResourceExhausted,
-                                    "the daemon's outbound budget is spent "
-                                    "(--max-stream-bytes-total; clients are not reading what "
-                                    "was sent to them): retry later"));
-      reply.set_request_id(c.request_id);
-      reply.set_tick(tick);
-    }
-  }
+  // Large replies (queries) draw on the outbound budget now, while they are made.
+  const size_t drawn = charge_reply(outbound_, reply);
   c.sink->deliver(c.seq, std::move(reply), drawn);
 }
 
@@ -293,6 +276,7 @@ namespace {
 struct UpdateJob {
   std::vector<std::unique_ptr<Character>>* characters;
   Snapshot* snapshot;
+  HistoryFrame* history;
   float dt;
   uint64_t tick;
   double server_time;
@@ -319,8 +303,7 @@ struct UpdateJob {
         c.animator.update(c.pending_dt + j.dt);
         c.pending_dt = 0.0f;
       }
-      c.history.record(j.tick, j.server_time, c.animator.root_transform(),
-                       c.animator.model_matrices());
+      record_entry(*j.history, i, c.animator);
       const auto palette = c.animator.palette();
       std::copy(palette.begin(), palette.end(), j.snapshot->palettes.begin() + c.palette_offset);
       if (j.snapshot->quant) quantize_character(*j.snapshot, i, c.animator);
@@ -373,6 +356,8 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
     quant->roots.resize(characters_.size());
   }
   snap->reset_compact(characters_.size());
+  HistoryFrame& history = history_->begin_tick(tick, server_time);
+  for (const auto& c : characters_) add_entry(history, c->id, c->asset, c->animator);
   // Everybody is watched while an all-characters subscription exists.
   degrade = degrade && all_watchers_ == 0;
   watched_regions_.clear();
@@ -380,10 +365,12 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
     for (const auto& [id, s] : sessions_)
       for (const auto& [sub, w] : s.subscriptions)
         if (w.region) watched_regions_.push_back(*w.region);
-  UpdateJob job{&characters_, snap.get(), dt, tick, server_time, degrade, watched_regions_};
+  UpdateJob job{&characters_, snap.get(),  &history, dt,
+                tick,         server_time, degrade,  watched_regions_};
   pool_.run(characters_.size(), &UpdateJob::run, &job);
   quant_recent_[1] = std::move(quant_recent_[0]);
   quant_recent_[0] = std::move(quant);
+  history_->publish();
   last_tick_ = tick;
   if (job.degrade) metrics_.degraded_ticks.fetch_add(1, std::memory_order_relaxed);
   return snap;

@@ -1,6 +1,7 @@
 #pragma once
-// World: everything the tick thread owns: assets, characters (Animator + asset + pose
-// history), the subscription watch list, ids. Only the tick thread calls into a World.
+// World: everything the tick thread owns: assets, characters (Animator + asset), their pose
+// history (published for every thread), the subscription watch list, ids. Only the tick thread
+// calls into a World.
 //
 // Per tick: apply(commands) (each produces exactly one reply, delivered to its session),
 // then update(dt) which advances every character in parallel (WorkerPool; no allocation
@@ -37,15 +38,14 @@
 namespace animd {
 
 struct Character {
-  Character(uint32_t id, AssetPtr asset, uint64_t owner, uint64_t spawn_tick, int history_ticks);
+  Character(uint32_t id, AssetPtr asset, uint64_t owner, uint64_t spawn_tick);
 
   uint32_t id;
   AssetPtr asset;
   uint64_t owner_session;  // the connection that spawned it (for its per-connection limit)
   uint64_t owner = 0;      // who may drive it (World::owner_of); 0 = shared: any control client
   uint64_t spawn_tick;
-  anim::Animator animator;
-  PoseHistory history;
+  anim::Animator animator;  // its history is in World::history()
   // Current values of each layer and goal, so that partial updates keep the rest.
   std::map<int, anim::AdditiveLayerUpdate> layers;
   std::map<int, float> goal_weights;
@@ -92,6 +92,10 @@ class World {
   // Advances every character by dt and returns the tick's snapshot. `degrade`: characters
   // nobody watches update only every other tick (with the accumulated dt).
   SnapshotPtr update(float dt, uint64_t tick, double server_time, bool degrade);
+
+  // The characters' pose history: a frame per tick, published at the end of update(); read
+  // by any thread (pose_query.h).
+  const std::shared_ptr<const PoseHistory>& history() const { return history_view_; }
 
   // Tick-time samples, fed by the tick loop (for StatsReply).
   TickStats& tick_stats() { return tick_stats_; }
@@ -185,6 +189,8 @@ class World {
   SnapshotPool snapshots_;       // update()'s snapshots, recycled once their holders let go
   QuantFramePool quant_frames_;  // their quantized poses, likewise
   QuantRef quant_recent_[2];     // the last two ticks' ([0] latest)
+  std::shared_ptr<PoseHistory> history_;             // written by update() only
+  std::shared_ptr<const PoseHistory> history_view_;  // the same, for readers
 };
 
 }  // namespace animd

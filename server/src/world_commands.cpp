@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "anim/palette.h"
+#include "pose_query.h"
 #include "world.h"
 
 namespace animd {
@@ -109,8 +110,7 @@ anim::Expected<Spawned> World::spawn(const SpawnCharacter& r, uint64_t session, 
                       std::to_string(config_.max_characters_per_connection) + ") reached");
   if (next_character_id_ == 0)
     return Status(anim::StatusCode::kResourceExhausted, "character ids exhausted");
-  auto ch = std::make_unique<Character>(next_character_id_, asset, session, tick,
-                                        config_.history_ticks());
+  auto ch = std::make_unique<Character>(next_character_id_, asset, session, tick);
   if (auto s = ch->animator.set_root_transform(r.root); !s) return s;
   if (clip >= 0)
     if (auto s = ch->animator.play(clip); !s) return s;
@@ -315,58 +315,12 @@ Status World::clear_ik_goal(const ClearIkGoal& r, uint64_t owner) {
 anim::Expected<PoseAnswer> World::query_pose(const QueryPose& r) {
   auto c = find_character(r.character, "query_pose.character_id");
   if (!c) return c.error();
-  const Character& ch = **c;
-  const anim::Asset& a = *ch.asset;
-  const auto& h = ch.history;
-  if (h.empty())
-    return anim::not_found("query_pose: character " + std::to_string(ch.id) +
-                           " has no pose yet (its first pose is tick " +
-                           std::to_string(ch.spawn_tick) + ")");
-  const std::string range =
-      "available ticks " + std::to_string(h.oldest_tick()) + ".." + std::to_string(h.newest_tick());
-  const uint64_t want = r.tick.value_or(h.newest_tick());
-  if (want > h.newest_tick())
-    return anim::invalid_argument("query_pose.tick " + std::to_string(want) +
-                                  " is in the future; " + range);
-  const int slot = h.find(want);
-  if (slot < 0)
-    return anim::not_found("query_pose.tick " + std::to_string(want) +
-                           " is not in the pose history; " + range);
-
-  PoseAnswer out;
-  const int n = a.skeleton.num_joints();
-  const bool every = r.joint_names.empty() && r.joint_indices.empty();
-  out.joints.reserve(every ? static_cast<size_t>(n)
-                           : r.joint_names.size() + r.joint_indices.size());
-  for (const auto& name : r.joint_names) {
-    auto j = find_joint("query_pose.joint_names", name, a);
-    if (!j) return j.error();
-    out.joints.push_back(PoseJoint{static_cast<uint32_t>(*j), {}});
-  }
-  for (uint32_t idx : r.joint_indices) {
-    if (idx >= static_cast<uint32_t>(n))
-      return anim::not_found("query_pose.joint_indices: joint index " + std::to_string(idx) +
-                             " out of range (asset '" + a.name + "' has " + std::to_string(n) +
-                             " joints)");
-    out.joints.push_back(PoseJoint{idx, {}});
-  }
-  if (every)
-    for (int j = 0; j < n; ++j) out.joints.push_back(PoseJoint{static_cast<uint32_t>(j), {}});
-
-  const auto stored = h.model(slot);
-  std::vector<glm::mat4> model(static_cast<size_t>(n));
-  for (int j = 0; j < n; ++j) model[j] = stored[j].to_mat4();
-  const glm::mat4 world = anim::to_matrix(h.root(slot));
-  for (PoseJoint& jp : out.joints)
-    jp.matrix = anim::PaletteMatrix::from_mat4(
-        r.space == PoseSpace::kWorld ? world * model[jp.index] : model[jp.index]);
-  out.palette.resize(static_cast<size_t>(n));
-  anim::build_palette(a.skeleton, model, out.palette);
-  out.tick = want;
-  out.server_time = h.server_time(slot);
-  out.root = h.root(slot);
-  out.asset = ch.asset;
-  return out;
+  // The same answer the network threads give (pose_query.h); they pass on the queries whose
+  // character the history does not have yet.
+  if (auto answer = query_history(*history_, r)) return std::move(*answer);
+  return anim::not_found("query_pose: character " + std::to_string((*c)->id) +
+                         " has no pose yet (its first pose is tick " +
+                         std::to_string((*c)->spawn_tick) + ")");
 }
 
 CharacterList World::list_characters() const {

@@ -1,6 +1,8 @@
-// World::update allocates nothing once the character count is steady (the snapshot and its
-// buffers are recycled: SnapshotPool). This file installs the counting operator new of
+// World::update allocates nothing once the character count is steady and the pose history
+// window is full (the snapshot and its buffers are recycled: SnapshotPool; so are the history
+// frames that leave the window: PoseHistory). This file installs the counting operator new of
 // counting_new.h in the server unit test binary.
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <memory>
@@ -29,15 +31,17 @@ TEST(WorldAllocations, UpdateAllocatesNothingInSteadyState) {
   for (int i = 0; i < 5; ++i) ASSERT_TRUE(world.spawn_unowned("builtin", "walk"));
   // Warm-up: the pools make the snapshots that are held at once (the previous tick's, kept
   // here as a subscriber would, and the new one) and their quantized frames (each snapshot
-  // also holds the two ticks before it: four at once here).
+  // also holds the two ticks before it: four at once here); the history makes a frame per
+  // tick of its window, plus the one being filled.
+  const uint64_t warm = std::max<uint64_t>(config.history_ticks() + 3, 5);
   SnapshotPtr previous = world.update(0.01f, 1, 0.01, false);
-  for (uint64_t tick = 2; tick <= 5; ++tick) previous = world.update(0.01f, tick, 0.0, false);
+  for (uint64_t tick = 2; tick <= warm; ++tick) previous = world.update(0.01f, tick, 0.0, false);
 
   const long before = g_allocations.load();
-  for (uint64_t tick = 6; tick <= 20; ++tick)
+  for (uint64_t tick = warm + 1; tick <= warm + 80; ++tick)
     previous = world.update(0.01f, tick, 0.0, /*degrade=*/tick % 3 == 0);
   EXPECT_EQ(g_allocations.load() - before, 0) << "World::update allocated";
-  EXPECT_EQ(previous->tick, 20u);
+  EXPECT_EQ(previous->tick, warm + 80);
 }
 
 }  // namespace

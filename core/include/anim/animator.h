@@ -15,83 +15,30 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "anim/animator_options.h"
 #include "anim/asset.h"
 #include "anim/ik.h"
 #include "anim/joint_mask.h"
 #include "anim/palette.h"
 #include "anim/pose.h"
+#include "anim/pose_evaluation.h"
 #include "anim/sampling_job.h"
 #include "anim/status.h"
 
 namespace anim {
 
-struct PlayOptions {
-  bool loop = true;         // loop, or clamp on the last frame (reverse: clamp on the first)
-  float speed = 1.0f;       // clip playback rate multiplier, finite; negative plays in reverse
-  float start_time = 0.0f;  // seconds into the clip, in [0, duration]
-};
-
-struct CrossfadeOptions {
-  bool loop = true;    // as PlayOptions::loop, for the target clip
-  float speed = 1.0f;  // as PlayOptions::speed, for the target clip
-  // When true the target starts at the normalized time of the clip it fades from (the
-  // previous latest target) and, while the fade runs, keeps following that clip's normalized
-  // time (walk <-> run keep the feet in phase). After the fade it runs on its own clock.
-  // When false the target starts at time 0 (as three.js crossFadeTo does).
-  bool sync_normalized_time = false;
-};
-
-enum class LayerTimeSource : uint8_t {
-  kOwnClock,        // the layer clip advances by dt * layer speed * character speed, looping
-  kBaseNormalized,  // the layer clip follows the normalized time of the latest target clip
-  kParameter,       // the caller sets a normalized time 0..1 (aim / lean amount)
-};
-
-// How a layer combines with the pose under it (base, fades and earlier layers).
-enum class LayerBlend : uint8_t {
-  // Adds the clip's delta against the reference pose, scaled by weight * mask (lean, breathe).
-  kAdditive,
-  // Replaces: blends from the pose under it toward the clip's pose by weight * mask, joint by
-  // joint (wave on the upper body over walk). A joint at effective weight 1 is the clip's pose
-  // bit for bit, at 0 untouched bit for bit. The reference fields are not used.
-  kOverride,
-};
-
-// A layer played on top of the base and fades. (The name predates kOverride: the same
-// clip, weight, mask and time source describe both kinds.)
-struct AdditiveLayerDesc {
-  int clip = -1;  // the layer's clip (index into the Animator's clips)
-  LayerBlend blend = LayerBlend::kAdditive;
-  // kAdditive: reference pose subtracted from the clip: `reference_clip` (default: the
-  // layer's own clip) sampled at `reference_time` seconds (default 0: its first frame).
-  // Precomputed when the layer is added. Validated for kOverride too, but not used.
-  int reference_clip = -1;      // -1: the layer's own clip
-  float reference_time = 0.0f;  // seconds into the reference clip, in [0, its duration]
-  float weight = 1.0f;          // 0..1
-  JointMask mask;               // empty: all joints; else one weight in [0, 1] per joint
-  LayerTimeSource time_source = LayerTimeSource::kOwnClock;
-  float speed = 1.0f;       // for kOwnClock, finite; negative plays in reverse
-  float parameter = 0.0f;   // for kParameter, 0..1
-  float start_time = 0.0f;  // for kOwnClock: seconds into the clip, in [0, duration]
-};
-
-// What update_layer may change after creation (all three are always applied).
-struct AdditiveLayerUpdate {
-  float weight = 1.0f;     // 0..1
-  float speed = 1.0f;      // finite, may be negative
-  float parameter = 0.0f;  // 0..1
-};
-
 class Animator {
  public:
-  static constexpr int kMaxFades = 8;         // overlapping crossfades; more collapse the oldest
-  static constexpr int kMaxLayers = 16;       // additive layers per character
-  static constexpr int kMaxIkGoals = 8;       // IK goals per character
-  static constexpr int kMaxChainJoints = 32;  // joints per IK chain (root..effector)
+  static constexpr int kMaxFades = anim::kMaxFades;      // overlapping crossfades; more collapse
+                                                         // the oldest
+  static constexpr int kMaxLayers = anim::kMaxLayers;    // layers per character
+  static constexpr int kMaxIkGoals = anim::kMaxIkGoals;  // IK goals per character
+  static constexpr int kMaxChainJoints = anim::kMaxChainJoints;  // joints per IK chain
 
   // Starts in the skeleton's rest pose, with no clip; model matrices and palette are valid
   // right away.
@@ -155,6 +102,17 @@ class Animator {
   int num_layers() const { return static_cast<int>(layers_.size()); }
   int num_ik_goals() const { return static_cast<int>(goals_.size()); }
 
+  // What the last update() evaluated (before the first: the rest pose, identity root):
+  // evaluate_pose(skeleton(), clips(), evaluated_inputs(), evaluated_setup().get(), ...)
+  // gives model_matrices() again, bit for bit. The spans point into the Animator (valid
+  // until its next update), and so do the sampling cursors (caches: give them to an
+  // evaluation only on the thread that owns the Animator, or set them to null).
+  PoseInputs evaluated_inputs() const;
+  const std::shared_ptr<const PoseSetup>& evaluated_setup() const { return evaluated_setup_; }
+  // The layers and goals the next update() evaluates (null when none): replaced by a new
+  // object by add_layer, remove_layer, set_ik_goal and clear_ik_goal, never modified.
+  const std::shared_ptr<const PoseSetup>& setup() const { return setup_; }
+
  private:
   // One clip playing on its own clock.
   struct Player {
@@ -172,55 +130,66 @@ class Animator {
     float elapsed = 0.0f;   // seconds of fade time so far; weight = elapsed / duration
     bool sync = false;      // player follows the normalized time of the player below
   };
+  // A layer's clock and current values; what it is (clip, blend, mask, reference) is its
+  // LayerSetup, at the same position in setup_->layers.
   struct Layer {
     int id = 0;
-    AdditiveLayerDesc desc;            // weight/speed/parameter kept current by update_layer
-    float time = 0.0f;                 // the layer clip's time, seconds
-    std::vector<Transform> reference;  // precomputed reference pose, num_joints entries
-    SamplingCursor cursor;             // for the layer clip (a cache only)
+    int clip = -1;
+    LayerTimeSource time_source = LayerTimeSource::kOwnClock;
+    float weight = 1.0f;     // kept current by update_layer
+    float speed = 1.0f;      // kept current by update_layer
+    float parameter = 0.0f;  // kept current by update_layer
+    float time = 0.0f;       // the layer clip's time, seconds
+    SamplingCursor cursor;   // for the layer clip (a cache only)
   };
-  // One IK goal with its chain and every scratch buffer its solver needs, sized when the
-  // goal is set so that update() never allocates.
+  // An IK goal's current target and weight; its chain and settings are its GoalSetup, at the
+  // same position in setup_->goals.
   struct Goal {
     int id = 0;
-    IkGoalDesc desc;                     // validated; constraints' hinge axes normalized
-    std::vector<int> joints;             // chain, root..effector; joints[k-1] = parent
-    std::vector<glm::vec3> positions;    // model-space joint origins
-    std::vector<glm::vec3> solved;       // FABRIK / two-bone solved positions
-    std::vector<glm::quat> rotations;    // model-space joint rotations
-    std::vector<glm::quat> rest_locals;  // rest local rotations (constraint frames)
-    std::vector<glm::vec3> bone_dirs;    // rest direction to the next chain joint, local
+    glm::vec3 target{0.0f};
+    float weight = 1.0f;
   };
 
   Status check_clip(int clip, const char* what) const;
   const Player& latest() const { return num_fades_ > 0 ? fades_[num_fades_ - 1].player : base_; }
   void advance_player(Player& p, float dt) const;
-  void sample_player(const Player& p, std::span<Transform> out) const;
-  void evaluate();
-  void apply_layers();
-  void apply_ik();
-  void recompute_model_from(int first_joint);
   float wrap(const Player& p, float time) const;
+  // Commands only (they allocate): a copy of the current setup, and installing an edited
+  // copy as the new setup_ (null when it has neither layers nor goals).
+  PoseSetup copy_setup() const { return setup_ ? *setup_ : PoseSetup{}; }
+  void replace_setup(PoseSetup next);
+  // Fills inputs_ from the current state (no allocation).
+  void gather_inputs();
 
+  // Laid out for the update: what every update reads or writes comes first, then the kept
+  // inputs and the clocks in the order they are used; arrays used in part (fades beyond the
+  // first, layers, goals, IK scratch) last. Fewer cache lines per character update.
   const Skeleton* skeleton_;
   std::span<const Clip> clips_;
-  Transform root_;
   float speed_ = 1.0f;
-
-  Player base_;
-  std::array<Fade, kMaxFades> fades_{};
   int num_fades_ = 0;
-
-  std::vector<Layer> layers_;
-  int next_layer_id_ = 1;
-  std::vector<Goal> goals_;
-  int next_goal_id_ = 1;
   float ik_iteration_scale_ = 1.0f;
-
+  int next_layer_id_ = 1;
+  int next_goal_id_ = 1;
+  Transform root_;
+  std::shared_ptr<const PoseSetup> setup_;  // layers_ and goals_ setups; null when none
+  // The setup of the last evaluation (with inputs_ below).
+  std::shared_ptr<const PoseSetup> evaluated_setup_;
+  std::vector<Layer> layers_;  // capacity kMaxLayers once a layer exists (cursors stay put)
+  std::vector<Goal> goals_;
   Pose pose_;
-  std::vector<Transform> scratch_;  // one clip sample, num_joints entries
   std::vector<glm::mat4> model_;
   std::vector<PaletteMatrix> palette_;
+
+  // The last evaluation's inputs. The spans of inputs_ only say how many entries of the
+  // arrays are in use (copying an Animator copies them as they are).
+  PoseInputs inputs_;
+  Player base_;
+  std::array<FadeInput, kMaxFades> fade_inputs_{};
+  std::array<Fade, kMaxFades> fades_{};
+  PoseScratch scratch_;
+  std::array<LayerInput, kMaxLayers> layer_inputs_{};
+  std::array<GoalInput, kMaxIkGoals> goal_inputs_{};
 };
 
 }  // namespace anim

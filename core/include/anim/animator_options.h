@@ -1,0 +1,68 @@
+#pragma once
+// The options of the Animator's commands (play, crossfade, layers), in a header of their own
+// so that pose evaluation (pose_evaluation.h) can name the layer kinds without the Animator.
+
+#include <cstdint>
+
+#include "anim/joint_mask.h"
+
+namespace anim {
+
+struct PlayOptions {
+  bool loop = true;         // loop, or clamp on the last frame (reverse: clamp on the first)
+  float speed = 1.0f;       // clip playback rate multiplier, finite; negative plays in reverse
+  float start_time = 0.0f;  // seconds into the clip, in [0, duration]
+};
+
+struct CrossfadeOptions {
+  bool loop = true;    // as PlayOptions::loop, for the target clip
+  float speed = 1.0f;  // as PlayOptions::speed, for the target clip
+  // When true the target starts at the normalized time of the clip it fades from (the
+  // previous latest target) and, while the fade runs, keeps following that clip's normalized
+  // time (walk <-> run keep the feet in phase). After the fade it runs on its own clock.
+  // When false the target starts at time 0 (as three.js crossFadeTo does).
+  bool sync_normalized_time = false;
+};
+
+enum class LayerTimeSource : uint8_t {
+  kOwnClock,        // the layer clip advances by dt * layer speed * character speed, looping
+  kBaseNormalized,  // the layer clip follows the normalized time of the latest target clip
+  kParameter,       // the caller sets a normalized time 0..1 (aim / lean amount)
+};
+
+// How a layer combines with the pose under it (base, fades and earlier layers).
+enum class LayerBlend : uint8_t {
+  // Adds the clip's delta against the reference pose, scaled by weight * mask (lean, breathe).
+  kAdditive,
+  // Replaces: blends from the pose under it toward the clip's pose by weight * mask, joint by
+  // joint (wave on the upper body over walk). A joint at effective weight 1 is the clip's pose
+  // bit for bit, at 0 untouched bit for bit. The reference fields are not used.
+  kOverride,
+};
+
+// A layer played on top of the base and fades. (The name predates kOverride: the same
+// clip, weight, mask and time source describe both kinds.)
+struct AdditiveLayerDesc {
+  int clip = -1;  // the layer's clip (index into the Animator's clips)
+  LayerBlend blend = LayerBlend::kAdditive;
+  // kAdditive: reference pose subtracted from the clip: `reference_clip` (default: the
+  // layer's own clip) sampled at `reference_time` seconds (default 0: its first frame).
+  // Precomputed when the layer is added. Validated for kOverride too, but not used.
+  int reference_clip = -1;      // -1: the layer's own clip
+  float reference_time = 0.0f;  // seconds into the reference clip, in [0, its duration]
+  float weight = 1.0f;          // 0..1
+  JointMask mask;               // empty: all joints; else one weight in [0, 1] per joint
+  LayerTimeSource time_source = LayerTimeSource::kOwnClock;
+  float speed = 1.0f;       // for kOwnClock, finite; negative plays in reverse
+  float parameter = 0.0f;   // for kParameter, 0..1
+  float start_time = 0.0f;  // for kOwnClock: seconds into the clip, in [0, duration]
+};
+
+// What update_layer may change after creation (all three are always applied).
+struct AdditiveLayerUpdate {
+  float weight = 1.0f;     // 0..1
+  float speed = 1.0f;      // finite, may be negative
+  float parameter = 0.0f;  // 0..1
+};
+
+}  // namespace anim

@@ -1,0 +1,138 @@
+// Pose evaluation: base, fades, layers, local-to-model, IK (pose_evaluation.h).
+#include "anim/pose_evaluation.h"
+
+#include <algorithm>
+
+#include "anim/blend.h"
+#include "anim/clip.h"
+#include "anim/ik_solvers.h"
+#include "anim/local_to_model_job.h"
+#include "anim/palette.h"
+#include "anim/skeleton.h"
+
+namespace anim {
+
+namespace {
+
+const JointMask kAllJoints{};  // namespace scope: no guarded static init per evaluation
+
+void sample_clip(const Skeleton& skeleton, std::span<const Clip> clips, const ClipInput& in,
+                 std::span<Transform> out) {
+  if (in.clip < 0) {
+    for (size_t j = 0; j < out.size(); ++j) out[j] = skeleton.rest_pose[j];
+    return;
+  }
+  SamplingJob job;
+  job.clip = &clips[in.clip];
+  job.time = in.time;
+  job.cursor = in.cursor;
+  job.rest = skeleton.rest_pose;
+  job.output = out;
+  job.run();
+}
+
+void apply_layers(const Skeleton& skeleton, std::span<const Clip> clips,
+                  std::span<const LayerInput> inputs, const PoseSetup& setup,
+                  std::span<Transform> sample, std::span<Transform> locals) {
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const LayerInput& in = inputs[i];
+    if (in.weight <= 0.0f) continue;  // weight 0: the pose is untouched
+    const LayerSetup& layer = *setup.layers[i];
+    SamplingJob job;
+    job.clip = &clips[layer.clip];
+    job.time = in.time;
+    job.cursor = in.cursor;
+    job.rest = skeleton.rest_pose;
+    job.output = sample;
+    job.run();
+    if (layer.blend == LayerBlend::kOverride)
+      blend(locals, sample, in.weight, layer.mask, locals);
+    else
+      add_additive(locals, sample, layer.reference, in.weight, layer.mask, locals);
+  }
+}
+
+// The rotation part of an affine matrix without shear (uniform or not).
+glm::quat rotation_of(const glm::mat4& m) {
+  return from_matrix(m).rotation;
+}
+
+void apply_ik(const Skeleton& s, const PoseInputs& inputs, const PoseSetup& setup,
+              PoseScratch& scratch, PoseOutput out) {
+  const Transform world_to_model = inverse(inputs.root);
+  for (size_t i = 0; i < inputs.goals.size(); ++i) {
+    const GoalInput& in = inputs.goals[i];
+    if (in.weight <= 0.0f) continue;  // weight 0: the animated pose, untouched
+    const GoalSetup& g = *setup.goals[i];
+    const IkGoalDesc& d = g.desc;
+    const int n = static_cast<int>(g.joints.size());
+    const bool world = d.space == IkSpace::kWorld;
+    const glm::vec3 target = world ? transform_point(world_to_model, in.target) : in.target;
+    const glm::vec3 pole = world ? transform_point(world_to_model, d.pole) : d.pole;
+
+    const auto positions = std::span(scratch.positions).first(n);
+    const auto rotations = std::span(scratch.rotations).first(n);
+    const auto solved = std::span(scratch.solved).first(n);
+    for (int k = 0; k < n; ++k) {
+      const glm::mat4& m = out.model[g.joints[k]];
+      positions[k] = glm::vec3(m[3]);
+      rotations[k] = rotation_of(m);
+    }
+    const int parent = s.parents[g.joints[0]];
+    ik::Chain chain;
+    chain.positions = positions;
+    chain.rotations = rotations;
+    chain.parent_rotation = rotation_of(parent < 0 ? s.root_transform : out.model[parent]);
+    chain.rest_locals = g.rest_locals;
+    chain.bone_dirs = g.bone_dirs;
+    chain.constraints = d.constraints;
+    // The daemon's IK budget may scale every iterative goal down (at least one sweep).
+    const float scale = inputs.ik_iteration_scale;
+    const int iterations =
+        scale >= 1.0f ? d.max_iterations
+                      : std::max(1, static_cast<int>(static_cast<float>(d.max_iterations) * scale));
+    switch (d.solver) {
+      case IkSolver::kCcd:
+        ik::solve_ccd(chain, target, d.joint_weights, iterations, d.tolerance);
+        break;
+      case IkSolver::kFabrik:
+        ik::solve_fabrik(chain, target, solved, iterations, d.tolerance);
+        break;
+      case IkSolver::kTwoBone:
+        ik::solve_two_bone(chain, target, d.has_pole ? &pole : nullptr, d.soften, solved);
+        break;
+    }
+    // Back to local rotations (the effector keeps its own), blended with the animated ones.
+    for (int k = 0; k + 1 < n; ++k) {
+      glm::quat& animated = out.locals[g.joints[k]].rotation;
+      const glm::quat local = chain.local(k);
+      animated = in.weight >= 1.0f ? local : slerp_shortest(animated, local, in.weight);
+    }
+    LocalToModelJob job;
+    job.skeleton = &s;
+    job.input = out.locals;
+    job.output = out.model;
+    job.from = g.joints[0];
+    job.run();
+  }
+}
+
+}  // namespace
+
+void evaluate_pose(const Skeleton& skeleton, std::span<const Clip> clips, const PoseInputs& inputs,
+                   const PoseSetup* setup, PoseScratch& scratch, PoseOutput output) {
+  const size_t n = static_cast<size_t>(skeleton.num_joints());
+  if (scratch.sample.size() != n) scratch.sample.resize(n);
+  const std::span<Transform> sample = scratch.sample;
+  // Base, then every fade blended onto the result so far, then layers, then IK.
+  sample_clip(skeleton, clips, inputs.base, output.locals);
+  for (const FadeInput& f : inputs.fades) {
+    sample_clip(skeleton, clips, f.source, sample);
+    blend(output.locals, sample, f.weight, kAllJoints, output.locals);
+  }
+  if (setup) apply_layers(skeleton, clips, inputs.layers, *setup, sample, output.locals);
+  local_to_model(skeleton, output.locals, output.model);
+  if (setup && !inputs.goals.empty()) apply_ik(skeleton, inputs, *setup, scratch, output);
+}
+
+}  // namespace anim

@@ -1,0 +1,140 @@
+#include "history_record.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+
+namespace animd {
+
+namespace {
+
+using namespace record_format;
+
+bool unit_scale(const anim::Transform& t) {
+  return t.scale.x == 1.0f && t.scale.y == 1.0f && t.scale.z == 1.0f;
+}
+bool same_bits(const anim::Transform& a, const anim::Transform& b) {
+  return std::memcmp(&a, &b, sizeof(anim::Transform)) == 0;
+}
+
+// Sequential writer / reader of words (bounds are the caller's: record_bound).
+struct Writer {
+  uint32_t* p;
+  void u(uint32_t v) { *p++ = v; }
+  void i(int32_t v) { *p++ = std::bit_cast<uint32_t>(v); }
+  void f(float v) { *p++ = std::bit_cast<uint32_t>(v); }
+  void vec(const glm::vec3& v) { f(v.x), f(v.y), f(v.z); }
+  void quat(const glm::quat& q) { f(q.x), f(q.y), f(q.z), f(q.w); }
+  void transform(const anim::Transform& t) { vec(t.translation), quat(t.rotation), vec(t.scale); }
+};
+struct Reader {
+  const uint32_t* p;
+  uint32_t u() { return *p++; }
+  int32_t i() { return std::bit_cast<int32_t>(*p++); }
+  float f() { return std::bit_cast<float>(*p++); }
+  glm::vec3 vec() {
+    const float x = f(), y = f(), z = f();
+    return {x, y, z};
+  }
+  glm::quat quat() {
+    const float x = f(), y = f(), z = f(), w = f();
+    return glm::quat(w, x, y, z);
+  }
+  anim::Transform transform() {
+    anim::Transform t;
+    t.translation = vec();
+    t.rotation = quat();
+    t.scale = vec();
+    return t;
+  }
+};
+
+uint32_t words_for(size_t fades, size_t layers, size_t goals, bool root_scale, bool ik_scale,
+                   bool reported) {
+  return static_cast<uint32_t>(1 + 2 + 7 + (root_scale ? 3 : 0) + 3 * fades + 2 * layers +
+                               4 * goals + (ik_scale ? 1 : 0) + (reported ? 10 : 0));
+}
+
+}  // namespace
+
+uint32_t record_bound(const anim::Animator& a) {
+  const anim::PoseInputs last = a.evaluated_inputs();
+  const auto& setup = a.setup();
+  const size_t layers = setup ? setup->layers.size() : 0;
+  const size_t goals = setup ? setup->goals.size() : 0;
+  const anim::Transform& root = a.root_transform();
+  // The next update evaluates the current root; a skipped tick reports it next to the last
+  // evaluated one: either way one of the two root layouts, bounded by both.
+  return words_for(std::max<size_t>(last.fades.size(), a.num_active_fades()),
+                   std::max(last.layers.size(), layers), std::max(last.goals.size(), goals),
+                   !unit_scale(root) || !unit_scale(last.root),
+                   a.ik_iteration_scale() != 1.0f || last.ik_iteration_scale != 1.0f,
+                   !same_bits(root, last.root));
+}
+
+uint32_t record_animator(const anim::Animator& a, const anim::Transform& reported,
+                         std::span<uint32_t> out) {
+  const anim::PoseInputs in = a.evaluated_inputs();
+  const bool root_scale = !unit_scale(in.root);
+  const bool ik_scale = in.ik_iteration_scale != 1.0f;
+  const bool report = !same_bits(reported, in.root);
+  uint32_t head = static_cast<uint32_t>(in.fades.size()) |
+                  static_cast<uint32_t>(in.layers.size()) << kLayerShift |
+                  static_cast<uint32_t>(in.goals.size()) << kGoalShift;
+  if (root_scale) head |= kRootScale;
+  if (ik_scale) head |= kIkScale;
+  if (report) head |= kReportedRoot;
+  if (out.size() <
+      words_for(in.fades.size(), in.layers.size(), in.goals.size(), root_scale, ik_scale, report))
+    return 0;
+  Writer w{out.data()};
+  w.u(head);
+  w.i(in.base.clip);
+  w.f(in.base.time);
+  w.vec(in.root.translation);
+  w.quat(in.root.rotation);
+  if (root_scale) w.vec(in.root.scale);
+  for (const auto& f : in.fades) w.i(f.source.clip), w.f(f.source.time), w.f(f.weight);
+  for (const auto& l : in.layers) w.f(l.time), w.f(l.weight);
+  for (const auto& g : in.goals) w.vec(g.target), w.f(g.weight);
+  if (ik_scale) w.f(in.ik_iteration_scale);
+  if (report) w.transform(reported);
+  return static_cast<uint32_t>(w.p - out.data());
+}
+
+void decode_record(std::span<const uint32_t> words, DecodedRecord& out) {
+  Reader r{words.data()};
+  const uint32_t head = r.u();
+  const size_t fades = head & kFadeBits;
+  const size_t layers = (head >> kLayerShift) & 0x1fu;
+  const size_t goals = (head >> kGoalShift) & 0x0fu;
+  anim::PoseInputs& in = out.inputs;
+  in.base.clip = r.i();
+  in.base.time = r.f();
+  in.base.cursor = nullptr;
+  in.root.translation = r.vec();
+  in.root.rotation = r.quat();
+  in.root.scale = head & kRootScale ? r.vec() : glm::vec3(1.0f);
+  for (size_t k = 0; k < fades; ++k) {
+    out.fades[k].source.clip = r.i();
+    out.fades[k].source.time = r.f();
+    out.fades[k].source.cursor = nullptr;
+    out.fades[k].weight = r.f();
+  }
+  for (size_t k = 0; k < layers; ++k) {
+    out.layers[k].time = r.f();
+    out.layers[k].weight = r.f();
+    out.layers[k].cursor = nullptr;
+  }
+  for (size_t k = 0; k < goals; ++k) {
+    out.goals[k].target = r.vec();
+    out.goals[k].weight = r.f();
+  }
+  in.ik_iteration_scale = head & kIkScale ? r.f() : 1.0f;
+  out.reported_root = head & kReportedRoot ? r.transform() : in.root;
+  in.fades = std::span(out.fades).first(fades);
+  in.layers = std::span(out.layers).first(layers);
+  in.goals = std::span(out.goals).first(goals);
+}
+
+}  // namespace animd

@@ -1,0 +1,65 @@
+#pragma once
+// One character's entry in one tick of the pose history: the compact form of what its
+// Animator evaluated (anim::PoseInputs), from which anim::evaluate_pose recomputes the
+// tick's pose bit for bit. Layer and goal setups are not in the record: they are the
+// immutable anim::PoseSetup the entry points at.
+//
+// A record is a run of 32-bit words (floats by their bits, so nothing is rounded):
+//   word 0       counts and flags (below)
+//   2 words      base clip (int32, -1 = rest pose), base time
+//   7 words      evaluated root: translation xyz, rotation xyzw
+//   [3 words]    evaluated root scale xyz            (kRootScale; else exactly 1, 1, 1)
+//   3 / fade     clip, time, weight                  (oldest first)
+//   2 / layer    time, weight                        (setup order)
+//   4 / goal     target xyz, weight                  (setup order)
+//   [1 word]     IK iteration scale                  (kIkScale; else 1)
+//   [10 words]   the root reported for the tick      (kReportedRoot; else the evaluated root)
+// The reported root differs from the evaluated one when a character moved in a tick it was
+// not updated in (update-rate LOD): its pose is the previous evaluation, its root the new one.
+//
+// Typical size: 13 words (52 bytes) for a character playing or crossfading between two clips.
+
+#include <array>
+#include <cstdint>
+#include <span>
+
+#include "anim/animator.h"
+#include "anim/pose_evaluation.h"
+
+namespace animd {
+
+namespace record_format {
+inline constexpr uint32_t kFadeBits = 0x0fu;  // number of fades (<= 8)
+inline constexpr uint32_t kLayerShift = 4;    // number of layers (<= 16), 5 bits
+inline constexpr uint32_t kGoalShift = 9;     // number of goals (<= 8), 4 bits
+inline constexpr uint32_t kRootScale = 1u << 13;
+inline constexpr uint32_t kIkScale = 1u << 14;
+inline constexpr uint32_t kReportedRoot = 1u << 15;
+}  // namespace record_format
+
+// An upper bound of the words record_animator() may write for `a` after its next update (or
+// without it): taken before the update, from the current state and the last evaluated one.
+uint32_t record_bound(const anim::Animator& a);
+
+// Writes the record of a's last evaluation, with `reported` as the tick's root, into `out`
+// (record_bound() words taken before the update are enough). Returns the words written, or
+// 0 and writes nothing when `out` is too small (a broken bound: the caller drops the
+// record rather than overwrite its neighbour's). No allocation, no lock.
+uint32_t record_animator(const anim::Animator& a, const anim::Transform& reported,
+                         std::span<uint32_t> out);
+
+// A record read back: the inputs of evaluate_pose (without sampling cursors) and the
+// reported root. The spans of `inputs` point into this object (do not copy it while using
+// them).
+struct DecodedRecord {
+  anim::PoseInputs inputs;
+  anim::Transform reported_root;
+  std::array<anim::FadeInput, anim::kMaxFades> fades{};
+  std::array<anim::LayerInput, anim::kMaxLayers> layers{};
+  std::array<anim::GoalInput, anim::kMaxIkGoals> goals{};
+};
+
+// Decodes a record written by record_animator. `words` holds at least the record.
+void decode_record(std::span<const uint32_t> words, DecodedRecord& out);
+
+}  // namespace animd

@@ -1,0 +1,97 @@
+#include "pose_query.h"
+
+#include <string>
+#include <vector>
+
+#include "anim/palette.h"
+#include "history_record.h"
+
+namespace animd {
+
+namespace {
+
+// One thread's evaluation buffers: after the first query of a skeleton size, a query
+// allocates only its answer.
+struct QueryScratch {
+  anim::PoseScratch pose;
+  DecodedRecord record;
+  std::vector<anim::Transform> locals;
+  std::vector<glm::mat4> model;
+};
+
+QueryScratch& thread_scratch() {
+  thread_local QueryScratch scratch;
+  return scratch;
+}
+
+std::string range_of(const PoseHistory& h, uint32_t character, uint64_t newest) {
+  return "available ticks " + std::to_string(h.first_tick_of(character)) + ".." +
+         std::to_string(newest);
+}
+
+}  // namespace
+
+std::optional<anim::Expected<PoseAnswer>> query_history(const PoseHistory& h, const QueryPose& r,
+                                                        uint64_t* newest_tick) {
+  FrameRef frame = h.newest();
+  if (!frame) return std::nullopt;
+  if (newest_tick) *newest_tick = frame->tick;
+  if (!frame->find(r.character)) return std::nullopt;
+  const uint64_t newest = frame->tick;
+  const uint64_t want = r.tick.value_or(newest);
+  if (want > newest)
+    return anim::invalid_argument("query_pose.tick " + std::to_string(want) +
+                                  " is in the future; " + range_of(h, r.character, newest));
+  if (want != newest) frame = h.at(want);
+  const HistoryEntry* entry = frame ? frame->find(r.character) : nullptr;
+  if (!entry)
+    return anim::not_found("query_pose.tick " + std::to_string(want) +
+                           " is not in the pose history; " + range_of(h, r.character, newest));
+
+  const AssetPtr& asset = frame->assets[entry->asset];
+  const anim::Asset& a = *asset;
+  const int n = a.skeleton.num_joints();
+  PoseAnswer out;
+  const bool every = r.joint_names.empty() && r.joint_indices.empty();
+  out.joints.reserve(every ? static_cast<size_t>(n)
+                           : r.joint_names.size() + r.joint_indices.size());
+  for (const auto& name : r.joint_names) {
+    const int j = a.skeleton.find_joint(name);
+    if (j < 0)
+      return anim::not_found("query_pose.joint_names: unknown joint '" + name + "' in asset '" +
+                             a.name + "'");
+    out.joints.push_back(PoseJoint{static_cast<uint32_t>(j), {}});
+  }
+  for (uint32_t idx : r.joint_indices) {
+    if (idx >= static_cast<uint32_t>(n))
+      return anim::not_found("query_pose.joint_indices: joint index " + std::to_string(idx) +
+                             " out of range (asset '" + a.name + "' has " + std::to_string(n) +
+                             " joints)");
+    out.joints.push_back(PoseJoint{idx, {}});
+  }
+  if (every)
+    for (int j = 0; j < n; ++j) out.joints.push_back(PoseJoint{static_cast<uint32_t>(j), {}});
+
+  // The tick's pose, evaluated again from its record.
+  QueryScratch& s = thread_scratch();
+  s.locals.resize(static_cast<size_t>(n));
+  s.model.resize(static_cast<size_t>(n));
+  decode_record(frame->record(*entry), s.record);
+  anim::evaluate_pose(a.skeleton, a.clips, s.record.inputs, entry->setup, s.pose,
+                      {s.locals, s.model});
+
+  const anim::Transform& root = s.record.reported_root;
+  const glm::mat4 world = anim::to_matrix(root);
+  for (PoseJoint& jp : out.joints)
+    jp.matrix = anim::PaletteMatrix::from_mat4(
+        r.space == PoseSpace::kWorld ? world * s.model[jp.index] : s.model[jp.index]);
+  out.palette.resize(static_cast<size_t>(n));
+  anim::build_palette(a.skeleton, s.model, out.palette);
+  out.tick = want;
+  out.server_time = frame->server_time;
+  out.root = root;
+  out.asset = asset;
+  return out;
+}
+
+}  // namespace animd

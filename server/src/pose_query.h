@@ -1,0 +1,28 @@
+#pragma once
+// query_pose answered from the pose history (pose_history.h): the record of the asked tick is
+// evaluated again (anim::evaluate_pose), which gives the matrices and palette the tick
+// computed, bit for bit. Runs on any thread: network threads answer queries of the past and
+// of the present (the newest published tick) without waiting for the tick, and the World
+// answers the ones they pass on.
+
+#include <cstdint>
+#include <optional>
+
+#include "anim/status.h"
+#include "pose_history.h"
+#include "world_requests.h"
+#include "world_results.h"
+
+namespace animd {
+
+// The answer to `r` from `history`, with every error query_pose gives for a character the
+// history knows (a tick in the future or out of the window, an unknown joint). nullopt when
+// the newest frame does not have the character: unknown, despawned, or spawned since; the
+// World, which knows which, answers then. `newest_tick` (optional) receives the tick of the
+// newest frame that was consulted. Evaluation scratch is per thread (allocated once per
+// thread and skeleton size).
+std::optional<anim::Expected<PoseAnswer>> query_history(const PoseHistory& history,
+                                                        const QueryPose& r,
+                                                        uint64_t* newest_tick = nullptr);
+
+}  // namespace animd
