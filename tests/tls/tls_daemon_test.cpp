@@ -327,13 +327,13 @@ TEST_F(TlsDaemon, PythonExampleConnectsWithTls) {
     GTEST_SKIP() << "skipped: /usr/bin/python3 with python3-protobuf not available";
   DaemonProcess daemon(tls_args(/*require_client_cert=*/true));
   ANIMD_START(daemon);
+  // The Python distribution as installed (fixture animd_installed, tests/install): its
+  // console scripts, which import from its dist-packages.
   auto run = [&](const std::string& script, std::vector<std::string> args) {
-    std::vector<std::string> argv = {"/usr/bin/python3",
-                                     std::string(ANIMD_PYTHON_SOURCE_DIR) + "/" + script, "--port",
+    std::vector<std::string> argv = {std::string(ANIMD_PYTHON_BIN_DIR) + "/" + script, "--port",
                                      std::to_string(daemon.port())};
     argv.insert(argv.end(), args.begin(), args.end());
-    return run_process(argv, {"PYTHONPATH=" + std::string(ANIMD_PYTHON_MODULE_DIR) + ":" +
-                              ANIMD_PYTHON_SOURCE_DIR});
+    return run_process(argv, {"PYTHONPATH=" + std::string(ANIMD_PYTHON_MODULE_DIR)});
   };
   const std::vector<std::string> tls = {
       "--tls", "--ca", certs().ca, "--cert", certs().client_cert, "--key", certs().client_key};
@@ -341,7 +341,7 @@ TEST_F(TlsDaemon, PythonExampleConnectsWithTls) {
     args.insert(args.begin(), tls.begin(), tls.end());
     return args;
   };
-  const ProcessResult ok = run("example.py", with_tls({"--frames", "4"}));
+  const ProcessResult ok = run("animd-py-example", with_tls({"--frames", "4"}));
   ASSERT_EQ(ok.exit_code, 0) << ok.out << ok.err;
   size_t frames = 0;
   for (size_t at = ok.out.find("\ntick "); at != std::string::npos;
@@ -351,12 +351,13 @@ TEST_F(TlsDaemon, PythonExampleConnectsWithTls) {
   EXPECT_NE(ok.out.find("22 joints"), std::string::npos) << ok.out;
 
   // Several threads sharing TLS connections while frames stream in (the client's I/O lock).
-  const ProcessResult loaded = run(
-      "load_example.py", with_tls({"--connections", "3", "--characters", "3", "--seconds", "2"}));
+  const ProcessResult loaded =
+      run("animd-py-load-example",
+          with_tls({"--connections", "3", "--characters", "3", "--seconds", "2"}));
   ASSERT_EQ(loaded.exit_code, 0) << loaded.out << loaded.err;
   EXPECT_NE(loaded.out.find("errors: 0"), std::string::npos) << loaded.out;
 
-  const ProcessResult wrong_ca = run("example.py", {"--tls", "--ca", certs().untrusted_ca});
+  const ProcessResult wrong_ca = run("animd-py-example", {"--tls", "--ca", certs().untrusted_ca});
   EXPECT_EQ(wrong_ca.exit_code, 1);
   EXPECT_NE(wrong_ca.err.find("certificate verify failed"), std::string::npos) << wrong_ca.err;
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
