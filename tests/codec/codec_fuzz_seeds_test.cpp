@@ -1,6 +1,8 @@
 // The compact_frame fuzz target's checked-in seeds (fuzz/seeds/compact_frame) are the frames
 // the codec writes today for fuzz/compact_frame_support.h's motion: when the bytes change,
 // this fails and says how to rewrite them, so the fuzzer never starts from stale frames.
+// ANIMD_REWRITE_SEEDS=1 in the environment rewrites them instead (then commit the files).
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <span>
@@ -27,11 +29,17 @@ TEST(CodecFuzzSeeds, CheckedInSeedsAreTodaysFrames) {
     seed.insert(seed.end(), frame.begin(), frame.end());
     const std::string path =
         std::string(ANIMD_SOURCE_DIR) + "/fuzz/seeds/compact_frame/" + names[k];
+    if (const char* rewrite = std::getenv("ANIMD_REWRITE_SEEDS"); rewrite && *rewrite == '1') {
+      std::ofstream out(path, std::ios::binary | std::ios::trunc);
+      out.write(reinterpret_cast<const char*>(seed.data()),
+                static_cast<std::streamsize>(seed.size()));
+      ASSERT_TRUE(out.good()) << "cannot write " << path;
+    }
     std::ifstream in(path, std::ios::binary);
     const std::vector<uint8_t> file((std::istreambuf_iterator<char>(in)),
                                     std::istreambuf_iterator<char>());
     EXPECT_EQ(file, seed) << path << " is stale: write byte " << k
-                          << " followed by this frame's bytes (see the test) into it";
+                          << " followed by this frame's bytes into it (ANIMD_REWRITE_SEEDS=1 does)";
     std::vector<animcodec::QJoint> pose(l.num_joints());
     animcodec::QRoot root;
     EXPECT_EQ(animcodec::decode_frame(l, std::span(file).subspan(1), b, pose, root), "") << path;

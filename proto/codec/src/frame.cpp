@@ -88,54 +88,60 @@ struct Values {
   uint64_t u[3 * kMaxJoints];
   int ctx[3 * kMaxJoints];
   uint8_t cls[3 * kMaxJoints];
+  int len[3 * kMaxJoints];  // bit_width(u): what the shift choice looks at
   size_t n = 0;
   void add(uint64_t v, int c, uint8_t k) {
     u[n] = v;
     ctx[n] = c;
     cls[n] = k;
+    len[n] = static_cast<int>(std::bit_width(v));
     ++n;
   }
 };
 
-// The shifts of both classes, and the bits they give. A value of bit length a coded with
-// order k takes k + 1 bits when a <= k, else 2a - k - 1 (a carry aside): the values are
-// counted by (class, context, length), and the shifts near the likely one are weighed over
-// the counts that occur, not over the values (the encoder runs per character and tick).
+// Bits of class `cls`'s codes with shift `s` (a carry aside): a value of bit length a coded
+// with order k takes k + 1 bits when a <= k, else 2a - k - 1. A plain loop over arrays (the
+// compiler vectorizes it): the encoder runs per character and tick.
+int64_t section_bits(const Values& v, int cls, int s) {
+  int64_t cost = 0;
+  for (size_t i = 0; i < v.n; ++i) {
+    const int k = std::clamp(v.ctx[i] + s - kShiftBias, 0, kMaxK);
+    const int a = v.len[i];
+    const int bits = a <= k ? k + 1 : 2 * a - k - 1;
+    cost += v.cls[i] == cls ? bits : 0;
+  }
+  return cost;
+}
+
+// The shifts of both classes, and the bits they give. Each value's bits are convex in k
+// (falling by one a step up to k = a - 1, rising by one after; the clamp keeps that), so
+// their sum is convex in the shift: start at the mean excess of length over context and
+// walk downhill. Ties go to the smaller shift.
 int64_t choose_shifts(const Values& v, int shift[2]) {
-  constexpr int kCtx = 32, kLen = 64;
-  static thread_local uint16_t counts[2][kCtx][kLen];
-  static thread_local uint16_t touched[2][3 * kMaxJoints];
-  size_t used[2] = {0, 0};
   int64_t excess[2] = {0, 0}, n[2] = {0, 0};
   for (size_t i = 0; i < v.n; ++i) {
-    const int c = std::min(v.ctx[i], kCtx - 1);
-    const int a = static_cast<int>(std::bit_width(v.u[i]));
-    const int cls = v.cls[i];
-    if (counts[cls][c][a]++ == 0) touched[cls][used[cls]++] = static_cast<uint16_t>(c * kLen + a);
-    excess[cls] += a - c;
-    ++n[cls];
+    excess[v.cls[i]] += v.len[i] - v.ctx[i];
+    ++n[v.cls[i]];
   }
   int64_t total = 0;
   for (int cls = 0; cls < 2; ++cls) {
     shift[cls] = kShiftBias;
-    if (used[cls] == 0) continue;
-    // The best shift lies near the mean excess of length over context (k a little below the
-    // typical length): weigh the 7 around it.
-    const int guess = static_cast<int>(
+    if (n[cls] == 0) continue;
+    int s = static_cast<int>(
         std::clamp<int64_t>((2 * excess[cls] + n[cls]) / (2 * n[cls]) + kShiftBias - 1, 0, 15));
-    int64_t best = std::numeric_limits<int64_t>::max();
-    for (int s = std::max(0, guess - 3); s <= std::min(15, guess + 3); ++s) {
-      int64_t cost = 0;
-      for (size_t t = 0; t < used[cls]; ++t) {
-        const int c = touched[cls][t] / kLen, a = touched[cls][t] % kLen;
-        const int k = k_for(c, s);
-        cost += int64_t{counts[cls][c][a]} * (a <= k ? k + 1 : 2 * a - k - 1);
-      }
-      if (cost < best) best = cost, shift[cls] = s;
+    int64_t best = section_bits(v, cls, s);
+    while (s > 0) {  // down while not worse (ties: the smaller shift)
+      const int64_t c = section_bits(v, cls, s - 1);
+      if (c > best) break;
+      best = c, --s;
     }
+    while (s < 15) {
+      const int64_t c = section_bits(v, cls, s + 1);
+      if (c >= best) break;
+      best = c, ++s;
+    }
+    shift[cls] = s;
     total += best;
-    for (size_t t = 0; t < used[cls]; ++t)
-      counts[cls][touched[cls][t] / kLen][touched[cls][t] % kLen] = 0;
   }
   return total;
 }

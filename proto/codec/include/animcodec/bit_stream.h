@@ -40,6 +40,10 @@ class BitWriter {
     const uint64_t w = u + (uint64_t{1} << k);
     const int len = std::bit_width(w);
     const int z = len - k - 1;
+    if (z + len <= 57) {  // the usual case: one field (zeros, the one, w's low bits)
+      put(((w & ((uint64_t{1} << (len - 1)) - 1)) << 1 | 1) << z, z + len);
+      return;
+    }
     put(0, z);
     put(1, 1);
     put(w, len - 1);

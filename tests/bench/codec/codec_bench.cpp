@@ -1,0 +1,164 @@
+// The compact encoding's per-character costs on bench64 (64 joints) crossfading between its
+// two clips, as the daemon runs them: quantize (a worker, every tick while a compact
+// subscription exists), encode a DELTA2 (a network thread, once per character and tick, the
+// bytes shared by every subscriber in that state), decode + rebuild the palette (a client).
+// Frames are prepared beforehand (a 2 s sequence, 120 ticks), so each benchmark times only
+// its own step. Figures: docs/benchmarks.md, "Compact stream".
+#include <cstdio>
+#include <vector>
+
+#include <benchmark/benchmark.h>
+
+#include "anim/animator.h"
+#include "anim/gltf_loader.h"
+#include "animcodec/compact.h"
+#include "shared_assets.h"
+
+namespace {
+
+using animcodec::QJoint;
+using animcodec::QRoot;
+
+constexpr int kTicks = 120;
+
+struct Sequence {
+  bool ok = false;
+  animcodec::Skeleton skeleton;
+  std::vector<std::vector<anim::Transform>> locals;  // per tick
+  std::vector<std::vector<QJoint>> quant;            // per tick, quantized as the daemon does
+  std::vector<QRoot> roots;
+  std::vector<std::vector<uint8_t>> frames;  // DELTA2 of tick t (t >= 2), key frame at 0
+};
+
+const Sequence& sequence() {
+  static const Sequence seq = [] {
+    Sequence s;
+    auto asset = anim::load_gltf(animtest::shared_path("assets/Bench64/bench64.glb"));
+    if (!asset || asset->clips.size() < 2) return s;
+    const anim::Skeleton& sk = asset->skeleton;
+    const int n = sk.num_joints();
+    std::vector<int> parents(sk.parents.begin(), sk.parents.end());
+    std::vector<animcodec::Trs> rest(n);
+    for (int j = 0; j < n; ++j)
+      rest[j] = {sk.rest_pose[j].translation, sk.rest_pose[j].rotation, sk.rest_pose[j].scale};
+    const animcodec::SkinView skin{asset->mesh.positions, asset->mesh.joints, asset->mesh.weights,
+                                   sk.inverse_bind};
+    s.skeleton.layout = animcodec::make_layout(parents, rest, sk.root_transform, &skin);
+    s.skeleton.parents = parents;
+    s.skeleton.inverse_bind = sk.inverse_bind;
+    s.skeleton.root_transform = sk.root_transform;
+
+    anim::Animator animator(asset->skeleton, asset->clips);
+    if (!animator.play(0).is_ok()) return s;
+    for (int t = 0; t < kTicks; ++t) {
+      if (t == 30 && !animator.crossfade(1, 0.5f).is_ok()) return s;
+      if (!animator.update(1.0f / 60.0f).is_ok()) return s;
+      const auto& l = animator.local_pose().locals;
+      s.locals.emplace_back(l.begin(), l.end());
+      std::vector<QJoint> q(n);
+      for (int j = 0; j < n; ++j)
+        q[j] = animcodec::quantize_joint(s.skeleton.layout, j, l[j].translation, l[j].rotation,
+                                         l[j].scale, t >= 1 ? &s.quant[t - 1][j] : nullptr,
+                                         t >= 2 ? &s.quant[t - 2][j] : nullptr);
+      s.quant.push_back(std::move(q));
+      s.roots.push_back(
+          animcodec::quantize_root({0.02f * t, 0, 0}, glm::quat(1, 0, 0, 0), {1, 1, 1}));
+    }
+    std::vector<uint8_t> buffer(animcodec::max_frame_bytes(n));
+    for (int t = 0; t < kTicks; ++t) {
+      animcodec::Baseline b;
+      auto kind = animcodec::FrameKind::kKey;
+      if (t >= 2) {
+        kind = animcodec::FrameKind::kDelta2;
+        b = {s.quant[t - 1], &s.roots[t - 1], s.quant[t - 2], &s.roots[t - 2]};
+      }
+      const size_t size =
+          animcodec::encode_frame(s.skeleton.layout, kind, s.quant[t], s.roots[t], b, buffer);
+      if (size == 0) return s;
+      s.frames.emplace_back(buffer.begin(), buffer.begin() + static_cast<long>(size));
+    }
+    s.ok = true;
+    return s;
+  }();
+  return seq;
+}
+
+bool ready(benchmark::State& state) {
+  if (sequence().ok) return true;
+  state.SkipWithError("bench64 not found under ../shared (set ANIMD_SHARED_DIR)");
+  return false;
+}
+
+void BM_QuantizeCharacter(benchmark::State& state) {
+  if (!ready(state)) return;
+  const Sequence& s = sequence();
+  const size_t n = s.skeleton.layout.num_joints();
+  std::vector<QJoint> out(n);
+  int t = 2;
+  for (auto _ : state) {
+    const auto& l = s.locals[t];
+    for (size_t j = 0; j < n; ++j)
+      out[j] = animcodec::quantize_joint(s.skeleton.layout, j, l[j].translation, l[j].rotation,
+                                         l[j].scale, &s.quant[t - 1][j], &s.quant[t - 2][j]);
+    benchmark::DoNotOptimize(out.data());
+    t = t + 1 < kTicks ? t + 1 : 2;
+  }
+}
+BENCHMARK(BM_QuantizeCharacter);
+
+void BM_EncodeDelta2(benchmark::State& state) {
+  if (!ready(state)) return;
+  const Sequence& s = sequence();
+  std::vector<uint8_t> buffer(animcodec::max_frame_bytes(s.skeleton.layout.num_joints()));
+  int t = 2;
+  size_t bytes = 0, frames = 0;
+  for (auto _ : state) {
+    const animcodec::Baseline b{s.quant[t - 1], &s.roots[t - 1], s.quant[t - 2], &s.roots[t - 2]};
+    bytes += animcodec::encode_frame(s.skeleton.layout, animcodec::FrameKind::kDelta2, s.quant[t],
+                                     s.roots[t], b, buffer);
+    ++frames;
+    t = t + 1 < kTicks ? t + 1 : 2;
+  }
+  state.counters["bytes_per_frame"] = static_cast<double>(bytes) / static_cast<double>(frames);
+}
+BENCHMARK(BM_EncodeDelta2);
+
+void BM_EncodeKey(benchmark::State& state) {
+  if (!ready(state)) return;
+  const Sequence& s = sequence();
+  std::vector<uint8_t> buffer(animcodec::max_frame_bytes(s.skeleton.layout.num_joints()));
+  int t = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(animcodec::encode_frame(s.skeleton.layout, animcodec::FrameKind::kKey,
+                                                     s.quant[t], s.roots[t], {}, buffer));
+    t = (t + 1) % kTicks;
+  }
+}
+BENCHMARK(BM_EncodeKey);
+
+void BM_DecodeDelta2AndPalette(benchmark::State& state) {
+  if (!ready(state)) return;
+  const Sequence& s = sequence();
+  const size_t n = s.skeleton.layout.num_joints();
+  std::vector<QJoint> pose(n);
+  std::vector<animcodec::Trs> locals(n);
+  std::vector<glm::mat4> model(n);
+  std::vector<float> palette(12 * n);
+  QRoot root;
+  int t = 2;
+  for (auto _ : state) {
+    const animcodec::Baseline b{s.quant[t - 1], &s.roots[t - 1], s.quant[t - 2], &s.roots[t - 2]};
+    const std::string error =
+        animcodec::decode_frame(s.skeleton.layout, s.frames[t], b, pose, root);
+    if (!error.empty()) {
+      state.SkipWithError(error.c_str());
+      return;
+    }
+    animcodec::build_palette(s.skeleton, pose, locals, model, palette);
+    benchmark::DoNotOptimize(palette.data());
+    t = t + 1 < kTicks ? t + 1 : 2;
+  }
+}
+BENCHMARK(BM_DecodeDelta2AndPalette);
+
+}  // namespace
