@@ -286,7 +286,10 @@ void Session::handle(Request& r, uint64_t seq) {
       pending_unsubscribes_.emplace(seq, r.unsubscribe().subscription_id());
       return push_command(r, seq);
     case Request::kUpdateSubscription:
-      return handle_update_subscription(r, seq);
+      // The World keeps its own copy of the region (it decides which characters are watched
+      // when ticks degrade) and answers; the encoder's copy moves when that answer comes back
+      // (pending_region_moves_, noted by push_command), so both change at the same tick.
+      return push_command(r, seq);
     default:
       return push_command(r, seq);
   }
@@ -329,17 +332,6 @@ void Session::handle_subscribe(Request& r, uint64_t seq) {
   push_command(r, seq, id);
 }
 
-// The World keeps its own copy of the region (it decides which characters are watched when
-// ticks degrade) and answers; the encoder's copy moves when that answer comes back, so both
-// change at the same tick.
-void Session::handle_update_subscription(Request& r, uint64_t seq) {
-  const auto& u = r.update_subscription();
-  // A bad region is refused with the request (push_command -> to_world_request).
-  if (auto region = region_from_proto(u.region(), "update_subscription.region"))
-    pending_region_moves_.emplace(seq, std::make_pair(u.subscription_id(), *region));
-  push_command(r, seq);
-}
-
 void Session::push_command(Request& r, uint64_t seq, uint32_t subscription_id) {
   const Config& cfg = server_.config();
   auto refuse = [&](std::string why) {
@@ -363,6 +355,8 @@ void Session::push_command(Request& r, uint64_t seq, uint32_t subscription_id) {
     return reply_error(seq, r, to_proto(request.error().code()), request.error().message());
   }
   if (auto* sub = std::get_if<Subscribe>(&*request)) sub->subscription_id = subscription_id;
+  if (const auto* move = std::get_if<UpdateSubscription>(&*request))
+    pending_region_moves_.emplace(seq, std::make_pair(move->subscription_id, move->region));
   Command c;
   c.kind = Command::Kind::kRequest;
   c.session_id = id_;

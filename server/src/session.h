@@ -79,7 +79,6 @@ class Session : public ReplySink, public std::enable_shared_from_this<Session> {
   // Policy and routing.
   void handle(anim::v1::Request& request, uint64_t seq);
   bool admit(const anim::v1::Request& request, uint64_t seq);
-  void handle_update_subscription(anim::v1::Request& r, uint64_t seq);
   void handle_subscribe(anim::v1::Request& request, uint64_t seq);
   void handle_load(anim::v1::Request& request, uint64_t seq);
   // query_pose answered here from the pose history, without waiting for the tick; passed on
