@@ -3,6 +3,18 @@
 namespace animview {
 namespace {
 
+anim::v1::Region sphere_region(const glm::vec3& c, const Options& o) {
+  anim::v1::Region r;
+  auto* center = r.mutable_sphere()->mutable_center();
+  center->set_x(c.x);
+  center->set_y(c.y);
+  center->set_z(c.z);
+  r.mutable_sphere()->set_radius(o.region_radius);
+  r.set_outer_margin(o.region_margin);
+  r.set_outer_rate_divisor(o.region_margin > 0.0f ? 4 : 0);
+  return r;
+}
+
 // Frames waiting for the render thread. If it stalls (a window drag, an asset fetch), only
 // the newest matter: older ones are dropped rather than piling up.
 constexpr size_t kMaxPending = 256;
@@ -48,7 +60,9 @@ bool Connection::connect(std::string& error) {
     pending_.push_back(ReceivedFrame{f, t});
   });
   anim::v1::SubscribeRequest sub;
-  sub.set_all_characters(options_.characters.empty());
+  const bool region = options_.region_radius > 0.0f;
+  sub.set_all_characters(options_.characters.empty() && !region);
+  if (region) *sub.mutable_region() = sphere_region(target_, options_);
   for (uint32_t id : options_.characters) sub.add_character_ids(id);
   sub.set_encoding(options_.compact ? anim::v1::ENCODING_COMPACT : anim::v1::ENCODING_FLOAT_3X4);
   auto reply = client_->subscribe(sub);
@@ -57,8 +71,47 @@ bool Connection::connect(std::string& error) {
     close();
     return false;
   }
+  subscription_id_ = reply->subscription_id();
+  {
+    std::lock_guard lock(mutex_);
+    follow_ = region ? std::make_shared<RegionFollow>(options_.region_radius, target_) : nullptr;
+  }
   ++generation_;
   return true;
+}
+
+std::optional<glm::vec3> Connection::region_center() {
+  std::lock_guard lock(mutex_);
+  if (!follow_) return std::nullopt;
+  return follow_->center();
+}
+
+bool Connection::region_move_in_flight() {
+  std::lock_guard lock(mutex_);
+  return follow_ && follow_->in_flight();
+}
+
+void Connection::follow(const glm::vec3& target) {
+  target_ = target;
+  std::shared_ptr<RegionFollow> f;
+  std::optional<glm::vec3> center;
+  {
+    std::lock_guard lock(mutex_);
+    if (!follow_ || !connected()) return;
+    f = follow_;
+    center = f->update(target);
+  }
+  if (!center) return;
+  anim::v1::Request request;
+  auto* u = request.mutable_update_subscription();
+  u->set_subscription_id(subscription_id_);
+  *u->mutable_region() = sphere_region(*center, options_);
+  // Answered at the daemon's next tick: the reply arrives on the I/O thread.
+  client_->call_async(std::move(request), [this, f](animclient::Result<anim::v1::Reply> r) {
+    const bool ok = r && r->status().code() == anim::v1::STATUS_OK;
+    std::lock_guard lock(mutex_);
+    f->answered(ok);
+  });
 }
 
 bool Connection::connected() const {

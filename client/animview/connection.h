@@ -8,11 +8,15 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include <glm/glm.hpp>
+
 #include "animclient/client.h"
 #include "options.h"
+#include "region_follow.h"
 
 namespace animview {
 
@@ -29,7 +33,8 @@ class Connection {
   explicit Connection(const Options& options) : options_(options) {}
   ~Connection();
 
-  // Connects and subscribes (to options.characters, or every character). False with
+  // Connects and subscribes (to options.characters, every character, or with
+  // options.region_radius the region around the last point follow() was given). False with
   // `error` ("cannot connect to animd at 127.0.0.1:7450: ...") when either fails.
   bool connect(std::string& error);
   bool connected() const;
@@ -37,6 +42,13 @@ class Connection {
   void close();
   // Moves the frames received since the last call into `out` (oldest first).
   void drain(std::vector<ReceivedFrame>& out);
+  // Region subscriptions: the camera's target is at `target`; moves the region there when it
+  // has moved far enough (RegionFollow), without waiting for the answer. No-op otherwise.
+  void follow(const glm::vec3& target);
+  // Region subscriptions: the centre the daemon has accepted, and whether a move is awaiting
+  // its answer (nullopt / false otherwise).
+  std::optional<glm::vec3> region_center();
+  bool region_move_in_flight();
   // Fetches an asset's skeleton and mesh. Blocks up to the request timeout.
   animclient::Result<anim::v1::GetAssetDataReply> fetch_asset(const std::string& name);
   // Bytes received over every connection so far.
@@ -50,8 +62,13 @@ class Connection {
   std::unique_ptr<animclient::Client> client_;
   uint64_t generation_ = 0;
   uint64_t bytes_before_ = 0;  // bytes of closed connections
+  uint32_t subscription_id_ = 0;
+  glm::vec3 target_{0.0f};  // the camera target follow() last saw (a new region's centre)
+  // Region subscriptions: where the daemon has the region (null otherwise). The move's reply
+  // callback updates it on the I/O thread: guarded by mutex_.
+  std::shared_ptr<RegionFollow> follow_;
 
-  std::mutex mutex_;  // guards pending_ (filled on the I/O thread)
+  std::mutex mutex_;  // guards pending_ (filled on the I/O thread) and follow_
   std::deque<ReceivedFrame> pending_;
 };
 

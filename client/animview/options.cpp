@@ -1,6 +1,7 @@
 #include "options.h"
 
 #include <charconv>
+#include <cmath>
 #include <sstream>
 
 namespace animview {
@@ -23,6 +24,18 @@ bool parse_id_list(const std::string& s, std::vector<uint32_t>& out) {
     out.push_back(id);
   }
   return !out.empty();
+}
+
+bool parse_vec3(const std::string& s, std::array<float, 3>& out) {
+  std::stringstream ss(s);
+  std::string item;
+  size_t n = 0;
+  while (std::getline(ss, item, ',')) {
+    if (n == 3 || !parse_number(item, out[n]) || !std::isfinite(out[n]) || std::abs(out[n]) > 1e6f)
+      return false;
+    ++n;
+  }
+  return n == 3;
 }
 
 }  // namespace
@@ -79,6 +92,18 @@ bool parse_options(const std::vector<std::string>& args, Options& out, std::stri
     } else if (name == "--characters") {
       if (!take(v)) return false;
       if (!parse_id_list(v, o.characters)) return bad(v, "a list of character ids (e.g. 1,2)");
+    } else if (name == "--region" || name == "--region-margin") {
+      if (!take(v)) return false;
+      float m = 0;
+      const bool radius = name == "--region";
+      if (!parse_number(v, m) || !(radius ? m > 0.0f : m >= 0.0f) || m > 1e6f)
+        return bad(v, radius ? "a radius in metres (0-1e6]" : "a margin in metres [0-1e6]");
+      (radius ? o.region_radius : o.region_margin) = m;
+    } else if (name == "--look-at") {
+      if (!take(v)) return false;
+      std::array<float, 3> p{};
+      if (!parse_vec3(v, p)) return bad(v, "a point x,y,z in metres (each within 1e6)");
+      o.look_at = p;
     } else if (name == "--encoding") {
       if (!take(v)) return false;
       if (v != "compact" && v != "float") return bad(v, "compact or float");
@@ -134,6 +159,10 @@ bool parse_options(const std::vector<std::string>& args, Options& out, std::stri
     error = "--cert and --key go together";
     return false;
   }
+  if (o.region_radius > 0.0f && !o.characters.empty()) {
+    error = "--region and --characters exclude each other (a region picks its own characters)";
+    return false;
+  }
   if (!o.screenshot.empty() && !o.headless) {
     error = "--screenshot needs --headless";
     return false;
@@ -153,6 +182,10 @@ usage: animview [options]
   --cert FILE --key F   PEM client certificate and key (daemons with --tls-client-ca)
   --server-name N       name the server certificate must carry (default: --host)
   --characters 1,2      subscribe to these character ids (default: every character)
+  --region R            only the characters within R metres of the camera's target (the
+                        region follows the camera); default: every character
+  --region-margin M     beyond the region, M more metres at a quarter of the rate (default 3)
+  --look-at X,Y,Z       where the camera looks first (default 0,1,0)
   --encoding E          stream encoding: compact (default; quantized, delta-coded) or float
   --interpolate         blend the two newest frames by render time (default)
   --no-interpolate      draw the newest frame as it is

@@ -73,6 +73,15 @@ void StreamState::on_frame(const anim::v1::StreamFrame& frame, double local_time
   }
   latest_tick_ = std::max<uint64_t>(latest_tick_, frame.tick());
   for (uint32_t id : frame.despawned()) tracks_.erase(id);
+  for (uint32_t id : frame.left()) tracks_.erase(id);  // out of a region subscription's region
+  // After dropped frames (part 0): `members` is everything the subscription follows now (the
+  // lost frames' despawned/left notices are not repeated); forget the rest.
+  if (frame.dropped_since_last() > 0 && frame.part() == 0) {
+    const auto& m = frame.members();
+    std::erase_if(tracks_, [&](const auto& entry) {
+      return std::find(m.begin(), m.end(), entry.first) == m.end();
+    });
+  }
   for (const auto& cf : frame.characters()) {
     if (!accept(cf, frame.tick(), st)) ++rejected_;
   }

@@ -19,7 +19,10 @@ constexpr double kAssetRetryInterval = 5.0;  // seconds before refetching a fail
 
 }  // namespace
 
-Viewer::Viewer(const Options& options) : options_(options), connection_(options) {}
+Viewer::Viewer(const Options& options) : options_(options), connection_(options) {
+  if (options.look_at)
+    camera_.target = {(*options.look_at)[0], (*options.look_at)[1], (*options.look_at)[2]};
+}
 
 // Members go in reverse order of declaration: GPU objects (renderer_, assets_) before the
 // context gl_, which is declared first for that reason.
@@ -135,6 +138,7 @@ int Viewer::run_window() {
   int title_frames = 0;
   double fps = 0.0;
   const double quit_at = options_.run_seconds > 0.0 ? last_time + options_.run_seconds : 1e300;
+  connection_.follow(camera_.target);  // --region: where the region starts
   while (!gl_->should_close()) {
     const double now = monotonic_seconds();
     if (now >= quit_at) break;
@@ -158,6 +162,7 @@ int Viewer::run_window() {
     }
     apply_held_keys(gl_->window(), *this, static_cast<float>(now - last_time));
     last_time = now;
+    connection_.follow(camera_.target);  // --region: the region goes where the camera looks
 
     int width = 0, height = 0;
     gl_->framebuffer_size(width, height);
@@ -198,6 +203,7 @@ int Viewer::run_headless() {
     std::fprintf(stderr, "animview: %s\n", error.c_str());
     return kExitGraphics;
   }
+  connection_.follow(camera_.target);  // --region: where the region starts
   if (!connection_.connect(error)) {
     std::fprintf(stderr, "animview: %s\n", error.c_str());
     return kExitNoServer;
@@ -232,6 +238,7 @@ int Viewer::run_headless() {
     std::fprintf(stderr, "animview: not every character is ready after %.1f s; drawing the rest\n",
                  options_.wait_seconds);
   frame_all(options_.width, options_.height);
+  connection_.follow(camera_.target);
   for (int i = 0; i < options_.frames; ++i) {
     const double now = monotonic_seconds();
     pump(now);
@@ -250,10 +257,22 @@ int Viewer::run_headless() {
       return kExitGraphics;
     }
   }
-  std::printf("animview: drew %d frames of %zu characters (%zu skipped) at tick %llu%s%s\n",
+  std::string region;
+  if (options_.region_radius > 0.0f) {
+    // A move sent after framing is answered at the daemon's next tick: report where it ended.
+    const double until = monotonic_seconds() + 2.0;
+    while (connection_.region_move_in_flight() && monotonic_seconds() < until)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    if (auto c = connection_.region_center()) {
+      char text[96];
+      std::snprintf(text, sizeof text, "; region centre (%.2f, %.2f, %.2f)", c->x, c->y, c->z);
+      region = text;
+    }
+  }
+  std::printf("animview: drew %d frames of %zu characters (%zu skipped) at tick %llu%s%s%s\n",
               options_.frames, samples_.size(), renderer_.skipped(),
-              static_cast<unsigned long long>(tick), options_.screenshot.empty() ? "" : "; wrote ",
-              options_.screenshot.c_str());
+              static_cast<unsigned long long>(tick), region.c_str(),
+              options_.screenshot.empty() ? "" : "; wrote ", options_.screenshot.c_str());
   return kExitOk;
 }
 

@@ -451,6 +451,37 @@ TEST_F(AnimviewE2e, MissingCharacterIsReportedWithNonZeroExit) {
   EXPECT_FALSE(fs::exists(tmp_.path() / "none.png"));
 }
 
+// --region: only the characters in the region around the camera's target are streamed, and
+// the region follows the camera (here: it starts at --look-at, then the camera frames the
+// character it received and the region is moved there).
+TEST_F(AnimviewE2e, RegionShowsOnlyItsCharactersAndFollowsTheCamera) {
+  animtest::DaemonProcess daemon;
+  ASSERT_TRUE(daemon.start()) << daemon.error();
+  animclient::ClientOptions co;
+  co.port = daemon.port();
+  auto client = animclient::Client::connect(co);
+  ASSERT_TRUE(client) << client.error().to_string();
+  for (float x : {0.0f, 40.0f}) {
+    anim::v1::SpawnRequest spawn;
+    spawn.set_asset("builtin");
+    spawn.set_clip("idle");
+    *spawn.mutable_root() = placed(x, 1.0f, 0.0f);
+    auto r = client.value()->spawn(spawn);
+    ASSERT_TRUE(r) << r.error().to_string();
+  }
+  ProcessRun r = run_animview({"--port", std::to_string(daemon.port()), "--headless", "--frames",
+                               "3", "--region", "6", "--region-margin", "0", "--look-at", "3,1,0"},
+                              tmp_.path(), "region");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("of 1 characters"), std::string::npos) << r.output;
+  // Framed on the character at the origin: the region moved from x = 3 to about x = 0.
+  const size_t at = r.output.find("region centre (");
+  ASSERT_NE(at, std::string::npos) << r.output;
+  const float x = std::strtof(r.output.c_str() + at + 15, nullptr);
+  EXPECT_LT(std::abs(x), 0.6f) << r.output;
+  EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
+}
+
 // The interactive window keeps running while the server restarts and connects again.
 TEST_F(AnimviewE2e, WindowReconnectsAfterTheServerRestarts) {
   auto daemon = std::make_unique<animtest::DaemonProcess>();

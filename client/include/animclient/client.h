@@ -161,8 +161,9 @@ class Client {
   Result<anim::v1::ListCharactersReply> list_characters();
   Result<anim::v1::SubscribeReply> subscribe(const anim::v1::SubscribeRequest& request);
   Result<Empty> unsubscribe(uint32_t subscription_id);
-  // Moves a region subscription's region (the camera moved); answered by the connection at
-  // once. Frames after the reply use the new region.
+  // Moves a region subscription's region (the camera moved); answered at the daemon's next
+  // tick (the World and the stream move the region together). Frames after the reply use the
+  // new region.
   Result<Empty> update_subscription(uint32_t subscription_id, const anim::v1::Region& region);
   Result<anim::v1::StatsReply> stats();
 
