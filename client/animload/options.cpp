@@ -59,8 +59,13 @@ int parse_options(int argc, char** argv, Options& o) {
       ->check(animtool::finite() & CLI::Range(0.0, 3600.0));
   app.add_option("--subscribers", o.subscribers, "connections that subscribe (default: all)")
       ->check(CLI::Range(0, 10000));
-  app.add_flag("--subscribe-all", o.subscribe_all,
-               "subscribers receive every character (default: their own connection's)");
+  auto* all = app.add_flag("--subscribe-all", o.subscribe_all,
+                           "subscribers receive every character (default: their own connection's)");
+  app.add_option("--region-characters", o.region_characters,
+                 "subscribe by region instead: a sphere around about N characters of the spawn "
+                 "grid, the subscribers' regions spread over it")
+      ->excludes(all)
+      ->check(CLI::Range(1, 10'000'000));
   app.add_option("--rate-divisor", o.rate_divisor, "stream every Nth tick")
       ->capture_default_str()
       ->check(CLI::Range(1, 3600));

@@ -34,6 +34,10 @@ struct Options {
   double cycle_every_s = 0.0;
   int subscribers = -1;        // connections that subscribe; -1 = all
   bool subscribe_all = false;  // subscribe to every character instead of the connection's own
+  // > 0: each subscriber subscribes by region instead, a sphere holding about this many
+  // characters of the spawn grid; the subscribers' centres are spread over the grid (cells
+  // of a k x k split, k = ceil(sqrt(subscribers))). Interest-management benchmarks.
+  int region_characters = 0;
   int rate_divisor = 1;
   std::string encoding = "float";  // the stream's: float (the protocol default) | compact
   double duration_s = 5.0;         // run length, unless ticks > 0

@@ -238,8 +238,7 @@ class Run {
   int spawn() {
     const int per = o_.characters_per_connection;
     const int total = o_.connections * per;
-    const int side =
-        std::max(1, static_cast<int>(std::ceil(std::sqrt(static_cast<double>(total)))));
+    const int side = grid_side();
     Batch& batch = spawn_batch_;
     for (int c = 0; c < o_.connections; ++c) {
       Connection& conn = *connections_[c];
@@ -331,6 +330,8 @@ class Run {
                                                   : anim::v1::ENCODING_COMPACT);
       if (o_.subscribe_all) {
         request.set_all_characters(true);
+      } else if (o_.region_characters > 0) {
+        *request.mutable_region() = region_of(c);
       } else {
         std::lock_guard lock(conn.mutex);
         if (conn.characters.empty()) continue;
@@ -341,6 +342,31 @@ class Run {
       *envelope.mutable_subscribe() = request;
       recorder_.reply("subscribe", ms_since(t0), conn.client->call(envelope), false);
     }
+  }
+
+  // The spawn grid (spawn()): `side` x `side` positions, `spacing` apart, centred on 0.
+  int grid_side() const {
+    const double total = static_cast<double>(o_.connections) * o_.characters_per_connection;
+    return std::max(1, static_cast<int>(std::ceil(std::sqrt(total))));
+  }
+
+  // Subscriber `c`'s region: a sphere of area about region_characters grid cells, centred in
+  // cell c of a k x k split of the grid.
+  anim::v1::Region region_of(int c) const {
+    const int k = std::max(1, static_cast<int>(std::ceil(std::sqrt(o_.subscribers))));
+    const double extent = grid_side() * o_.spacing;  // the grid's width in metres
+    const double cell = extent / k;
+    const double low = -(grid_side() / 2) * o_.spacing;
+    anim::v1::Region r;
+    auto* sphere = r.mutable_sphere();
+    sphere->mutable_center()->set_x(static_cast<float>(low + (c % k + 0.5) * cell));
+    sphere->mutable_center()->set_z(static_cast<float>(low + (c / k + 0.5) * cell));
+    const double area =
+        o_.region_characters * std::max(o_.spacing, 0.01) * std::max(o_.spacing, 0.01);
+    sphere->set_radius(static_cast<float>(std::sqrt(area / 3.14159265358979)));
+    r.set_outer_margin(0.0f);
+    r.set_outer_rate_divisor(0);
+    return r;
   }
 
   size_t pick(size_t n) { return std::uniform_int_distribution<size_t>(0, n - 1)(rng_); }

@@ -136,6 +136,32 @@ TEST(Animload, CompactEncodingCountsWireBytesAndCyclesClips) {
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 
+TEST(Animload, RegionSubscribersEachReceiveAboutTheirShareOfTheGrid) {
+  // 4 x 25 characters on a 10 x 10 grid; 4 subscribers, each a region around about 10 of
+  // them (one per quarter of the grid), instead of their own 25.
+  animtest::DaemonProcess daemon;
+  ASSERT_TRUE(daemon.start()) << daemon.error() << daemon.log_tail();
+  const auto out = daemon.temp_dir() / "region.json";
+  const ProcessResult r = animtest::run_process(
+      {animtest::animload_binary(), "--port", std::to_string(daemon.port()), "--connections", "4",
+       "--characters-per-connection", "25", "--region-characters", "10", "--encoding", "compact",
+       "--duration", "1", "--quiet", "--json-out", out.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err << daemon.log_tail();
+  const json j = read_json(out);
+  EXPECT_EQ(j["errors"]["total"], 0) << j["errors"].dump();
+  const json& s = j["stream"];
+  ASSERT_GT(s["frames"].get<uint64_t>(), 0u);
+  const double per_frame = static_cast<double>(s["character_frames"].get<uint64_t>()) /
+                           static_cast<double>(s["frames"].get<uint64_t>());
+  EXPECT_GE(per_frame, 5.0) << s.dump();
+  EXPECT_LE(per_frame, 16.0) << s.dump();
+  // And the flag excludes --subscribe-all.
+  const ProcessResult both = animtest::run_process(
+      {animtest::animload_binary(), "--region-characters", "10", "--subscribe-all"});
+  EXPECT_EQ(both.exit_code, 2) << both.err;
+  EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
+}
+
 TEST(Animload, TicksModeStopsByItself) {
   animtest::DaemonProcess daemon;
   ASSERT_TRUE(daemon.start()) << daemon.error() << daemon.log_tail();
