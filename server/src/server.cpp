@@ -70,7 +70,8 @@ Server::Server(Config config, Metrics& metrics)
       signals_(io_, SIGINT, SIGTERM),
       hup_(io_, SIGHUP),
       summary_timer_(io_),
-      stop_timer_(io_) {}
+      stop_strand_(asio::make_strand(io_)),
+      stop_timer_(stop_strand_) {}
 
 Server::~Server() {
   if (tick_) tick_->stop();
@@ -213,7 +214,7 @@ int Server::run() {
   signals_.async_wait([this](boost::system::error_code ec, int sig) {
     if (ec) return;
     spdlog::info("signal {} received: shutting down", sig);
-    do_stop();
+    asio::post(stop_strand_, [this] { do_stop(); });
   });
   wait_signals();
   accept();
@@ -246,7 +247,7 @@ void Server::wait_signals() {
 }
 
 void Server::stop() {
-  asio::post(io_, [this] { do_stop(); });
+  asio::post(stop_strand_, [this] { do_stop(); });
 }
 
 void Server::do_stop() {
@@ -275,7 +276,7 @@ void Server::do_stop() {
     io_.stop();
   });
   std::lock_guard lock(sessions_mutex_);
-  if (sessions_.empty()) asio::post(io_, [this] { finish_stop(); });
+  if (sessions_.empty()) asio::post(stop_strand_, [this] { finish_stop(); });
 }
 
 void Server::finish_stop() {
@@ -341,7 +342,7 @@ void Server::remove_session(uint64_t id) {
       per_address_.erase(a);
     metrics_.sessions.store(static_cast<uint32_t>(sessions_.size()));
     // The last session drained: the backstop timer need not hold run() any longer.
-    if (shutting_down() && sessions_.empty()) asio::post(io_, [this] { finish_stop(); });
+    if (shutting_down() && sessions_.empty()) asio::post(stop_strand_, [this] { finish_stop(); });
   }
   Command c;
   c.kind = Command::Kind::kSessionClosed;

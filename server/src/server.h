@@ -101,6 +101,9 @@ class Server {
   boost::asio::signal_set signals_;
   boost::asio::signal_set hup_;  // SIGHUP: reload tokens
   boost::asio::steady_timer summary_timer_;
+  // Shutdown (do_stop, finish_stop and stop_timer_) runs on this strand: a signal, stop(),
+  // the last session leaving and the backstop timer arrive on any of the network threads.
+  boost::asio::strand<boost::asio::io_context::executor_type> stop_strand_;
   boost::asio::steady_timer stop_timer_;
   boost::asio::thread_pool loader_{1};
   CommandQueue commands_;
