@@ -54,6 +54,7 @@ nlohmann::json to_json(const Summary& s) {
                    {"ik", o.ik_rate}}},
                  {"subscribers", o.subscribers},
                  {"subscribe_all", o.subscribe_all},
+                 {"region_characters", o.region_characters},
                  {"rate_divisor", o.rate_divisor},
                  {"encoding", o.encoding},
                  {"cycle_every_s", o.cycle_every_s},
@@ -96,11 +97,16 @@ void print_summary(const Summary& s, std::ostream& out) {
   char line[512];
   std::string assets;
   for (const auto& a : o.assets) assets += (assets.empty() ? "" : ",") + a;
+  const std::string watching =
+      o.subscribe_all ? "all characters"
+      : o.region_characters > 0
+          ? "regions of ~" + std::to_string(o.region_characters) + " characters"
+          : "own characters";
   std::snprintf(
       line, sizeof line,
       "animload: %d connections x %d characters (%s), %.2f s measured, %d subscribers (%s)\n",
       o.connections, o.characters_per_connection, assets.c_str(), s.elapsed_s, o.subscribers,
-      o.subscribe_all ? "all characters" : "own characters");
+      watching.c_str());
   out << line;
   std::snprintf(line, sizeof line, "characters  %llu spawned, %llu despawned\n",
                 static_cast<unsigned long long>(s.characters_spawned),
