@@ -118,11 +118,17 @@ int64_t section_bits(const Values& v, int cls, int s) {
 // their sum is convex in the shift: start at the mean excess of length over context and
 // walk downhill. Ties go to the smaller shift.
 int64_t choose_shifts(const Values& v, int shift[2]) {
-  int64_t excess[2] = {0, 0}, n[2] = {0, 0};
+  // Both classes' sums in registers (an indexed += chains every value through memory).
+  int64_t all_excess = 0, excess1 = 0, n1 = 0;
   for (size_t i = 0; i < v.n; ++i) {
-    excess[v.cls[i]] += v.len[i] - v.ctx[i];
-    ++n[v.cls[i]];
+    const int d = v.len[i] - v.ctx[i];
+    const int is1 = v.cls[i];
+    all_excess += d;
+    excess1 += is1 ? d : 0;
+    n1 += is1;
   }
+  const int64_t excess[2] = {all_excess - excess1, excess1};
+  const int64_t n[2] = {static_cast<int64_t>(v.n) - n1, n1};
   int64_t total = 0;
   for (int cls = 0; cls < 2; ++cls) {
     shift[cls] = kShiftBias;
@@ -168,7 +174,11 @@ int64_t cross_prediction(int64_t rm, int64_t vi, int64_t vm) {
   if (rm <= -kCrossLimit || rm >= kCrossLimit) return 0;
   const int64_t num = rm * vi;
   const int64_t an = num < 0 ? -num : num, ad = vm < 0 ? -vm : vm;
-  const int64_t q = (2 * an + ad) / (2 * ad);
+  // The same quotient in 32 bits when it fits (most residuals are small): a 64-bit division
+  // costs several times more.
+  const int64_t q = 2 * an + ad <= 0xffffffff
+                        ? static_cast<uint32_t>(2 * an + ad) / static_cast<uint32_t>(2 * ad)
+                        : (2 * an + ad) / (2 * ad);
   return (num < 0) != (vm < 0) ? -q : q;
 }
 
