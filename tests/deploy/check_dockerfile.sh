@@ -29,7 +29,7 @@ grep -q '^./deploy/install-deps.sh$' "$root/scripts/run-animd.sh" || fail "run-a
 
 grep -q '^USER 10001:10001$' <<<"$runtime_stage" || fail "runtime stage does not run as uid 10001"
 grep -q '^EXPOSE 7450 7451$' <<<"$runtime_stage" || fail "EXPOSE 7450 7451 missing"
-grep -A1 '^HEALTHCHECK ' <<<"$runtime_stage" | grep -q '/healthz' || fail "HEALTHCHECK on /healthz missing"
+grep -q '/healthz' <<<"$(grep -A1 '^HEALTHCHECK ' <<<"$runtime_stage")" || fail "HEALTHCHECK on /healthz missing"
 grep -q '^COPY --from=build /src/build/release/bin/animd /usr/local/bin/animd$' <<<"$runtime_stage" || fail "animd not copied from the build stage"
 grep -q '^COPY deploy/animd.example.toml /etc/animd/animd.toml$' <<<"$runtime_stage" || fail "config not installed"
 [ -f "$root/deploy/animd.example.toml" ] || fail "deploy/animd.example.toml missing"

@@ -37,11 +37,14 @@ case $mode in
 esac
 
 # Linked as asked: the shared build loads the installed libanimclient.so, the static one none.
+# (ldd's output is read whole first: `ldd | grep -q` under pipefail fails when grep stops
+# reading early and ldd gets SIGPIPE.)
+libs=$(ldd "$exe") || fail "ldd $exe failed"
 if [ "$mode" = static ]; then
-  ! ldd "$exe" | grep -q 'libanim' || fail "static build links shared animd libraries: $(ldd "$exe" | grep libanim)"
+  ! grep -q 'libanim' <<<"$libs" || fail "static build links shared animd libraries: $(grep libanim <<<"$libs")"
 else
-  ldd "$exe" | grep -q "libanimclient.so.* => $prefix/lib/" ||
-    fail "does not load $prefix/lib/libanimclient.so: $(ldd "$exe" | grep libanim || true)"
+  grep -q "libanimclient.so.* => $prefix/lib/" <<<"$libs" ||
+    fail "does not load $prefix/lib/libanimclient.so: $(grep libanim <<<"$libs" || true)"
 fi
 
 # The installed daemon with the installed config; ephemeral ports, no HTTP.
@@ -66,8 +69,8 @@ grep -qx 'spawned 3 characters' <<<"$out" || fail "no spawn line: $out"
 [ "$(grep -c '^step [0-2] character [0-9]* tick [0-9]* head at ' <<<"$out")" -eq 9 ] ||
   fail "expected 9 pose lines (3 steps x 3 characters): $out"
 # Step 2 put the roots at z = 1.5: the head of the first character (x = 0) is near there, about 1.6 m up.
-grep -E '^step 2 character [0-9]+ tick [0-9]+ head at \(-?0\.[0-9]+, 1\.[0-9]+, 1\.[0-9]+\)$' <<<"$out" |
-  head -1 | grep -q . || fail "no head of a character at x~0, y~1.6, z~1.5 in step 2: $out"
+grep -qE '^step 2 character [0-9]+ tick [0-9]+ head at \(-?0\.[0-9]+, 1\.[0-9]+, 1\.[0-9]+\)$' <<<"$out" ||
+  fail "no head of a character at x~0, y~1.6, z~1.5 in step 2: $out"
 grep -qx 'daemon lists 3 characters' <<<"$out" || fail "list_characters: $out"
 grep -qx 'despawned 3 characters' <<<"$out" || fail "despawn: $out"
 

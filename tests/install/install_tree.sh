@@ -39,7 +39,9 @@ for f in animd_client.py animd_compact.py animd_client_example.py anim/v1/envelo
 done
 
 # Shared libraries are real ELF shared objects with a versioned soname.
-readelf -d "$prefix/lib/libanimclient.so" | grep -q 'SONAME.*libanimclient\.so\.[0-9]' ||
+# (Outputs are read whole before grep -q: under pipefail, grep stopping early would fail the
+# writer with SIGPIPE.)
+grep -q 'SONAME.*libanimclient\.so\.[0-9]' <<<"$(readelf -d "$prefix/lib/libanimclient.so")" ||
   fail "libanimclient.so has no versioned SONAME"
 
 unit=$prefix/lib/systemd/system/animd.service
@@ -52,7 +54,7 @@ if command -v systemd-analyze >/dev/null; then
   [ -z "$out" ] || fail "systemd-analyze verify $unit: $out"
 fi
 
-head -1 "$prefix/bin/animd-py-example" | grep -qx '#!/usr/bin/python3' ||
+grep -qx '#!/usr/bin/python3' <<<"$(head -1 "$prefix/bin/animd-py-example")" ||
   fail "animd-py-example does not run /usr/bin/python3"
 grep -q '^\.TH ANIMD ' "$prefix/share/man/man1/animd.1" 2>/dev/null ||
   { [ $# -eq 0 ] || fail "animd.1 is not a man page"; }
@@ -60,7 +62,11 @@ grep -q '^\.TH ANIMD ' "$prefix/share/man/man1/animd.1" 2>/dev/null ||
 # Nothing installed points back into the build tree (RPATHs, config files); the prefix itself
 # may lie inside it (the tests install to <build>/test-tmp/install).
 build_abs=$(cd "$build" && pwd)
-names_build() { sed "s#$prefix##g" | grep -qF "$build_abs"; }
+names_build() {
+  local text
+  text=$(sed "s#$prefix##g")
+  grep -qF "$build_abs" <<<"$text"
+}
 for f in "$prefix"/lib/cmake/animd/* "$prefix"/lib/pkgconfig/* "$unit"; do
   ! names_build <"$f" || fail "$f names the build tree"
 done

@@ -37,9 +37,11 @@ done
 for script in postinst prerm postrm conffiles; do
   grep -Eq "^ +[0-9]+ bytes, +[0-9]+ lines +\*? *$script" <<<"$info" || fail "no $script in control: $info"
 done
-dpkg-deb --ctrl-tarfile "$deb" | tar -xO ./conffiles | grep -qx /etc/animd/animd.toml ||
+# (Outputs are read whole before grep -q: under pipefail, grep stopping early would fail the
+# writer with SIGPIPE.)
+grep -qx /etc/animd/animd.toml <<<"$(dpkg-deb --ctrl-tarfile "$deb" | tar -xO ./conffiles)" ||
   fail "/etc/animd/animd.toml is not a conffile"
-dpkg-deb --ctrl-tarfile "$deb" | tar -xO ./postinst | grep -q 'adduser --system .*animd' ||
+grep -q 'adduser --system .*animd' <<<"$(dpkg-deb --ctrl-tarfile "$deb" | tar -xO ./postinst)" ||
   fail "postinst does not create the system user animd"
 
 dev=$work/animd-dev_${version}_${arch}.deb
