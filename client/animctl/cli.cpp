@@ -2,9 +2,11 @@
 // bad value exits with code 2 before anything is sent) and says how to print the reply.
 #include "cli.h"
 
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "args.h"
@@ -393,30 +395,51 @@ void add_listing(CLI::App& app, Plan& plan) {
 
 void add_load(CLI::App& app, Plan& plan) {
   struct Opts {
-    std::string path, name, skin;
+    std::string path, name, skin, attach_to, clip_name;
+    std::optional<float> bvh_scale;
     bool upload = false;
   };
   auto o = store<Opts>();
   CLI::App* sub = app.add_subcommand("load", "Load an asset into the daemon");
-  sub->add_option("path", o->path, "path under the daemon's asset root (.glb, .gltf, .md5mesh)")
+  sub->add_option("path", o->path,
+                  "path under the daemon's asset root (.glb, .gltf, .md5mesh, .bvh)")
       ->required();
   sub->add_option("--name", o->name, "asset name (default: the file stem)");
   sub->add_option("--skin", o->skin, "glTF skin name (default: the first skinned mesh's)");
-  sub->add_flag("--upload", o->upload, "send the local .glb file's bytes instead of a daemon path");
+  sub->add_flag("--upload", o->upload,
+                "send the local file's bytes (.glb, or .bvh text) instead of a daemon path");
+  sub->add_option("--attach-to", o->attach_to,
+                  "BVH: retarget the clip onto this loaded asset instead of making a new one");
+  sub->add_option("--clip-name", o->clip_name, "BVH: the clip's name (default: the file stem)");
+  sub->add_option("--bvh-scale", o->bvh_scale,
+                  "BVH: scene units per file unit (default 1; with --attach-to: measured)");
   sub->callback([o, &plan] {
     plan.command = "load";
     auto* load = plan.request.mutable_load_asset();
+    const bool bvh = o->path.size() >= 4 && (o->path.substr(o->path.size() - 4) == ".bvh" ||
+                                             o->path.substr(o->path.size() - 4) == ".BVH");
     if (o->upload) {
       std::ifstream file(o->path, std::ios::binary);
       if (!file) throw UsageError("load --upload: cannot read '" + o->path + "'");
       std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-      load->set_glb_data(std::move(bytes));
-      if (o->name.empty()) throw UsageError("load --upload: --name is required");
+      if (bvh) {
+        load->set_bvh_data(std::move(bytes));
+        // An uploaded clip is named after the local file unless told otherwise.
+        if (o->clip_name.empty() && !o->attach_to.empty())
+          o->clip_name = std::filesystem::path(o->path).stem().string();
+      } else {
+        load->set_glb_data(std::move(bytes));
+      }
+      if (o->name.empty() && o->attach_to.empty())
+        throw UsageError("load --upload: --name is required");
     } else {
       load->set_path(o->path);
     }
     load->set_name(o->name);
     load->set_skin_name(o->skin);
+    load->set_attach_to(o->attach_to);
+    load->set_clip_name(o->clip_name);
+    if (o->bvh_scale) load->set_bvh_scale(*o->bvh_scale);
     plan.print_human = [](const Reply& r, std::ostream& out) {
       out << "loaded ";
       print_asset(r.load_asset().asset(), out);

@@ -5,6 +5,7 @@
 
 #include <GL/glew.h>
 
+#include "bone_mesh.h"
 #include "grid_layout.h"
 #include "input.h"
 #include "mesh_decode.h"
@@ -67,9 +68,10 @@ void Viewer::fetch_missing_assets(double now) {
     if (reply) {
       const uint32_t joints = static_cast<uint32_t>(reply->skeleton().joint_names_size());
       CpuMesh mesh;
-      if (!reply->has_mesh()) {
-        error = "the server sent no mesh";
-      } else if (decode_mesh(reply->mesh(), joints, mesh, error)) {
+      // An asset without a mesh (a BVH capture) is drawn as its bones.
+      const bool meshless = !reply->has_mesh() || reply->mesh().num_vertices() == 0;
+      if (meshless ? build_bone_mesh(reply->skeleton(), mesh, error)
+                   : decode_mesh(reply->mesh(), joints, mesh, error)) {
         auto asset = std::make_unique<DrawableAsset>();
         asset->mesh.upload(mesh);
         asset->bounds = mesh.bounds;

@@ -39,6 +39,27 @@ Animator::Animator(const Skeleton& skeleton, std::span<const Clip> clips)
   build_palette(skeleton, model_, palette_);
 }
 
+Status Animator::rebind(const Skeleton& skeleton, std::span<const Clip> clips) {
+  if (skeleton.names != skeleton_->names || skeleton.parents != skeleton_->parents)
+    return failed_precondition("rebind: the new skeleton's joints differ from the current one's");
+  if (clips.size() < clips_.size())
+    return failed_precondition("rebind: " + std::to_string(clips.size()) +
+                               " clips, fewer than the " + std::to_string(clips_.size()) +
+                               " in use");
+  for (size_t i = 0; i < clips_.size(); ++i)
+    if (clips[i].name != clips_[i].name || clips[i].joints.size() != clips_[i].joints.size() ||
+        clips[i].duration != clips_[i].duration)
+      return failed_precondition("rebind: clip " + std::to_string(i) + " is '" + clips[i].name +
+                                 "', not '" + clips_[i].name + "' as before");
+  skeleton_ = &skeleton;
+  clips_ = clips;
+  // The cursors name the clip objects they cached keys for: start them afresh on the copies.
+  base_.cursor = SamplingCursor{};
+  for (Fade& f : fades_) f.player.cursor = SamplingCursor{};
+  for (Layer& l : layers_) l.cursor = SamplingCursor{};
+  return Status::ok();
+}
+
 Status Animator::check_clip(int clip, const char* what) const {
   if (clip < 0 || clip >= static_cast<int>(clips_.size()))
     return not_found(std::string(what) + " clip index " + std::to_string(clip) +

@@ -17,8 +17,11 @@ class ReplySink;  // reply_sink.h: where the reply goes
 
 struct Command {
   enum class Kind : uint8_t {
-    kRequest,        // a client request for the World (request is set)
-    kInsertAsset,    // a loaded asset to add (asset is set); replies like load_asset
+    kRequest,      // a client request for the World (request is set)
+    kInsertAsset,  // a loaded asset to add (asset is set); replies like load_asset
+    // A new version of a loaded asset (load_asset.attach_to: clips appended) to put in place
+    // of `replaces`, if that is still the current version; replies like load_asset.
+    kReplaceAsset,
     kSessionClosed,  // a connection went away: drop its subscriptions and counters
   };
   Kind kind = Kind::kRequest;
@@ -26,11 +29,12 @@ struct Command {
   // Who sent it, for character ownership: the token's owner key (auth.h), or 0 when the
   // daemon has no tokens (the World then uses the connection as the owner).
   uint64_t owner = 0;
-  uint64_t seq = 0;                    // the session's reply sequence number
-  uint64_t request_id = 0;             // the client's id, echoed in the reply
-  std::shared_ptr<ReplySink> sink;     // null for kSessionClosed and internal requests
-  WorldRequest request;                // kRequest
-  std::shared_ptr<anim::Asset> asset;  // kInsertAsset
+  uint64_t seq = 0;                             // the session's reply sequence number
+  uint64_t request_id = 0;                      // the client's id, echoed in the reply
+  std::shared_ptr<ReplySink> sink;              // null for kSessionClosed and internal requests
+  WorldRequest request;                         // kRequest
+  std::shared_ptr<anim::Asset> asset;           // kInsertAsset, kReplaceAsset
+  std::shared_ptr<const anim::Asset> replaces;  // kReplaceAsset: the version it extends
 };
 
 // Multi-producer, single-consumer. push() holds the lock only to append; the tick thread

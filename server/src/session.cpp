@@ -160,7 +160,8 @@ void Session::on_frame(std::string_view body) {
     return close("unparsable request (a " + std::to_string(body.size()) +
                  "-byte frame is not a Request)");
   const bool upload = request.has_load_asset() &&
-                      request.load_asset().source_case() == anim::v1::LoadAssetRequest::kGlbData;
+                      (request.load_asset().source_case() == anim::v1::LoadAssetRequest::kGlbData ||
+                       request.load_asset().source_case() == anim::v1::LoadAssetRequest::kBvhData);
   if (body.size() > server_.config().max_frame_bytes && !upload)
     return close("request frame of " + std::to_string(body.size()) +
                  " bytes exceeds --max-frame-bytes " +
@@ -406,14 +407,16 @@ void Session::handle_load(Request& r, uint64_t seq) {
   const auto& req = r.load_asset();
   if (req.source_case() == anim::v1::LoadAssetRequest::SOURCE_NOT_SET)
     return reply_error(seq, r, anim::v1::STATUS_INVALID_ARGUMENT,
-                       "load_asset needs a source: path or glb_data");
-  if (req.has_glb_data()) {
+                       "load_asset needs a source: path, glb_data or bvh_data");
+  if (req.has_glb_data() || req.has_bvh_data()) {
+    const char* field = req.has_glb_data() ? "glb_data" : "bvh_data";
+    const size_t size = req.has_glb_data() ? req.glb_data().size() : req.bvh_data().size();
     if (cfg.max_upload_bytes == 0)
       return reply_error(seq, r, anim::v1::STATUS_FAILED_PRECONDITION,
                          "uploads are disabled on this daemon (--max-upload-bytes 0)");
-    if (req.glb_data().size() > cfg.max_upload_bytes)
+    if (size > cfg.max_upload_bytes)
       return reply_error(seq, r, anim::v1::STATUS_RESOURCE_EXHAUSTED,
-                         "load_asset.glb_data of " + std::to_string(req.glb_data().size()) +
+                         "load_asset." + std::string(field) + " of " + std::to_string(size) +
                              " bytes exceeds --max-upload-bytes " +
                              std::to_string(cfg.max_upload_bytes));
   }
@@ -424,17 +427,10 @@ void Session::handle_load(Request& r, uint64_t seq) {
   const uint64_t owner = server_.auth().check(r.auth_token()).owner_key;
   auto self = shared_from_this();
   asio::post(server_.loader(), [self, seq, owner, request = std::move(r)]() mutable {
-    const auto& req = request.load_asset();
-    anim::Expected<anim::Asset> loaded = anim::invalid_argument("no source");
-    if (req.has_glb_data()) {
-      loaded = load_uploaded_glb(req.glb_data(), req.name(), req);
-    } else {
-      auto path = resolve_asset_path(self->server_.asset_root(), req.path());
-      if (!path)
-        loaded = path.error();
-      else
-        loaded = load_asset_file(*path, req.name(), req.path(), req, self->server_.asset_root());
-    }
+    // attach_to reads the asset as published now; the tick swaps the new version in only if
+    // it is still the current one (World::replace_asset).
+    auto loaded = load_requested_asset(request.load_asset(), self->server_.asset_root(),
+                                       *self->server_.catalog().get());
     if (!loaded) {
       anim::v1::Reply reply;
       reply.set_request_id(request.request_id());
@@ -444,16 +440,22 @@ void Session::handle_load(Request& r, uint64_t seq) {
                      ": load_asset failed: " + loaded.error().message());
       self->deliver(seq, std::move(reply));
     } else {
-      spdlog::info("session {}: loaded asset '{}' ({} joints, {} clips)", self->id_, loaded->name,
-                   loaded->skeleton.num_joints(), loaded->clips.size());
+      const anim::Asset& a = *loaded->asset;
+      if (loaded->replaces)
+        spdlog::info("session {}: retargeted clip '{}' for asset '{}' ({} clips)", self->id_,
+                     a.clips.back().name, a.name, a.clips.size());
+      else
+        spdlog::info("session {}: loaded asset '{}' ({} joints, {} clips)", self->id_, a.name,
+                     a.skeleton.num_joints(), a.clips.size());
       Command c;
-      c.kind = Command::Kind::kInsertAsset;
+      c.kind = loaded->replaces ? Command::Kind::kReplaceAsset : Command::Kind::kInsertAsset;
       c.session_id = self->id_;
       c.owner = owner;
       c.seq = seq;
       c.request_id = request.request_id();
       c.sink = self;
-      c.asset = std::make_shared<anim::Asset>(std::move(*loaded));
+      c.asset = std::move(loaded->asset);
+      c.replaces = std::move(loaded->replaces);
       request.clear_load_asset();                   // the upload bytes are not needed any more
       self->server_.commands().push(std::move(c));  // already counted as pending
     }

@@ -216,8 +216,9 @@ void World::apply(std::vector<Command>& commands, uint64_t tick, double server_t
       changed = true;
       continue;
     }
-    const auto result = c.kind == Command::Kind::kInsertAsset
-                            ? insert_asset(c)
+    const auto result = c.kind == Command::Kind::kInsertAsset ? insert_asset(c)
+                        : c.kind == Command::Kind::kReplaceAsset
+                            ? replace_asset(c)
                             : execute(c.request, Caller{c.session_id, c.owner}, tick, server_time);
     if (!c.sink) continue;
     reply(c, result, tick);
@@ -246,6 +247,40 @@ anim::Expected<WorldResult> World::insert_asset(const Command& c) {
   const std::string name = c.asset->name;
   if (auto s = add_asset(c.asset); !s) return s;
   return WorldResult(AssetAdded{assets_.at(name)});
+}
+
+anim::Expected<WorldResult> World::replace_asset(const Command& c) {
+  const std::string& name = c.asset->name;
+  auto it = assets_.find(name);
+  if (it == assets_.end())
+    return anim::not_found("load_asset.attach_to: asset '" + name +
+                           "' was unloaded while the clip was loading");
+  if (it->second != c.replaces)
+    return anim::failed_precondition("load_asset.attach_to: asset '" + name +
+                                     "' changed while the clip was loading (another load "
+                                     "attached to it, or it was reloaded); send the request again");
+  const size_t old_bytes = asset_bytes(*it->second), new_bytes = asset_bytes(*c.asset);
+  const size_t others = asset_bytes_ - std::min(asset_bytes_, old_bytes);
+  if (others + new_bytes > config_.max_asset_bytes_total)
+    return anim::Status(
+        anim::StatusCode::kResourceExhausted,
+        "asset '" + name + "' with the new clip needs " + std::to_string(new_bytes) +
+            " bytes; with the " + std::to_string(others) + " of the other assets that exceeds " +
+            "--max-asset-bytes-total " + std::to_string(config_.max_asset_bytes_total));
+  const AssetPtr next = c.asset;
+  for (auto& ch : characters_) {
+    if (ch->asset != c.replaces) continue;
+    // Cannot fail: the new version is a copy of the old one with clips appended. If it did,
+    // the character would simply stay on the old version.
+    if (!ch->animator.rebind(next->skeleton, next->clips)) continue;
+    // The compact layout depends on the skeleton and mesh only, which are the same: the
+    // character keeps the one it has (no work on the tick thread).
+    ch->asset = next;
+  }
+  asset_bytes_ = others + new_bytes;
+  it->second = next;
+  publish_catalog();
+  return WorldResult(AssetAdded{next});
 }
 
 void World::session_closed(uint64_t session_id, uint64_t tick) {

@@ -122,6 +122,11 @@ class World {
 
   // What apply() does for a kInsertAsset command.
   anim::Expected<WorldResult> insert_asset(const Command& command);
+  // What apply() does for a kReplaceAsset command: puts the new version in place of
+  // command.replaces if that is still current (FAILED_PRECONDITION otherwise: another load
+  // changed the asset meanwhile) and moves the characters of the old version onto it
+  // (Animator::rebind: same skeleton, clips appended), so that they can play the new clips.
+  anim::Expected<WorldResult> replace_asset(const Command& command);
   // Turns a command's result into its wire reply (request_convert.h), charges large replies
   // to the outbound budget, and hands it to the command's sink.
   void reply(const Command& command, const anim::Expected<WorldResult>& result, uint64_t tick);

@@ -68,6 +68,64 @@ TEST(AnimctlAssets, LoadUploadAndMeshOfTheFox) {
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 
+// Three of the built-in character's joints (centimetres), one frame: the hips turned.
+const char* kBuiltinHips = R"(HIERARCHY
+ROOT root
+{
+  OFFSET 0 0 0
+  CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation
+  JOINT hips
+  {
+    OFFSET 0 95 0
+    CHANNELS 3 Zrotation Xrotation Yrotation
+    JOINT spine
+    {
+      OFFSET 0 12 0
+      CHANNELS 3 Zrotation Xrotation Yrotation
+      End Site
+      {
+        OFFSET 0 18 0
+      }
+    }
+  }
+}
+MOTION
+Frames: 1
+Frame Time: 0.0333333
+0 0 0 0 0 0 20 0 0 0 0 0
+)";
+
+TEST(AnimctlAssets, LoadsAndAttachesBvh) {
+  animtest::TempDir root("animctl-bvh");
+  std::ofstream(root.path() / "hips.bvh") << kBuiltinHips;
+  animtest::DaemonProcess daemon({"--assets", root.path().string()});
+  ASSERT_TRUE(daemon.start()) << daemon.error() << daemon.log_tail();
+
+  // A new, mesh-less asset, scaled.
+  ProcessResult r =
+      ctl(daemon, {"--json", "load", "hips.bvh", "--name", "small", "--bvh-scale", "0.01"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json j = json::parse(r.out);
+  EXPECT_EQ(j["load_asset"]["asset"]["name"], "small");
+  EXPECT_EQ(j["load_asset"]["asset"]["num_joints"], 4);
+  EXPECT_EQ(j["load_asset"]["asset"]["num_vertices"], 0);
+  // Attached to the built-in character, by path and by upload (named after the local file).
+  r = ctl(daemon, {"load", "hips.bvh", "--attach-to", "builtin", "--clip-name", "lean_mocap"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("loaded builtin"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" lean_mocap 0.000s"), std::string::npos) << r.out;
+  r = ctl(daemon,
+          {"load", (root.path() / "hips.bvh").string(), "--upload", "--attach-to", "builtin"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find(" hips 0.000s"), std::string::npos) << r.out;
+  // The daemon's refusals are exit 1 with its status: the clip name is taken.
+  r = ctl(daemon, {"load", "hips.bvh", "--attach-to", "builtin", "--clip-name", "hips"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("FAILED_PRECONDITION"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("already has a clip named 'hips'"), std::string::npos) << r.err;
+  EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
+}
+
 TEST(AnimloadAssets, MixedAssetsRunWithoutErrors) {
   ANIMD_REQUIRE_SHARED();
   animtest::DaemonProcess daemon({"--assets", animtest::shared_path("assets/Fox")});

@@ -3,6 +3,7 @@
 // animd-py-example and animd-py-load-example run as installed (their #! is /usr/bin/python3),
 // with only the installed dist-packages on PYTHONPATH (a temp prefix is not on sys.path).
 #include <filesystem>
+#include <fstream>
 
 #include <gtest/gtest.h>
 
@@ -135,6 +136,45 @@ print("box", sorted(m) == [a], left.count(b) == 1)
   EXPECT_NE(r.out.find("first True"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("moved True True"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("box True True"), std::string::npos) << r.out;
+  EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
+}
+
+// BVH from Python: a file under the asset root as its own asset, and uploaded text
+// retargeted onto the built-in character.
+TEST(PythonClient, LoadsAndAttachesBvh) {
+  if (!python_with_protobuf())
+    GTEST_SKIP() << "skipped: /usr/bin/python3 with python3-protobuf not available";
+  const std::string bvh =
+      "HIERARCHY\nROOT root\n{\nOFFSET 0 0 0\nCHANNELS 6 Xposition Yposition Zposition "
+      "Zrotation Xrotation Yrotation\nJOINT hips\n{\nOFFSET 0 95 0\nCHANNELS 3 Zrotation "
+      "Xrotation Yrotation\nEnd Site\n{\nOFFSET 0 12 0\n}\n}\n}\nMOTION\nFrames: 2\n"
+      "Frame Time: 0.5\n0 0 0 0 0 0 0 0 0\n0 0 0 0 0 0 30 0 0\n";
+  animtest::TempDir root("python-bvh");
+  std::ofstream(root.path() / "hips.bvh") << bvh;
+  animtest::DaemonProcess daemon({"--assets", root.path().string()});
+  ASSERT_TRUE(daemon.start()) << daemon.error() << daemon.log_tail();
+  const std::string script = R"(
+import sys
+from animd_client import Client, ServerError
+c = Client(port=int(sys.argv[1]), timeout=20.0)
+a = c.load_asset("hips.bvh", "scaled", bvh_scale=0.01)
+print("asset", a.name, a.num_joints, a.num_vertices, [k.name for k in a.clips])
+text = open(sys.argv[2]).read()
+b = c.upload_bvh(text, attach_to="builtin", clip_name="sway")
+print("attached", b.name, b.clips[-1].name, round(b.clips[-1].duration, 3))
+try:
+    c.upload_bvh(text, attach_to="builtin", clip_name="sway")
+except ServerError as e:
+    print("refused", "already has a clip named 'sway'" in str(e))
+)";
+  const ProcessResult r =
+      animtest::run_process({"/usr/bin/python3", "-c", script, std::to_string(daemon.port()),
+                             (root.path() / "hips.bvh").string()},
+                            {kPythonPath});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("asset scaled 3 0 ['hips']"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("attached builtin sway 0.5"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("refused True"), std::string::npos) << r.out;
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 

@@ -47,6 +47,14 @@ class Animator {
   const Skeleton& skeleton() const { return *skeleton_; }
   std::span<const Clip> clips() const { return clips_; }
 
+  // Points the Animator at another copy of its skeleton and clips: the same asset replaced by
+  // a version with clips appended (the daemon attaching a retargeted BVH clip to a loaded
+  // asset). `skeleton` must have the same joints (names and parents) and `clips` must start
+  // with the current clips (same names, joint counts and durations), in order; more may
+  // follow. What is playing keeps playing; nothing else changes. On a mismatch it fails
+  // (FAILED_PRECONDITION, naming what differs) and changes nothing. A command: not for update.
+  Status rebind(const Skeleton& skeleton, std::span<const Clip> clips);
+
   // Cuts to `clip` (no fade); clears running crossfades. Layers and IK goals stay.
   Status play(int clip, const PlayOptions& options = {});
   // Fades from the current result to `clip` over `duration` seconds (>= 0, 0 = cut). Fades

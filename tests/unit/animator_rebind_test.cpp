@@ -1,0 +1,75 @@
+// Animator::rebind: moving a character onto a copy of its asset with clips appended keeps
+// what plays bit for bit, makes the new clips playable, and refuses copies that differ.
+#include <cstring>
+
+#include <gtest/gtest.h>
+
+#include "anim/animator.h"
+#include "anim_test_rig.h"
+
+namespace anim {
+namespace {
+
+struct Rig {
+  Skeleton skeleton = animtest::make_rig();
+  std::vector<Clip> clips;
+  Rig() {
+    const int n = skeleton.num_joints();
+    clips.push_back(animtest::make_swing_clip("walk", n, 1.0f, 0.8f, {1, 0, 0}, 1.0f));
+    clips.push_back(animtest::make_swing_clip("run", n, 0.6f, -1.2f, {0, 0, 1}, 2.0f));
+  }
+};
+
+bool same_palette(const Animator& a, const Animator& b) {
+  const auto pa = a.palette(), pb = b.palette();
+  return pa.size() == pb.size() && std::memcmp(pa.data(), pb.data(), pa.size_bytes()) == 0;
+}
+
+TEST(AnimatorRebind, KeepsPlayingAndAddsTheNewClips) {
+  const Rig before;
+  Rig after;  // a copy with one more clip, as the daemon builds when a clip is attached
+  after.clips.push_back(
+      animtest::make_swing_clip("mocap", after.skeleton.num_joints(), 0.9f, 0.5f, {0, 1, 0}, 0.0f));
+
+  Animator moved(before.skeleton, before.clips), stayed(before.skeleton, before.clips);
+  for (Animator* a : {&moved, &stayed}) {
+    ASSERT_TRUE(a->play(0).is_ok());
+    ASSERT_TRUE(a->crossfade(1, 0.5f).is_ok());
+    for (int i = 0; i < 10; ++i) ASSERT_TRUE(a->update(1.0f / 60.0f).is_ok());
+  }
+  EXPECT_EQ(moved.play(2).code(), StatusCode::kNotFound);  // not there yet
+  ASSERT_TRUE(moved.rebind(after.skeleton, after.clips).is_ok());
+  EXPECT_EQ(&moved.skeleton(), &after.skeleton);
+  EXPECT_EQ(moved.clips().size(), 3u);
+  for (int i = 0; i < 20; ++i) {
+    ASSERT_TRUE(moved.update(1.0f / 60.0f).is_ok());
+    ASSERT_TRUE(stayed.update(1.0f / 60.0f).is_ok());
+    EXPECT_TRUE(same_palette(moved, stayed)) << "update " << i;
+  }
+  EXPECT_TRUE(moved.play(2).is_ok());
+  EXPECT_EQ(moved.current_clip(), 2);
+}
+
+TEST(AnimatorRebind, RefusesOtherSkeletonsAndClipsAndChangesNothing) {
+  const Rig rig;
+  Animator a(rig.skeleton, rig.clips);
+  ASSERT_TRUE(a.play(1).is_ok());
+  // Fewer clips.
+  std::vector<Clip> fewer(rig.clips.begin(), rig.clips.begin() + 1);
+  EXPECT_EQ(a.rebind(rig.skeleton, fewer).code(), StatusCode::kFailedPrecondition);
+  // Clips in another order.
+  std::vector<Clip> swapped = {rig.clips[1], rig.clips[0]};
+  const Status s = a.rebind(rig.skeleton, swapped);
+  EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(s.message().find("clip 0 is 'run', not 'walk'"), std::string::npos) << s.message();
+  // Another skeleton (a joint renamed).
+  Skeleton other = rig.skeleton;
+  other.names[1] = "renamed";
+  EXPECT_EQ(a.rebind(other, rig.clips).code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(&a.skeleton(), &rig.skeleton);
+  EXPECT_EQ(a.clips().data(), rig.clips.data());
+  EXPECT_EQ(a.current_clip(), 1);
+}
+
+}  // namespace
+}  // namespace anim
