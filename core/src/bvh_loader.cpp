@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <sstream>
 
@@ -14,6 +15,7 @@
 #include "anim/clip.h"
 #include "anim/skeleton.h"
 #include "bvh_parser.h"
+#include "per_frame_channel.h"
 
 namespace anim {
 
@@ -79,27 +81,6 @@ glm::dvec3 translation_of(const bvh::BvhJoint& j, const float* frame) {
   return t;
 }
 
-// A channel with one key per frame, one key when every frame has the same value, or none
-// (-1) when that value is the rest value.
-template <class V>
-int add_channel(std::vector<Channel<V>>& channels, const std::vector<float>& times,
-                std::vector<V>& values, const V& rest) {
-  bool constant = true;
-  for (size_t k = 1; k < values.size() && constant; ++k) constant = values[k] == values[0];
-  if (constant && values[0] == rest) return -1;
-  Channel<V> c;
-  c.interpolation = Interpolation::kLinear;
-  if (constant) {
-    c.times = {0.0f};
-    c.values = {values[0]};
-  } else {
-    c.times = times;
-    c.values = values;
-  }
-  channels.push_back(std::move(c));
-  return static_cast<int>(channels.size()) - 1;
-}
-
 Expected<Clip> build_clip(const bvh::BvhFile& file, const Skeleton& skeleton, std::string name,
                           const std::string& label) {
   const int num_joints = skeleton.num_joints();
@@ -126,13 +107,16 @@ Expected<Clip> build_clip(const bvh::BvhFile& file, const Skeleton& skeleton, st
       for (size_t k = 0; k < frames; ++k)
         translations[k] = glm::vec3(translation_of(b, &file.values[k * file.values_per_frame]));
       clip.joints[j].translation =
-          add_channel(clip.vec3_channels, times, translations, rest.translation);
+          add_per_frame_channel(clip.vec3_channels, times, translations, std::equal_to<glm::vec3>(),
+                                [&](const glm::vec3& v) { return v == rest.translation; });
     }
     if (turns) {
       rotations.resize(frames);
       for (size_t k = 0; k < frames; ++k)
         rotations[k] = glm::quat(rotation_of(b, &file.values[k * file.values_per_frame]));
-      clip.joints[j].rotation = add_channel(clip.quat_channels, times, rotations, rest.rotation);
+      clip.joints[j].rotation =
+          add_per_frame_channel(clip.quat_channels, times, rotations, std::equal_to<glm::quat>(),
+                                [&](const glm::quat& q) { return q == rest.rotation; });
     }
   }
   if (Status st = clip.finalize(num_joints); !st)

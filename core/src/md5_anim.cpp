@@ -10,6 +10,7 @@
 #include "anim/skeleton.h"
 #include "md5_internal.h"
 #include "md5_tokenizer.h"
+#include "per_frame_channel.h"
 
 namespace anim::md5 {
 
@@ -44,27 +45,6 @@ bool near_rest(const glm::vec3& v, const glm::vec3& rest) {
 bool near_rest(const glm::quat& q, const glm::quat& rest) {
   const glm::quat r = glm::dot(q, rest) < 0.0f ? -rest : rest;
   return glm::length(glm::vec4(q.x - r.x, q.y - r.y, q.z - r.z, q.w - r.w)) <= 1e-5f;
-}
-
-// Adds a channel with one key per frame, or a single key when the values never change, or
-// nothing when they are constant at the rest value. Returns the channel index or -1.
-template <class V>
-int add_channel(std::vector<Channel<V>>& channels, const std::vector<float>& times,
-                std::vector<V>& values, const V& rest, bool (*same)(const V&, const V&)) {
-  bool constant = true;
-  for (size_t k = 1; k < values.size() && constant; ++k) constant = same(values[k], values[0]);
-  if (constant && near_rest(values[0], rest)) return -1;
-  Channel<V> c;
-  c.interpolation = Interpolation::kLinear;
-  if (constant) {
-    c.times = {0.0f};
-    c.values = {values[0]};
-  } else {
-    c.times = times;
-    c.values = values;
-  }
-  channels.push_back(std::move(c));
-  return static_cast<int>(channels.size()) - 1;
 }
 
 }  // namespace
@@ -202,9 +182,11 @@ Expected<Clip> load_anim(const std::string& path, std::string text, const std::s
     const int joint = skeleton.joint_of_source[s];
     const Transform& rest = skeleton.rest_pose[joint];
     clip.joints[joint].translation =
-        add_channel(clip.vec3_channels, times, translations, rest.translation, &same_vec3);
+        add_per_frame_channel(clip.vec3_channels, times, translations, &same_vec3,
+                              [&](const glm::vec3& v) { return near_rest(v, rest.translation); });
     clip.joints[joint].rotation =
-        add_channel(clip.quat_channels, times, rotations, rest.rotation, &same_quat);
+        add_per_frame_channel(clip.quat_channels, times, rotations, &same_quat,
+                              [&](const glm::quat& q) { return near_rest(q, rest.rotation); });
   }
   if (Status st = clip.finalize(num_joints); !st)
     return Status(st.code(), path + ": " + st.message());
