@@ -16,19 +16,24 @@ namespace {
 
 const JointMask kAllJoints{};  // namespace scope: no guarded static init per evaluation
 
+void run_sampling(const Skeleton& skeleton, const Clip& clip, float time, SamplingCursor* cursor,
+                  std::span<Transform> out) {
+  SamplingJob job;
+  job.clip = &clip;
+  job.time = time;
+  job.cursor = cursor;
+  job.rest = skeleton.rest_pose;
+  job.output = out;
+  job.run();
+}
+
 void sample_clip(const Skeleton& skeleton, std::span<const Clip> clips, const ClipInput& in,
                  std::span<Transform> out) {
   if (in.clip < 0) {
     for (size_t j = 0; j < out.size(); ++j) out[j] = skeleton.rest_pose[j];
     return;
   }
-  SamplingJob job;
-  job.clip = &clips[in.clip];
-  job.time = in.time;
-  job.cursor = in.cursor;
-  job.rest = skeleton.rest_pose;
-  job.output = out;
-  job.run();
+  run_sampling(skeleton, clips[in.clip], in.time, in.cursor, out);
 }
 
 void apply_layers(const Skeleton& skeleton, std::span<const Clip> clips,
@@ -38,13 +43,7 @@ void apply_layers(const Skeleton& skeleton, std::span<const Clip> clips,
     const LayerInput& in = inputs[i];
     if (in.weight <= 0.0f) continue;  // weight 0: the pose is untouched
     const LayerSetup& layer = *setup.layers[i];
-    SamplingJob job;
-    job.clip = &clips[layer.clip];
-    job.time = in.time;
-    job.cursor = in.cursor;
-    job.rest = skeleton.rest_pose;
-    job.output = sample;
-    job.run();
+    run_sampling(skeleton, clips[layer.clip], in.time, in.cursor, sample);
     if (layer.blend == LayerBlend::kOverride)
       blend(locals, sample, in.weight, layer.mask, locals);
     else
