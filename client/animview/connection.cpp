@@ -74,7 +74,8 @@ bool Connection::connect(std::string& error) {
   subscription_id_ = reply->subscription_id();
   {
     std::lock_guard lock(mutex_);
-    follow_ = region ? std::make_shared<RegionFollow>(options_.region_radius, target_) : nullptr;
+    follow_.reset();
+    if (region) follow_.emplace(options_.region_radius, target_);
   }
   ++generation_;
   return true;
@@ -93,13 +94,11 @@ bool Connection::region_move_in_flight() {
 
 void Connection::follow(const glm::vec3& target) {
   target_ = target;
-  std::shared_ptr<RegionFollow> f;
   std::optional<glm::vec3> center;
   {
     std::lock_guard lock(mutex_);
     if (!follow_ || !connected()) return;
-    f = follow_;
-    center = f->update(target);
+    center = follow_->update(target);
   }
   if (!center) return;
   anim::v1::Request request;
@@ -107,10 +106,11 @@ void Connection::follow(const glm::vec3& target) {
   u->set_subscription_id(subscription_id_);
   *u->mutable_region() = sphere_region(*center, options_);
   // Answered at the daemon's next tick: the reply arrives on the I/O thread.
-  client_->call_async(std::move(request), [this, f](animclient::Result<anim::v1::Reply> r) {
+  // (close() joins the I/O thread before a reconnect replaces follow_: no stale answer.)
+  client_->call_async(std::move(request), [this](animclient::Result<anim::v1::Reply> r) {
     const bool ok = r && r->status().code() == anim::v1::STATUS_OK;
     std::lock_guard lock(mutex_);
-    f->answered(ok);
+    if (follow_) follow_->answered(ok);
   });
 }
 

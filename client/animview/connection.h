@@ -66,7 +66,7 @@ class Connection {
   glm::vec3 target_{0.0f};  // the camera target follow() last saw (a new region's centre)
   // Region subscriptions: where the daemon has the region (null otherwise). The move's reply
   // callback updates it on the I/O thread: guarded by mutex_.
-  std::shared_ptr<RegionFollow> follow_;
+  std::optional<RegionFollow> follow_;
 
   std::mutex mutex_;  // guards pending_ (filled on the I/O thread) and follow_
   std::deque<ReceivedFrame> pending_;
