@@ -160,6 +160,35 @@ void add_root(CLI::App& app, Plan& plan) {
   });
 }
 
+void add_root_motion(CLI::App& app, Plan& plan) {
+  struct Opts {
+    std::string id, mode, joint;
+    bool vertical = false;
+  };
+  auto o = store<Opts>();
+  CLI::App* sub = id_command(app, "root-motion",
+                             "Root motion on (the root moves as the clips travel) or off", o->id);
+  sub->add_option("mode", o->mode, "on or off")->required();
+  sub->add_option("--joint", o->joint,
+                  "joint whose travel moves the root (default: the root joint)");
+  sub->add_flag("--vertical", o->vertical, "height changes move the root too");
+  sub->callback([o, &plan] {
+    plan.command = "root-motion";
+    auto* rm = plan.request.mutable_set_root_motion();
+    rm->set_character_id(parse_id("character id", o->id));
+    if (o->mode == "on")
+      rm->set_mode(anim::v1::ROOT_MOTION_EXTRACT);
+    else if (o->mode == "off")
+      rm->set_mode(anim::v1::ROOT_MOTION_OFF);
+    else
+      throw UsageError("root-motion: mode must be on or off, not '" + o->mode + "'");
+    if ((!o->joint.empty() || o->vertical) && o->mode == "off")
+      throw UsageError("root-motion off takes neither --joint nor --vertical");
+    rm->set_joint(o->joint);
+    rm->set_extract_vertical(o->vertical);
+  });
+}
+
 void add_additive(CLI::App& app, Plan& plan) {
   auto id = store<std::string>();
   CLI::App* sub = id_command(app, "additive", "Add, update or remove an additive layer", *id);
@@ -482,6 +511,7 @@ void add_commands(CLI::App& app, Plan& plan) {
   add_crossfade(app, plan);
   add_speed(app, plan);
   add_root(app, plan);
+  add_root_motion(app, plan);
   add_additive(app, plan);
   add_ik(app, plan);
   add_pose(app, plan);

@@ -422,6 +422,12 @@ Result<Empty> Client::set_root(const SetRootTransformRequest& set_root) {
   return to_empty(call(std::move(request)));
 }
 
+Result<Empty> Client::set_root_motion(const SetRootMotionRequest& set_root_motion) {
+  Request request;
+  *request.mutable_set_root_motion() = set_root_motion;
+  return to_empty(call(std::move(request)));
+}
+
 Result<Empty> Client::play(const PlayRequest& play) {
   Request request;
   *request.mutable_play() = play;

@@ -379,6 +379,14 @@ class Client:
         request.root.rotation.CopyFrom(types_pb2.Quat(y=math.sin(yaw_rad / 2), w=math.cos(yaw_rad / 2)))
         return self.call("set_root", request).tick
 
+    def set_root_motion(self, character_id, on=True, joint="", vertical=False):
+        """Root motion on (the root moves by what `joint`, default the skeleton's root joint,
+        travels in the clips; with `vertical` its height too) or off. Returns the tick."""
+        mode = characters_pb2.ROOT_MOTION_EXTRACT if on else characters_pb2.ROOT_MOTION_OFF
+        request = characters_pb2.SetRootMotionRequest(character_id=character_id, mode=mode, joint=joint,
+                                                      extract_vertical=vertical)
+        return self.call("set_root_motion", request).tick
+
     def play(self, character_id, clip, loop=None, speed=None, start_time=0.0):
         request = characters_pb2.PlayRequest(character_id=character_id, clip=clip, start_time=start_time)
         if loop is not None:

@@ -4,6 +4,7 @@
 
 #include "anim/sampling_job.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -62,7 +63,7 @@ Status Animator::play(int clip, const PlayOptions& options) {
       options.start_time > c.duration)
     return invalid_argument("play '" + c.name + "': start_time " + num(options.start_time) +
                             " is outside [0, " + num(c.duration) + "]");
-  base_ = Player{clip, 0.0f, options.speed, options.loop, {}};
+  base_ = Player{clip, 0.0f, options.speed, options.loop, {}, 0.0f, {}};
   base_.time = wrap(base_, options.start_time);
   num_fades_ = 0;
   return Status::ok();
@@ -79,7 +80,7 @@ Status Animator::crossfade(int clip, float duration, const CrossfadeOptions& opt
                             " is not finite");
   if (latest().clip == clip) return Status::ok();  // already the latest target: no-op
 
-  Player target{clip, 0.0f, options.speed, options.loop, {}};
+  Player target{clip, 0.0f, options.speed, options.loop, {}, 0.0f, {}};
   if (options.sync_normalized_time) {
     const Player& src = latest();
     const float src_duration = src.clip >= 0 ? clips_[src.clip].duration : 0.0f;
@@ -119,6 +120,28 @@ Status Animator::set_root_transform(const Transform& root) {
                             num(len) + ")");
   root_ = root;
   root_.rotation = glm::normalize(root.rotation);
+  root_set_ = true;
+  return Status::ok();
+}
+
+Status Animator::set_root_motion(const RootMotionOptions& options) {
+  if (options.mode != RootMotionMode::kOff && options.mode != RootMotionMode::kExtract)
+    return invalid_argument("set_root_motion: unknown mode " +
+                            std::to_string(static_cast<int>(options.mode)));
+  const int n = skeleton_->num_joints();
+  if (options.joint < -1 || options.joint >= n)
+    return not_found("set_root_motion: joint index " + std::to_string(options.joint) +
+                     " does not exist (the skeleton has " + std::to_string(n) + " joints)");
+  if (n == 0) return failed_precondition("set_root_motion: the skeleton has no joints");
+  RootMotionOptions next = options;
+  if (next.joint < 0) next.joint = 0;  // joints are parents-first: joint 0 is a root joint
+  root_motion_ = next;
+  motion_input_ = {};
+  rest_frame_ = {};
+  if (next.mode == RootMotionMode::kExtract) {
+    motion_input_ = RootMotionInput{next.joint, next.extract_vertical};
+    rest_frame_ = clip_motion_frame(*skeleton_, nullptr, 0.0f, motion_input_);
+  }
   return Status::ok();
 }
 
@@ -135,8 +158,52 @@ float Animator::wrap(const Player& p, float time) const {
 }
 
 void Animator::advance_player(Player& p, float dt) const {
-  if (p.clip < 0) return;
-  p.time = wrap(p, p.time + dt * speed_ * p.speed);
+  if (p.clip < 0) {
+    p.advance = 0.0f;
+    p.motion = {};
+    return;
+  }
+  const float t0 = p.time;
+  const float step = dt * speed_ * p.speed;
+  p.time = wrap(p, t0 + step);
+  track_travel(p, t0, step);
+}
+
+void Animator::track_travel(Player& p, float t0, float step) const {
+  const Clip& clip = clips_[p.clip];
+  const float d = clip.duration;
+  // Loop wraps: how many times the playhead crossed the clip's end (< 0: its start), from
+  // where the unwrapped time landed against the wrapped one. Far beyond any real tick's
+  // count (speeds near the float range) it is capped: the clock itself is meaningless there.
+  int64_t wraps = 0;
+  if (p.loop && d > 0.0f) {
+    constexpr double kMaxWraps = 1099511627776.0;  // 2^40
+    double w = std::round((double(t0) + double(step) - double(p.time)) / double(d));
+    if (std::isnan(w)) w = 0.0;
+    wraps = static_cast<int64_t>(std::clamp(w, -kMaxWraps, kMaxWraps));
+  }
+  p.advance = static_cast<float>(double(p.time) - double(t0) + double(wraps) * double(d));
+  p.motion = motion_input_.joint >= 0
+                 ? clip_motion_delta(*skeleton_, clip, motion_input_, t0, p.time, wraps)
+                 : RootMotion{};
+}
+
+void Animator::apply_root_motion_step() {
+  last_root_motion_ = {};
+  const bool set = root_set_;
+  root_set_ = false;
+  if (motion_input_.joint < 0 || set) return;  // off, or a root set for this update wins
+  // The players' travels blended with the weights their poses are blended with. Each is in
+  // the joint's frame, which the pose pins to the rest frame: into model space through it.
+  RootMotion d = base_.motion;
+  for (int i = 0; i < num_fades_; ++i)
+    d = mix(d, fades_[i].player.motion, fades_[i].elapsed / fades_[i].duration);
+  const RootMotion delta = compose(compose(rest_frame_, d), inverse(rest_frame_));
+  const Transform moved = anim::apply_root_motion(root_, delta);
+  // Absurd speeds times a huge root scale could overflow: the root stays finite, always.
+  if (!is_finite(moved)) return;
+  last_root_motion_ = delta;
+  root_ = moved;
 }
 
 Status Animator::update(float dt) {
@@ -152,8 +219,12 @@ Status Animator::update(float dt) {
     if (f.sync && f.player.clip >= 0) {
       const Player& below = i == 0 ? base_ : fades_[i - 1].player;
       const float below_duration = below.clip >= 0 ? clips_[below.clip].duration : 0.0f;
-      f.player.time = wrap(
-          f.player, normalized_time(below.time, below_duration) * clips_[f.player.clip].duration);
+      const float duration = clips_[f.player.clip].duration;
+      const float t0 = f.player.time;
+      f.player.time = wrap(f.player, normalized_time(below.time, below_duration) * duration);
+      // Its playhead moved as far, in cycles, as the one it follows.
+      const float step = below_duration > 0.0f ? below.advance / below_duration * duration : 0.0f;
+      track_travel(f.player, t0, step);
     } else {
       advance_player(f.player, dt);
     }
@@ -168,7 +239,10 @@ Status Animator::update(float dt) {
     for (int i = keep_from; i < num_fades_; ++i) fades_[i - keep_from] = fades_[i];
     num_fades_ -= keep_from;
   }
-  // 3. Layer clocks.
+  // 3. Root motion: the root moves by the blended travel before the pose is evaluated (so
+  // world-space IK targets see where the character is now).
+  apply_root_motion_step();
+  // 4. Layer clocks.
   for (Layer& layer : layers_) {
     const Clip& c = clips_[layer.clip];
     switch (layer.time_source) {
@@ -187,7 +261,7 @@ Status Animator::update(float dt) {
         break;
     }
   }
-  // 4. The pose, from the inputs gathered now (kept: evaluated_inputs()).
+  // 5. The pose, from the inputs gathered now (kept: evaluated_inputs()).
   gather_inputs();
   if (evaluated_setup_ != setup_) evaluated_setup_ = setup_;
   evaluate_pose(*skeleton_, clips_, evaluated_inputs(), evaluated_setup_.get(), scratch_,
@@ -229,6 +303,7 @@ void Animator::gather_inputs() {
     goal_inputs_[i] = GoalInput{goals_[i].target, goals_[i].weight};
   inputs_.goals = std::span(goal_inputs_).first(goals_.size());
   inputs_.ik_iteration_scale = ik_iteration_scale_;
+  inputs_.root_motion = motion_input_;
 }
 
 }  // namespace anim

@@ -23,6 +23,26 @@ Converted set_root(const anim::v1::SetRootTransformRequest& r) {
   return WorldRequest(SetRootTransform{r.character_id(), *root});
 }
 
+Converted set_root_motion(const anim::v1::SetRootMotionRequest& r) {
+  SetRootMotion out;
+  out.character = r.character_id();
+  switch (r.mode()) {
+    case anim::v1::ROOT_MOTION_OFF:
+      out.mode = anim::RootMotionMode::kOff;
+      break;
+    case anim::v1::ROOT_MOTION_EXTRACT:
+      out.mode = anim::RootMotionMode::kExtract;
+      break;
+    default:
+      return anim::invalid_argument("set_root_motion.mode has an unknown value " +
+                                    std::to_string(r.mode()) +
+                                    " (ROOT_MOTION_OFF = 0, ROOT_MOTION_EXTRACT = 1)");
+  }
+  out.joint = r.joint();
+  out.extract_vertical = r.extract_vertical();
+  return WorldRequest(std::move(out));
+}
+
 Converted play(const anim::v1::PlayRequest& r) {
   PlayClip out;
   out.character = r.character_id();
@@ -394,6 +414,8 @@ anim::Expected<WorldRequest> to_world_request(const anim::v1::Request& r) {
       return WorldRequest(DespawnCharacter{r.despawn().character_id()});
     case R::kSetRoot:
       return set_root(r.set_root());
+    case R::kSetRootMotion:
+      return set_root_motion(r.set_root_motion());
     case R::kPlay:
       return play(r.play());
     case R::kCrossfade:

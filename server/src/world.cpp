@@ -303,6 +303,8 @@ struct UpdateJob {
         c.animator.update(c.pending_dt + j.dt);
         c.pending_dt = 0.0f;
       }
+      // The root after the update: root motion moved it.
+      j.snapshot->characters[i].root = c.animator.root_transform();
       record_entry(*j.history, i, c.animator);
       const auto palette = c.animator.palette();
       std::copy(palette.begin(), palette.end(), j.snapshot->palettes.begin() + c.palette_offset);
@@ -336,7 +338,6 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
     auto& sc = snap->characters[i];
     sc.id = c.id;
     sc.asset = c.asset;
-    sc.root = c.animator.root_transform();
     sc.palette_offset = offset;
     sc.num_joints = static_cast<uint32_t>(c.asset->skeleton.num_joints());
     sc.layout = c.layout;

@@ -141,6 +141,7 @@ class World {
                                 uint64_t tick);
   anim::Status despawn(const DespawnCharacter& r, uint64_t owner);
   anim::Status set_root(const SetRootTransform& r, uint64_t owner);
+  anim::Status set_root_motion(const SetRootMotion& r, uint64_t owner);
   anim::Status play(const PlayClip& r, uint64_t owner);
   anim::Status crossfade(const CrossfadeClip& r, uint64_t owner);
   anim::Status set_speed(const SetCharacterSpeed& r, uint64_t owner);

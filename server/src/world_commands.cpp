@@ -66,6 +66,7 @@ anim::Expected<WorldResult> World::execute(const WorldRequest& request, const Ca
       },
       [&](const DespawnCharacter& r) { return result_of(despawn(r, owner)); },
       [&](const SetRootTransform& r) { return result_of(set_root(r, owner)); },
+      [&](const SetRootMotion& r) { return result_of(set_root_motion(r, owner)); },
       [&](const PlayClip& r) { return result_of(play(r, owner)); },
       [&](const CrossfadeClip& r) { return result_of(crossfade(r, owner)); },
       [&](const SetCharacterSpeed& r) { return result_of(set_speed(r, owner)); },
@@ -133,6 +134,20 @@ Status World::set_root(const SetRootTransform& r, uint64_t owner) {
   auto c = find_controlled(r.character, "set_root.character_id", owner);
   if (!c) return c.error();
   return (*c)->animator.set_root_transform(r.root);
+}
+
+Status World::set_root_motion(const SetRootMotion& r, uint64_t owner) {
+  auto c = find_controlled(r.character, "set_root_motion.character_id", owner);
+  if (!c) return c.error();
+  anim::RootMotionOptions o;
+  o.mode = r.mode;
+  o.extract_vertical = r.extract_vertical;
+  if (!r.joint.empty()) {
+    auto j = find_joint("set_root_motion.joint", r.joint, *(*c)->asset);
+    if (!j) return j.error();
+    o.joint = *j;
+  }
+  return (*c)->animator.set_root_motion(o);
 }
 
 Status World::play(const PlayClip& r, uint64_t owner) {

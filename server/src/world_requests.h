@@ -49,6 +49,14 @@ struct SetRootTransform {
   anim::Transform root;  // world placement: finite, unit rotation, no zero scale component
 };
 
+// Root motion on or off (anim::Animator::set_root_motion).
+struct SetRootMotion {
+  uint32_t character = 0;
+  anim::RootMotionMode mode = anim::RootMotionMode::kOff;  // a known value
+  std::string joint;  // empty: the skeleton's root joint (the World finds the name)
+  bool extract_vertical = false;
+};
+
 // Cuts to a clip (no fade).
 struct PlayClip {
   uint32_t character = 0;
@@ -197,6 +205,6 @@ using WorldRequest =
     std::variant<GetStats, SpawnCharacter, DespawnCharacter, SetRootTransform, PlayClip,
                  CrossfadeClip, SetCharacterSpeed, AddLayer, UpdateLayer, RemoveLayer, SetIkGoal,
                  MoveIkGoal, ClearIkGoal, QueryPose, ListCharacters, Subscribe, Unsubscribe,
-                 UpdateSubscription, UnloadAsset>;
+                 UpdateSubscription, UnloadAsset, SetRootMotion>;
 
 }  // namespace animd

@@ -221,6 +221,14 @@ std::vector<BadCase> bad_cases() {
          g->set_outer_margin(-1.0f);
        },
        invalid, "subscribe.region.outer_margin must be >= 0 and <= 1e18"},
+      {"root motion unknown mode",
+       [](Request& r) {
+         r.mutable_set_root_motion()->set_character_id(1);
+         r.mutable_set_root_motion()->set_mode(static_cast<anim::v1::RootMotionMode>(9));
+       },
+       invalid,
+       "set_root_motion.mode has an unknown value 9 (ROOT_MOTION_OFF = 0, ROOT_MOTION_EXTRACT = "
+       "1)"},
   };
 }
 
@@ -302,6 +310,21 @@ TEST(RequestConvert, ANewIkGoalKeepsEveryValueAndGetsTheDefaults) {
 }
 
 TEST(RequestConvert, GoodRequestsKeepEveryValue) {
+  {
+    Request r;
+    auto* m = r.mutable_set_root_motion();
+    m->set_character_id(4);
+    m->set_mode(anim::v1::ROOT_MOTION_EXTRACT);
+    m->set_joint("hips");
+    m->set_extract_vertical(true);
+    const auto c = to_world_request(r);
+    ASSERT_TRUE(c) << c.error().message();
+    const auto& rm = std::get<SetRootMotion>(*c);
+    EXPECT_EQ(rm.character, 4u);
+    EXPECT_EQ(rm.mode, anim::RootMotionMode::kExtract);
+    EXPECT_EQ(rm.joint, "hips");
+    EXPECT_TRUE(rm.extract_vertical);
+  }
   {
     Request r;
     auto* s = r.mutable_spawn();

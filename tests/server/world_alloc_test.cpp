@@ -28,7 +28,14 @@ TEST(WorldAllocations, UpdateAllocatesNothingInSteadyState) {
   metrics.compact_subscriptions = 1;  // quantizing for ENCODING_COMPACT allocates nothing either
   World world(config, metrics, catalog, workers);
   ASSERT_TRUE(world.add_asset(std::make_shared<anim::Asset>(anim::make_builtin_character())));
-  for (int i = 0; i < 5; ++i) ASSERT_TRUE(world.spawn_unowned("builtin", "walk"));
+  for (int i = 0; i < 5; ++i) {
+    auto id = world.spawn_unowned("builtin", "walk");
+    ASSERT_TRUE(id);
+    // Root motion on most of them (from the root joint, or the hips with height).
+    if (i == 0) continue;
+    SetRootMotion m{*id, anim::RootMotionMode::kExtract, i % 2 ? "" : "hips", i % 2 == 0};
+    ASSERT_TRUE(world.execute(m, Caller{}, 0, 0.0));
+  }
   // Warm-up: the pools make the snapshots that are held at once (the previous tick's, kept
   // here as a subscriber would, and the new one) and their quantized frames (each snapshot
   // also holds the two ticks before it: four at once here); the history makes a frame per

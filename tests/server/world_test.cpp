@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "anim/builtin_character.h"
+#include "moving_asset.h"
 #include "reply_sink.h"
 
 namespace animd {
@@ -289,6 +290,64 @@ TEST_F(WorldTest, QueryPoseAnswersTheJointsAskedForInTheSpaceAsked) {
   auto future = run(1, 0, q, 2);
   EXPECT_EQ(code(future), anim::StatusCode::kInvalidArgument);
   EXPECT_EQ(future.error().message(), "query_pose.tick 5 is in the future; available ticks 1..1");
+}
+
+TEST_F(WorldTest, RootMotionMovesTheStreamedAndQueriedRootAndSetRootWins) {
+  ASSERT_TRUE(world_->add_asset(moving_asset()));
+  SpawnCharacter s;
+  s.asset = "strider";
+  s.clip = "stride";
+  s.root.translation = {10, 0, 0};
+  auto spawned = run(1, 0, s, 1);
+  ASSERT_TRUE(spawned);
+  const uint32_t id = std::get<Spawned>(*spawned).character_id;
+  // Bad requests change nothing (the character stays in place below until it is switched on).
+  auto bad_joint = run(1, 0, SetRootMotion{id, anim::RootMotionMode::kExtract, "tail", false}, 1);
+  EXPECT_EQ(code(bad_joint), anim::StatusCode::kNotFound);
+  EXPECT_EQ(bad_joint.error().message(),
+            "set_root_motion.joint: unknown joint 'tail' in asset 'strider'");
+  auto bad_id = run(1, 0, SetRootMotion{id + 7, anim::RootMotionMode::kExtract, "", false}, 1);
+  EXPECT_EQ(code(bad_id), anim::StatusCode::kNotFound);
+  EXPECT_EQ(bad_id.error().message(),
+            "set_root_motion.character_id: unknown character " + std::to_string(id + 7));
+  EXPECT_EQ(code(run(2, 0, SetRootMotion{id, anim::RootMotionMode::kExtract, "", false}, 1)),
+            anim::StatusCode::kPermissionDenied);  // another connection's character
+  SnapshotPtr snap = world_->update(0.1f, 1, 0.1, false);
+  EXPECT_EQ(snap->find(id)->root.translation, glm::vec3(10, 0, 0));
+
+  ASSERT_TRUE(run(1, 0, SetRootMotion{id, anim::RootMotionMode::kExtract, "", false}, 2));
+  for (uint64_t tick = 2; tick <= 6; ++tick) snap = world_->update(0.1f, tick, 0.1 * tick, false);
+  // Five updates of 0.1 s at 1.5 per second, in the snapshot (what the stream sends).
+  const glm::vec3 at6 = snap->find(id)->root.translation;
+  EXPECT_NEAR(at6.z, 0.75f, 1e-5f);
+  EXPECT_EQ(at6.x, 10.0f);
+  // The history has each tick's root, and world-space joints follow it.
+  QueryPose q;
+  q.character = id;
+  q.tick = 4;
+  q.joint_indices = {0};
+  q.space = PoseSpace::kWorld;
+  auto past = run(1, 0, q, 7);
+  ASSERT_TRUE(past) << past.error().message();
+  const auto& p = std::get<PoseAnswer>(*past);
+  EXPECT_NEAR(p.root.translation.z, 0.45f, 1e-5f);
+  // The root joint is pinned at its rest spot: in the world it is where the root is.
+  EXPECT_NEAR(p.joints[0].matrix.m[11], p.root.translation.z, 1e-5f);
+  EXPECT_NEAR(p.joints[0].matrix.m[3], 10.0f, 1e-5f);
+
+  // set_root at tick 7 wins that tick; tick 8 moves on from it.
+  anim::Transform placed;
+  placed.translation = {-3, 0, 4};
+  ASSERT_TRUE(run(1, 0, SetRootTransform{id, placed}, 7));
+  snap = world_->update(0.1f, 7, 0.7, false);
+  EXPECT_EQ(snap->find(id)->root.translation, placed.translation);
+  snap = world_->update(0.1f, 8, 0.8, false);
+  EXPECT_NEAR(snap->find(id)->root.translation.z, 4.15f, 1e-5f);
+  // Off: the root stays, the travel is back in the pose.
+  ASSERT_TRUE(run(1, 0, SetRootMotion{id, anim::RootMotionMode::kOff, "", false}, 9));
+  const glm::vec3 held = snap->find(id)->root.translation;
+  snap = world_->update(0.1f, 9, 0.9, false);
+  EXPECT_EQ(snap->find(id)->root.translation, held);
 }
 
 TEST_F(WorldTest, ApplyRepliesInCommandOrderOnTheWire) {

@@ -101,6 +101,22 @@ TEST_F(Animctl, SpawnPlayCrossfadeAndListCharacters) {
   EXPECT_EQ(ctl_json({"despawn", id})["status"]["code"], "STATUS_OK");
 }
 
+TEST_F(Animctl, RootMotionOnAndOff) {
+  const std::string id = spawn("walk");
+  EXPECT_EQ(ctl_json({"root-motion", id, "on", "--joint", "hips", "--vertical"})["status"]["code"],
+            "STATUS_OK");
+  const ProcessResult human = ctl({"root-motion", id, "off"});
+  EXPECT_EQ(human.exit_code, 0) << human.err;
+  EXPECT_NE(human.out.find("ok: root-motion (tick "), std::string::npos) << human.out;
+  // An unknown joint: the daemon's NOT_FOUND naming it, exit code 1.
+  const ProcessResult bad = ctl({"root-motion", id, "on", "--joint", "tail"});
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.err.find("set_root_motion.joint: unknown joint 'tail' in asset 'builtin'"),
+            std::string::npos)
+      << bad.err;
+  ctl({"despawn", id});
+}
+
 TEST_F(Animctl, AdditiveLayerAddUpdateRemove) {
   const std::string id = spawn("walk");
   const json added = ctl_json(
@@ -250,6 +266,8 @@ TEST_F(Animctl, BadInputExitsWithCode2AndSaysWhy) {
       {{"ik", "3", "set", "--chain", "a..b", "--target", "0,0,0", "--solver", "magic"},
        "not one of fabrik"},
       {{"play", "3"}, "clip is required"},
+      {{"root-motion", "3", "sideways"}, "mode must be on or off, not 'sideways'"},
+      {{"root-motion", "3", "off", "--vertical"}, "takes neither --joint nor --vertical"},
       {{"--port", "70000", "stats"}, "--port"},
   };
   for (const Case& c : cases) {
@@ -268,8 +286,8 @@ TEST_F(Animctl, UnknownCharacterGivesTheServersMessageAndExit1) {
 }
 
 TEST_F(Animctl, HelpForEachCommand) {
-  for (const char* command :
-       {"spawn", "play", "crossfade", "additive", "ik", "pose", "watch", "load", "mesh"}) {
+  for (const char* command : {"spawn", "play", "crossfade", "additive", "ik", "pose", "watch",
+                              "load", "mesh", "root-motion"}) {
     const ProcessResult r = animtest::run_process({animtest::animctl_binary(), command, "--help"});
     EXPECT_EQ(r.exit_code, 0) << command;
     EXPECT_NE(r.out.find("Usage"), std::string::npos) << command << ": " << r.out;

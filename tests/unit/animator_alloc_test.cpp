@@ -1,8 +1,8 @@
 // Animator::update() allocates nothing: this file installs the counting operator new of
 // counting_new.h in the unit test binary and counts what
-// update() allocates with every feature running: overlapping crossfades with sync, additive
-// layers with masks and all three time sources, and CCD / FABRIK / two-bone goals with
-// constraints and world-space targets.
+// update() allocates with every feature running: root motion, overlapping crossfades with
+// sync, additive layers with masks and all three time sources, and CCD / FABRIK / two-bone
+// goals with constraints and world-space targets.
 #include <atomic>
 #include <cstdlib>
 #include <limits>
@@ -29,6 +29,7 @@ TEST(AnimatorAllocations, UpdateAllocatesNothingWithEveryFeatureRunning) {
   clips.push_back(animtest::make_swing_clip("lean", n, 1.5f, 0.5f, {1, 0, 1}));
   Animator a(s, clips);
   ASSERT_TRUE(a.set_root_transform({{1, 0, 2}, animtest::axis_angle(0.4f, {0, 1, 0}), {1, 1, 1}}));
+  ASSERT_TRUE(a.set_root_motion({RootMotionMode::kExtract, -1, false}));
   ASSERT_TRUE(a.play(0));
   ASSERT_TRUE(a.crossfade(1, 2.0f, {.sync_normalized_time = true}));
   ASSERT_TRUE(a.crossfade(2, 3.0f));

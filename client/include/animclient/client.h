@@ -147,6 +147,9 @@ class Client {
   Result<anim::v1::SpawnReply> spawn(const std::string& asset, const std::string& clip = {});
   Result<Empty> despawn(uint32_t character_id);
   Result<Empty> set_root(const anim::v1::SetRootTransformRequest& request);
+  // Root motion on (ROOT_MOTION_EXTRACT, from `joint`, empty = the skeleton's root joint) or
+  // off: the character's root moves by what its clips travel (docs/animation.md).
+  Result<Empty> set_root_motion(const anim::v1::SetRootMotionRequest& request);
   Result<Empty> play(const anim::v1::PlayRequest& request);
   Result<Empty> play(uint32_t character_id, const std::string& clip);
   Result<Empty> crossfade(const anim::v1::CrossfadeRequest& request);

@@ -27,6 +27,7 @@
 #include "anim/palette.h"
 #include "anim/pose.h"
 #include "anim/pose_evaluation.h"
+#include "anim/root_motion.h"
 #include "anim/sampling_job.h"
 #include "anim/status.h"
 
@@ -82,8 +83,21 @@ class Animator {
 
   // The character's placement in the world (model space -> world space); used for
   // world-space IK targets and reported to clients. Must be finite with non-zero scale.
+  // With root motion, the next update() leaves the root where it was set (it wins over that
+  // update's travel, which is dropped); the updates after it move it on from there.
   Status set_root_transform(const Transform& root);
   const Transform& root_transform() const { return root_; }
+
+  // Root motion (docs/animation.md, "Root motion"): kExtract takes the chosen joint's travel
+  // out of the pose and moves the root by it in every update; kOff leaves it in the pose.
+  // The joint must exist (-1: the skeleton's root joint). Changing it moves nothing by
+  // itself: the pose shows the joint pinned (or not) from the next update on.
+  Status set_root_motion(const RootMotionOptions& options);
+  // The settings in force, with the joint resolved (never -1 while kExtract).
+  const RootMotionOptions& root_motion() const { return root_motion_; }
+  // The travel the last update() applied to the root, in model space (zero when off, or
+  // when a set root won that update).
+  const RootMotion& last_root_motion() const { return last_root_motion_; }
 
   // Advances every clock by dt seconds (>= 0, finite) and recomputes pose, model matrices
   // and palette. No allocation, no lock. A bad dt is rejected and nothing changes.
@@ -122,6 +136,10 @@ class Animator {
     bool loop = true;
     // Where the last sample found its keys (a cache only: see sampling_job.h).
     mutable SamplingCursor cursor;
+    // The last update's playhead travel in seconds, loop wraps unrolled (a synced fade
+    // follows it), and with root motion the joint's travel over it (its frame at the old time).
+    float advance = 0.0f;
+    RootMotion motion;
   };
   // One crossfade: `player` fades in over everything below it in the queue.
   struct Fade {
@@ -153,6 +171,11 @@ class Animator {
   Status check_clip(int clip, const char* what) const;
   const Player& latest() const { return num_fades_ > 0 ? fades_[num_fades_ - 1].player : base_; }
   void advance_player(Player& p, float dt) const;
+  // After p.time moved from t0 by `step` seconds (unwrapped; the time is already wrapped):
+  // p.advance and, with root motion, p.motion.
+  void track_travel(Player& p, float t0, float step) const;
+  // Blends the players' motions as the pose blends them and moves the root.
+  void apply_root_motion_step();
   float wrap(const Player& p, float time) const;
   // Commands only (they allocate): a copy of the current setup, and installing an edited
   // copy as the new setup_ (null when it has neither layers nor goals).
@@ -172,6 +195,11 @@ class Animator {
   int next_layer_id_ = 1;
   int next_goal_id_ = 1;
   Transform root_;
+  RootMotionInput motion_input_;  // joint -1 while root motion is off
+  bool root_set_ = false;         // set_root_transform since the last update
+  RootMotion last_root_motion_;
+  RootMotion rest_frame_;  // the joint's motion frame in the rest pose
+  RootMotionOptions root_motion_;
   std::shared_ptr<const PoseSetup> setup_;  // layers_ and goals_ setups; null when none
   // The setup of the last evaluation (with inputs_ below).
   std::shared_ptr<const PoseSetup> evaluated_setup_;
