@@ -531,6 +531,13 @@ Result<Empty> Client::update_subscription(uint32_t subscription_id,
   return to_empty(call(std::move(request)));
 }
 
+Result<AddClipEventsReply> Client::add_clip_events(const AddClipEventsRequest& add) {
+  Request request;
+  *request.mutable_add_clip_events() = add;
+  return extract(call(std::move(request)), Reply::kAddClipEvents, "add_clip_events",
+                 [](Reply& r) { return std::move(*r.mutable_add_clip_events()); });
+}
+
 Result<StatsReply> Client::stats() {
   Request request;
   request.mutable_stats();

@@ -5,6 +5,7 @@
 #include "world.h"
 
 #include <cmath>
+#include <map>
 #include <memory>
 #include <set>
 #include <vector>
@@ -348,6 +349,66 @@ TEST_F(WorldTest, RootMotionMovesTheStreamedAndQueriedRootAndSetRootWins) {
   const glm::vec3 held = snap->find(id)->root.translation;
   snap = world_->update(0.1f, 9, 0.9, false);
   EXPECT_EQ(snap->find(id)->root.translation, held);
+}
+
+TEST_F(WorldTest, ClipEventsReachEveryCharacterOfTheAssetAndTheSnapshot) {
+  SpawnCharacter s;
+  s.asset = "builtin";
+  s.clip = "walk";  // 1 s
+  s.shared = true;
+  const uint32_t before = std::get<Spawned>(*run(1, 0, s, 1)).character_id;
+  auto walk_events = [](std::vector<anim::ClipEvent> events, bool replace = false) {
+    return AddClipEvents{"builtin", "walk", std::move(events), replace};
+  };
+  // Refused, naming the problem, and nothing changes (no event fires below from these).
+  auto bad_asset = run(1, 0, AddClipEvents{"nobody", "walk", {{"x", 0.1f, ""}}, false}, 1);
+  EXPECT_EQ(code(bad_asset), anim::StatusCode::kNotFound);
+  EXPECT_EQ(bad_asset.error().message(), "add_clip_events.asset: unknown asset 'nobody'");
+  auto bad_clip = run(1, 0, AddClipEvents{"builtin", "moonwalk", {{"x", 0.1f, ""}}, false}, 1);
+  EXPECT_EQ(code(bad_clip), anim::StatusCode::kNotFound);
+  EXPECT_EQ(bad_clip.error().message(),
+            "add_clip_events.clip: unknown clip 'moonwalk' in asset 'builtin'");
+  auto late = run(1, 0, walk_events({{"ok", 0.1f, ""}, {"late", 5.0f, ""}}), 1);
+  EXPECT_EQ(code(late), anim::StatusCode::kInvalidArgument);
+  EXPECT_EQ(late.error().message(),
+            "add_clip_events.events[1].time 5.000000 is outside [0, 1.000000] of clip 'walk'");
+
+  auto added = run(1, 0, walk_events({{"step_r", 0.75f, "r"}, {"step_l", 0.25f, "l"}}), 1);
+  ASSERT_TRUE(added) << added.error().message();
+  const auto& listed = std::get<ClipEventsAnswer>(*added).events;
+  ASSERT_EQ(listed.size(), 2u);  // by time
+  EXPECT_EQ(listed[0].name, "step_l");
+  EXPECT_EQ(listed[1].name, "step_r");
+  const uint32_t after = std::get<Spawned>(*run(1, 0, s, 1)).character_id;  // gets them too
+
+  // Ten updates of 0.1 s: each character crosses step_l at 0.25 s and step_r at 0.75 s.
+  std::map<uint32_t, std::vector<std::string>> seen;
+  for (uint64_t tick = 1; tick <= 10; ++tick) {
+    const SnapshotPtr snap = world_->update(0.1f, tick, 0.1 * tick, false);
+    for (const SnapshotCharacter& c : snap->characters)
+      for (uint32_t k = 0; k < c.events_count; ++k) {
+        const anim::FiredEvent& f = snap->events[c.events_begin + k];
+        seen[c.id].push_back(std::to_string(tick) + ":" +
+                             c.event_table->clips[static_cast<size_t>(f.clip)][f.event].name);
+      }
+  }
+  const std::vector<std::string> want{"3:step_l", "8:step_r"};
+  EXPECT_EQ(seen[before], want);
+  EXPECT_EQ(seen[after], want);
+  EXPECT_EQ(metrics_.events_fired.load(), 4u);
+  EXPECT_EQ(std::get<StatsAnswer>(*run(1, 0, GetStats{}, 11)).events_fired, 4u);
+
+  // replace clears them (an empty list); the reply lists what is left.
+  auto cleared = run(1, 0, walk_events({}, true), 11);
+  ASSERT_TRUE(cleared);
+  EXPECT_TRUE(std::get<ClipEventsAnswer>(*cleared).events.empty());
+  for (uint64_t tick = 11; tick <= 22; ++tick) world_->update(0.1f, tick, 0.1 * tick, false);
+  EXPECT_EQ(metrics_.events_fired.load(), 4u);
+  // The limit per clip.
+  std::vector<anim::ClipEvent> many(anim::kMaxEventsPerClip, anim::ClipEvent{"e", 0.5f, ""});
+  ASSERT_TRUE(run(1, 0, walk_events(many), 23));
+  EXPECT_EQ(code(run(1, 0, walk_events({{"one_more", 0.5f, ""}}), 23)),
+            anim::StatusCode::kResourceExhausted);
 }
 
 TEST_F(WorldTest, ApplyRepliesInCommandOrderOnTheWire) {

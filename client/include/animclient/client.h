@@ -168,6 +168,10 @@ class Client {
   // once. Frames after the reply use the new region.
   Result<Empty> update_subscription(uint32_t subscription_id, const anim::v1::Region& region);
   Result<anim::v1::StatsReply> stats();
+  // Adds animation events to a clip of an asset (replace: sets them); returns the clip's
+  // events now. Subscribe with SubscribeRequest.events to receive them as they fire.
+  Result<anim::v1::AddClipEventsReply> add_clip_events(
+      const anim::v1::AddClipEventsRequest& request);
 
   // Stream delivery. With a callback set, every frame goes to it on the I/O thread (keep it
   // short) and not to the queue. Without one, frames go to a bounded queue.

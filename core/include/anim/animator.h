@@ -22,6 +22,7 @@
 
 #include "anim/animator_options.h"
 #include "anim/asset.h"
+#include "anim/clip_events.h"
 #include "anim/ik.h"
 #include "anim/joint_mask.h"
 #include "anim/palette.h"
@@ -99,6 +100,21 @@ class Animator {
   // when a set root won that update).
   const RootMotion& last_root_motion() const { return last_root_motion_; }
 
+  // Animation events (docs/animation.md, "Animation events"): the table of every clip's
+  // events the playheads fire. Starts as the clips' own events (Clip::events; null when
+  // none). A table must have one list per clip, each sorted by time within its clip (the
+  // daemon's add_clip_events makes a new table and gives it to every character of the
+  // asset). Null: no events.
+  Status set_event_table(std::shared_ptr<const ClipEventTable> table);
+  const std::shared_ptr<const ClipEventTable>& event_table() const { return events_; }
+  // The events the last update() crossed, in order: the base clip's, each fade's (oldest
+  // first), each layer's (in the order added); each source's in the order its playhead met
+  // them. At most kMaxFiredEvents; the rest of that update's are only counted.
+  std::span<const FiredEvent> fired_events() const {
+    return std::span(fired_).first(static_cast<size_t>(num_fired_));
+  }
+  uint64_t events_overflowed() const { return events_overflowed_; }
+
   // Advances every clock by dt seconds (>= 0, finite) and recomputes pose, model matrices
   // and palette. No allocation, no lock. A bad dt is rejected and nothing changes.
   Status update(float dt);
@@ -140,6 +156,12 @@ class Animator {
     // follows it), and with root motion the joint's travel over it (its frame at the old time).
     float advance = 0.0f;
     RootMotion motion;
+    // The last update's playhead move, for events: from where, and the loop wraps (< 0:
+    // backwards across the start). `fresh` until the playhead first moves after play or
+    // crossfade placed it: an event exactly at the start time fires then.
+    float from = 0.0f;
+    int64_t wraps = 0;
+    bool fresh = true;
   };
   // One crossfade: `player` fades in over everything below it in the queue.
   struct Fade {
@@ -159,6 +181,12 @@ class Animator {
     float parameter = 0.0f;  // kept current by update_layer
     float time = 0.0f;       // the layer clip's time, seconds
     SamplingCursor cursor;   // for the layer clip (a cache only)
+    // The last update's playhead move, for events (as Player's).
+    float from = 0.0f;
+    float advance = 0.0f;
+    int64_t wraps = 0;
+    bool loop = true;  // false for kParameter: its time jumps, never wraps
+    bool fresh = true;
   };
   // An IK goal's current target and weight; its chain and settings are its GoalSetup, at the
   // same position in setup_->goals.
@@ -176,6 +204,10 @@ class Animator {
   void track_travel(Player& p, float t0, float step) const;
   // Blends the players' motions as the pose blends them and moves the root.
   void apply_root_motion_step();
+  // Records the events this update's playheads crossed (fired_), with each source's weight.
+  void fire_events();
+  void fire_crossings(int clip, float t0, float t1, int64_t wraps, float advance, bool fresh,
+                      float weight, EventSource source, uint32_t layer_id);
   float wrap(const Player& p, float time) const;
   // Commands only (they allocate): a copy of the current setup, and installing an edited
   // copy as the new setup_ (null when it has neither layers nor goals).
@@ -218,6 +250,11 @@ class Animator {
   PoseScratch scratch_;
   std::array<LayerInput, kMaxLayers> layer_inputs_{};
   std::array<GoalInput, kMaxIkGoals> goal_inputs_{};
+  // Events: the table, and what the last update fired.
+  std::shared_ptr<const ClipEventTable> events_;
+  int num_fired_ = 0;
+  uint64_t events_overflowed_ = 0;
+  std::array<FiredEvent, kMaxFiredEvents> fired_{};
 };
 
 }  // namespace anim
