@@ -5,7 +5,9 @@
 //                         translation channel (the .gltf embeds its buffer as a data: URI);
 //   cubic.glb             the same with a CUBICSPLINE rotation channel;
 //   builtin_part.glb      the built-in character's 22-joint skeleton, its first 24 triangles
-//                         and its "wave" clip at 6 keys/s, so the fuzzer starts from a real rig.
+//                         and its "wave" clip at 6 keys/s, so the fuzzer starts from a real rig;
+//   events.glb            tests/support/travel_gltf.h with animation events in its extras,
+//                         good and malformed ones (docs/loader-gltf.md).
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -15,6 +17,7 @@
 
 #include "anim/builtin_character.h"
 #include "gltf_test_files.h"
+#include "travel_gltf.h"
 
 namespace {
 
@@ -173,5 +176,11 @@ int main(int argc, char** argv) {
   write_seed(dir, "tiny.gltf", embedded_gltf(tiny(false)));
   write_seed(dir, "cubic.glb", tiny(true).glb_bytes());
   write_seed(dir, "builtin_part.glb", builtin_part().glb_bytes());
+  const nlohmann::json events = {{"events",
+                                  {{{"name", "step"}, {"time", 0.25}, {"payload", "left"}},
+                                   {{"name", "late"}, {"time", 5}},
+                                   {{"name", 3}, {"time", "soon"}},
+                                   "loose"}}};
+  write_seed(dir, "events.glb", animtest::travel_gltf(events).glb_bytes());
   return 0;
 }

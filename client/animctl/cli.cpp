@@ -2,6 +2,7 @@
 // bad value exits with code 2 before anything is sent) and says how to print the reply.
 #include "cli.h"
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -162,6 +163,84 @@ void add_root(CLI::App& app, Plan& plan) {
   });
 }
 
+void add_root_motion(CLI::App& app, Plan& plan) {
+  struct Opts {
+    std::string id, mode, joint;
+    bool vertical = false;
+  };
+  auto o = store<Opts>();
+  CLI::App* sub = id_command(app, "root-motion",
+                             "Root motion on (the root moves as the clips travel) or off", o->id);
+  sub->add_option("mode", o->mode, "on or off")->required();
+  sub->add_option("--joint", o->joint,
+                  "joint whose travel moves the root (default: the root joint)");
+  sub->add_flag("--vertical", o->vertical, "height changes move the root too");
+  sub->callback([o, &plan] {
+    plan.command = "root-motion";
+    auto* rm = plan.request.mutable_set_root_motion();
+    rm->set_character_id(parse_id("character id", o->id));
+    if (o->mode == "on")
+      rm->set_mode(anim::v1::ROOT_MOTION_EXTRACT);
+    else if (o->mode == "off")
+      rm->set_mode(anim::v1::ROOT_MOTION_OFF);
+    else
+      throw UsageError("root-motion: mode must be on or off, not '" + o->mode + "'");
+    if ((!o->joint.empty() || o->vertical) && o->mode == "off")
+      throw UsageError("root-motion off takes neither --joint nor --vertical");
+    rm->set_joint(o->joint);
+    rm->set_extract_vertical(o->vertical);
+  });
+}
+
+// NAME@TIME[:PAYLOAD] (the payload may hold anything after the first colon).
+anim::v1::ClipEventDef parse_event(const std::string& text) {
+  const size_t at = text.find('@');
+  if (at == std::string::npos || at == 0)
+    throw UsageError("--add: '" + text + "' is not NAME@TIME[:PAYLOAD]");
+  const size_t colon = text.find(':', at);
+  anim::v1::ClipEventDef e;
+  e.set_name(text.substr(0, at));
+  e.set_time(parse_float(
+      "--add " + e.name() + " time",
+      text.substr(at + 1, colon == std::string::npos ? std::string::npos : colon - at - 1)));
+  if (colon != std::string::npos) e.set_payload(text.substr(colon + 1));
+  return e;
+}
+
+void add_events(CLI::App& app, Plan& plan) {
+  struct Opts {
+    std::string asset, clip;
+    std::vector<std::string> add;
+    bool replace = false;
+  };
+  auto o = store<Opts>();
+  CLI::App* sub = app.add_subcommand(
+      "events", "Add animation events to a clip (or set them with --replace); lists them");
+  sub->add_option("asset", o->asset, "asset name")->required();
+  sub->add_option("clip", o->clip, "clip name")->required();
+  sub->add_option("--add", o->add, "an event NAME@TIME[:PAYLOAD], time in seconds; repeatable");
+  sub->add_flag("--replace", o->replace, "the clip's events become the --add ones (none: clear)");
+  sub->callback([o, &plan] {
+    plan.command = "events";
+    auto* req = plan.request.mutable_add_clip_events();
+    req->set_asset(o->asset);
+    req->set_clip(o->clip);
+    req->set_replace(o->replace);
+    for (const auto& text : o->add) *req->add_events() = parse_event(text);
+    plan.print_human = [](const Reply& r, std::ostream& out) {
+      const auto& events = r.add_clip_events().events();
+      out << events.size() << " event(s) on the clip (" << tick_of(r) << ")\n";
+      for (const auto& e : events) {
+        char time[32];
+        std::snprintf(time, sizeof time, "%.4f", e.time());
+        out << "  " << time << "  " << e.name();
+        if (!e.payload().empty()) out << "  " << e.payload();
+        out << "\n";
+      }
+    };
+  });
+}
+
 void add_additive(CLI::App& app, Plan& plan) {
   auto id = store<std::string>();
   CLI::App* sub = id_command(app, "additive", "Add, update or remove an additive layer", *id);
@@ -317,8 +396,8 @@ void add_pose(CLI::App& app, Plan& plan) {
 void add_watch(CLI::App& app, Plan& plan) {
   struct Opts {
     std::vector<std::string> ids;
-    std::string frames, divisor, joint, near, radius, encoding = "float";
-    bool all = false;
+    std::string frames, divisor, joint, near, radius, encoding = "float", min_weight;
+    bool all = false, events = false;
   };
   auto o = store<Opts>();
   CLI::App* sub = app.add_subcommand("watch", "Subscribe and print frames as they stream");
@@ -337,6 +416,9 @@ void add_watch(CLI::App& app, Plan& plan) {
                   "stream encoding: float (3x4 matrices, the default) | compact (quantized, "
                   "delta-coded; decoded here to the same palettes)")
       ->check(CLI::IsMember({"float", "compact"}));
+  sub->add_flag("--events", o->events, "also print the animation events the characters fire");
+  sub->add_option("--min-weight", o->min_weight,
+                  "with --events: only events of clips weighing at least W (0..1) in the pose");
   sub->callback([o, &plan] {
     plan.command = "watch";
     auto* subscribe = plan.request.mutable_subscribe();
@@ -360,6 +442,13 @@ void add_watch(CLI::App& app, Plan& plan) {
       const uint64_t d = parse_u64("--rate-divisor", o->divisor);
       if (d == 0 || d > 3600) throw UsageError("--rate-divisor: must be 1 .. 3600");
       subscribe->set_rate_divisor(static_cast<uint32_t>(d));
+    }
+    if (!o->min_weight.empty() && !o->events) throw UsageError("--min-weight needs --events");
+    if (o->events) {
+      subscribe->mutable_events()->set_enabled(true);
+      if (!o->min_weight.empty())
+        subscribe->mutable_events()->set_min_weight(
+            parse_float_in("--min-weight", o->min_weight, 0.0f, 1.0f));
     }
     plan.watch = true;
     plan.watch_frames = o->frames.empty() ? 0 : parse_u64("--frames", o->frames);
@@ -505,6 +594,8 @@ void add_commands(CLI::App& app, Plan& plan) {
   add_crossfade(app, plan);
   add_speed(app, plan);
   add_root(app, plan);
+  add_root_motion(app, plan);
+  add_events(app, plan);
   add_additive(app, plan);
   add_ik(app, plan);
   add_pose(app, plan);

@@ -150,6 +150,15 @@ void print_frame_summary(const anim::v1::StreamFrame& frame, uint32_t joint, std
     for (uint32_t id : frame.left()) out << " " << id;
   }
   if (frame.dropped_since_last() > 0) out << "  | dropped " << frame.dropped_since_last();
+  for (const auto& e : frame.events()) {
+    char weight[24];
+    std::snprintf(weight, sizeof weight, "%.2f", e.weight());
+    out << "  | event char " << e.character_id() << " " << e.clip() << ":" << e.name();
+    if (!e.payload().empty()) out << " [" << e.payload() << "]";
+    out << " w=" << weight << (e.reverse() ? " reverse" : "");
+    if (e.tick() != frame.tick()) out << " @" << e.tick();
+  }
+  if (frame.events_dropped() > 0) out << "  | events dropped " << frame.events_dropped();
   if (bytes_per_frame >= 0.0) {
     char bytes[48];
     std::snprintf(bytes, sizeof bytes, "  | %.1f B/frame", bytes_per_frame);

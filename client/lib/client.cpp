@@ -422,6 +422,12 @@ Result<Empty> Client::set_root(const SetRootTransformRequest& set_root) {
   return to_empty(call(std::move(request)));
 }
 
+Result<Empty> Client::set_root_motion(const SetRootMotionRequest& set_root_motion) {
+  Request request;
+  *request.mutable_set_root_motion() = set_root_motion;
+  return to_empty(call(std::move(request)));
+}
+
 Result<Empty> Client::play(const PlayRequest& play) {
   Request request;
   *request.mutable_play() = play;
@@ -523,6 +529,13 @@ Result<Empty> Client::update_subscription(uint32_t subscription_id,
   request.mutable_update_subscription()->set_subscription_id(subscription_id);
   *request.mutable_update_subscription()->mutable_region() = region;
   return to_empty(call(std::move(request)));
+}
+
+Result<AddClipEventsReply> Client::add_clip_events(const AddClipEventsRequest& add) {
+  Request request;
+  *request.mutable_add_clip_events() = add;
+  return extract(call(std::move(request)), Reply::kAddClipEvents, "add_clip_events",
+                 [](Reply& r) { return std::move(*r.mutable_add_clip_events()); });
 }
 
 Result<StatsReply> Client::stats() {

@@ -396,6 +396,14 @@ class Client:
         request.root.rotation.CopyFrom(types_pb2.Quat(y=math.sin(yaw_rad / 2), w=math.cos(yaw_rad / 2)))
         return self.call("set_root", request).tick
 
+    def set_root_motion(self, character_id, on=True, joint="", vertical=False):
+        """Root motion on (the root moves by what `joint`, default the skeleton's root joint,
+        travels in the clips; with `vertical` its height too) or off. Returns the tick."""
+        mode = characters_pb2.ROOT_MOTION_EXTRACT if on else characters_pb2.ROOT_MOTION_OFF
+        request = characters_pb2.SetRootMotionRequest(character_id=character_id, mode=mode, joint=joint,
+                                                      extract_vertical=vertical)
+        return self.call("set_root_motion", request).tick
+
     def play(self, character_id, clip, loop=None, speed=None, start_time=0.0):
         request = characters_pb2.PlayRequest(character_id=character_id, clip=clip, start_time=start_time)
         if loop is not None:
@@ -472,11 +480,14 @@ class Client:
     def list_characters(self):
         return list(self.call("list_characters", characters_pb2.ListCharactersRequest()).list_characters.characters)
 
-    def subscribe(self, character_ids=(), all_characters=False, rate_divisor=1, region=None, encoding="float"):
+    def subscribe(self, character_ids=(), all_characters=False, rate_divisor=1, region=None, encoding="float",
+                  events=False, event_min_weight=0.0):
         """Returns the subscription id; frames then arrive for frames(). `region` (from
         sphere_region() or box_region()) subscribes to the characters inside it instead.
         encoding "compact" (ENCODING_COMPACT) is decoded by this client: frames() yields the
-        same palettes, assets and roots as with "float"."""
+        same palettes, assets and roots as with "float". `events`: frames also carry the
+        animation events the characters fire (frame.events), of clips weighing at least
+        `event_min_weight` in the pose."""
         encodings = {"float": types_pb2.ENCODING_FLOAT_3X4, "compact": types_pb2.ENCODING_COMPACT}
         if encoding not in encodings:
             raise ValueError(f"encoding must be 'float' or 'compact', not {encoding!r}")
@@ -484,7 +495,21 @@ class Client:
                                               rate_divisor=rate_divisor, encoding=encodings[encoding])
         if region is not None:
             request.region.CopyFrom(region)
+        if events:
+            request.events.enabled = True
+            request.events.min_weight = event_min_weight
         return self.call("subscribe", request).subscribe.subscription_id
+
+    def add_clip_events(self, asset, clip, events, replace=False):
+        """Adds animation events to a clip: `events` holds (name, time) or (name, time,
+        payload) tuples. replace=True sets them instead (an empty list clears them). Returns
+        the clip's events now, as (name, time, payload) tuples sorted by time."""
+        request = assets_pb2.AddClipEventsRequest(asset=asset, clip=clip, replace=replace)
+        for event in events:
+            name, time, payload = (tuple(event) + ("",))[:3]
+            request.events.add(name=name, time=time, payload=payload)
+        reply = self.call("add_clip_events", request).add_clip_events
+        return [(e.name, e.time, e.payload) for e in reply.events]
 
     @staticmethod
     def sphere_region(center, radius, outer_margin=0.0, outer_rate_divisor=0):

@@ -4,6 +4,7 @@
 
 #include "anim/sampling_job.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -27,7 +28,7 @@ const Status kBadDt = invalid_argument(
 }  // namespace
 
 Animator::Animator(const Skeleton& skeleton, std::span<const Clip> clips)
-    : skeleton_(&skeleton), clips_(clips) {
+    : skeleton_(&skeleton), clips_(clips), events_(ClipEventTable::from_clips(clips)) {
   const int n = skeleton.num_joints();
   pose_.locals.resize(n);
   scratch_.sample.resize(n);
@@ -83,7 +84,7 @@ Status Animator::play(int clip, const PlayOptions& options) {
       options.start_time > c.duration)
     return invalid_argument("play '" + c.name + "': start_time " + num(options.start_time) +
                             " is outside [0, " + num(c.duration) + "]");
-  base_ = Player{clip, 0.0f, options.speed, options.loop, {}};
+  base_ = Player{clip, 0.0f, options.speed, options.loop, {}, 0.0f, {}, 0.0f, 0, true};
   base_.time = wrap(base_, options.start_time);
   num_fades_ = 0;
   return Status::ok();
@@ -100,7 +101,7 @@ Status Animator::crossfade(int clip, float duration, const CrossfadeOptions& opt
                             " is not finite");
   if (latest().clip == clip) return Status::ok();  // already the latest target: no-op
 
-  Player target{clip, 0.0f, options.speed, options.loop, {}};
+  Player target{clip, 0.0f, options.speed, options.loop, {}, 0.0f, {}, 0.0f, 0, true};
   if (options.sync_normalized_time) {
     const Player& src = latest();
     const float src_duration = src.clip >= 0 ? clips_[src.clip].duration : 0.0f;
@@ -140,6 +141,28 @@ Status Animator::set_root_transform(const Transform& root) {
                             num(len) + ")");
   root_ = root;
   root_.rotation = glm::normalize(root.rotation);
+  root_set_ = true;
+  return Status::ok();
+}
+
+Status Animator::set_root_motion(const RootMotionOptions& options) {
+  if (options.mode != RootMotionMode::kOff && options.mode != RootMotionMode::kExtract)
+    return invalid_argument("set_root_motion: unknown mode " +
+                            std::to_string(static_cast<int>(options.mode)));
+  const int n = skeleton_->num_joints();
+  if (options.joint < -1 || options.joint >= n)
+    return not_found("set_root_motion: joint index " + std::to_string(options.joint) +
+                     " does not exist (the skeleton has " + std::to_string(n) + " joints)");
+  if (n == 0) return failed_precondition("set_root_motion: the skeleton has no joints");
+  RootMotionOptions next = options;
+  if (next.joint < 0) next.joint = 0;  // joints are parents-first: joint 0 is a root joint
+  root_motion_ = next;
+  motion_input_ = {};
+  rest_frame_ = {};
+  if (next.mode == RootMotionMode::kExtract) {
+    motion_input_ = RootMotionInput{next.joint, next.extract_vertical};
+    rest_frame_ = clip_motion_frame(*skeleton_, nullptr, 0.0f, motion_input_);
+  }
   return Status::ok();
 }
 
@@ -156,8 +179,64 @@ float Animator::wrap(const Player& p, float time) const {
 }
 
 void Animator::advance_player(Player& p, float dt) const {
-  if (p.clip < 0) return;
-  p.time = wrap(p, p.time + dt * speed_ * p.speed);
+  if (p.clip < 0) {
+    p.advance = 0.0f;
+    p.motion = {};
+    p.wraps = 0;
+    return;
+  }
+  const float t0 = p.time;
+  const float step = dt * speed_ * p.speed;
+  p.time = wrap(p, t0 + step);
+  track_travel(p, t0, step);
+}
+
+namespace {
+// Loop wraps: how many times a playhead that moved from t0 by `step` seconds (unwrapped) to
+// t1 (wrapped) crossed the clip's end (< 0: its start), from where the unwrapped time landed
+// against the wrapped one. Far beyond any real tick's count (speeds near the float range) it
+// is capped: the clock itself is meaningless there.
+int64_t count_wraps(float t0, float step, float t1, float duration) {
+  if (!(duration > 0.0f)) return 0;
+  constexpr double kMaxWraps = 1099511627776.0;  // 2^40
+  double w = std::round((double(t0) + double(step) - double(t1)) / double(duration));
+  if (std::isnan(w)) w = 0.0;
+  return static_cast<int64_t>(std::clamp(w, -kMaxWraps, kMaxWraps));
+}
+// The playhead's move in seconds with the wraps unrolled.
+float unrolled(float t0, float t1, int64_t wraps, float duration) {
+  return static_cast<float>(double(t1) - double(t0) + double(wraps) * double(duration));
+}
+}  // namespace
+
+void Animator::track_travel(Player& p, float t0, float step) const {
+  const Clip& clip = clips_[p.clip];
+  const float d = clip.duration;
+  const int64_t wraps = p.loop ? count_wraps(t0, step, p.time, d) : 0;
+  p.advance = unrolled(t0, p.time, wraps, d);
+  p.from = t0;
+  p.wraps = wraps;
+  p.motion = motion_input_.joint >= 0
+                 ? clip_motion_delta(*skeleton_, clip, motion_input_, t0, p.time, wraps)
+                 : RootMotion{};
+}
+
+void Animator::apply_root_motion_step() {
+  last_root_motion_ = {};
+  const bool set = root_set_;
+  root_set_ = false;
+  if (motion_input_.joint < 0 || set) return;  // off, or a root set for this update wins
+  // The players' travels blended with the weights their poses are blended with. Each is in
+  // the joint's frame, which the pose pins to the rest frame: into model space through it.
+  RootMotion d = base_.motion;
+  for (int i = 0; i < num_fades_; ++i)
+    d = mix(d, fades_[i].player.motion, fades_[i].elapsed / fades_[i].duration);
+  const RootMotion delta = compose(compose(rest_frame_, d), inverse(rest_frame_));
+  const Transform moved = anim::apply_root_motion(root_, delta);
+  // Absurd speeds times a huge root scale could overflow: the root stays finite, always.
+  if (!is_finite(moved)) return;
+  last_root_motion_ = delta;
+  root_ = moved;
 }
 
 Status Animator::update(float dt) {
@@ -173,8 +252,12 @@ Status Animator::update(float dt) {
     if (f.sync && f.player.clip >= 0) {
       const Player& below = i == 0 ? base_ : fades_[i - 1].player;
       const float below_duration = below.clip >= 0 ? clips_[below.clip].duration : 0.0f;
-      f.player.time = wrap(
-          f.player, normalized_time(below.time, below_duration) * clips_[f.player.clip].duration);
+      const float duration = clips_[f.player.clip].duration;
+      const float t0 = f.player.time;
+      f.player.time = wrap(f.player, normalized_time(below.time, below_duration) * duration);
+      // Its playhead moved as far, in cycles, as the one it follows.
+      const float step = below_duration > 0.0f ? below.advance / below_duration * duration : 0.0f;
+      track_travel(f.player, t0, step);
     } else {
       advance_player(f.player, dt);
     }
@@ -189,32 +272,157 @@ Status Animator::update(float dt) {
     for (int i = keep_from; i < num_fades_; ++i) fades_[i - keep_from] = fades_[i];
     num_fades_ -= keep_from;
   }
-  // 3. Layer clocks.
+  // 3. Root motion: the root moves by the blended travel before the pose is evaluated (so
+  // world-space IK targets see where the character is now).
+  apply_root_motion_step();
+  // 4. Layer clocks.
   for (Layer& layer : layers_) {
     const Clip& c = clips_[layer.clip];
+    const float t0 = layer.time;
+    float step = 0.0f;
     switch (layer.time_source) {
       case LayerTimeSource::kOwnClock:
-        layer.time =
-            wrap_clip_time(layer.time + dt * speed_ * layer.speed, c.duration, WrapMode::kLoop);
+        step = dt * speed_ * layer.speed;
+        layer.time = wrap_clip_time(t0 + step, c.duration, WrapMode::kLoop);
         break;
       case LayerTimeSource::kBaseNormalized: {
         const Player& p = latest();
         const float d = p.clip >= 0 ? clips_[p.clip].duration : 0.0f;
         layer.time = normalized_time(p.time, d) * c.duration;
+        step = d > 0.0f ? p.advance / d * c.duration : 0.0f;
         break;
       }
       case LayerTimeSource::kParameter:
         layer.time = layer.parameter * c.duration;
+        step = layer.time - t0;
         break;
     }
+    layer.wraps = layer.loop ? count_wraps(t0, step, layer.time, c.duration) : 0;
+    layer.advance = unrolled(t0, layer.time, layer.wraps, c.duration);
+    layer.from = t0;
   }
-  // 4. The pose, from the inputs gathered now (kept: evaluated_inputs()).
+  // 5. Events the playheads crossed.
+  fire_events();
+  // 6. The pose, from the inputs gathered now (kept: evaluated_inputs()).
   gather_inputs();
   if (evaluated_setup_ != setup_) evaluated_setup_ = setup_;
   evaluate_pose(*skeleton_, clips_, evaluated_inputs(), evaluated_setup_.get(), scratch_,
                 {pose_.locals, model_});
   build_palette(*skeleton_, model_, palette_);
   return Status::ok();
+}
+
+Status Animator::set_event_table(std::shared_ptr<const ClipEventTable> table) {
+  if (table) {
+    if (table->clips.size() != clips_.size())
+      return invalid_argument("set_event_table: the table has " +
+                              std::to_string(table->clips.size()) + " clip lists, the character " +
+                              std::to_string(clips_.size()) + " clips");
+    for (size_t c = 0; c < clips_.size(); ++c) {
+      const auto& list = table->clips[c];
+      if (list.size() > static_cast<size_t>(kMaxEventsPerClip))
+        return invalid_argument("set_event_table: clip '" + clips_[c].name + "' has " +
+                                std::to_string(list.size()) + " events, more than " +
+                                std::to_string(kMaxEventsPerClip));
+      for (size_t i = 0; i < list.size(); ++i) {
+        if (Status s = check_event(
+                list[i], clips_[c],
+                "set_event_table: clip '" + clips_[c].name + "' event " + std::to_string(i));
+            !s)
+          return s;
+        if (i > 0 && list[i].time < list[i - 1].time)
+          return invalid_argument("set_event_table: the events of clip '" + clips_[c].name +
+                                  "' are not sorted by time");
+      }
+    }
+  }
+  events_ = std::move(table);
+  return Status::ok();
+}
+
+void Animator::fire_events() {
+  num_fired_ = 0;
+  events_overflowed_ = 0;
+  if (!events_) return;
+  // Each source's share of the pose after this update: fades blend over what is under them,
+  // so a fade keeps w times what the newer fades leave, and the base what all of them leave.
+  std::array<float, kMaxFades> fade_share{};
+  float above = 1.0f;
+  for (int i = num_fades_ - 1; i >= 0; --i) {
+    const float w = fades_[i].elapsed / fades_[i].duration;
+    fade_share[i] = w * above;
+    above *= 1.0f - w;
+  }
+  auto player = [&](Player& p, float share, EventSource source) {
+    if (p.clip < 0) return;
+    fire_crossings(p.clip, p.from, p.time, p.wraps, p.advance, p.fresh, share, source, 0);
+    if (p.advance != 0.0f) p.fresh = false;
+  };
+  player(base_, above, EventSource::kBase);
+  for (int i = 0; i < num_fades_; ++i) player(fades_[i].player, fade_share[i], EventSource::kFade);
+  for (Layer& l : layers_) {
+    fire_crossings(l.clip, l.from, l.time, l.wraps, l.advance, l.fresh, l.weight,
+                   EventSource::kLayer, static_cast<uint32_t>(l.id));
+    if (l.advance != 0.0f) l.fresh = false;
+  }
+}
+
+void Animator::fire_crossings(int clip, float t0, float t1, int64_t wraps, float advance,
+                              bool fresh, float weight, EventSource source, uint32_t layer_id) {
+  const std::vector<ClipEvent>& list = events_->clips[static_cast<size_t>(clip)];
+  if (list.empty() || !(weight > 0.0f) || advance == 0.0f) return;
+  const bool forward = advance > 0.0f;
+  const size_t n = list.size();
+  auto emit = [&](size_t i) {
+    if (num_fired_ == kMaxFiredEvents) {
+      ++events_overflowed_;
+      return;
+    }
+    fired_[static_cast<size_t>(num_fired_++)] = FiredEvent{
+        static_cast<int32_t>(clip), static_cast<uint16_t>(i), weight, source, !forward, layer_id};
+  };
+  // Whole cycles: written while there is room, the rest counted (no loop over 2^40 cycles).
+  auto cycles = [&](uint64_t count) {
+    const uint64_t total = count * n;
+    const uint64_t room = static_cast<uint64_t>(kMaxFiredEvents - num_fired_);
+    const uint64_t written = std::min(total, room);
+    for (uint64_t k = 0; k < written; ++k) emit(forward ? k % n : n - 1 - k % n);
+    events_overflowed_ += total - written;
+  };
+  // First index with time >= t (lower) or > t (upper): the list is sorted by time.
+  auto lower = [&](float t) {
+    return static_cast<size_t>(
+        std::lower_bound(list.begin(), list.end(), t,
+                         [](const ClipEvent& e, float v) { return e.time < v; }) -
+        list.begin());
+  };
+  auto upper = [&](float t) {
+    return static_cast<size_t>(
+        std::upper_bound(list.begin(), list.end(), t,
+                         [](float v, const ClipEvent& e) { return v < e.time; }) -
+        list.begin());
+  };
+  // Crossed: forward (t0, t1], backward [t1, t0), unrolled over the wraps; the start time
+  // too while the playhead is fresh.
+  if (forward) {
+    const size_t from = fresh ? lower(t0) : upper(t0);
+    const size_t to = wraps > 0 ? n : upper(t1);
+    for (size_t i = from; i < to; ++i) emit(i);
+    if (wraps > 0) {
+      cycles(static_cast<uint64_t>(wraps - 1));
+      const size_t end = upper(t1);
+      for (size_t i = 0; i < end; ++i) emit(i);
+    }
+  } else {
+    const size_t from = fresh ? upper(t0) : lower(t0);  // [0, from): before t0
+    const size_t to = wraps < 0 ? 0 : lower(t1);        // [to, ...): at or after t1
+    for (size_t i = from; i > to; --i) emit(i - 1);
+    if (wraps < 0) {
+      cycles(static_cast<uint64_t>(-(wraps + 1)));
+      const size_t end = lower(t1);
+      for (size_t i = n; i > end; --i) emit(i - 1);
+    }
+  }
 }
 
 void Animator::replace_setup(PoseSetup next) {
@@ -250,6 +458,7 @@ void Animator::gather_inputs() {
     goal_inputs_[i] = GoalInput{goals_[i].target, goals_[i].weight};
   inputs_.goals = std::span(goal_inputs_).first(goals_.size());
   inputs_.ik_iteration_scale = ik_iteration_scale_;
+  inputs_.root_motion = motion_input_;
 }
 
 }  // namespace anim

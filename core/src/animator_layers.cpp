@@ -88,6 +88,7 @@ Expected<int> Animator::add_layer(const AdditiveLayerDesc& desc) {
     }
     case LayerTimeSource::kParameter:
       layer.time = desc.parameter * clip.duration;
+      layer.loop = false;
       break;
     default:
       return invalid_argument(who + ": unknown time source " +

@@ -76,6 +76,11 @@ Status load_clips(const Context& ctx, const Skeleton& skeleton,
                   const std::vector<int>& source_of_node, const std::vector<JointFold>& folds,
                   std::vector<Clip>* clips);
 
+// Animation events from each animation's `extras.events` (docs/loader-gltf.md) into the clip
+// made from it (clips[i] from animations[i], finalized: durations known). Lenient: extras
+// are free-form, so an entry of another shape is skipped with a warning naming it.
+void load_clip_events(const Context& ctx, std::vector<Clip>* clips);
+
 // How one mesh node joins the character's mesh. Positions are mapped by `to_bind` into the
 // palette's bind space: palette[j] * to_bind * v is then the vertex in scene space.
 struct MeshPart {

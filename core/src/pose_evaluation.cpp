@@ -8,6 +8,7 @@
 #include "anim/ik_solvers.h"
 #include "anim/local_to_model_job.h"
 #include "anim/palette.h"
+#include "anim/root_motion.h"
 #include "anim/skeleton.h"
 
 namespace anim {
@@ -27,27 +28,34 @@ void run_sampling(const Skeleton& skeleton, const Clip& clip, float time, Sampli
   job.run();
 }
 
+// A clip's pose (the rest pose for clip -1), with root motion taken out.
 void sample_clip(const Skeleton& skeleton, std::span<const Clip> clips, const ClipInput& in,
-                 std::span<Transform> out) {
+                 const RootMotionInput& root_motion, std::span<Transform> out) {
   if (in.clip < 0) {
+    // The rest pose is its own rest motion frame: nothing to take out.
     for (size_t j = 0; j < out.size(); ++j) out[j] = skeleton.rest_pose[j];
     return;
   }
   run_sampling(skeleton, clips[in.clip], in.time, in.cursor, out);
+  remove_root_motion(skeleton, root_motion, out);
 }
 
 void apply_layers(const Skeleton& skeleton, std::span<const Clip> clips,
                   std::span<const LayerInput> inputs, const PoseSetup& setup,
-                  std::span<Transform> sample, std::span<Transform> locals) {
+                  const RootMotionInput& root_motion, std::span<Transform> sample,
+                  std::span<Transform> locals) {
   for (size_t i = 0; i < inputs.size(); ++i) {
     const LayerInput& in = inputs[i];
     if (in.weight <= 0.0f) continue;  // weight 0: the pose is untouched
     const LayerSetup& layer = *setup.layers[i];
     run_sampling(skeleton, clips[layer.clip], in.time, in.cursor, sample);
-    if (layer.blend == LayerBlend::kOverride)
+    if (layer.blend == LayerBlend::kOverride) {
+      // An override layer's clip is a whole pose: in place, like the base (it moves nothing).
+      remove_root_motion(skeleton, root_motion, sample);
       blend(locals, sample, in.weight, layer.mask, locals);
-    else
+    } else {
       add_additive(locals, sample, layer.reference, in.weight, layer.mask, locals);
+    }
   }
 }
 
@@ -124,12 +132,13 @@ void evaluate_pose(const Skeleton& skeleton, std::span<const Clip> clips, const 
   if (scratch.sample.size() != n) scratch.sample.resize(n);
   const std::span<Transform> sample = scratch.sample;
   // Base, then every fade blended onto the result so far, then layers, then IK.
-  sample_clip(skeleton, clips, inputs.base, output.locals);
+  sample_clip(skeleton, clips, inputs.base, inputs.root_motion, output.locals);
   for (const FadeInput& f : inputs.fades) {
-    sample_clip(skeleton, clips, f.source, sample);
+    sample_clip(skeleton, clips, f.source, inputs.root_motion, sample);
     blend(output.locals, sample, f.weight, kAllJoints, output.locals);
   }
-  if (setup) apply_layers(skeleton, clips, inputs.layers, *setup, sample, output.locals);
+  if (setup)
+    apply_layers(skeleton, clips, inputs.layers, *setup, inputs.root_motion, sample, output.locals);
   local_to_model(skeleton, output.locals, output.model);
   if (setup && !inputs.goals.empty()) apply_ik(skeleton, inputs, *setup, scratch, output);
 }

@@ -50,9 +50,10 @@ struct Reader {
 };
 
 uint32_t words_for(size_t fades, size_t layers, size_t goals, bool root_scale, bool ik_scale,
-                   bool reported) {
+                   bool root_motion, bool reported) {
   return static_cast<uint32_t>(1 + 2 + 7 + (root_scale ? 3 : 0) + 3 * fades + 2 * layers +
-                               4 * goals + (ik_scale ? 1 : 0) + (reported ? 10 : 0));
+                               4 * goals + (ik_scale ? 1 : 0) + (root_motion ? 1 : 0) +
+                               (reported ? 10 : 0));
 }
 
 }  // namespace
@@ -65,11 +66,13 @@ uint32_t record_bound(const anim::Animator& a) {
   const anim::Transform& root = a.root_transform();
   // The next update evaluates the current root; a skipped tick reports it next to the last
   // evaluated one: either way one of the two root layouts, bounded by both.
-  return words_for(std::max<size_t>(last.fades.size(), a.num_active_fades()),
-                   std::max(last.layers.size(), layers), std::max(last.goals.size(), goals),
-                   !unit_scale(root) || !unit_scale(last.root),
-                   a.ik_iteration_scale() != 1.0f || last.ik_iteration_scale != 1.0f,
-                   !same_bits(root, last.root));
+  return words_for(
+      std::max<size_t>(last.fades.size(), a.num_active_fades()),
+      std::max(last.layers.size(), layers), std::max(last.goals.size(), goals),
+      !unit_scale(root) || !unit_scale(last.root),
+      a.ik_iteration_scale() != 1.0f || last.ik_iteration_scale != 1.0f,
+      a.root_motion().mode == anim::RootMotionMode::kExtract || last.root_motion.joint >= 0,
+      !same_bits(root, last.root));
 }
 
 uint32_t record_animator(const anim::Animator& a, const anim::Transform& reported,
@@ -77,15 +80,17 @@ uint32_t record_animator(const anim::Animator& a, const anim::Transform& reporte
   const anim::PoseInputs in = a.evaluated_inputs();
   const bool root_scale = !unit_scale(in.root);
   const bool ik_scale = in.ik_iteration_scale != 1.0f;
+  const bool root_motion = in.root_motion.joint >= 0;
   const bool report = !same_bits(reported, in.root);
   uint32_t head = static_cast<uint32_t>(in.fades.size()) |
                   static_cast<uint32_t>(in.layers.size()) << kLayerShift |
                   static_cast<uint32_t>(in.goals.size()) << kGoalShift;
   if (root_scale) head |= kRootScale;
   if (ik_scale) head |= kIkScale;
+  if (root_motion) head |= kRootMotion;
   if (report) head |= kReportedRoot;
-  if (out.size() <
-      words_for(in.fades.size(), in.layers.size(), in.goals.size(), root_scale, ik_scale, report))
+  if (out.size() < words_for(in.fades.size(), in.layers.size(), in.goals.size(), root_scale,
+                             ik_scale, root_motion, report))
     return 0;
   Writer w{out.data()};
   w.u(head);
@@ -98,6 +103,9 @@ uint32_t record_animator(const anim::Animator& a, const anim::Transform& reporte
   for (const auto& l : in.layers) w.f(l.time), w.f(l.weight);
   for (const auto& g : in.goals) w.vec(g.target), w.f(g.weight);
   if (ik_scale) w.f(in.ik_iteration_scale);
+  if (root_motion)
+    w.u(static_cast<uint32_t>(in.root_motion.joint) |
+        (in.root_motion.vertical ? kRootMotionVertical : 0u));
   if (report) w.transform(reported);
   return static_cast<uint32_t>(w.p - out.data());
 }
@@ -131,6 +139,12 @@ void decode_record(std::span<const uint32_t> words, DecodedRecord& out) {
     out.goals[k].weight = r.f();
   }
   in.ik_iteration_scale = head & kIkScale ? r.f() : 1.0f;
+  in.root_motion = {};
+  if (head & kRootMotion) {
+    const uint32_t word = r.u();
+    in.root_motion.joint = static_cast<int>(word & 0xffffu);
+    in.root_motion.vertical = (word & kRootMotionVertical) != 0;
+  }
   out.reported_root = head & kReportedRoot ? r.transform() : in.root;
   in.fades = std::span(out.fades).first(fades);
   in.layers = std::span(out.layers).first(layers);

@@ -13,6 +13,8 @@
 //   2 / layer    time, weight                        (setup order)
 //   4 / goal     target xyz, weight                  (setup order)
 //   [1 word]     IK iteration scale                  (kIkScale; else 1)
+//   [1 word]     root motion: joint index (low 16 bits), bit 16 = vertical
+//                                                     (kRootMotion; else off)
 //   [10 words]   the root reported for the tick      (kReportedRoot; else the evaluated root)
 // The reported root differs from the evaluated one when a character moved in a tick it was
 // not updated in (update-rate LOD): its pose is the previous evaluation, its root the new one.
@@ -35,6 +37,8 @@ inline constexpr uint32_t kGoalShift = 9;     // number of goals (<= 8), 4 bits
 inline constexpr uint32_t kRootScale = 1u << 13;
 inline constexpr uint32_t kIkScale = 1u << 14;
 inline constexpr uint32_t kReportedRoot = 1u << 15;
+inline constexpr uint32_t kRootMotion = 1u << 16;
+inline constexpr uint32_t kRootMotionVertical = 1u << 16;  // in the root-motion word
 }  // namespace record_format
 
 // An upper bound of the words record_animator() may write for `a` after its next update (or

@@ -20,6 +20,9 @@ struct Metrics {
   std::atomic<uint64_t> degraded_ticks{0};     // ticks that skipped unwatched characters
   std::atomic<uint64_t> orphans_despawned{0};  // characters whose owner left (grace expired)
   std::atomic<float> ik_scale{1.0f};  // IK iteration scale in force (< 1: over --ik-budget)
+  // Animation events crossed by playheads, and those lost to the per-character limit.
+  std::atomic<uint64_t> events_fired{0};
+  std::atomic<uint64_t> events_overflowed{0};
   // Tick time over the last 1,000 ticks, microseconds; refreshed about once a second.
   std::atomic<double> tick_p50_us{0.0};
   std::atomic<double> tick_p99_us{0.0};
@@ -37,6 +40,10 @@ struct Metrics {
   std::array<std::atomic<uint64_t>, 11> request_errors_by_code{};
   std::atomic<uint64_t> stream_frames_sent{0};
   std::atomic<uint64_t> stream_frames_dropped{0};
+  // Animation events put in stream frames, and dropped by subscriptions (full pending
+  // buffer, or the character's own overflow, per subscription that wanted them).
+  std::atomic<uint64_t> events_sent{0};
+  std::atomic<uint64_t> events_dropped{0};
   // ENCODING_COMPACT subscriptions, pending ones included (each session adds its own count):
   // the World quantizes poses only while this is above 0. Counted before the subscribe
   // reaches the tick, so the subscription's first snapshot is quantized.

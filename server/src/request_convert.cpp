@@ -23,6 +23,26 @@ Converted set_root(const anim::v1::SetRootTransformRequest& r) {
   return WorldRequest(SetRootTransform{r.character_id(), *root});
 }
 
+Converted set_root_motion(const anim::v1::SetRootMotionRequest& r) {
+  SetRootMotion out;
+  out.character = r.character_id();
+  switch (r.mode()) {
+    case anim::v1::ROOT_MOTION_OFF:
+      out.mode = anim::RootMotionMode::kOff;
+      break;
+    case anim::v1::ROOT_MOTION_EXTRACT:
+      out.mode = anim::RootMotionMode::kExtract;
+      break;
+    default:
+      return anim::invalid_argument("set_root_motion.mode has an unknown value " +
+                                    std::to_string(r.mode()) +
+                                    " (ROOT_MOTION_OFF = 0, ROOT_MOTION_EXTRACT = 1)");
+  }
+  out.joint = r.joint();
+  out.extract_vertical = r.extract_vertical();
+  return WorldRequest(std::move(out));
+}
+
 Converted play(const anim::v1::PlayRequest& r) {
   PlayClip out;
   out.character = r.character_id();
@@ -239,6 +259,34 @@ Converted query_pose(const anim::v1::QueryPoseRequest& r) {
   return WorldRequest(std::move(out));
 }
 
+Converted add_clip_events(const anim::v1::AddClipEventsRequest& r) {
+  AddClipEvents out;
+  out.asset = r.asset();
+  out.clip = r.clip();
+  out.replace = r.replace();
+  if (r.events_size() > anim::kMaxEventsPerClip)
+    return Status(anim::StatusCode::kResourceExhausted,
+                  "add_clip_events.events has " + std::to_string(r.events_size()) +
+                      " events, more than " + std::to_string(anim::kMaxEventsPerClip) +
+                      " (a clip's limit)");
+  out.events.reserve(static_cast<size_t>(r.events_size()));
+  for (int i = 0; i < r.events_size(); ++i) {
+    const auto& e = r.events(i);
+    const std::string field = "add_clip_events.events[" + std::to_string(i) + "]";
+    if (auto s = check_finite(e.time(), field + ".time"); !s) return s;
+    if (e.time() < 0.0f) return anim::invalid_argument(field + ".time is negative");
+    if (e.name().empty()) return anim::invalid_argument(field + ".name is empty");
+    if (e.name().size() > anim::kMaxEventNameBytes)
+      return anim::invalid_argument(field + ".name is longer than " +
+                                    std::to_string(anim::kMaxEventNameBytes) + " bytes");
+    if (e.payload().size() > anim::kMaxEventPayloadBytes)
+      return anim::invalid_argument(field + ".payload is longer than " +
+                                    std::to_string(anim::kMaxEventPayloadBytes) + " bytes");
+    out.events.push_back(anim::ClipEvent{e.name(), e.time(), e.payload()});
+  }
+  return WorldRequest(std::move(out));
+}
+
 Converted subscribe(const anim::v1::SubscribeRequest& r) {
   const int ways = int{r.all_characters()} + int{!r.character_ids().empty()} + int{r.has_region()};
   if (ways == 0)
@@ -247,6 +295,10 @@ Converted subscribe(const anim::v1::SubscribeRequest& r) {
   if (ways > 1)
     return anim::invalid_argument(
         "subscribe: give only one of character_ids, all_characters and region");
+  if (r.has_events())
+    if (auto s = check_range(r.events().min_weight(), 0.0f, 1.0f, "subscribe.events.min_weight");
+        !s)
+      return s;
   Subscribe out;
   if (r.has_region()) {
     auto region = region_from_proto(r.region(), "subscribe.region");
@@ -378,6 +430,20 @@ struct ResultWriter {
     s->set_requests(a.requests);
     s->set_request_errors(a.request_errors);
     s->set_worker_threads(a.worker_threads);
+    s->set_events_fired(a.events_fired);
+    s->set_events_overflowed(a.events_overflowed);
+    s->set_events_sent(a.events_sent);
+    s->set_events_dropped(a.events_dropped);
+  }
+  void operator()(const ClipEventsAnswer& a) const {
+    auto* out = reply.mutable_add_clip_events();
+    out->mutable_events()->Reserve(static_cast<int>(a.events.size()));
+    for (const anim::ClipEvent& e : a.events) {
+      auto* d = out->add_events();
+      d->set_name(e.name);
+      d->set_time(e.time);
+      d->set_payload(e.payload);
+    }
   }
   void operator()(const AssetAdded& a) const {
     fill_asset_info(*a.asset, reply.mutable_load_asset()->mutable_asset());
@@ -394,6 +460,8 @@ anim::Expected<WorldRequest> to_world_request(const anim::v1::Request& r) {
       return WorldRequest(DespawnCharacter{r.despawn().character_id()});
     case R::kSetRoot:
       return set_root(r.set_root());
+    case R::kSetRootMotion:
+      return set_root_motion(r.set_root_motion());
     case R::kPlay:
       return play(r.play());
     case R::kCrossfade:
@@ -426,6 +494,8 @@ anim::Expected<WorldRequest> to_world_request(const anim::v1::Request& r) {
       return WorldRequest(GetStats{});
     case R::kUnloadAsset:
       return WorldRequest(UnloadAsset{r.unload_asset().asset()});
+    case R::kAddClipEvents:
+      return add_clip_events(r.add_clip_events());
     default:
       return Status(anim::StatusCode::kUnimplemented, "the world does not handle this request");
   }

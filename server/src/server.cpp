@@ -150,6 +150,10 @@ bool Server::init() {
     om.stream_frames_sent.set_total(m.stream_frames_sent.load());
     om.stream_frames_dropped.set_total(m.stream_frames_dropped.load());
     om.requests.set_total(m.requests.load());
+    om.events_fired.set_total(m.events_fired.load());
+    om.events_overflowed.set_total(m.events_overflowed.load());
+    om.events_sent.set_total(m.events_sent.load());
+    om.events_dropped.set_total(m.events_dropped.load());
     for (int code = 1; code < static_cast<int>(m.request_errors_by_code.size()); ++code)
       om.set_request_errors_total(code, m.request_errors_by_code[code].load());
   });

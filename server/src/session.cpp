@@ -327,6 +327,8 @@ void Session::handle_subscribe(Request& r, uint64_t seq) {
   sub.ids.erase(std::unique(sub.ids.begin(), sub.ids.end()), sub.ids.end());
   sub.divisor = std::max<uint32_t>(1, s.rate_divisor());
   sub.encoding = s.encoding();
+  sub.events = s.events().enabled();  // min_weight checked with the request (to_world_request)
+  sub.event_min_weight = s.events().min_weight();
   const uint32_t id = sub.id;
   pending_subscribes_.emplace(seq, std::move(sub));
   recount_compact();
@@ -595,7 +597,12 @@ void Session::on_snapshot() {
   for (const SnapshotPtr& snap : encoding_) {
     if (closed_ || draining_) break;
     for (auto& sub : subscriptions_) {
-      if (snap->tick < sub.start_tick || (snap->tick - sub.start_tick) % sub.divisor != 0) continue;
+      if (snap->tick < sub.start_tick) continue;
+      // Every tick's events, also of ticks whose frame is skipped or dropped below.
+      if (sub.events)
+        if (const uint64_t lost = collect_events(sub, *snap))
+          server_.metrics().events_dropped.fetch_add(lost, std::memory_order_relaxed);
+      if ((snap->tick - sub.start_tick) % sub.divisor != 0) continue;
       // Nothing to gain from encoding what the queue or the daemon's budget cannot take
       // (a crowd of readers that do not read must not cost the network threads either).
       if (!write_queue_.stream_frame_fits(sub.last_bytes)) {
@@ -617,6 +624,8 @@ void Session::on_snapshot() {
       }
       const uint32_t dropped_before = dropped_since_last_;
       dropped_since_last_ = 0;
+      if (encoded_.events)
+        server_.metrics().events_sent.fetch_add(encoded_.events, std::memory_order_relaxed);
       for (auto& m : encoded_.messages) enqueue_stream(std::move(m));
       // A part that did not fit was counted; the frame as a whole is one drop, and the count
       // the client was told about must be told again.

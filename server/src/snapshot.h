@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "anim/clip_events.h"
 #include "anim/palette.h"
 #include "anim/transform.h"
 #include "animcodec/compact.h"
@@ -72,6 +73,13 @@ struct SnapshotCharacter {
   // offset and character index there, or kNotQuantized (spawned since, or not quantized).
   uint32_t prev_offset[2] = {kNotQuantized, kNotQuantized};
   uint32_t prev_index[2] = {kNotQuantized, kNotQuantized};
+  // Animation events its update crossed: Snapshot::events[events_begin, + events_count),
+  // names in `event_table` (set only while it has events), and those it crossed beyond the
+  // Animator's limit (counted, not kept).
+  uint32_t events_begin = 0;
+  uint32_t events_count = 0;
+  uint64_t events_overflowed = 0;
+  std::shared_ptr<const anim::ClipEventTable> event_table;
 };
 
 // A character's compact frames of one snapshot, encoded on first use by whichever network
@@ -87,6 +95,7 @@ struct Snapshot {
   double server_time = 0.0;  // seconds since the daemon started (steady clock), tick start
   std::vector<SnapshotCharacter> characters;  // sorted by id
   std::vector<anim::PaletteMatrix> palettes;  // every character's palette, back to back
+  std::vector<anim::FiredEvent> events;       // every character's events, in character order
 
   // ENCODING_COMPACT: this tick's quantized poses and the two ticks before (null when
   // absent), and the lazily encoded frames (one CompactEntries per character, by index).

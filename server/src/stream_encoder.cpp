@@ -52,10 +52,63 @@ size_t character_bytes(const SnapshotCharacter& c) {
 }
 }  // namespace
 
+uint64_t collect_events(StreamSubscription& sub, const Snapshot& snap) {
+  uint64_t dropped_here = 0;
+  for (const SnapshotCharacter& c : snap.characters) {
+    if (c.events_count == 0 && c.events_overflowed == 0) continue;
+    // The subscription's characters at this tick (a region: by this tick's root).
+    if (sub.region) {
+      if (sub.region->zone(c.root.translation) == StreamRegion::Zone::kOutside) continue;
+    } else if (!sub.all && !std::binary_search(sub.ids.begin(), sub.ids.end(), c.id)) {
+      continue;
+    }
+    sub.events_dropped +=
+        static_cast<uint32_t>(std::min<uint64_t>(c.events_overflowed, UINT32_MAX));
+    const anim::ClipEventTable& table = *c.event_table;
+    for (uint32_t k = 0; k < c.events_count; ++k) {
+      const anim::FiredEvent& f = snap.events[c.events_begin + k];
+      if (f.weight < sub.event_min_weight) continue;
+      const anim::ClipEvent& e =
+          table.clips[static_cast<size_t>(f.clip)][static_cast<size_t>(f.event)];
+      const size_t bytes = e.name.size() + e.payload.size();
+      if (sub.pending_events.size() >= kMaxPendingEvents ||
+          sub.pending_event_bytes + bytes > kMaxPendingEventBytes) {
+        ++sub.events_dropped;
+        ++dropped_here;
+        continue;
+      }
+      anim::v1::AnimationEvent& out = sub.pending_events.emplace_back();
+      out.set_character_id(c.id);
+      out.set_tick(snap.tick);
+      out.set_clip(c.asset->clips[static_cast<size_t>(f.clip)].name);
+      out.set_name(e.name);
+      out.set_payload(e.payload);
+      out.set_time(e.time);
+      out.set_weight(f.weight);
+      switch (f.source) {
+        case anim::EventSource::kBase:
+          out.set_source(anim::v1::EVENT_SOURCE_BASE);
+          break;
+        case anim::EventSource::kFade:
+          out.set_source(anim::v1::EVENT_SOURCE_FADE);
+          break;
+        case anim::EventSource::kLayer:
+          out.set_source(anim::v1::EVENT_SOURCE_LAYER);
+          break;
+      }
+      out.set_layer_id(f.layer_id);
+      out.set_reverse(f.reverse);
+      sub.pending_event_bytes += bytes;
+    }
+  }
+  return dropped_here;
+}
+
 void encode_stream_frame(StreamSubscription& sub, const Snapshot& snap, uint32_t dropped,
                          int64_t unix_time_us, size_t max_part_bytes, EncodedFrame& out) {
   out.messages.clear();
   out.bytes = 0;
+  out.events = 0;
   // One scratch message per network thread: its repeated fields keep their capacity between
   // frames without every connection holding a frame-sized buffer.
   thread_local anim::v1::ServerMessage scratch;
@@ -143,8 +196,11 @@ void encode_stream_frame(StreamSubscription& sub, const Snapshot& snap, uint32_t
   const size_t members =
       dropped > 0 ? (sub.region || sub.all ? sub.last_ids.size() : sub.ids.size()) : 0;
   const size_t header = 64 + (despawned.size() + left.size() + members) * 5;
+  size_t events_bytes = 0;  // part 0 carries the events
+  for (const auto& e : sub.pending_events)
+    events_bytes += 48 + e.clip().size() + e.name().size() + e.payload().size();
   std::vector<size_t> part_starts{0};
-  size_t size = header;
+  size_t size = header + events_bytes;
   for (size_t i = 0; i < count; ++i) {
     const size_t b = entry_bytes(i);
     if (size + b > max_part_bytes && i > part_starts.back()) {
@@ -174,6 +230,15 @@ void encode_stream_frame(StreamSubscription& sub, const Snapshot& snap, uint32_t
         for (uint32_t id : members) f->add_members(id);
       }
       f->set_dropped_since_last(dropped);
+      if (sub.events) {
+        f->mutable_events()->Reserve(static_cast<int>(sub.pending_events.size()));
+        for (auto& e : sub.pending_events) *f->add_events() = std::move(e);
+        f->set_events_dropped(sub.events_dropped);
+        out.events = sub.pending_events.size();
+        sub.pending_events.clear();
+        sub.pending_event_bytes = 0;
+        sub.events_dropped = 0;
+      }
     }
     const size_t begin = part_starts[p];
     const size_t end = p + 1 < parts ? part_starts[p + 1] : count;

@@ -44,14 +44,35 @@ struct StreamSubscription {
   };
   std::vector<Held> held;
   void baselines_lost() { held.clear(); }
+
+  // Animation events (SubscribeRequest.events): gathered from every snapshot from start_tick
+  // on (collect_events), sent with the next frame encoded (part 0), so ticks the rate divisor
+  // skips or a full write queue drops lose none. Bounded: more wait as dropped.
+  bool events = false;
+  float event_min_weight = 0.0f;  // [0, 1]
+  std::vector<anim::v1::AnimationEvent> pending_events;
+  size_t pending_event_bytes = 0;  // names and payloads of pending_events
+  uint32_t events_dropped = 0;     // since the last frame encoded
 };
+
+// At most this many events, and this many bytes of names and payloads, wait for one frame.
+inline constexpr size_t kMaxPendingEvents = 256;
+inline constexpr size_t kMaxPendingEventBytes = 64 * 1024;
+
+// Adds `snap`'s events of `sub`'s characters (weights at least its minimum) to its pending
+// events; the events of its characters that could not be kept (the character's own limit,
+// or the pending bounds) count in sub.events_dropped. Returns the number dropped by the
+// pending bounds. Needs sub.events.
+uint64_t collect_events(StreamSubscription& sub, const Snapshot& snap);
 
 struct EncodedFrame {
   std::vector<std::unique_ptr<std::string>> messages;  // one per part, in order
   size_t bytes = 0;                                    // all messages together
+  size_t events = 0;                                   // animation events carried (part 0)
 };
 
-// Encodes `sub`'s frame of `snap` (updating its despawn and baseline bookkeeping). Compact
+// Encodes `sub`'s frame of `snap` (updating its despawn and baseline bookkeeping); part 0
+// carries the pending events (emptied) and events_dropped (zeroed). Compact
 // frames are the snapshot's shared per-character entries (Snapshot::compact_entry): a key
 // frame for a character the client holds nothing of (first frame, region entry, after a
 // drop, a rate divisor > 1 or an outer-zone gap), else a delta against the last one or two

@@ -84,6 +84,7 @@ anim::Status World::unload_asset(const UnloadAsset& r) {
     return anim::failed_precondition("unload_asset: asset '" + r.asset + "' is used by " +
                                      std::to_string(users) + " character(s); despawn them first");
   asset_bytes_ -= std::min(asset_bytes_, asset_bytes(*it->second));
+  event_tables_.erase(it->second.get());
   assets_.erase(it);
   publish_catalog();
   return {};
@@ -332,12 +333,15 @@ struct UpdateJob {
       Character& c = *(*j.characters)[i];
       // Degraded: an unwatched character updates on every other tick, with both ticks' dt.
       const bool skip = j.degrade && ((c.id + j.tick) & 1u) != 0 && !j.watched(c);
+      c.updated = !skip;
       if (skip) {
         c.pending_dt += j.dt;
       } else {
         c.animator.update(c.pending_dt + j.dt);
         c.pending_dt = 0.0f;
       }
+      // The root after the update: root motion moved it.
+      j.snapshot->characters[i].root = c.animator.root_transform();
       record_entry(*j.history, i, c.animator);
       const auto palette = c.animator.palette();
       std::copy(palette.begin(), palette.end(), j.snapshot->palettes.begin() + c.palette_offset);
@@ -371,7 +375,6 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
     auto& sc = snap->characters[i];
     sc.id = c.id;
     sc.asset = c.asset;
-    sc.root = c.animator.root_transform();
     sc.palette_offset = offset;
     sc.num_joints = static_cast<uint32_t>(c.asset->skeleton.num_joints());
     sc.layout = c.layout;
@@ -403,12 +406,39 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
   UpdateJob job{&characters_, snap.get(),  &history, dt,
                 tick,         server_time, degrade,  watched_regions_};
   pool_.run(characters_.size(), &UpdateJob::run, &job);
+  gather_events(*snap);
   quant_recent_[1] = std::move(quant_recent_[0]);
   quant_recent_[0] = std::move(quant);
   history_->publish();
   last_tick_ = tick;
   if (job.degrade) metrics_.degraded_ticks.fetch_add(1, std::memory_order_relaxed);
   return snap;
+}
+
+void World::gather_events(Snapshot& snap) {
+  snap.events.clear();
+  // Room for a few events per character: a recycled snapshot keeps it, so steady ticks do
+  // not allocate here (more in one tick than ever before grows it once).
+  if (snap.events.capacity() < characters_.size() * 4) snap.events.reserve(characters_.size() * 4);
+  uint64_t fired = 0, overflowed = 0;
+  for (size_t i = 0; i < characters_.size(); ++i) {
+    const Character& c = *characters_[i];
+    SnapshotCharacter& sc = snap.characters[i];
+    const auto events = c.updated ? c.animator.fired_events() : std::span<const anim::FiredEvent>();
+    sc.events_begin = static_cast<uint32_t>(snap.events.size());
+    sc.events_count = static_cast<uint32_t>(events.size());
+    sc.events_overflowed = c.updated ? c.animator.events_overflowed() : 0;
+    if (events.empty() && sc.events_overflowed == 0) {
+      if (sc.event_table) sc.event_table.reset();
+      continue;
+    }
+    sc.event_table = c.animator.event_table();
+    snap.events.insert(snap.events.end(), events.begin(), events.end());
+    fired += events.size() + sc.events_overflowed;
+    overflowed += sc.events_overflowed;
+  }
+  if (fired) metrics_.events_fired.fetch_add(fired, std::memory_order_relaxed);
+  if (overflowed) metrics_.events_overflowed.fetch_add(overflowed, std::memory_order_relaxed);
 }
 
 }  // namespace animd

@@ -52,6 +52,7 @@ struct Character {
   uint64_t ik_cost = 0;         // animator.ik_cost(), kept for the daemon's IK budget
   int watchers = 0;             // explicit-id subscriptions naming it
   float pending_dt = 0.0f;      // time skipped while degraded, applied at the next update
+  bool updated = false;         // updated in this tick (not skipped): its events are new
   uint32_t palette_offset = 0;  // into this tick's Snapshot::palettes
   // ENCODING_COMPACT: the asset's layout (compact_layout.h), and where the character's
   // quantized pose was in the last two ticks' QuantFrames: [0] the latest.
@@ -146,6 +147,7 @@ class World {
                                 uint64_t tick);
   anim::Status despawn(const DespawnCharacter& r, uint64_t owner);
   anim::Status set_root(const SetRootTransform& r, uint64_t owner);
+  anim::Status set_root_motion(const SetRootMotion& r, uint64_t owner);
   anim::Status play(const PlayClip& r, uint64_t owner);
   anim::Status crossfade(const CrossfadeClip& r, uint64_t owner);
   anim::Status set_speed(const SetCharacterSpeed& r, uint64_t owner);
@@ -162,6 +164,9 @@ class World {
   anim::Status update_subscription(const UpdateSubscription& r, uint64_t session);
   StatsAnswer stats(uint64_t tick, double server_time);
   anim::Status unload_asset(const UnloadAsset& r);
+  anim::Expected<ClipEventsAnswer> add_clip_events(const AddClipEvents& r);
+  // After the parallel update: the characters' fired events into the snapshot, counted.
+  void gather_events(Snapshot& snap);
 
   anim::Expected<Character*> find_character(uint32_t id, const char* field);
   // As find_character, and the character must be shared or belong to `owner`
@@ -177,6 +182,9 @@ class World {
   AssetCatalog& catalog_;
   WorkerPool& pool_;
   AssetMap assets_;
+  // Each asset's clip events as add_clip_events left them (absent: the clips' own events,
+  // which every Animator starts with).
+  std::map<const anim::Asset*, std::shared_ptr<const anim::ClipEventTable>> event_tables_;
   std::vector<std::unique_ptr<Character>> characters_;  // sorted by id
   std::unordered_map<uint64_t, SessionState> sessions_;
   std::unordered_map<uint64_t, OwnerState> owners_;

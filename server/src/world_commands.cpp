@@ -66,6 +66,7 @@ anim::Expected<WorldResult> World::execute(const WorldRequest& request, const Ca
       },
       [&](const DespawnCharacter& r) { return result_of(despawn(r, owner)); },
       [&](const SetRootTransform& r) { return result_of(set_root(r, owner)); },
+      [&](const SetRootMotion& r) { return result_of(set_root_motion(r, owner)); },
       [&](const PlayClip& r) { return result_of(play(r, owner)); },
       [&](const CrossfadeClip& r) { return result_of(crossfade(r, owner)); },
       [&](const SetCharacterSpeed& r) { return result_of(set_speed(r, owner)); },
@@ -86,6 +87,7 @@ anim::Expected<WorldResult> World::execute(const WorldRequest& request, const Ca
         return anim::Expected<WorldResult>(WorldResult(stats(tick, server_time)));
       },
       [&](const UnloadAsset& r) { return result_of(unload_asset(r)); },
+      [&](const AddClipEvents& r) { return result_of(add_clip_events(r)); },
   };
   return std::visit(handle, request);
 }
@@ -112,6 +114,9 @@ anim::Expected<Spawned> World::spawn(const SpawnCharacter& r, uint64_t session, 
     return Status(anim::StatusCode::kResourceExhausted, "character ids exhausted");
   auto ch = std::make_unique<Character>(next_character_id_, asset, session, tick);
   if (auto s = ch->animator.set_root_transform(r.root); !s) return s;
+  // The asset's events as add_clip_events left them (else the clips' own, already there).
+  if (auto t = event_tables_.find(asset.get()); t != event_tables_.end())
+    if (auto s = ch->animator.set_event_table(t->second); !s) return s;
   if (clip >= 0)
     if (auto s = ch->animator.play(clip); !s) return s;
   ch->owner = owner;
@@ -133,6 +138,20 @@ Status World::set_root(const SetRootTransform& r, uint64_t owner) {
   auto c = find_controlled(r.character, "set_root.character_id", owner);
   if (!c) return c.error();
   return (*c)->animator.set_root_transform(r.root);
+}
+
+Status World::set_root_motion(const SetRootMotion& r, uint64_t owner) {
+  auto c = find_controlled(r.character, "set_root_motion.character_id", owner);
+  if (!c) return c.error();
+  anim::RootMotionOptions o;
+  o.mode = r.mode;
+  o.extract_vertical = r.extract_vertical;
+  if (!r.joint.empty()) {
+    auto j = find_joint("set_root_motion.joint", r.joint, *(*c)->asset);
+    if (!j) return j.error();
+    o.joint = *j;
+  }
+  return (*c)->animator.set_root_motion(o);
 }
 
 Status World::play(const PlayClip& r, uint64_t owner) {
@@ -379,6 +398,48 @@ Status World::update_subscription(const UpdateSubscription& r, uint64_t session)
   return {};
 }
 
+anim::Expected<ClipEventsAnswer> World::add_clip_events(const AddClipEvents& r) {
+  auto it = assets_.find(r.asset);
+  if (it == assets_.end())
+    return anim::not_found("add_clip_events.asset: unknown asset '" + r.asset + "'");
+  const AssetPtr& asset = it->second;
+  auto clip = find_clip("add_clip_events.clip", r.clip, *asset);
+  if (!clip) return clip.error();
+  const anim::Clip& c = asset->clips[static_cast<size_t>(*clip)];
+  for (size_t i = 0; i < r.events.size(); ++i)
+    if (auto s =
+            anim::check_event(r.events[i], c, "add_clip_events.events[" + std::to_string(i) + "]");
+        !s)
+      return s;
+  // The new table: the current one (or the clips' own events) with this clip's list changed.
+  auto current = event_tables_.find(asset.get());
+  std::shared_ptr<const anim::ClipEventTable> base =
+      current != event_tables_.end() ? current->second
+                                     : anim::ClipEventTable::from_clips(asset->clips);
+  auto next = std::make_shared<anim::ClipEventTable>();
+  if (base)
+    *next = *base;
+  else
+    next->clips.resize(asset->clips.size());
+  auto& list = next->clips[static_cast<size_t>(*clip)];
+  if (r.replace) list.clear();
+  if (list.size() + r.events.size() > static_cast<size_t>(anim::kMaxEventsPerClip))
+    return anim::Status(anim::StatusCode::kResourceExhausted,
+                        "add_clip_events: clip '" + r.clip + "' would have " +
+                            std::to_string(list.size() + r.events.size()) + " events, more than " +
+                            std::to_string(anim::kMaxEventsPerClip));
+  list.insert(list.end(), r.events.begin(), r.events.end());
+  anim::sort_events(list);
+  std::shared_ptr<const anim::ClipEventTable> table = std::move(next);
+  // The table's checks depend only on the asset's clips: the first character's verdict is
+  // every character's, so a refusal changes nothing.
+  for (const auto& ch : characters_)
+    if (ch->asset == asset)
+      if (auto s = ch->animator.set_event_table(table); !s) return s;
+  event_tables_[asset.get()] = table;
+  return ClipEventsAnswer{table->clips[static_cast<size_t>(*clip)]};
+}
+
 StatsAnswer World::stats(uint64_t tick, double server_time) {
   StatsAnswer s;
   const auto& m = metrics_;
@@ -402,6 +463,10 @@ StatsAnswer World::stats(uint64_t tick, double server_time) {
   s.requests = m.requests.load();
   s.request_errors = m.request_errors.load();
   s.worker_threads = static_cast<uint32_t>(pool_.threads());
+  s.events_fired = m.events_fired.load();
+  s.events_overflowed = m.events_overflowed.load();
+  s.events_sent = m.events_sent.load();
+  s.events_dropped = m.events_dropped.load();
   return s;
 }
 

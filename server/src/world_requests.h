@@ -49,6 +49,24 @@ struct SetRootTransform {
   anim::Transform root;  // world placement: finite, unit rotation, no zero scale component
 };
 
+// Root motion on or off (anim::Animator::set_root_motion).
+struct SetRootMotion {
+  uint32_t character = 0;
+  anim::RootMotionMode mode = anim::RootMotionMode::kOff;  // a known value
+  std::string joint;  // empty: the skeleton's root joint (the World finds the name)
+  bool extract_vertical = false;
+};
+
+// Adds events to a clip of an asset (or sets them, with replace), for every character of it.
+struct AddClipEvents {
+  std::string asset;  // an asset name (NOT_FOUND otherwise)
+  std::string clip;   // a clip of it, by name (NOT_FOUND otherwise)
+  // Names non-empty, times finite, sizes within anim::kMaxEvent*Bytes, at most
+  // anim::kMaxEventsPerClip; the World checks the times against the clip's duration.
+  std::vector<anim::ClipEvent> events;
+  bool replace = false;
+};
+
 // Cuts to a clip (no fade).
 struct PlayClip {
   uint32_t character = 0;
@@ -197,6 +215,6 @@ using WorldRequest =
     std::variant<GetStats, SpawnCharacter, DespawnCharacter, SetRootTransform, PlayClip,
                  CrossfadeClip, SetCharacterSpeed, AddLayer, UpdateLayer, RemoveLayer, SetIkGoal,
                  MoveIkGoal, ClearIkGoal, QueryPose, ListCharacters, Subscribe, Unsubscribe,
-                 UpdateSubscription, UnloadAsset>;
+                 UpdateSubscription, UnloadAsset, SetRootMotion, AddClipEvents>;
 
 }  // namespace animd

@@ -10,6 +10,7 @@
 #include <variant>
 #include <vector>
 
+#include "anim/clip_events.h"
 #include "anim/palette.h"
 #include "anim/transform.h"
 #include "asset_catalog.h"
@@ -85,6 +86,15 @@ struct StatsAnswer {
   uint64_t requests = 0;
   uint64_t request_errors = 0;
   uint32_t worker_threads = 0;
+  uint64_t events_fired = 0;
+  uint64_t events_overflowed = 0;
+  uint64_t events_sent = 0;
+  uint64_t events_dropped = 0;
+};
+
+// A clip's events after add_clip_events, by time.
+struct ClipEventsAnswer {
+  std::vector<anim::ClipEvent> events;
 };
 
 // A loaded asset was added (the reply to load_asset).
@@ -93,6 +103,6 @@ struct AssetAdded {
 };
 
 using WorldResult = std::variant<Done, Spawned, LayerAdded, IkGoalSet, PoseAnswer, CharacterList,
-                                 Subscribed, StatsAnswer, AssetAdded>;
+                                 Subscribed, StatsAnswer, AssetAdded, ClipEventsAnswer>;
 
 }  // namespace animd

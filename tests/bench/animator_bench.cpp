@@ -3,10 +3,13 @@
 //    one additive layer (B against its first frame, weight 0.5), a two-bone IK goal on the
 //    left leg (thigh_l..foot_l, with a pole) and the palette;
 //  - BM_AnimatorPlay: clip A only (the Animator's overhead over bare sampling, compare with
-//    bench_sampling_bench).
+//    bench_sampling_bench);
+//  - BM_AnimatorFullMotionEvents, BM_AnimatorPlayMotionEvents: the same with root motion from
+//    the root joint and four events on each clip (what root motion and events add).
 // Many characters at distinct clip times, so the caches see what a server sees.
 // Reports "time_per_char" (seconds per character-update, e.g. "2.1u") and items/s.
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <benchmark/benchmark.h>
@@ -23,7 +26,7 @@ const anim::Asset* bench64() {
   return asset ? &*asset : nullptr;
 }
 
-void run(benchmark::State& state, bool full) {
+void run(benchmark::State& state, bool full, bool extras = false) {
   const anim::Asset* asset = bench64();
   if (!asset) {
     state.SkipWithError("bench64.glb not found under ../shared/assets (set ANIMD_SHARED_DIR)");
@@ -36,6 +39,13 @@ void run(benchmark::State& state, bool full) {
   }
   const anim::Skeleton& s = asset->skeleton;
   const int count = static_cast<int>(state.range(0));
+  // Four events a clip, shared by every character (as the daemon shares an asset's table).
+  auto table = std::make_shared<anim::ClipEventTable>();
+  for (const anim::Clip& clip : asset->clips) {
+    auto& list = table->clips.emplace_back();
+    for (int k = 0; k < 4; ++k)
+      list.push_back({"e" + std::to_string(k), clip.duration * (0.125f + 0.25f * float(k)), ""});
+  }
   std::vector<std::unique_ptr<anim::Animator>> characters;
   characters.reserve(count);
   const float duration = asset->clips[a].duration;
@@ -44,6 +54,11 @@ void run(benchmark::State& state, bool full) {
     // Spread start times over the clip with a stride co-prime to the key count.
     const float start = duration * static_cast<float>((i * 37) % 1000) / 1000.0f;
     if (!c->play(a, {.start_time = start})) state.SkipWithError("play failed");
+    if (extras) {
+      if (!c->set_root_motion({anim::RootMotionMode::kExtract, -1, false}))
+        state.SkipWithError("set_root_motion failed");
+      if (!c->set_event_table(table)) state.SkipWithError("set_event_table failed");
+    }
     if (full) {
       if (!c->crossfade(b, 1000.0f)) state.SkipWithError("crossfade failed");
       anim::AdditiveLayerDesc layer;
@@ -86,7 +101,26 @@ void BM_AnimatorPlay(benchmark::State& state) {
   run(state, false);
 }
 
+void BM_AnimatorFullMotionEvents(benchmark::State& state) {
+  run(state, true, true);
+}
+void BM_AnimatorPlayMotionEvents(benchmark::State& state) {
+  run(state, false, true);
+}
+
 BENCHMARK(BM_AnimatorFull)->Arg(1)->Arg(100)->Arg(1000)->Arg(10000)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_AnimatorPlay)->Arg(1)->Arg(100)->Arg(1000)->Arg(10000)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_AnimatorFullMotionEvents)
+    ->Arg(1)
+    ->Arg(100)
+    ->Arg(1000)
+    ->Arg(10000)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_AnimatorPlayMotionEvents)
+    ->Arg(1)
+    ->Arg(100)
+    ->Arg(1000)
+    ->Arg(10000)
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace

@@ -1,8 +1,10 @@
 // ENCODING_COMPACT in the daemon, from World::update's snapshots through encode_stream_frame
 // to bytes a client decodes with animcodec: the kinds chosen (key first, then deltas; a key
 // after a lost frame, for a rate divisor > 1, on region entry), the decoded poses equal the
-// snapshot's quantized ones bit for bit, the asset name only on key frames, and subscribers
-// in the same state share one encoding of each character.
+// snapshot's quantized ones bit for bit, the asset name only on key frames, subscribers
+// in the same state share one encoding of each character, and a root that root motion moves
+// and turns every tick decodes to the streamed root.
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <span>
@@ -13,6 +15,7 @@
 
 #include "anim/builtin_character.h"
 #include "compact_layout.h"
+#include "moving_asset.h"
 #include "stream_encoder.h"
 #include "world.h"
 
@@ -149,6 +152,43 @@ TEST_F(CompactStreamTest, KeyThenDeltasAndTheAssetOnlyOnKeyFrames) {
     EXPECT_EQ(receiver_.assets[id][0], "builtin");
     for (size_t i = 1; i < k.size(); ++i) EXPECT_EQ(receiver_.assets[id][i], "");
   }
+}
+
+TEST_F(CompactStreamTest, RootsMovedByRootMotionDecodeToTheStreamedRoot) {
+  ASSERT_TRUE(world_->add_asset(moving_asset()));
+  receiver_.layout = compact_layout(catalog_.get()->at("strider"));
+  SpawnCharacter r;
+  r.asset = "strider";
+  r.clip = "turn";
+  auto s = world_->execute(r, Caller{1, 0}, tick_, 0.0);
+  ASSERT_TRUE(s);
+  const uint32_t id = std::get<Spawned>(*s).character_id;
+  ASSERT_TRUE(world_->execute(SetRootMotion{id, anim::RootMotionMode::kExtract, "", false},
+                              Caller{1, 0}, tick_, 0.0));
+  StreamSubscription sub = compact_all();
+  // Five seconds: a circle and a quarter of about 1 m radius; the root's quaternion changes
+  // its largest component on the way (the codec's escape for rotations).
+  float travelled = 0.0f;
+  glm::vec3 last(0.0f);
+  for (int i = 0; i < 300; ++i) {
+    const SnapshotPtr snap = tick();
+    EncodedFrame out;
+    encode_stream_frame(sub, *snap, 0, 0, 1 << 20, out);
+    receiver_.receive(out, *snap);
+    const SnapshotCharacter& c = *snap->find(id);
+    const animcodec::Trs got = animcodec::dequantize_root(receiver_.held[id].roots[0]);
+    // Steps of 2^-14 (translation) and 2^-15 (rotation components), pulled toward the
+    // prediction by at most 0.75 of a step.
+    EXPECT_LT(glm::length(got.t - c.root.translation), 1e-4f) << "tick " << snap->tick;
+    const glm::quat d = glm::conjugate(got.r) * c.root.rotation;
+    const float angle = 2.0f * std::atan2(glm::length(glm::vec3(d.x, d.y, d.z)), std::abs(d.w));
+    EXPECT_LT(angle, 2e-4f) << "tick " << snap->tick;
+    travelled += glm::length(c.root.translation - last);
+    last = c.root.translation;
+  }
+  EXPECT_GT(travelled, 7.0f);  // it did move: 1.5 per second along the arc
+  const auto& k = receiver_.kinds[id];
+  EXPECT_EQ(std::count(k.begin(), k.end(), FrameKind::kKey), 1);
 }
 
 TEST_F(CompactStreamTest, LostFrameForcesKeyFrames) {

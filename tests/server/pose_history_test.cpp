@@ -212,6 +212,16 @@ TEST_F(PoseHistoryTest, EveryTickInTheWindowReEvaluatesToItsPaletteBitForBit) {
             goals[id].erase(goals[id].begin() + static_cast<std::ptrdiff_t>(i));
           }
           break;
+        case 10: {
+          what = "set_root_motion";
+          SetRootMotion m;
+          m.character = id;
+          m.mode = pick(3) == 0 ? anim::RootMotionMode::kOff : anim::RootMotionMode::kExtract;
+          m.joint = pick(2) ? "" : "hips";
+          m.extract_vertical = pick(2) == 0;
+          r = run(m);
+          break;
+        }
         default: {
           what = "set_root";
           anim::Transform root;
@@ -244,7 +254,7 @@ TEST_F(PoseHistoryTest, EveryTickInTheWindowReEvaluatesToItsPaletteBitForBit) {
   // The sequence did what it says (the test can fail for each).
   for (const char* what :
        {"play", "crossfade", "speed", "add_layer", "update_layer", "remove_layer", "set_ik_goal",
-        "move_ik_goal", "clear_ik_goal", "set_root"})
+        "move_ik_goal", "clear_ik_goal", "set_root", "set_root_motion"})
     EXPECT_GT(applied[what], 3) << what;
   EXPECT_GT(skipped_moves, 5);
   EXPECT_GT(metrics_.degraded_ticks.load(), 40u);
@@ -281,6 +291,30 @@ TEST(HistoryRecord, WritesWithinItsBoundOrNothingAndReadsBackExactly) {
   EXPECT_EQ(d.inputs.fades[0].weight, in.fades[0].weight);
   EXPECT_EQ(d.inputs.root.scale, glm::vec3(2.0f));
   EXPECT_EQ(d.reported_root.translation, glm::vec3(1, 2, 3));
+}
+
+TEST(HistoryRecord, CarriesTheRootMotionSettings) {
+  const anim::Asset asset = anim::make_builtin_character();
+  anim::Animator a(asset.skeleton, asset.clips);
+  ASSERT_TRUE(a.play(asset.find_clip("walk")));
+  const int hips = asset.skeleton.find_joint("hips");
+  ASSERT_TRUE(a.set_root_motion({anim::RootMotionMode::kExtract, hips, true}));
+  const uint32_t bound = record_bound(a);
+  ASSERT_TRUE(a.update(0.1f));
+  std::vector<uint32_t> words(bound, 0u);
+  const uint32_t n = record_animator(a, a.root_transform(), words);
+  EXPECT_EQ(n, 11u);  // 1 + 2 + 7 + the root-motion word
+  EXPECT_LE(n, bound);
+  DecodedRecord d;
+  decode_record(std::span(words).first(n), d);
+  EXPECT_EQ(d.inputs.root_motion.joint, hips);
+  EXPECT_TRUE(d.inputs.root_motion.vertical);
+  // Off again: the next record has no root-motion word.
+  ASSERT_TRUE(a.set_root_motion({}));
+  ASSERT_TRUE(a.update(0.1f));
+  EXPECT_EQ(record_animator(a, a.root_transform(), words), 10u);
+  decode_record(words, d);
+  EXPECT_EQ(d.inputs.root_motion.joint, -1);
 }
 
 TEST_F(PoseHistoryTest, QueriesOutsideTheHistoryAreRefusedWithTheRange) {

@@ -221,6 +221,52 @@ std::vector<BadCase> bad_cases() {
          g->set_outer_margin(-1.0f);
        },
        invalid, "subscribe.region.outer_margin must be >= 0 and <= 1e18"},
+      {"event time NaN",
+       [](Request& r) {
+         auto* e = r.mutable_add_clip_events()->add_events();
+         e->set_name("step");
+         e->set_time(kNan);
+       },
+       invalid, "add_clip_events.events[0].time is NaN"},
+      {"event time negative",
+       [](Request& r) {
+         r.mutable_add_clip_events()->add_events()->set_name("a");
+         auto* e = r.mutable_add_clip_events()->add_events();
+         e->set_name("step");
+         e->set_time(-0.5f);
+       },
+       invalid, "add_clip_events.events[1].time is negative"},
+      {"event without a name",
+       [](Request& r) { r.mutable_add_clip_events()->add_events()->set_time(0.5f); }, invalid,
+       "add_clip_events.events[0].name is empty"},
+      {"event payload too long",
+       [](Request& r) {
+         auto* e = r.mutable_add_clip_events()->add_events();
+         e->set_name("step");
+         e->set_payload(std::string(4097, 'p'));
+       },
+       invalid, "add_clip_events.events[0].payload is longer than 4096 bytes"},
+      {"too many events",
+       [](Request& r) {
+         for (int i = 0; i < 1025; ++i) r.mutable_add_clip_events()->add_events()->set_name("e");
+       },
+       C::kResourceExhausted,
+       "add_clip_events.events has 1025 events, more than 1024 (a clip's limit)"},
+      {"event weight above 1",
+       [](Request& r) {
+         r.mutable_subscribe()->set_all_characters(true);
+         r.mutable_subscribe()->mutable_events()->set_enabled(true);
+         r.mutable_subscribe()->mutable_events()->set_min_weight(1.5f);
+       },
+       invalid, "subscribe.events.min_weight = 1.500000 is outside [0.000000, 1.000000]"},
+      {"root motion unknown mode",
+       [](Request& r) {
+         r.mutable_set_root_motion()->set_character_id(1);
+         r.mutable_set_root_motion()->set_mode(static_cast<anim::v1::RootMotionMode>(9));
+       },
+       invalid,
+       "set_root_motion.mode has an unknown value 9 (ROOT_MOTION_OFF = 0, ROOT_MOTION_EXTRACT = "
+       "1)"},
   };
 }
 
@@ -302,6 +348,42 @@ TEST(RequestConvert, ANewIkGoalKeepsEveryValueAndGetsTheDefaults) {
 }
 
 TEST(RequestConvert, GoodRequestsKeepEveryValue) {
+  {
+    Request r;
+    auto* a = r.mutable_add_clip_events();
+    a->set_asset("fox");
+    a->set_clip("walk");
+    a->set_replace(true);
+    auto* e = a->add_events();
+    e->set_name("step");
+    e->set_time(0.25f);
+    e->set_payload("left");
+    const auto c = to_world_request(r);
+    ASSERT_TRUE(c) << c.error().message();
+    const auto& ev = std::get<AddClipEvents>(*c);
+    EXPECT_EQ(ev.asset, "fox");
+    EXPECT_EQ(ev.clip, "walk");
+    EXPECT_TRUE(ev.replace);
+    ASSERT_EQ(ev.events.size(), 1u);
+    EXPECT_EQ(ev.events[0].name, "step");
+    EXPECT_EQ(ev.events[0].time, 0.25f);
+    EXPECT_EQ(ev.events[0].payload, "left");
+  }
+  {
+    Request r;
+    auto* m = r.mutable_set_root_motion();
+    m->set_character_id(4);
+    m->set_mode(anim::v1::ROOT_MOTION_EXTRACT);
+    m->set_joint("hips");
+    m->set_extract_vertical(true);
+    const auto c = to_world_request(r);
+    ASSERT_TRUE(c) << c.error().message();
+    const auto& rm = std::get<SetRootMotion>(*c);
+    EXPECT_EQ(rm.character, 4u);
+    EXPECT_EQ(rm.mode, anim::RootMotionMode::kExtract);
+    EXPECT_EQ(rm.joint, "hips");
+    EXPECT_TRUE(rm.extract_vertical);
+  }
   {
     Request r;
     auto* s = r.mutable_spawn();

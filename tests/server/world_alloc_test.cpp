@@ -28,7 +28,19 @@ TEST(WorldAllocations, UpdateAllocatesNothingInSteadyState) {
   metrics.compact_subscriptions = 1;  // quantizing for ENCODING_COMPACT allocates nothing either
   World world(config, metrics, catalog, workers);
   ASSERT_TRUE(world.add_asset(std::make_shared<anim::Asset>(anim::make_builtin_character())));
-  for (int i = 0; i < 5; ++i) ASSERT_TRUE(world.spawn_unowned("builtin", "walk"));
+  for (int i = 0; i < 5; ++i) {
+    auto id = world.spawn_unowned("builtin", "walk");
+    ASSERT_TRUE(id);
+    // Root motion on most of them (from the root joint, or the hips with height).
+    if (i == 0) continue;
+    SetRootMotion m{*id, anim::RootMotionMode::kExtract, i % 2 ? "" : "hips", i % 2 == 0};
+    ASSERT_TRUE(world.execute(m, Caller{}, 0, 0.0));
+  }
+  // Events on the walk, fired every half cycle by every character (with their names in the
+  // snapshot's table).
+  ASSERT_TRUE(world.execute(
+      AddClipEvents{"builtin", "walk", {{"step_l", 0.25f, "left"}, {"step_r", 0.75f, ""}}, false},
+      Caller{}, 0, 0.0));
   // Warm-up: the pools make the snapshots that are held at once (the previous tick's, kept
   // here as a subscriber would, and the new one) and their quantized frames (each snapshot
   // also holds the two ticks before it: four at once here); the history makes a frame per
@@ -37,10 +49,12 @@ TEST(WorldAllocations, UpdateAllocatesNothingInSteadyState) {
   SnapshotPtr previous = world.update(0.01f, 1, 0.01, false);
   for (uint64_t tick = 2; tick <= warm; ++tick) previous = world.update(0.01f, tick, 0.0, false);
 
+  const uint64_t events_before = metrics.events_fired.load();
   const long before = g_allocations.load();
   for (uint64_t tick = warm + 1; tick <= warm + 80; ++tick)
     previous = world.update(0.01f, tick, 0.0, /*degrade=*/tick % 3 == 0);
   EXPECT_EQ(g_allocations.load() - before, 0) << "World::update allocated";
+  EXPECT_GE(metrics.events_fired.load() - events_before, 5u);  // they did fire meanwhile
   EXPECT_EQ(previous->tick, warm + 80);
 }
 

@@ -5,6 +5,7 @@
 #include "world.h"
 
 #include <cmath>
+#include <map>
 #include <memory>
 #include <set>
 #include <vector>
@@ -12,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "anim/builtin_character.h"
+#include "moving_asset.h"
 #include "reply_sink.h"
 
 namespace animd {
@@ -289,6 +291,124 @@ TEST_F(WorldTest, QueryPoseAnswersTheJointsAskedForInTheSpaceAsked) {
   auto future = run(1, 0, q, 2);
   EXPECT_EQ(code(future), anim::StatusCode::kInvalidArgument);
   EXPECT_EQ(future.error().message(), "query_pose.tick 5 is in the future; available ticks 1..1");
+}
+
+TEST_F(WorldTest, RootMotionMovesTheStreamedAndQueriedRootAndSetRootWins) {
+  ASSERT_TRUE(world_->add_asset(moving_asset()));
+  SpawnCharacter s;
+  s.asset = "strider";
+  s.clip = "stride";
+  s.root.translation = {10, 0, 0};
+  auto spawned = run(1, 0, s, 1);
+  ASSERT_TRUE(spawned);
+  const uint32_t id = std::get<Spawned>(*spawned).character_id;
+  // Bad requests change nothing (the character stays in place below until it is switched on).
+  auto bad_joint = run(1, 0, SetRootMotion{id, anim::RootMotionMode::kExtract, "tail", false}, 1);
+  EXPECT_EQ(code(bad_joint), anim::StatusCode::kNotFound);
+  EXPECT_EQ(bad_joint.error().message(),
+            "set_root_motion.joint: unknown joint 'tail' in asset 'strider'");
+  auto bad_id = run(1, 0, SetRootMotion{id + 7, anim::RootMotionMode::kExtract, "", false}, 1);
+  EXPECT_EQ(code(bad_id), anim::StatusCode::kNotFound);
+  EXPECT_EQ(bad_id.error().message(),
+            "set_root_motion.character_id: unknown character " + std::to_string(id + 7));
+  EXPECT_EQ(code(run(2, 0, SetRootMotion{id, anim::RootMotionMode::kExtract, "", false}, 1)),
+            anim::StatusCode::kPermissionDenied);  // another connection's character
+  SnapshotPtr snap = world_->update(0.1f, 1, 0.1, false);
+  EXPECT_EQ(snap->find(id)->root.translation, glm::vec3(10, 0, 0));
+
+  ASSERT_TRUE(run(1, 0, SetRootMotion{id, anim::RootMotionMode::kExtract, "", false}, 2));
+  for (uint64_t tick = 2; tick <= 6; ++tick) snap = world_->update(0.1f, tick, 0.1 * tick, false);
+  // Five updates of 0.1 s at 1.5 per second, in the snapshot (what the stream sends).
+  const glm::vec3 at6 = snap->find(id)->root.translation;
+  EXPECT_NEAR(at6.z, 0.75f, 1e-5f);
+  EXPECT_EQ(at6.x, 10.0f);
+  // The history has each tick's root, and world-space joints follow it.
+  QueryPose q;
+  q.character = id;
+  q.tick = 4;
+  q.joint_indices = {0};
+  q.space = PoseSpace::kWorld;
+  auto past = run(1, 0, q, 7);
+  ASSERT_TRUE(past) << past.error().message();
+  const auto& p = std::get<PoseAnswer>(*past);
+  EXPECT_NEAR(p.root.translation.z, 0.45f, 1e-5f);
+  // The root joint is pinned at its rest spot: in the world it is where the root is.
+  EXPECT_NEAR(p.joints[0].matrix.m[11], p.root.translation.z, 1e-5f);
+  EXPECT_NEAR(p.joints[0].matrix.m[3], 10.0f, 1e-5f);
+
+  // set_root at tick 7 wins that tick; tick 8 moves on from it.
+  anim::Transform placed;
+  placed.translation = {-3, 0, 4};
+  ASSERT_TRUE(run(1, 0, SetRootTransform{id, placed}, 7));
+  snap = world_->update(0.1f, 7, 0.7, false);
+  EXPECT_EQ(snap->find(id)->root.translation, placed.translation);
+  snap = world_->update(0.1f, 8, 0.8, false);
+  EXPECT_NEAR(snap->find(id)->root.translation.z, 4.15f, 1e-5f);
+  // Off: the root stays, the travel is back in the pose.
+  ASSERT_TRUE(run(1, 0, SetRootMotion{id, anim::RootMotionMode::kOff, "", false}, 9));
+  const glm::vec3 held = snap->find(id)->root.translation;
+  snap = world_->update(0.1f, 9, 0.9, false);
+  EXPECT_EQ(snap->find(id)->root.translation, held);
+}
+
+TEST_F(WorldTest, ClipEventsReachEveryCharacterOfTheAssetAndTheSnapshot) {
+  SpawnCharacter s;
+  s.asset = "builtin";
+  s.clip = "walk";  // 1 s
+  s.shared = true;
+  const uint32_t before = std::get<Spawned>(*run(1, 0, s, 1)).character_id;
+  auto walk_events = [](std::vector<anim::ClipEvent> events, bool replace = false) {
+    return AddClipEvents{"builtin", "walk", std::move(events), replace};
+  };
+  // Refused, naming the problem, and nothing changes (no event fires below from these).
+  auto bad_asset = run(1, 0, AddClipEvents{"nobody", "walk", {{"x", 0.1f, ""}}, false}, 1);
+  EXPECT_EQ(code(bad_asset), anim::StatusCode::kNotFound);
+  EXPECT_EQ(bad_asset.error().message(), "add_clip_events.asset: unknown asset 'nobody'");
+  auto bad_clip = run(1, 0, AddClipEvents{"builtin", "moonwalk", {{"x", 0.1f, ""}}, false}, 1);
+  EXPECT_EQ(code(bad_clip), anim::StatusCode::kNotFound);
+  EXPECT_EQ(bad_clip.error().message(),
+            "add_clip_events.clip: unknown clip 'moonwalk' in asset 'builtin'");
+  auto late = run(1, 0, walk_events({{"ok", 0.1f, ""}, {"late", 5.0f, ""}}), 1);
+  EXPECT_EQ(code(late), anim::StatusCode::kInvalidArgument);
+  EXPECT_EQ(late.error().message(),
+            "add_clip_events.events[1].time 5.000000 is outside [0, 1.000000] of clip 'walk'");
+
+  auto added = run(1, 0, walk_events({{"step_r", 0.75f, "r"}, {"step_l", 0.25f, "l"}}), 1);
+  ASSERT_TRUE(added) << added.error().message();
+  const auto& listed = std::get<ClipEventsAnswer>(*added).events;
+  ASSERT_EQ(listed.size(), 2u);  // by time
+  EXPECT_EQ(listed[0].name, "step_l");
+  EXPECT_EQ(listed[1].name, "step_r");
+  const uint32_t after = std::get<Spawned>(*run(1, 0, s, 1)).character_id;  // gets them too
+
+  // Ten updates of 0.1 s: each character crosses step_l at 0.25 s and step_r at 0.75 s.
+  std::map<uint32_t, std::vector<std::string>> seen;
+  for (uint64_t tick = 1; tick <= 10; ++tick) {
+    const SnapshotPtr snap = world_->update(0.1f, tick, 0.1 * tick, false);
+    for (const SnapshotCharacter& c : snap->characters)
+      for (uint32_t k = 0; k < c.events_count; ++k) {
+        const anim::FiredEvent& f = snap->events[c.events_begin + k];
+        seen[c.id].push_back(std::to_string(tick) + ":" +
+                             c.event_table->clips[static_cast<size_t>(f.clip)][f.event].name);
+      }
+  }
+  const std::vector<std::string> want{"3:step_l", "8:step_r"};
+  EXPECT_EQ(seen[before], want);
+  EXPECT_EQ(seen[after], want);
+  EXPECT_EQ(metrics_.events_fired.load(), 4u);
+  EXPECT_EQ(std::get<StatsAnswer>(*run(1, 0, GetStats{}, 11)).events_fired, 4u);
+
+  // replace clears them (an empty list); the reply lists what is left.
+  auto cleared = run(1, 0, walk_events({}, true), 11);
+  ASSERT_TRUE(cleared);
+  EXPECT_TRUE(std::get<ClipEventsAnswer>(*cleared).events.empty());
+  for (uint64_t tick = 11; tick <= 22; ++tick) world_->update(0.1f, tick, 0.1 * tick, false);
+  EXPECT_EQ(metrics_.events_fired.load(), 4u);
+  // The limit per clip.
+  std::vector<anim::ClipEvent> many(anim::kMaxEventsPerClip, anim::ClipEvent{"e", 0.5f, ""});
+  ASSERT_TRUE(run(1, 0, walk_events(many), 23));
+  EXPECT_EQ(code(run(1, 0, walk_events({{"one_more", 0.5f, ""}}), 23)),
+            anim::StatusCode::kResourceExhausted);
 }
 
 TEST_F(WorldTest, ApplyRepliesInCommandOrderOnTheWire) {

@@ -101,6 +101,46 @@ TEST_F(Animctl, SpawnPlayCrossfadeAndListCharacters) {
   EXPECT_EQ(ctl_json({"despawn", id})["status"]["code"], "STATUS_OK");
 }
 
+TEST_F(Animctl, RootMotionOnAndOff) {
+  const std::string id = spawn("walk");
+  EXPECT_EQ(ctl_json({"root-motion", id, "on", "--joint", "hips", "--vertical"})["status"]["code"],
+            "STATUS_OK");
+  const ProcessResult human = ctl({"root-motion", id, "off"});
+  EXPECT_EQ(human.exit_code, 0) << human.err;
+  EXPECT_NE(human.out.find("ok: root-motion (tick "), std::string::npos) << human.out;
+  // An unknown joint: the daemon's NOT_FOUND naming it, exit code 1.
+  const ProcessResult bad = ctl({"root-motion", id, "on", "--joint", "tail"});
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.err.find("set_root_motion.joint: unknown joint 'tail' in asset 'builtin'"),
+            std::string::npos)
+      << bad.err;
+  ctl({"despawn", id});
+}
+
+TEST_F(Animctl, ClipEventsAreAddedListedAndWatched) {
+  // Its own clip: the daemon is shared by this suite's tests.
+  const ProcessResult added = ctl({"events", "builtin", "run", "--replace", "--add",
+                                   "push@0.3:right foot", "--add", "plant@0.05"});
+  EXPECT_EQ(added.exit_code, 0) << added.err;
+  EXPECT_NE(added.out.find("2 event(s) on the clip (tick "), std::string::npos) << added.out;
+  EXPECT_NE(added.out.find("  0.0500  plant\n  0.3000  push  right foot\n"), std::string::npos)
+      << added.out;
+  const std::string id = spawn("run");
+  const ProcessResult watched = ctl({"watch", id, "--events", "--frames", "90"});
+  EXPECT_EQ(watched.exit_code, 0) << watched.err;
+  EXPECT_NE(watched.out.find("| event char " + id + " run:push [right foot] w=1.00"),
+            std::string::npos)
+      << watched.out;
+  EXPECT_NE(watched.out.find("| event char " + id + " run:plant w=1.00"), std::string::npos)
+      << watched.out;
+  const ProcessResult late = ctl({"events", "builtin", "run", "--add", "late@99"});
+  EXPECT_EQ(late.exit_code, 1);
+  EXPECT_NE(late.err.find("add_clip_events.events[0].time 99.000000 is outside"), std::string::npos)
+      << late.err;
+  EXPECT_EQ(ctl_json({"events", "builtin", "run", "--replace"})["status"]["code"], "STATUS_OK");
+  ctl({"despawn", id});
+}
+
 TEST_F(Animctl, AdditiveLayerAddUpdateRemove) {
   const std::string id = spawn("walk");
   const json added = ctl_json(
@@ -250,6 +290,12 @@ TEST_F(Animctl, BadInputExitsWithCode2AndSaysWhy) {
       {{"ik", "3", "set", "--chain", "a..b", "--target", "0,0,0", "--solver", "magic"},
        "not one of fabrik"},
       {{"play", "3"}, "clip is required"},
+      {{"root-motion", "3", "sideways"}, "mode must be on or off, not 'sideways'"},
+      {{"events", "builtin", "walk", "--add", "step"}, "'step' is not NAME@TIME[:PAYLOAD]"},
+      {{"events", "builtin", "walk", "--add", "step@soon"}, "'soon' is not a number"},
+      {{"watch", "3", "--min-weight", "0.5"}, "--min-weight needs --events"},
+      {{"watch", "3", "--events", "--min-weight", "2"}, "outside"},
+      {{"root-motion", "3", "off", "--vertical"}, "takes neither --joint nor --vertical"},
       {{"--port", "70000", "stats"}, "--port"},
   };
   for (const Case& c : cases) {
@@ -268,8 +314,8 @@ TEST_F(Animctl, UnknownCharacterGivesTheServersMessageAndExit1) {
 }
 
 TEST_F(Animctl, HelpForEachCommand) {
-  for (const char* command :
-       {"spawn", "play", "crossfade", "additive", "ik", "pose", "watch", "load", "mesh"}) {
+  for (const char* command : {"spawn", "play", "crossfade", "additive", "ik", "pose", "watch",
+                              "load", "mesh", "root-motion"}) {
     const ProcessResult r = animtest::run_process({animtest::animctl_binary(), command, "--help"});
     EXPECT_EQ(r.exit_code, 0) << command;
     EXPECT_NE(r.out.find("Usage"), std::string::npos) << command << ": " << r.out;

@@ -178,6 +178,80 @@ except ServerError as e:
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 
+// Root motion from Python: switched on from a named joint and off; an unknown joint is a
+// ServerError carrying the daemon's NOT_FOUND and message.
+TEST(PythonClient, RootMotionOnOffAndAnUnknownJoint) {
+  if (!python_with_protobuf())
+    GTEST_SKIP() << "skipped: /usr/bin/python3 with python3-protobuf not available";
+  animtest::DaemonProcess daemon;
+  ASSERT_TRUE(daemon.start()) << daemon.error() << daemon.log_tail();
+  const std::string script = R"(
+import sys
+from animd_client import Client, ServerError
+from anim.v1 import types_pb2
+c = Client(port=int(sys.argv[1]), timeout=20.0)
+a = c.spawn("builtin", "walk")
+print("on", c.set_root_motion(a, joint="hips", vertical=True) > 0)
+try:
+    c.set_root_motion(a, joint="tail")
+    print("accepted")
+except ServerError as e:
+    print("refused", e.code == types_pb2.STATUS_NOT_FOUND, e.status_message)
+print("off", c.set_root_motion(a, on=False) > 0)
+)";
+  const ProcessResult r = animtest::run_process(
+      {"/usr/bin/python3", "-c", script, std::to_string(daemon.port())}, {kPythonPath});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("on True"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("refused True set_root_motion.joint: unknown joint 'tail' in asset "
+                       "'builtin'"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("off True"), std::string::npos) << r.out;
+  EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
+}
+
+// Animation events from Python: added to the built-in walk, streamed on a subscription
+// that asks for them (name, payload, weight); a bad time is a ServerError.
+TEST(PythonClient, ClipEventsStreamToAnEventSubscription) {
+  if (!python_with_protobuf())
+    GTEST_SKIP() << "skipped: /usr/bin/python3 with python3-protobuf not available";
+  animtest::DaemonProcess daemon;
+  ASSERT_TRUE(daemon.start()) << daemon.error() << daemon.log_tail();
+  const std::string script = R"(
+import sys
+from animd_client import Client, ServerError
+c = Client(port=int(sys.argv[1]), timeout=20.0)
+print("listed", c.add_clip_events("builtin", "walk", [("step_r", 0.75), ("step_l", 0.25, "left")]))
+try:
+    c.add_clip_events("builtin", "walk", [("late", 7.0)])
+    print("accepted")
+except ServerError as e:
+    print("refused", e.status_message)
+a = c.spawn("builtin", "walk")
+c.subscribe([a], events=True, event_min_weight=0.5)
+seen = []
+for f in c.frames(count=120):
+    seen += [(e.name, e.payload, e.weight, e.clip) for e in f.events]
+    if len(seen) >= 2: break
+print("events", seen[:2])
+)";
+  const ProcessResult r = animtest::run_process(
+      {"/usr/bin/python3", "-c", script, std::to_string(daemon.port())}, {kPythonPath});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("listed [('step_l', 0.25, 'left'), ('step_r', 0.75, '')]"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("refused add_clip_events.events[0].time 7.000000 is outside [0, "
+                       "1.000000] of clip 'walk'"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("events [('step_l', 'left', 1.0, 'walk'), ('step_r', '', 1.0, 'walk')]"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
+}
+
 TEST(PythonClient, UnreachableDaemonIsAClearErrorAndExit1) {
   if (!python_with_protobuf())
     GTEST_SKIP() << "skipped: /usr/bin/python3 with python3-protobuf not available";

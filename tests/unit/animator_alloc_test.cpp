@@ -1,8 +1,9 @@
 // Animator::update() allocates nothing: this file installs the counting operator new of
 // counting_new.h in the unit test binary and counts what
-// update() allocates with every feature running: overlapping crossfades with sync, additive
-// layers with masks and all three time sources, and CCD / FABRIK / two-bone goals with
-// constraints and world-space targets.
+// update() allocates with every feature running: root motion, animation events (more than
+// an update keeps), overlapping crossfades with sync, additive layers with masks and all
+// three time sources, and CCD / FABRIK / two-bone goals with constraints and world-space
+// targets.
 #include <atomic>
 #include <cstdlib>
 #include <limits>
@@ -27,14 +28,21 @@ TEST(AnimatorAllocations, UpdateAllocatesNothingWithEveryFeatureRunning) {
   clips.push_back(animtest::make_swing_clip("run", n, 0.6f, -1.2f, {0, 0, 1}, 2.0f));
   clips.push_back(animtest::make_swing_clip("idle", n, 2.0f, 0.3f, {0, 1, 0}));
   clips.push_back(animtest::make_swing_clip("lean", n, 1.5f, 0.5f, {1, 0, 1}));
+  // Events on the base, the fades and the layers' clip, some fired every tick.
+  clips[0].events = {{"step_l", 0.25f, "left"}, {"step_r", 0.75f, "right"}};
+  clips[1].events = {{"plant", 0.0f, ""}, {"push", 0.3f, ""}};
+  for (int k = 0; k < 40; ++k)
+    clips[3].events.push_back({"tick", static_cast<float>(k) * 1.5f / 40.0f, ""});
   Animator a(s, clips);
   ASSERT_TRUE(a.set_root_transform({{1, 0, 2}, animtest::axis_angle(0.4f, {0, 1, 0}), {1, 1, 1}}));
+  ASSERT_TRUE(a.set_root_motion({RootMotionMode::kExtract, -1, false}));
   ASSERT_TRUE(a.play(0));
   ASSERT_TRUE(a.crossfade(1, 2.0f, {.sync_normalized_time = true}));
   ASSERT_TRUE(a.crossfade(2, 3.0f));
   AdditiveLayerDesc own;
   own.clip = 3;
   own.weight = 0.6f;
+  own.speed = 100.0f;  // over a cycle of its 40 events per tick
   own.mask = *JointMask::subtree(s, s.find_joint("chest"));
   AdditiveLayerDesc synced = own;
   synced.time_source = LayerTimeSource::kBaseNormalized;
@@ -62,8 +70,16 @@ TEST(AnimatorAllocations, UpdateAllocatesNothingWithEveryFeatureRunning) {
   for (const auto& g : {leg, arm, spine}) ASSERT_TRUE(a.set_ik_goal(g).has_value());
 
   const long before = g_allocations.load();
-  for (int i = 0; i < 600; ++i) ASSERT_TRUE(a.update(1.0f / 60.0f).is_ok());
+  uint64_t fired = 0, overflowed = 0;
+  for (int i = 0; i < 600; ++i) {
+    ASSERT_TRUE(a.update(1.0f / 60.0f).is_ok());
+    fired += a.fired_events().size();
+    overflowed += a.events_overflowed();
+  }
   const long during = g_allocations.load() - before;
+  // Events fired every tick, more than an update keeps: counted, nothing grows.
+  EXPECT_GT(fired, 600u * 30u);
+  EXPECT_GT(overflowed, 0u);
   EXPECT_EQ(during, 0) << "update() allocated " << during << " times in 600 ticks";
   // Refusing a bad dt allocates nothing either, and changes nothing.
   const std::vector<PaletteMatrix> kept(a.palette().begin(), a.palette().end());

@@ -70,7 +70,7 @@ TEST_F(PoseEvaluationTest, RandomCommandSequencesReplayBitForBit) {
   };
   auto pick = [&](int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng); };
   const IkSolver solvers[] = {IkSolver::kCcd, IkSolver::kFabrik, IkSolver::kTwoBone};
-  int checked = 0, with_layers = 0, with_goals = 0, with_fades = 0;
+  int checked = 0, with_layers = 0, with_goals = 0, with_fades = 0, with_root_motion = 0;
   for (int run = 0; run < 6; ++run) {
     Animator a(s_, clips_);
     ASSERT_TRUE(a.play(pick(4)));
@@ -162,6 +162,15 @@ TEST_F(PoseEvaluationTest, RandomCommandSequencesReplayBitForBit) {
         case 10:
           ASSERT_TRUE(a.play(pick(4), {.loop = pick(2) == 0, .speed = uniform(-1.0f, 1.0f)}));
           break;
+        case 11: {
+          // Root motion from the root or the spine; the record must carry it.
+          RootMotionOptions o;
+          o.mode = pick(3) == 0 ? RootMotionMode::kOff : RootMotionMode::kExtract;
+          o.joint = pick(2) ? -1 : s_.find_joint("spine");
+          o.extract_vertical = pick(2) == 0;
+          ASSERT_TRUE(a.set_root_motion(o));
+          break;
+        }
         default:
           break;
       }
@@ -175,6 +184,7 @@ TEST_F(PoseEvaluationTest, RandomCommandSequencesReplayBitForBit) {
       with_layers += a.num_layers() > 0;
       with_goals += a.num_ik_goals() > 0;
       with_fades += a.num_active_fades() > 0;
+      with_root_motion += a.root_motion().mode == RootMotionMode::kExtract;
     }
   }
   EXPECT_EQ(checked, 1500);
@@ -182,6 +192,7 @@ TEST_F(PoseEvaluationTest, RandomCommandSequencesReplayBitForBit) {
   EXPECT_GT(with_layers, 300);
   EXPECT_GT(with_goals, 300);
   EXPECT_GT(with_fades, 300);
+  EXPECT_GT(with_root_motion, 300);
 }
 
 TEST_F(PoseEvaluationTest, CommandsReplaceTheSetupAndLeaveTheOldOneIntact) {

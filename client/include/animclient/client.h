@@ -147,6 +147,9 @@ class Client {
   Result<anim::v1::SpawnReply> spawn(const std::string& asset, const std::string& clip = {});
   Result<Empty> despawn(uint32_t character_id);
   Result<Empty> set_root(const anim::v1::SetRootTransformRequest& request);
+  // Root motion on (ROOT_MOTION_EXTRACT, from `joint`, empty = the skeleton's root joint) or
+  // off: the character's root moves by what its clips travel (docs/animation.md).
+  Result<Empty> set_root_motion(const anim::v1::SetRootMotionRequest& request);
   Result<Empty> play(const anim::v1::PlayRequest& request);
   Result<Empty> play(uint32_t character_id, const std::string& clip);
   Result<Empty> crossfade(const anim::v1::CrossfadeRequest& request);
@@ -166,6 +169,10 @@ class Client {
   // new region.
   Result<Empty> update_subscription(uint32_t subscription_id, const anim::v1::Region& region);
   Result<anim::v1::StatsReply> stats();
+  // Adds animation events to a clip of an asset (replace: sets them); returns the clip's
+  // events now. Subscribe with SubscribeRequest.events to receive them as they fire.
+  Result<anim::v1::AddClipEventsReply> add_clip_events(
+      const anim::v1::AddClipEventsRequest& request);
 
   // Stream delivery. With a callback set, every frame goes to it on the I/O thread (keep it
   // short) and not to the queue. Without one, frames go to a bounded queue.

@@ -22,11 +22,13 @@
 
 #include "anim/animator_options.h"
 #include "anim/asset.h"
+#include "anim/clip_events.h"
 #include "anim/ik.h"
 #include "anim/joint_mask.h"
 #include "anim/palette.h"
 #include "anim/pose.h"
 #include "anim/pose_evaluation.h"
+#include "anim/root_motion.h"
 #include "anim/sampling_job.h"
 #include "anim/status.h"
 
@@ -90,8 +92,36 @@ class Animator {
 
   // The character's placement in the world (model space -> world space); used for
   // world-space IK targets and reported to clients. Must be finite with non-zero scale.
+  // With root motion, the next update() leaves the root where it was set (it wins over that
+  // update's travel, which is dropped); the updates after it move it on from there.
   Status set_root_transform(const Transform& root);
   const Transform& root_transform() const { return root_; }
+
+  // Root motion (docs/animation.md, "Root motion"): kExtract takes the chosen joint's travel
+  // out of the pose and moves the root by it in every update; kOff leaves it in the pose.
+  // The joint must exist (-1: the skeleton's root joint). Changing it moves nothing by
+  // itself: the pose shows the joint pinned (or not) from the next update on.
+  Status set_root_motion(const RootMotionOptions& options);
+  // The settings in force, with the joint resolved (never -1 while kExtract).
+  const RootMotionOptions& root_motion() const { return root_motion_; }
+  // The travel the last update() applied to the root, in model space (zero when off, or
+  // when a set root won that update).
+  const RootMotion& last_root_motion() const { return last_root_motion_; }
+
+  // Animation events (docs/animation.md, "Animation events"): the table of every clip's
+  // events the playheads fire. Starts as the clips' own events (Clip::events; null when
+  // none). A table must have one list per clip, each sorted by time within its clip (the
+  // daemon's add_clip_events makes a new table and gives it to every character of the
+  // asset). Null: no events.
+  Status set_event_table(std::shared_ptr<const ClipEventTable> table);
+  const std::shared_ptr<const ClipEventTable>& event_table() const { return events_; }
+  // The events the last update() crossed, in order: the base clip's, each fade's (oldest
+  // first), each layer's (in the order added); each source's in the order its playhead met
+  // them. At most kMaxFiredEvents; the rest of that update's are only counted.
+  std::span<const FiredEvent> fired_events() const {
+    return std::span(fired_).first(static_cast<size_t>(num_fired_));
+  }
+  uint64_t events_overflowed() const { return events_overflowed_; }
 
   // Advances every clock by dt seconds (>= 0, finite) and recomputes pose, model matrices
   // and palette. No allocation, no lock. A bad dt is rejected and nothing changes.
@@ -130,6 +160,16 @@ class Animator {
     bool loop = true;
     // Where the last sample found its keys (a cache only: see sampling_job.h).
     mutable SamplingCursor cursor;
+    // The last update's playhead travel in seconds, loop wraps unrolled (a synced fade
+    // follows it), and with root motion the joint's travel over it (its frame at the old time).
+    float advance = 0.0f;
+    RootMotion motion;
+    // The last update's playhead move, for events: from where, and the loop wraps (< 0:
+    // backwards across the start). `fresh` until the playhead first moves after play or
+    // crossfade placed it: an event exactly at the start time fires then.
+    float from = 0.0f;
+    int64_t wraps = 0;
+    bool fresh = true;
   };
   // One crossfade: `player` fades in over everything below it in the queue.
   struct Fade {
@@ -149,6 +189,12 @@ class Animator {
     float parameter = 0.0f;  // kept current by update_layer
     float time = 0.0f;       // the layer clip's time, seconds
     SamplingCursor cursor;   // for the layer clip (a cache only)
+    // The last update's playhead move, for events (as Player's).
+    float from = 0.0f;
+    float advance = 0.0f;
+    int64_t wraps = 0;
+    bool loop = true;  // false for kParameter: its time jumps, never wraps
+    bool fresh = true;
   };
   // An IK goal's current target and weight; its chain and settings are its GoalSetup, at the
   // same position in setup_->goals.
@@ -161,6 +207,15 @@ class Animator {
   Status check_clip(int clip, const char* what) const;
   const Player& latest() const { return num_fades_ > 0 ? fades_[num_fades_ - 1].player : base_; }
   void advance_player(Player& p, float dt) const;
+  // After p.time moved from t0 by `step` seconds (unwrapped; the time is already wrapped):
+  // p.advance and, with root motion, p.motion.
+  void track_travel(Player& p, float t0, float step) const;
+  // Blends the players' motions as the pose blends them and moves the root.
+  void apply_root_motion_step();
+  // Records the events this update's playheads crossed (fired_), with each source's weight.
+  void fire_events();
+  void fire_crossings(int clip, float t0, float t1, int64_t wraps, float advance, bool fresh,
+                      float weight, EventSource source, uint32_t layer_id);
   float wrap(const Player& p, float time) const;
   // Commands only (they allocate): a copy of the current setup, and installing an edited
   // copy as the new setup_ (null when it has neither layers nor goals).
@@ -180,6 +235,11 @@ class Animator {
   int next_layer_id_ = 1;
   int next_goal_id_ = 1;
   Transform root_;
+  RootMotionInput motion_input_;  // joint -1 while root motion is off
+  bool root_set_ = false;         // set_root_transform since the last update
+  RootMotion last_root_motion_;
+  RootMotion rest_frame_;  // the joint's motion frame in the rest pose
+  RootMotionOptions root_motion_;
   std::shared_ptr<const PoseSetup> setup_;  // layers_ and goals_ setups; null when none
   // The setup of the last evaluation (with inputs_ below).
   std::shared_ptr<const PoseSetup> evaluated_setup_;
@@ -198,6 +258,11 @@ class Animator {
   PoseScratch scratch_;
   std::array<LayerInput, kMaxLayers> layer_inputs_{};
   std::array<GoalInput, kMaxIkGoals> goal_inputs_{};
+  // Events: the table, and what the last update fired.
+  std::shared_ptr<const ClipEventTable> events_;
+  int num_fired_ = 0;
+  uint64_t events_overflowed_ = 0;
+  std::array<FiredEvent, kMaxFiredEvents> fired_{};
 };
 
 }  // namespace anim

@@ -15,6 +15,7 @@
 #include <glm/glm.hpp>
 #include <glm/gtc/quaternion.hpp>
 
+#include "anim/clip_events.h"
 #include "anim/clip_tracks.h"
 #include "anim/key_lookup.h"
 #include "anim/status.h"
@@ -74,6 +75,10 @@ class Clip {
   // The channels rearranged for sampling (clip_tracks.h); built by finalize(). Whoever
   // changes the channels afterwards must finalize() again.
   ClipTracks tracks;
+  // Animation events authored with the clip (glTF: the animation's extras), sorted by time,
+  // each within [0, duration] (clip_events.h). A character plays them from the Animator's
+  // event table, made from these and changed by the daemon's add_clip_events.
+  std::vector<ClipEvent> events;
 
   // Finalizes every channel, sets duration and builds `tracks`. `num_joints` is the
   // skeleton's joint count.

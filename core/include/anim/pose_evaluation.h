@@ -29,6 +29,7 @@
 #include "anim/animator_options.h"
 #include "anim/ik.h"
 #include "anim/joint_mask.h"
+#include "anim/root_motion.h"
 #include "anim/sampling_job.h"
 #include "anim/transform.h"
 
@@ -104,6 +105,10 @@ struct PoseInputs {
   std::span<const GoalInput> goals;    // exactly one per setup goal (none without setup)
   // Scales every CCD/FABRIK goal's iterations, in (0, 1] (at least one sweep each).
   float ik_iteration_scale = 1.0f;
+  // Root motion: the joint whose travel is taken out of every sampled clip pose (the base,
+  // each fade's clip, each override layer's clip) before they are blended; additive layers
+  // are left as they are. joint -1: off. (The root above already includes the travel.)
+  RootMotionInput root_motion;
 };
 
 // Working memory of one evaluation; reusable for any number of them (one thread at a time).
@@ -122,11 +127,12 @@ struct PoseOutput {
 };
 
 // Evaluates the pose: base, then each fade blended over the result so far, then the layers,
-// local-to-model, then the IK goals. `setup` may be null when the inputs have no layers and
-// no goals. Preconditions (checked by the callers that build inputs, as the Animator's
-// commands do): clip indices valid for `clips` with the skeleton's joint count, inputs and
-// setup of matching lengths, outputs sized to the skeleton. `scratch.sample` is resized when
-// it does not have one entry per joint (the only allocation, on first use).
+// local-to-model, then the IK goals. With root motion, each clip sample has its joint pinned
+// to the rest pose's motion frame (remove_root_motion) before it is used. `setup` may be null when
+// the inputs have no layers and no goals. Preconditions (checked by the callers that build inputs,
+// as the Animator's commands do): clip indices valid for `clips` with the skeleton's joint count,
+// inputs and setup of matching lengths, outputs sized to the skeleton. `scratch.sample` is resized
+// when it does not have one entry per joint (the only allocation, on first use).
 void evaluate_pose(const Skeleton& skeleton, std::span<const Clip> clips, const PoseInputs& inputs,
                    const PoseSetup* setup, PoseScratch& scratch, PoseOutput output);
 

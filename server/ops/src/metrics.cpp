@@ -173,6 +173,16 @@ std::vector<prometheus::MetricFamily> Metrics::Collect() const {
                         stream_frames_dropped));
   out.push_back(
       counter("animd_requests_total", "Requests handled, whatever their status.", requests));
+  out.push_back(counter("animd_events_fired_total",
+                        "Animation events crossed by characters' playheads.", events_fired));
+  out.push_back(counter("animd_events_overflowed_total",
+                        "Animation events beyond a character's limit of 32 per tick (lost).",
+                        events_overflowed));
+  out.push_back(
+      counter("animd_events_sent_total", "Animation events put in stream frames.", events_sent));
+  out.push_back(counter("animd_events_dropped_total",
+                        "Animation events a subscription could not keep for its next frame.",
+                        events_dropped));
 
   std::vector<prometheus::ClientMetric> errors;
   // Codes 1..10 in order, then OTHER (slot 0).

@@ -25,6 +25,7 @@ struct Values {
   unsigned long b[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   std::string sum = "0";
   unsigned long overruns = 0, bytes_in = 0, bytes_out = 0, sent = 0, dropped = 0, requests = 0;
+  unsigned long events_fired = 0, events_overflowed = 0, events_sent = 0, events_dropped = 0;
   unsigned long errors[11] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};  // 1..10 by code, [0] = OTHER
 };
 
@@ -81,6 +82,20 @@ std::string expected(const Values& v) {
   s += "# HELP animd_requests_total Requests handled, whatever their status.\n";
   s += "# TYPE animd_requests_total counter\n";
   s += "animd_requests_total " + n(v.requests) + "\n";
+  s += "# HELP animd_events_fired_total Animation events crossed by characters' playheads.\n";
+  s += "# TYPE animd_events_fired_total counter\n";
+  s += "animd_events_fired_total " + n(v.events_fired) + "\n";
+  s += "# HELP animd_events_overflowed_total Animation events beyond a character's limit of 32 "
+       "per tick (lost).\n";
+  s += "# TYPE animd_events_overflowed_total counter\n";
+  s += "animd_events_overflowed_total " + n(v.events_overflowed) + "\n";
+  s += "# HELP animd_events_sent_total Animation events put in stream frames.\n";
+  s += "# TYPE animd_events_sent_total counter\n";
+  s += "animd_events_sent_total " + n(v.events_sent) + "\n";
+  s += "# HELP animd_events_dropped_total Animation events a subscription could not keep for "
+       "its next frame.\n";
+  s += "# TYPE animd_events_dropped_total counter\n";
+  s += "animd_events_dropped_total " + n(v.events_dropped) + "\n";
   s += "# HELP animd_request_errors_total Requests answered with a non-OK status, by status "
        "code.\n";
   s += "# TYPE animd_request_errors_total counter\n";
@@ -114,6 +129,10 @@ TEST(Metrics, GaugesAndCountersRenderTheirValues) {
   m.stream_frames_sent.inc(7);
   m.stream_frames_dropped.inc();
   m.requests.inc(9);
+  m.events_fired.inc(40);
+  m.events_overflowed.inc(3);
+  m.events_sent.inc(25);
+  m.events_dropped.inc(2);
   m.count_request_error(2);   // NOT_FOUND
   m.count_request_error(2);   // NOT_FOUND
   m.count_request_error(6);   // RESOURCE_EXHAUSTED
@@ -130,6 +149,10 @@ TEST(Metrics, GaugesAndCountersRenderTheirValues) {
   v.sent = 7;
   v.dropped = 1;
   v.requests = 9;
+  v.events_fired = 40;
+  v.events_overflowed = 3;
+  v.events_sent = 25;
+  v.events_dropped = 2;
   v.errors[2] = 2;
   v.errors[6] = 1;
   v.errors[0] = 1;

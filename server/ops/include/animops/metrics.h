@@ -107,6 +107,10 @@ class Metrics : public prometheus::Collectable {
   Counter stream_frames_sent;     // stream frames queued to subscribers
   Counter stream_frames_dropped;  // stream frames dropped because a reader was slow
   Counter requests;               // requests handled, any status
+  Counter events_fired;           // animation events crossed by playheads
+  Counter events_overflowed;      // ... beyond a character's per-tick limit (not kept)
+  Counter events_sent;            // animation events put in stream frames
+  Counter events_dropped;         // ... that subscriptions could not keep for their next frame
 
   TickHistogram tick_duration;
 

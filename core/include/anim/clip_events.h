@@ -1,0 +1,73 @@
+#pragma once
+// Animation events: named markers on a clip at a time ("foot_l down" at 0.25 s), fired when a
+// character's playhead crosses them. docs/animation.md, "Animation events", has the rules;
+// this header has the data (ClipEvent, ClipEventTable) and what an update reports
+// (FiredEvent).
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "anim/status.h"
+
+namespace anim {
+
+class Clip;
+
+inline constexpr int kMaxEventsPerClip = 1024;
+inline constexpr size_t kMaxEventNameBytes = 256;
+inline constexpr size_t kMaxEventPayloadBytes = 4096;
+
+struct ClipEvent {
+  std::string name;     // non-empty, at most kMaxEventNameBytes
+  float time = 0.0f;    // seconds into the clip, in [0, duration]
+  std::string payload;  // free-form (may be empty), at most kMaxEventPayloadBytes
+};
+
+// Checks one event against its clip: a non-empty name and a payload within their limits, a
+// finite time in [0, clip.duration]. `what` names the event in the message
+// ("add_clip_events.events[2]").
+Status check_event(const ClipEvent& event, const Clip& clip, const std::string& what);
+
+// Sorts events by time; events at the same time keep their order (stable). The order in
+// which a playhead moving forward crosses them.
+void sort_events(std::vector<ClipEvent>& events);
+
+// The events of every clip of one asset: clips[i] for clip i, sorted by time. Immutable once
+// shared: a change makes a new table (ClipEventTable is a value; share it with
+// std::shared_ptr<const ClipEventTable>).
+struct ClipEventTable {
+  std::vector<std::vector<ClipEvent>> clips;
+
+  // The clips' own events (Clip::events), or null when no clip has any.
+  static std::shared_ptr<const ClipEventTable> from_clips(std::span<const Clip> clips);
+  size_t num_events() const;
+};
+
+// Which playhead crossed an event.
+enum class EventSource : uint8_t {
+  kBase,   // the base clip
+  kFade,   // a crossfade's clip (fading in; once it is the base, kBase)
+  kLayer,  // an additive or override layer's clip
+};
+
+// One event crossed in an update. Names and payload are in the table the Animator used
+// (Animator::event_table()): table->clips[clip][event].
+struct FiredEvent {
+  int32_t clip = -1;
+  uint16_t event = 0;  // index into the table's list for the clip (< kMaxEventsPerClip)
+  // The clip's share of the pose after the update: a base under fades 1 - w for each fade
+  // above it, a fade its weight times 1 - w of each newer fade, a layer its weight. > 0.
+  float weight = 0.0f;
+  EventSource source = EventSource::kBase;
+  bool reverse = false;   // crossed playing backwards
+  uint32_t layer_id = 0;  // kLayer: the layer's id; else 0
+};
+
+// Fired events an Animator keeps per update; more in one update are counted, not kept
+// (Animator::events_overflowed).
+inline constexpr int kMaxFiredEvents = 32;
+
+}  // namespace anim
