@@ -511,6 +511,7 @@ Expected<Asset> load(const ModelSource& source, const GltfOptions& options) {
   for (Clip& clip : asset.clips)
     if (Status s = clip.finalize(asset.skeleton.num_joints()); !s)
       return ctx.fail(s.code(), s.message());
+  asset.hit_volumes = fit_hit_volumes(asset.skeleton, asset.clips, asset.mesh);
   return asset;
 }
 

@@ -26,7 +26,9 @@ World::World(const Config& config, Metrics& metrics, AssetCatalog& catalog, Work
       catalog_(catalog),
       pool_(pool),
       history_(std::make_shared<PoseHistory>(config.history_ticks())),
-      history_view_(history_) {}
+      history_view_(history_),
+      hit_table_(std::make_shared<HitVolumeTable>()),
+      hit_table_view_(hit_table_) {}
 
 namespace {
 // Memory an asset holds (its vectors' contents), for --max-asset-bytes-total.
@@ -40,6 +42,9 @@ size_t asset_bytes(const anim::Asset& a) {
   n += s.names.size() * 48 + s.rest_pose.size() * sizeof(anim::Transform) +
        s.inverse_bind.size() * sizeof(glm::mat4) + s.parents.size() * 2 +
        (s.source_of_joint.size() + s.joint_of_source.size()) * sizeof(int);
+  const auto& h = a.hit_volumes;
+  n += h.capsules.size() * sizeof(h.capsules[0]) +
+       (h.scales.bound.size() + h.extents.size()) * sizeof(float);
   for (const auto& c : a.clips) {
     n += sizeof(c) + c.joints.size() * sizeof(c.joints[0]) + c.tracks.memory_bytes();
     for (const auto& ch : c.vec3_channels)
@@ -56,6 +61,9 @@ size_t asset_bytes(const anim::Asset& a) {
 anim::Status World::add_asset(std::shared_ptr<anim::Asset> asset) {
   if (assets_.count(asset->name))
     return anim::failed_precondition("asset name '" + asset->name + "' is already in use");
+  // Core's loaders fit hit volumes; an asset put together otherwise gets them here.
+  if (asset->hit_volumes.capsules.size() != static_cast<size_t>(asset->skeleton.num_joints()))
+    asset->hit_volumes = anim::fit_hit_volumes(asset->skeleton, asset->clips, asset->mesh);
   if (assets_.size() >= config_.max_assets)
     return anim::Status(anim::StatusCode::kResourceExhausted,
                         "--max-assets (" + std::to_string(config_.max_assets) +
@@ -84,8 +92,13 @@ anim::Status World::unload_asset(const UnloadAsset& r) {
     return anim::failed_precondition("unload_asset: asset '" + r.asset + "' is used by " +
                                      std::to_string(users) + " character(s); despawn them first");
   asset_bytes_ -= std::min(asset_bytes_, asset_bytes(*it->second));
+  const anim::Asset* gone = it->second.get();
   assets_.erase(it);
   publish_catalog();
+  if (override_of(gone)) {
+    std::erase_if(hit_overrides_, [gone](const auto& o) { return o.asset.get() == gone; });
+    publish_hit_volumes();
+  }
   return {};
 }
 
