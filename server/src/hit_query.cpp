@@ -129,6 +129,12 @@ anim::Expected<RaycastHit> raycast_history(const PoseHistory& h, const HitVolume
     glm::vec3 center;
     float radius;
     if (!bound_of(f, i, s, center, radius)) continue;
+    // Most characters are far from the ray: the segment's closest approach to the centre
+    // rejects them here, inline; the entry distance is computed for the others only.
+    const glm::vec3 d = center - ray.origin;
+    const float along = std::clamp(glm::dot(d, ray.direction), 0.0f, ray.max_distance);
+    const glm::vec3 off = d - along * ray.direction;
+    if (glm::dot(off, off) > radius * radius) continue;
     if (auto t = anim::ray_sphere(ray, center, radius))
       if (!ignored(q.ignore, f.entries[i].character))
         s.candidates.push_back({*t, static_cast<uint32_t>(i)});

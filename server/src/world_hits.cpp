@@ -56,7 +56,8 @@ anim::Status World::set_hit_volumes(const SetHitVolumes& r) {
   }
 
   const HitVolumeOverride* current = override_of(asset.get());
-  if (r.reset && edits.empty()) {  // back to the fitted volumes
+  if (edits.empty() && !r.reset) return {};  // nothing to change
+  if (r.reset && edits.empty()) {            // back to the fitted volumes
     if (current) {
       std::erase_if(hit_overrides_, [&](const auto& o) { return o.asset == asset; });
       publish_hit_volumes();

@@ -2,7 +2,9 @@
 // was at tick T hits it after the character moved 30 m away (and the same ray at the newest
 // tick does not); overlap_sphere likewise; set_hit_volumes / get_hit_volumes round trips; bad
 // input gets a status naming the field and changes nothing; roles.
+#include <atomic>
 #include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <glm/glm.hpp>
@@ -267,6 +269,62 @@ TEST(HitQueries, SetHitVolumesRoundTripAndRoles) {
   auto fitted = control->get_hit_volumes("builtin");
   ASSERT_TRUE(fitted);
   EXPECT_TRUE(fitted->fitted());
+  EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
+}
+
+// Several connections cast rays and spheres while the tick runs, characters move and the hit
+// volumes change (the tsan preset runs this label: placements written by the tick's workers,
+// the volumes table published by the tick thread, both read by the network threads).
+TEST(HitQueries, ConcurrentQueriesWhileCharactersMoveAndVolumesChange) {
+  DaemonProcess daemon;
+  ANIMD_START(daemon);
+  auto control = connect_client(daemon);
+  ASSERT_TRUE(control);
+  std::vector<uint32_t> ids;
+  for (int i = 0; i < 6; ++i) {
+    anim::v1::SpawnRequest spawn;
+    spawn.set_asset("builtin");
+    spawn.set_clip(i % 2 ? "walk" : "run");
+    spawn.mutable_root()->mutable_translation()->set_x(1.5f * static_cast<float>(i));
+    auto sp = control->spawn(spawn);
+    ASSERT_TRUE(sp) << sp.error().to_string();
+    ids.push_back(sp->character_id());
+  }
+  tick_after(*control, 0);
+  std::atomic<int> hits{0}, failures{0};
+  std::vector<std::thread> queriers;
+  for (int t = 0; t < 3; ++t)
+    queriers.emplace_back([&, t] {
+      auto c = connect_client(daemon);
+      if (!c) {
+        ++failures;
+        return;
+      }
+      for (int k = 0; k < 60; ++k) {
+        const float x = 1.5f * static_cast<float>((k + t) % 6);
+        auto r = call(*c, k % 3 ? raycast({x, 1.2f, -5}, {0, 0, 1}, std::nullopt)
+                                : overlap({x, 1.0f, 0}, 0.5f, std::nullopt));
+        if (r.status().code() != anim::v1::STATUS_OK) ++failures;
+        if (r.has_raycast() && r.raycast().hit()) ++hits;
+      }
+    });
+  for (int k = 0; k < 30; ++k) {
+    anim::v1::SetRootTransformRequest move;
+    move.set_character_id(ids[static_cast<size_t>(k) % ids.size()]);
+    move.mutable_root()->mutable_translation()->set_x(1.5f * static_cast<float>(k % 6));
+    move.mutable_root()->mutable_translation()->set_z(0.01f * static_cast<float>(k));
+    EXPECT_TRUE(control->set_root(move));
+    anim::v1::SetHitVolumesRequest set;
+    set.set_asset("builtin");
+    set.set_reset(k % 2 == 0);
+    auto* head = set.add_joints();
+    head->set_joint_name("head");
+    head->mutable_capsule()->set_radius(0.1f + 0.01f * static_cast<float>(k));
+    EXPECT_TRUE(control->set_hit_volumes(set));
+  }
+  for (auto& q : queriers) q.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_GT(hits.load(), 0);
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 

@@ -286,6 +286,9 @@ TEST_F(HitQueryTest, SetHitVolumesReplacesCapsulesForPastTicksToo) {
   auto shown = run(GetHitVolumes{"builtin"});
   ASSERT_TRUE(shown);
   const auto& answer = std::get<HitVolumesAnswer>(*shown);
+  // An empty request changes nothing (the same volumes object stays in force).
+  ASSERT_TRUE(run(SetHitVolumes{"builtin", false, {}}));
+  EXPECT_EQ(std::get<HitVolumesAnswer>(*run(GetHitVolumes{"builtin"})).volumes, answer.volumes);
   EXPECT_FALSE(answer.fitted);
   const size_t head_index = static_cast<size_t>(builtin_.skeleton.find_joint("head"));
   EXPECT_EQ(answer.volumes->capsules[head_index].radius, 1.0f);

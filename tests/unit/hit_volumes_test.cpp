@@ -417,12 +417,12 @@ void check_bound_over_clips(const Asset& asset, int additive_clip) {
   }
 }
 
-TEST(HitBoundProperty, BuiltinCapsulesStayInsideTheirBound) {
+TEST(PoseBoundProperty, BuiltinCapsulesStayInsideTheirBound) {
   const Asset asset = make_builtin_character();
   check_bound_over_clips(asset, asset.find_clip("lean"));
 }
 
-TEST(HitBoundProperty, SharedAssetsCapsulesStayInsideTheirBound) {
+TEST(PoseBoundProperty, SharedAssetsCapsulesStayInsideTheirBound) {
   ANIMD_REQUIRE_SHARED();
   for (const char* path : {"assets/Fox/glTF-Binary/Fox.glb", "assets/Bench64/bench64.glb",
                            "assets/CesiumMan/glTF-Binary/CesiumMan.glb"}) {
