@@ -119,6 +119,29 @@ void parse_joint_weights(const std::string& what, const std::string& text,
   }
 }
 
+anim::v1::JointCapsule parse_joint_capsule(const std::string& what, const std::string& text) {
+  const std::string form = " is not JOINT:ax,ay,az:bx,by,bz:radius";
+  const size_t c1 = text.find(':');
+  const size_t c2 = c1 == std::string::npos ? c1 : text.find(':', c1 + 1);
+  const size_t c3 = c2 == std::string::npos ? c2 : text.find(':', c2 + 1);
+  if (c3 == std::string::npos || c1 == 0 || text.find(':', c3 + 1) != std::string::npos)
+    throw UsageError(what + ": " + quoted(text) + form);
+  anim::v1::JointCapsule out;
+  const std::string joint = text.substr(0, c1);
+  if (joint[0] == '#') {
+    const uint64_t index = parse_u64(what + " joint index", joint.substr(1));
+    if (index > 0xffffffffu) throw UsageError(what + ": joint index " + joint + " is too large");
+    out.set_joint_index(static_cast<uint32_t>(index));
+  } else {
+    out.set_joint_name(joint);
+  }
+  auto* capsule = out.mutable_capsule();
+  *capsule->mutable_a() = parse_vec3(what + " a", text.substr(c1 + 1, c2 - c1 - 1));
+  *capsule->mutable_b() = parse_vec3(what + " b", text.substr(c2 + 1, c3 - c2 - 1));
+  capsule->set_radius(parse_float_in(what + " radius", text.substr(c3 + 1), 0.0f, 1e6f));
+  return out;
+}
+
 anim::v1::Quat yaw_quat(float degrees) {
   const double half = degrees * std::numbers::pi / 360.0;
   anim::v1::Quat q;

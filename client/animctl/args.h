@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "anim/v1/characters.pb.h"
+#include "anim/v1/hits.pb.h"
 #include "anim/v1/types.pb.h"
 
 namespace animctl {
@@ -39,6 +40,10 @@ anim::v1::LayerTimeSource parse_time_source(const std::string& text);
 // "spine=0.5,neck=1" -> per-joint weights, each in [0, 1].
 void parse_joint_weights(const std::string& what, const std::string& text,
                          google::protobuf::Map<std::string, float>& out);
+
+// "JOINT:ax,ay,az:bx,by,bz:radius" -> a joint's hit capsule (joint space). JOINT is a name,
+// or "#N" for joint index N. The radius is >= 0 (0 removes the joint's volume).
+anim::v1::JointCapsule parse_joint_capsule(const std::string& what, const std::string& text);
 
 // A rotation of `degrees` about +Y (yaw), as a unit quaternion.
 anim::v1::Quat yaw_quat(float degrees);

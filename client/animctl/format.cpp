@@ -122,6 +122,48 @@ void print_pose(const anim::v1::QueryPoseReply& pose, std::ostream& out) {
   out << "palette: " << pose.palette_size() / 12 << " joints\n";
 }
 
+void print_raycast(const anim::v1::RaycastReply& ray, std::ostream& out) {
+  char line[256];
+  if (!ray.hit()) {
+    std::snprintf(line, sizeof line, "no hit (tick %llu)\n",
+                  static_cast<unsigned long long>(ray.tick()));
+    out << line;
+    return;
+  }
+  std::snprintf(line, sizeof line, "hit character %u joint %u (%s) at distance %.4f (tick %llu)\n",
+                ray.character_id(), ray.joint_index(), ray.joint_name().c_str(), ray.distance(),
+                static_cast<unsigned long long>(ray.tick()));
+  out << line << "point " << fmt_vec3(ray.point()) << " normal " << fmt_vec3(ray.normal()) << "\n";
+}
+
+void print_overlap(const anim::v1::OverlapSphereReply& overlap, std::ostream& out) {
+  out << "tick " << overlap.tick() << ": ";
+  if (overlap.characters().empty()) {
+    out << "nothing overlapped\n";
+    return;
+  }
+  out << overlap.characters_size() << " character(s)\n";
+  for (const auto& c : overlap.characters()) {
+    out << "character " << c.character_id() << ":";
+    for (const auto& j : c.joints()) out << " " << j.name() << " (" << j.index() << ")";
+    out << "\n";
+  }
+}
+
+void print_hit_volumes(const anim::v1::HitVolumesReply& volumes, std::ostream& out) {
+  out << "asset " << volumes.asset() << ": " << volumes.joints_size() << " capsules ("
+      << (volumes.fitted() ? "fitted at load" : "set by set_hit_volumes") << ")\n";
+  size_t width = 4;
+  for (const auto& j : volumes.joints()) width = std::max(width, j.name().size());
+  char line[256];
+  for (const auto& j : volumes.joints()) {
+    std::snprintf(line, sizeof line, "%4u %-*s ", j.joint_index(), static_cast<int>(width),
+                  j.name().c_str());
+    out << line << fmt_vec3(j.capsule().a()) << " - " << fmt_vec3(j.capsule().b()) << " r "
+        << j.capsule().radius() << "\n";
+  }
+}
+
 void print_frame_summary(const anim::v1::StreamFrame& frame, uint32_t joint, std::ostream& out,
                          double bytes_per_frame) {
   char line[128];

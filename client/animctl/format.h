@@ -23,6 +23,12 @@ void print_asset(const anim::v1::AssetInfo& asset, std::ostream& out);
 void print_characters(const anim::v1::ListCharactersReply& reply, std::ostream& out);
 void print_stats(const anim::v1::StatsReply& stats, std::ostream& out);
 void print_pose(const anim::v1::QueryPoseReply& pose, std::ostream& out);
+// "hit character 3 joint 5 (head) at 4.812 ..." or "no hit", with the tick.
+void print_raycast(const anim::v1::RaycastReply& ray, std::ostream& out);
+// One line per character overlapped, naming its joints; "nothing overlapped" when none.
+void print_overlap(const anim::v1::OverlapSphereReply& overlap, std::ostream& out);
+// The capsules in force, one joint per line.
+void print_hit_volumes(const anim::v1::HitVolumesReply& volumes, std::ostream& out);
 // A one-line summary of a stream frame: tick, then per character its root position and the
 // translation column of palette matrix `joint` (0 = the first joint), and the stream's mean
 // wire bytes per frame when `bytes_per_frame` >= 0.

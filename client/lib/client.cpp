@@ -545,6 +545,33 @@ Result<StatsReply> Client::stats() {
                  [](Reply& r) { return std::move(*r.mutable_stats()); });
 }
 
+Result<RaycastReply> Client::raycast(const RaycastRequest& raycast) {
+  Request request;
+  *request.mutable_raycast() = raycast;
+  return extract(call(std::move(request)), Reply::kRaycast, "raycast",
+                 [](Reply& r) { return std::move(*r.mutable_raycast()); });
+}
+
+Result<OverlapSphereReply> Client::overlap_sphere(const OverlapSphereRequest& overlap) {
+  Request request;
+  *request.mutable_overlap_sphere() = overlap;
+  return extract(call(std::move(request)), Reply::kOverlapSphere, "overlap_sphere",
+                 [](Reply& r) { return std::move(*r.mutable_overlap_sphere()); });
+}
+
+Result<Empty> Client::set_hit_volumes(const SetHitVolumesRequest& volumes) {
+  Request request;
+  *request.mutable_set_hit_volumes() = volumes;
+  return to_empty(call(std::move(request)));
+}
+
+Result<HitVolumesReply> Client::get_hit_volumes(const std::string& asset) {
+  Request request;
+  request.mutable_get_hit_volumes()->set_asset(asset);
+  return extract(call(std::move(request)), Reply::kHitVolumes, "get_hit_volumes",
+                 [](Reply& r) { return std::move(*r.mutable_hit_volumes()); });
+}
+
 void Client::set_frame_callback(FrameCallback callback) {
   impl_->inbox.set_frame_callback(std::move(callback));
 }

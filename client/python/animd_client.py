@@ -36,7 +36,7 @@ import threading
 import time
 
 from anim.v1 import assets_pb2  # noqa: F401  (registers the message types)
-from anim.v1 import characters_pb2, envelope_pb2, stream_pb2, types_pb2
+from anim.v1 import characters_pb2, envelope_pb2, hits_pb2, stream_pb2, types_pb2
 
 import animd_compact
 
@@ -476,6 +476,50 @@ class Client:
         if tick is not None:
             request.tick = tick
         return self.call("query_pose", request).query_pose
+
+    def raycast(self, origin, direction, max_distance=1000.0, tick=None, ignore=()):
+        """The first character joint the ray origin + t * direction (t up to max_distance)
+        enters, with the characters posed as at `tick` (None: the newest published tick; else a
+        tick still in the daemon's pose history). Returns the RaycastReply: .hit is False when
+        nothing is in the way, else character_id, joint_index, joint_name, point, normal and
+        distance. `ignore`: character ids left out (e.g. the shooter's own)."""
+        request = hits_pb2.RaycastRequest(origin=vec3(origin), direction=vec3(direction),
+                                          max_distance=max_distance, ignore_character_ids=list(ignore))
+        if tick is not None:
+            request.tick = tick
+        return self.call("raycast", request).raycast
+
+    def overlap_sphere(self, center, radius, tick=None, ignore=()):
+        """The characters whose hit capsules the sphere overlaps at `tick` (as raycast).
+        Returns the OverlapSphereReply: .characters, each with character_id and joints
+        (index, name)."""
+        request = hits_pb2.OverlapSphereRequest(center=vec3(center), radius=radius,
+                                                ignore_character_ids=list(ignore))
+        if tick is not None:
+            request.tick = tick
+        return self.call("overlap_sphere", request).overlap_sphere
+
+    def set_hit_volumes(self, asset, capsules=None, reset=False):
+        """Replaces hit capsules of an asset's joints. capsules: {joint: (a, b, radius)} with
+        joint a name or an index, a and b the segment's ends in the joint's space, radius >= 0
+        (0 removes the joint's volume). reset=True first goes back to the capsules fitted at
+        load (alone, it only does that). Returns the tick it took effect at."""
+        request = hits_pb2.SetHitVolumesRequest(asset=asset, reset=reset)
+        for joint, (a, b, radius) in (capsules or {}).items():
+            entry = request.joints.add()
+            if isinstance(joint, int):
+                entry.joint_index = joint
+            else:
+                entry.joint_name = joint
+            entry.capsule.a.CopyFrom(vec3(a))
+            entry.capsule.b.CopyFrom(vec3(b))
+            entry.capsule.radius = radius
+        return self.call("set_hit_volumes", request).tick
+
+    def get_hit_volumes(self, asset):
+        """The HitVolumesReply of an asset: fitted (no set_hit_volumes since it loaded) and
+        joints (joint_index, name, capsule)."""
+        return self.call("get_hit_volumes", hits_pb2.GetHitVolumesRequest(asset=asset)).hit_volumes
 
     def list_characters(self):
         return list(self.call("list_characters", characters_pb2.ListCharactersRequest()).list_characters.characters)

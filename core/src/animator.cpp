@@ -54,6 +54,8 @@ Status Animator::rebind(const Skeleton& skeleton, std::span<const Clip> clips) {
                                  "', not '" + clips_[i].name + "' as before");
   skeleton_ = &skeleton;
   clips_ = clips;
+  // The event table needs a list for every clip (fire_events indexes it by clip).
+  events_ = ClipEventTable::extend_to(std::move(events_), clips_);
   // The cursors name the clip objects they cached keys for: start them afresh on the copies.
   base_.cursor = SamplingCursor{};
   for (Fade& f : fades_) f.player.cursor = SamplingCursor{};

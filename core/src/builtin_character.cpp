@@ -23,6 +23,7 @@ Asset make_builtin_character() {
     asset.warnings.push_back("builtin clips: " + clips.error().message());
   else
     asset.clips = std::move(*clips);
+  asset.hit_volumes = fit_hit_volumes(asset.skeleton, asset.clips, asset.mesh);
   return asset;
 }
 

@@ -42,6 +42,18 @@ std::shared_ptr<const ClipEventTable> ClipEventTable::from_clips(std::span<const
   return table;
 }
 
+std::shared_ptr<const ClipEventTable> ClipEventTable::extend_to(
+    std::shared_ptr<const ClipEventTable> table, std::span<const Clip> clips) {
+  if (!table) return from_clips(clips);
+  if (table->clips.size() >= clips.size()) return table;
+  auto grown = std::make_shared<ClipEventTable>(*table);
+  for (size_t i = table->clips.size(); i < clips.size(); ++i) {
+    grown->clips.push_back(clips[i].events);
+    sort_events(grown->clips.back());
+  }
+  return grown;
+}
+
 size_t ClipEventTable::num_events() const {
   size_t n = 0;
   for (const auto& c : clips) n += c.size();

@@ -512,6 +512,7 @@ Expected<Asset> load(const ModelSource& source, const GltfOptions& options) {
     if (Status s = clip.finalize(asset.skeleton.num_joints()); !s)
       return ctx.fail(s.code(), s.message());
   gltf::load_clip_events(ctx, &asset.clips);
+  asset.hit_volumes = fit_hit_volumes(asset.skeleton, asset.clips, asset.mesh);
   return asset;
 }
 

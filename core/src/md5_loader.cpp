@@ -55,6 +55,7 @@ Expected<Asset> load_texts(const Md5Text& mesh_in, const std::vector<Md5Text>& a
     asset.clips.push_back(std::move(*clip));
     asset.source += "; " + anim.label;
   }
+  asset.hit_volumes = fit_hit_volumes(asset.skeleton, asset.clips, asset.mesh);
   return asset;
 }
 

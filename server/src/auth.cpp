@@ -52,6 +52,9 @@ Role required_role(const Request& r) {
     case Request::kSubscribe:
     case Request::kUnsubscribe:
     case Request::kUpdateSubscription:
+    case Request::kRaycast:
+    case Request::kOverlapSphere:
+    case Request::kGetHitVolumes:
       return Role::kObserve;
     default:
       return Role::kControl;

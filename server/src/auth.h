@@ -1,8 +1,10 @@
 #pragma once
 // Auth: who may do what. Two roles, each with its own tokens:
 //   observe  list_assets, get_asset_data, list_characters, stats, query_pose, subscribe,
-//            unsubscribe (read the world, stream it)
-//   control  everything (spawn, drive, despawn characters; load and unload assets)
+//            unsubscribe, update_subscription, raycast, overlap_sphere, get_hit_volumes
+//            (read the world, stream it, query it)
+//   control  everything (spawn, drive, despawn characters; load and unload assets; set
+//            hit volumes)
 // With no token configured at all, every client has the control role (a daemon on loopback
 // for development). With any token configured, every request must carry a valid one.
 //

@@ -81,6 +81,9 @@ std::optional<int> parse_config(int argc, char** argv, Config& c) {
   in_range(app, "--ik-budget", c.ik_budget, uint64_t{1}, uint64_t{1} << 40,
            "IK joint-iterations per tick for the whole daemon; above it every goal's "
            "iterations are scaled down");
+  in_range(app, "--max-hit-query-poses", c.max_hit_query_poses, 1u, 1000000u,
+           "Characters one raycast or overlap_sphere may pose (evaluate) at most; a query "
+           "needing more gets RESOURCE_EXHAUSTED");
   in_range(app, "--max-preauth-frame-bytes", c.max_preauth_frame_bytes, size_t{64}, size_t{1} << 30,
            "Largest frame before a connection's first valid request");
   in_range(app, "--auth-timeout", c.auth_timeout_s, 0.1, 3600.0,

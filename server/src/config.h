@@ -42,7 +42,8 @@ struct Config {
   uint32_t max_commands_per_tick = 4096;           // applied per tick (oldest first); the rest wait
   uint32_t max_assets = 256;                       // loaded assets, built-in included
   size_t max_asset_bytes_total = size_t{1} << 30;  // their memory (mesh, clips, skeleton)
-  uint64_t ik_budget = 200000;  // IK joint-iterations per tick, whole daemon (see docs)
+  uint64_t ik_budget = 200000;         // IK joint-iterations per tick, whole daemon (see docs)
+  uint32_t max_hit_query_poses = 256;  // characters one raycast / overlap_sphere may pose
 
   // Bounded memory before trust, and for everyone.
   size_t max_preauth_frame_bytes = 64u << 10;  // until a connection's first valid request

@@ -1,6 +1,8 @@
 #include "pose_history.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <utility>
 
 #include "history_record.h"
@@ -15,7 +17,7 @@ const HistoryEntry* HistoryFrame::find(uint32_t character) const {
 
 size_t HistoryFrame::bytes() const {
   return sizeof(HistoryFrame) + entries.capacity() * sizeof(HistoryEntry) +
-         words.capacity() * sizeof(uint32_t) +
+         words.capacity() * sizeof(uint32_t) + placements.capacity() * sizeof(HitPlacement) +
          assets.capacity() * sizeof(std::shared_ptr<const anim::Asset>) +
          setups.capacity() * sizeof(std::shared_ptr<const anim::PoseSetup>);
 }
@@ -62,6 +64,7 @@ HistoryFrame& PoseHistory::begin_tick(uint64_t tick, double server_time) {
   f.server_time = server_time;
   f.entries.clear();
   f.words.clear();
+  f.placements.clear();
   f.assets.clear();  // drops what the frame kept alive 1 window ago
   f.setups.clear();
   return f;
@@ -152,6 +155,7 @@ void add_entry(HistoryFrame& f, uint32_t character, const std::shared_ptr<const 
     f.setups.push_back(a.evaluated_setup());
   f.words.resize(f.words.size() + record_bound(a));
   f.entries.push_back(e);
+  f.placements.emplace_back();
 }
 
 void record_entry(HistoryFrame& f, size_t index, const anim::Animator& a) {
@@ -161,6 +165,24 @@ void record_entry(HistoryFrame& f, size_t index, const anim::Animator& a) {
   const size_t end = index + 1 < f.entries.size() ? f.entries[index + 1].offset : f.words.size();
   const auto room = std::span(f.words).subspan(e.offset, end - e.offset);
   e.size = record_animator(a, a.root_transform(), room);
+  // The pose's bound, placed by the root. Capsules reach beyond joints by their extents,
+  // which assume the asset's scale bounds: void with additive layers on an asset that
+  // animates scale (its fitted volumes say so; set_hit_volumes keeps that).
+  const anim::PoseBound bound = anim::pose_bound(a.model_matrices());
+  const anim::Transform& root = a.root_transform();
+  const float scale =
+      std::max({std::abs(root.scale.x), std::abs(root.scale.y), std::abs(root.scale.z)});
+  bool scales_bounded = f.assets[e.asset]->hit_volumes.scales.unit;
+  if (!scales_bounded) {
+    scales_bounded = true;
+    if (const anim::PoseSetup* setup = e.setup)
+      for (const auto& layer : setup->layers)
+        scales_bounded = scales_bounded && layer->blend != anim::LayerBlend::kAdditive;
+  }
+  HitPlacement& p = f.placements[index];
+  p.center = anim::transform_point(root, bound.center);
+  p.radius = bound.radius * scale;
+  p.stretch = scales_bounded ? scale : std::numeric_limits<float>::infinity();
 }
 
 }  // namespace animd

@@ -10,9 +10,9 @@
 // reader let go. A frame is then recycled for a later tick (its vectors keep their capacity,
 // so a tick allocates nothing once the window is full and the character count steady).
 //
-// Memory per character and tick: one HistoryEntry (24 bytes) and its record (52 bytes for a
-// character playing or crossfading; more with layers and goals), against 64 x 48 bytes of
-// model matrices for a 64-joint character.
+// Memory per character and tick: one HistoryEntry (24 bytes), its placement (20 bytes) and
+// its record (52 bytes for a character playing or crossfading; more with layers and goals),
+// against 64 x 48 bytes of model matrices for a 64-joint character.
 
 #include <atomic>
 #include <cstdint>
@@ -27,6 +27,17 @@
 #include "anim/pose_evaluation.h"
 
 namespace animd {
+
+// Where a character stood at a tick, for the broad phase of hit queries (hit_query.h), which
+// reads it for every character of a frame without posing any.
+struct HitPlacement {
+  glm::vec3 center{0.0f};  // world space: the centre of its pose's bound (anim::pose_bound)
+  float radius = 0.0f;     // world units: that bound's radius x the root's largest scale
+  // What its capsules' extents (anim::HitVolumes::extents, model units) are multiplied by:
+  // the root's largest scale component, or +infinity when it has additive layers and its
+  // asset animates scale (its joints' scales are then not bounded by the asset's data).
+  float stretch = 0.0f;
+};
 
 // One character in one frame.
 struct HistoryEntry {
@@ -46,6 +57,8 @@ struct HistoryFrame {
   double server_time = 0.0;           // seconds since the daemon started, at that tick
   std::vector<HistoryEntry> entries;  // every character, by increasing id
   std::vector<uint32_t> words;        // the records
+  // Per entry (same index): its HitPlacement, written with the record (zeros before).
+  std::vector<HitPlacement> placements;
   std::vector<std::shared_ptr<const anim::Asset>> assets;      // the entries' assets, once each
   std::vector<std::shared_ptr<const anim::PoseSetup>> setups;  // the entries' setups
 
@@ -126,7 +139,7 @@ void add_entry(HistoryFrame& frame, uint32_t character,
                const std::shared_ptr<const anim::Asset>& asset, const anim::Animator& animator);
 // 2. in the per-character update, after the Animator's update (or its skip): entry `index`'s
 //    record, from what the Animator last evaluated, with its current root as the tick's
-//    root. Any worker thread, one per entry; no allocation, no lock.
+//    root, and its placement. Any worker thread, one per entry; no allocation, no lock.
 void record_entry(HistoryFrame& frame, size_t index, const anim::Animator& animator);
 
 }  // namespace animd

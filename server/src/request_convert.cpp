@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "anim/skeleton.h"
 #include "proto_convert.h"
 
 namespace animd {
@@ -287,6 +288,104 @@ Converted add_clip_events(const anim::v1::AddClipEventsRequest& r) {
   return WorldRequest(std::move(out));
 }
 
+// Ids of characters a hit query leaves out: sorted and unique (it looks them up).
+std::vector<uint32_t> ignore_list(const google::protobuf::RepeatedField<uint32_t>& ids) {
+  std::vector<uint32_t> out(ids.begin(), ids.end());
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+Converted raycast(const anim::v1::RaycastRequest& r) {
+  Raycast out;
+  auto origin = from_proto(r.origin(), "raycast.origin");
+  if (!origin) return origin.error();
+  out.origin = *origin;
+  auto direction = from_proto(r.direction(), "raycast.direction");
+  if (!direction) return direction.error();
+  // In double: the squares of a tiny (but non-zero) float direction do not underflow.
+  const glm::dvec3 d(*direction);
+  const double length = std::sqrt(glm::dot(d, d));
+  if (!(length > 0.0)) return anim::invalid_argument("raycast.direction is zero");
+  out.direction = glm::vec3(d / length);
+  if (auto s = check_finite(r.max_distance(), "raycast.max_distance"); !s) return s;
+  if (!(r.max_distance() > 0.0f))
+    return anim::invalid_argument("raycast.max_distance must be > 0 (it is " +
+                                  std::to_string(r.max_distance()) + ")");
+  out.max_distance = r.max_distance();
+  if (r.has_tick()) out.tick = r.tick();
+  out.ignore = ignore_list(r.ignore_character_ids());
+  return WorldRequest(std::move(out));
+}
+
+Converted overlap_sphere(const anim::v1::OverlapSphereRequest& r) {
+  OverlapSphere out;
+  auto center = from_proto(r.center(), "overlap_sphere.center");
+  if (!center) return center.error();
+  out.center = *center;
+  if (auto s = check_finite(r.radius(), "overlap_sphere.radius"); !s) return s;
+  if (r.radius() < 0.0f) return anim::invalid_argument("overlap_sphere.radius is negative");
+  out.radius = r.radius();
+  if (r.has_tick()) out.tick = r.tick();
+  out.ignore = ignore_list(r.ignore_character_ids());
+  return WorldRequest(std::move(out));
+}
+
+// Hit capsules stay within this size (asset units), so that their squares and the bounds made
+// from them stay far from the float range.
+constexpr float kMaxCapsuleSize = 1e6f;
+
+anim::Expected<anim::HitCapsule> capsule(const anim::v1::Capsule& c, const std::string& field) {
+  anim::HitCapsule out;
+  auto a = from_proto(c.a(), field + ".a");
+  if (!a) return a.error();
+  auto b = from_proto(c.b(), field + ".b");
+  if (!b) return b.error();
+  if (auto s = check_finite(c.radius(), field + ".radius"); !s) return s;
+  if (c.radius() < 0.0f) return anim::invalid_argument(field + ".radius is negative");
+  const float size = std::max({std::abs(a->x), std::abs(a->y), std::abs(a->z), std::abs(b->x),
+                               std::abs(b->y), std::abs(b->z), c.radius()});
+  if (size > kMaxCapsuleSize)
+    return anim::invalid_argument(field + ": ends and radius must be within 1e6 (got " +
+                                  std::to_string(size) + ")");
+  out.a = *a;
+  out.b = *b;
+  out.radius = c.radius();
+  return out;
+}
+
+Converted set_hit_volumes(const anim::v1::SetHitVolumesRequest& r) {
+  SetHitVolumes out;
+  out.asset = r.asset();
+  out.reset = r.reset();
+  if (r.joints_size() > anim::Skeleton::kMaxJoints)
+    return anim::invalid_argument("set_hit_volumes.joints has " + std::to_string(r.joints_size()) +
+                                  " entries; a skeleton has at most " +
+                                  std::to_string(anim::Skeleton::kMaxJoints) + " joints");
+  out.joints.reserve(static_cast<size_t>(r.joints_size()));
+  for (int i = 0; i < r.joints_size(); ++i) {
+    const auto& j = r.joints(i);
+    const std::string field = "set_hit_volumes.joints[" + std::to_string(i) + "]";
+    JointCapsuleEdit e;
+    switch (j.joint_case()) {
+      case anim::v1::JointCapsule::kJointName:
+        if (j.joint_name().empty()) return anim::invalid_argument(field + ".joint_name is empty");
+        e.joint_name = j.joint_name();
+        break;
+      case anim::v1::JointCapsule::kJointIndex:
+        e.joint_index = j.joint_index();
+        break;
+      default:
+        return anim::invalid_argument(field + ": give joint_name or joint_index");
+    }
+    auto c = capsule(j.capsule(), field + ".capsule");
+    if (!c) return c.error();
+    e.capsule = *c;
+    out.joints.push_back(std::move(e));
+  }
+  return WorldRequest(std::move(out));
+}
+
 Converted subscribe(const anim::v1::SubscribeRequest& r) {
   const int ways = int{r.all_characters()} + int{!r.character_ids().empty()} + int{r.has_region()};
   if (ways == 0)
@@ -448,6 +547,48 @@ struct ResultWriter {
   void operator()(const AssetAdded& a) const {
     fill_asset_info(*a.asset, reply.mutable_load_asset()->mutable_asset());
   }
+  void operator()(const RaycastHit& h) const {
+    auto* out = reply.mutable_raycast();
+    out->set_tick(h.tick);
+    out->set_server_time(h.server_time);
+    out->set_hit(h.hit);
+    if (!h.hit) return;
+    out->set_character_id(h.character_id);
+    out->set_joint_index(h.joint);
+    out->set_joint_name(h.asset->skeleton.names[h.joint]);
+    to_proto(h.point, out->mutable_point());
+    to_proto(h.normal, out->mutable_normal());
+    out->set_distance(h.distance);
+  }
+  void operator()(const SphereOverlap& o) const {
+    auto* out = reply.mutable_overlap_sphere();
+    out->set_tick(o.tick);
+    out->set_server_time(o.server_time);
+    for (const CharacterOverlap& c : o.characters) {
+      auto* co = out->add_characters();
+      co->set_character_id(c.character_id);
+      for (uint32_t j : c.joints) {
+        auto* hj = co->add_joints();
+        hj->set_index(j);
+        hj->set_name(c.asset->skeleton.names[j]);
+      }
+    }
+  }
+  void operator()(const HitVolumesAnswer& h) const {
+    auto* out = reply.mutable_hit_volumes();
+    out->set_asset(h.asset->name);
+    out->set_fitted(h.fitted);
+    const auto& caps = h.volumes->capsules;
+    for (size_t j = 0; j < caps.size(); ++j) {
+      if (!caps[j].present()) continue;
+      auto* jc = out->add_joints();
+      jc->set_joint_index(static_cast<uint32_t>(j));
+      jc->set_name(h.asset->skeleton.names[j]);
+      to_proto(caps[j].a, jc->mutable_capsule()->mutable_a());
+      to_proto(caps[j].b, jc->mutable_capsule()->mutable_b());
+      jc->mutable_capsule()->set_radius(caps[j].radius);
+    }
+  }
 };
 }  // namespace
 
@@ -496,6 +637,14 @@ anim::Expected<WorldRequest> to_world_request(const anim::v1::Request& r) {
       return WorldRequest(UnloadAsset{r.unload_asset().asset()});
     case R::kAddClipEvents:
       return add_clip_events(r.add_clip_events());
+    case R::kRaycast:
+      return raycast(r.raycast());
+    case R::kOverlapSphere:
+      return overlap_sphere(r.overlap_sphere());
+    case R::kSetHitVolumes:
+      return set_hit_volumes(r.set_hit_volumes());
+    case R::kGetHitVolumes:
+      return WorldRequest(GetHitVolumes{r.get_hit_volumes().asset()});
     default:
       return Status(anim::StatusCode::kUnimplemented, "the world does not handle this request");
   }

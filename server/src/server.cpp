@@ -160,6 +160,7 @@ bool Server::init() {
   pool_ = std::make_unique<WorkerPool>(config_.workers);
   world_ = std::make_unique<World>(config_, metrics_, catalog_, *pool_, &stream_budget_);
   history_ = world_->history();
+  hit_volumes_ = world_->hit_volumes();
   if (!load_assets()) return false;
   for (int i = 0; i < config_.spawn_builtin; ++i) {
     auto id = world_->spawn_unowned("builtin", "walk");

@@ -26,6 +26,7 @@
 #include "byte_budget.h"
 #include "command.h"
 #include "config.h"
+#include "hit_volume_table.h"
 #include "log_limiter.h"
 #include "metrics.h"
 #include "pose_history.h"
@@ -69,6 +70,8 @@ class Server {
   LogLimiter& log_limiter() { return log_limiter_; }
   // The World's pose history (published per tick): sessions answer query_pose from it.
   const PoseHistory& history() const { return *history_; }
+  // The World's hit volumes in force: sessions answer raycast and overlap_sphere with them.
+  const HitVolumeTable& hit_volumes() const { return *hit_volumes_; }
   uint16_t port() const { return port_; }
   bool shutting_down() const { return shutting_down_.load(std::memory_order_relaxed); }
 
@@ -110,7 +113,8 @@ class Server {
   AssetCatalog catalog_;
   std::unique_ptr<WorkerPool> pool_;
   std::unique_ptr<World> world_;
-  std::shared_ptr<const PoseHistory> history_;  // world_->history(), outliving the World
+  std::shared_ptr<const PoseHistory> history_;         // world_->history(), outliving the World
+  std::shared_ptr<const HitVolumeTable> hit_volumes_;  // world_->hit_volumes(), likewise
   std::unique_ptr<TickLoop> tick_;
   std::mutex sessions_mutex_;
   std::unordered_map<uint64_t, std::shared_ptr<Session>> sessions_;

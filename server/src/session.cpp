@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "asset_loading.h"
+#include "hit_query.h"
 #include "pose_query.h"
 #include "proto_convert.h"
 #include "reply_budget.h"
@@ -281,6 +282,9 @@ void Session::handle(Request& r, uint64_t seq) {
       return handle_load(r, seq);
     case Request::kQueryPose:
       return handle_query_pose(r, seq);
+    case Request::kRaycast:
+    case Request::kOverlapSphere:
+      return handle_hit_query(r, seq);
     case Request::kSubscribe:
       return handle_subscribe(r, seq);
     case Request::kUnsubscribe:
@@ -388,6 +392,31 @@ void Session::handle_query_pose(Request& r, uint64_t seq) {
   anim::v1::Reply reply =
       to_reply(*answer ? anim::Expected<WorldResult>(WorldResult(std::move(**answer)))
                        : anim::Expected<WorldResult>(answer->error()));
+  reply.set_request_id(r.request_id());
+  reply.set_tick(newest);  // the newest published tick: the state the answer comes from
+  const size_t drawn = charge_reply(&server_.stream_budget(), reply);
+  complete(seq, std::move(reply), drawn);
+}
+
+void Session::handle_hit_query(Request& r, uint64_t seq) {
+  auto request = to_world_request(r);
+  if (!request)
+    return reply_error(seq, r, to_proto(request.error().code()), request.error().message());
+  note_owner(server_.auth().check(r.auth_token()).owner_key);
+  const uint32_t max_poses = server_.config().max_hit_query_poses;
+  uint64_t newest = 0;
+  anim::Expected<WorldResult> answer = anim::invalid_argument("not a hit query");
+  if (const auto* ray = std::get_if<Raycast>(&*request)) {
+    auto hit = raycast_history(server_.history(), server_.hit_volumes(), *ray, max_poses, &newest);
+    answer = hit ? anim::Expected<WorldResult>(WorldResult(std::move(*hit)))
+                 : anim::Expected<WorldResult>(hit.error());
+  } else if (const auto* sphere = std::get_if<OverlapSphere>(&*request)) {
+    auto overlap =
+        overlap_history(server_.history(), server_.hit_volumes(), *sphere, max_poses, &newest);
+    answer = overlap ? anim::Expected<WorldResult>(WorldResult(std::move(*overlap)))
+                     : anim::Expected<WorldResult>(overlap.error());
+  }
+  anim::v1::Reply reply = to_reply(answer);
   reply.set_request_id(r.request_id());
   reply.set_tick(newest);  // the newest published tick: the state the answer comes from
   const size_t drawn = charge_reply(&server_.stream_budget(), reply);

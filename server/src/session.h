@@ -84,6 +84,8 @@ class Session : public ReplySink, public std::enable_shared_from_this<Session> {
   // query_pose answered here from the pose history, without waiting for the tick; passed on
   // to the tick when the history does not have the character (the World says why).
   void handle_query_pose(anim::v1::Request& request, uint64_t seq);
+  // raycast and overlap_sphere answered here from the pose history (hit_query.h), always.
+  void handle_hit_query(anim::v1::Request& request, uint64_t seq);
   // The World tracks which owner keys have a live connection (orphaned characters); a
   // request answered here tells it with a reply-less command, once per owner key.
   void note_owner(uint64_t owner);

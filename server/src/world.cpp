@@ -26,7 +26,9 @@ World::World(const Config& config, Metrics& metrics, AssetCatalog& catalog, Work
       catalog_(catalog),
       pool_(pool),
       history_(std::make_shared<PoseHistory>(config.history_ticks())),
-      history_view_(history_) {}
+      history_view_(history_),
+      hit_table_(std::make_shared<HitVolumeTable>()),
+      hit_table_view_(hit_table_) {}
 
 namespace {
 // Memory an asset holds (its vectors' contents), for --max-asset-bytes-total.
@@ -40,6 +42,9 @@ size_t asset_bytes(const anim::Asset& a) {
   n += s.names.size() * 48 + s.rest_pose.size() * sizeof(anim::Transform) +
        s.inverse_bind.size() * sizeof(glm::mat4) + s.parents.size() * 2 +
        (s.source_of_joint.size() + s.joint_of_source.size()) * sizeof(int);
+  const auto& h = a.hit_volumes;
+  n += h.capsules.size() * sizeof(h.capsules[0]) +
+       (h.scales.bound.size() + h.extents.size()) * sizeof(float);
   for (const auto& c : a.clips) {
     n += sizeof(c) + c.joints.size() * sizeof(c.joints[0]) + c.tracks.memory_bytes();
     for (const auto& ch : c.vec3_channels)
@@ -56,6 +61,9 @@ size_t asset_bytes(const anim::Asset& a) {
 anim::Status World::add_asset(std::shared_ptr<anim::Asset> asset) {
   if (assets_.count(asset->name))
     return anim::failed_precondition("asset name '" + asset->name + "' is already in use");
+  // Core's loaders fit hit volumes; an asset put together otherwise gets them here.
+  if (asset->hit_volumes.capsules.size() != static_cast<size_t>(asset->skeleton.num_joints()))
+    asset->hit_volumes = anim::fit_hit_volumes(asset->skeleton, asset->clips, asset->mesh);
   if (assets_.size() >= config_.max_assets)
     return anim::Status(anim::StatusCode::kResourceExhausted,
                         "--max-assets (" + std::to_string(config_.max_assets) +
@@ -85,8 +93,13 @@ anim::Status World::unload_asset(const UnloadAsset& r) {
                                      std::to_string(users) + " character(s); despawn them first");
   asset_bytes_ -= std::min(asset_bytes_, asset_bytes(*it->second));
   event_tables_.erase(it->second.get());
+  const anim::Asset* gone = it->second.get();
   assets_.erase(it);
   publish_catalog();
+  if (override_of(gone)) {
+    std::erase_if(hit_overrides_, [gone](const auto& o) { return o.asset.get() == gone; });
+    publish_hit_volumes();
+  }
   return {};
 }
 
@@ -269,11 +282,22 @@ anim::Expected<WorldResult> World::replace_asset(const Command& c) {
             " bytes; with the " + std::to_string(others) + " of the other assets that exceeds " +
             "--max-asset-bytes-total " + std::to_string(config_.max_asset_bytes_total));
   const AssetPtr next = c.asset;
+  // add_clip_events changes and set_hit_volumes replacements carry over to the new version
+  // (its first clips are the old version's).
+  std::shared_ptr<const anim::ClipEventTable> events;
+  if (auto t = event_tables_.find(c.replaces.get()); t != event_tables_.end()) {
+    events = anim::ClipEventTable::extend_to(t->second, next->clips);
+    event_tables_.erase(t);
+    event_tables_[next.get()] = events;
+  }
   for (auto& ch : characters_) {
     if (ch->asset != c.replaces) continue;
     // Cannot fail: the new version is a copy of the old one with clips appended. If it did,
     // the character would simply stay on the old version.
     if (!ch->animator.rebind(next->skeleton, next->clips)) continue;
+    // One table for all (rebind grew each character's own copy); it was checked against the
+    // same clips when made, so it is accepted.
+    if (events) (void)ch->animator.set_event_table(events);
     // The compact layout depends on the skeleton and mesh only, which are the same: the
     // character keeps the one it has (no work on the tick thread).
     ch->asset = next;
@@ -281,6 +305,13 @@ anim::Expected<WorldResult> World::replace_asset(const Command& c) {
   asset_bytes_ = others + new_bytes;
   it->second = next;
   publish_catalog();
+  bool overridden = false;
+  for (auto& o : hit_overrides_)
+    if (o.asset == c.replaces) {
+      o.asset = next;
+      overridden = true;
+    }
+  if (overridden) publish_hit_volumes();
   return WorldResult(AssetAdded{next});
 }
 

@@ -25,6 +25,7 @@
 #include "byte_budget.h"
 #include "command.h"
 #include "config.h"
+#include "hit_volume_table.h"
 #include "metrics.h"
 #include "pose_history.h"
 #include "quant_frame_pool.h"
@@ -97,6 +98,9 @@ class World {
   // The characters' pose history: a frame per tick, published at the end of update(); read
   // by any thread (pose_query.h).
   const std::shared_ptr<const PoseHistory>& history() const { return history_view_; }
+  // The hit volumes in force (set_hit_volumes replacements), published when they change;
+  // read by any thread (hit_query.h).
+  const std::shared_ptr<const HitVolumeTable>& hit_volumes() const { return hit_table_view_; }
 
   // Tick-time samples, fed by the tick loop (for StatsReply).
   TickStats& tick_stats() { return tick_stats_; }
@@ -167,6 +171,11 @@ class World {
   anim::Expected<ClipEventsAnswer> add_clip_events(const AddClipEvents& r);
   // After the parallel update: the characters' fired events into the snapshot, counted.
   void gather_events(Snapshot& snap);
+  anim::Status set_hit_volumes(const SetHitVolumes& r);
+  anim::Expected<HitVolumesAnswer> get_hit_volumes(const GetHitVolumes& r) const;
+  // The replacement of `asset`'s volumes in hit_overrides_, or null.
+  const HitVolumeOverride* override_of(const anim::Asset* asset) const;
+  void publish_hit_volumes();
 
   anim::Expected<Character*> find_character(uint32_t id, const char* field);
   // As find_character, and the character must be shared or belong to `owner`
@@ -204,6 +213,9 @@ class World {
   QuantRef quant_recent_[2];     // the last two ticks' ([0] latest)
   std::shared_ptr<PoseHistory> history_;             // written by update() only
   std::shared_ptr<const PoseHistory> history_view_;  // the same, for readers
+  HitVolumeOverrides hit_overrides_;  // set_hit_volumes replacements, of loaded assets only
+  std::shared_ptr<HitVolumeTable> hit_table_;             // hit_overrides_ as published
+  std::shared_ptr<const HitVolumeTable> hit_table_view_;  // the same, for readers
 };
 
 }  // namespace animd

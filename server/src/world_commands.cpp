@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "anim/palette.h"
+#include "hit_query.h"
 #include "pose_query.h"
 #include "world.h"
 
@@ -88,6 +89,15 @@ anim::Expected<WorldResult> World::execute(const WorldRequest& request, const Ca
       },
       [&](const UnloadAsset& r) { return result_of(unload_asset(r)); },
       [&](const AddClipEvents& r) { return result_of(add_clip_events(r)); },
+      // The same answers the network threads give (hit_query.h).
+      [&](const Raycast& r) {
+        return result_of(raycast_history(*history_, *hit_table_, r, config_.max_hit_query_poses));
+      },
+      [&](const OverlapSphere& r) {
+        return result_of(overlap_history(*history_, *hit_table_, r, config_.max_hit_query_poses));
+      },
+      [&](const SetHitVolumes& r) { return result_of(set_hit_volumes(r)); },
+      [&](const GetHitVolumes& r) { return result_of(get_hit_volumes(r)); },
   };
   return std::visit(handle, request);
 }

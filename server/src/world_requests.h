@@ -25,6 +25,7 @@
 #include <glm/glm.hpp>
 
 #include "anim/animator.h"
+#include "anim/hit_volumes.h"
 #include "anim/ik.h"
 #include "anim/transform.h"
 
@@ -179,6 +180,42 @@ struct QueryPose {
   PoseSpace space = PoseSpace::kModel;
 };
 
+// The first hit volume a ray enters at a tick of the pose history (hit_query.h).
+struct Raycast {
+  glm::vec3 origin{0.0f};        // world space, finite
+  glm::vec3 direction{0.0f};     // world space, unit length (normalized by to_world_request)
+  float max_distance = 0.0f;     // > 0, finite
+  std::optional<uint64_t> tick;  // unset: the newest tick in the history
+  std::vector<uint32_t> ignore;  // character ids left out; sorted, unique
+};
+
+// The characters and joints whose hit volumes a sphere overlaps at a tick of the history.
+struct OverlapSphere {
+  glm::vec3 center{0.0f};  // world space, finite
+  float radius = 0.0f;     // >= 0, finite
+  std::optional<uint64_t> tick;
+  std::vector<uint32_t> ignore;  // sorted, unique
+};
+
+// One joint's new capsule: by name, or (name empty) by index.
+struct JointCapsuleEdit {
+  std::string joint_name;
+  uint32_t joint_index = 0;
+  anim::HitCapsule capsule;  // finite, radius >= 0, every value <= 1e6 in size
+};
+
+// Replaces capsules of an asset's joints (after going back to the fitted ones if `reset`).
+struct SetHitVolumes {
+  std::string asset;
+  bool reset = false;
+  std::vector<JointCapsuleEdit> joints;  // the World checks the joints exist, once each
+};
+
+// The capsules in force for an asset.
+struct GetHitVolumes {
+  std::string asset;
+};
+
 struct ListCharacters {};
 
 struct GetStats {};
@@ -215,6 +252,7 @@ using WorldRequest =
     std::variant<GetStats, SpawnCharacter, DespawnCharacter, SetRootTransform, PlayClip,
                  CrossfadeClip, SetCharacterSpeed, AddLayer, UpdateLayer, RemoveLayer, SetIkGoal,
                  MoveIkGoal, ClearIkGoal, QueryPose, ListCharacters, Subscribe, Unsubscribe,
-                 UpdateSubscription, UnloadAsset, SetRootMotion, AddClipEvents>;
+                 UpdateSubscription, UnloadAsset, SetRootMotion, AddClipEvents, Raycast,
+                 OverlapSphere, SetHitVolumes, GetHitVolumes>;
 
 }  // namespace animd

@@ -7,10 +7,12 @@
 // of copying them: the AssetPtr keeps the asset alive for as long as the answer exists.
 
 #include <cstdint>
+#include <memory>
 #include <variant>
 #include <vector>
 
 #include "anim/clip_events.h"
+#include "anim/hit_volumes.h"
 #include "anim/palette.h"
 #include "anim/transform.h"
 #include "asset_catalog.h"
@@ -97,12 +99,46 @@ struct ClipEventsAnswer {
   std::vector<anim::ClipEvent> events;
 };
 
+// What a raycast found (hit false: nothing within its distance).
+struct RaycastHit {
+  uint64_t tick = 0;         // the tick the characters were posed at
+  double server_time = 0.0;  // seconds since the daemon started, at that tick
+  bool hit = false;
+  uint32_t character_id = 0;
+  uint32_t joint = 0;      // skeleton index in `asset`
+  AssetPtr asset;          // the hit character's asset (joint names); null without a hit
+  glm::vec3 point{0.0f};   // world space
+  glm::vec3 normal{0.0f};  // unit
+  float distance = 0.0f;   // world units along the ray
+};
+
+struct CharacterOverlap {
+  uint32_t character_id = 0;
+  AssetPtr asset;                // never null
+  std::vector<uint32_t> joints;  // by increasing index, not empty
+};
+
+// What overlap_sphere found: the characters overlapped, by increasing id.
+struct SphereOverlap {
+  uint64_t tick = 0;
+  double server_time = 0.0;
+  std::vector<CharacterOverlap> characters;
+};
+
+// The hit volumes in force for an asset.
+struct HitVolumesAnswer {
+  AssetPtr asset;                                   // never null
+  std::shared_ptr<const anim::HitVolumes> volumes;  // never null
+  bool fitted = true;  // the asset's own (no set_hit_volumes since it loaded)
+};
+
 // A loaded asset was added (the reply to load_asset).
 struct AssetAdded {
   AssetPtr asset;  // never null
 };
 
 using WorldResult = std::variant<Done, Spawned, LayerAdded, IkGoalSet, PoseAnswer, CharacterList,
-                                 Subscribed, StatsAnswer, AssetAdded, ClipEventsAnswer>;
+                                 Subscribed, StatsAnswer, AssetAdded, ClipEventsAnswer, RaycastHit,
+                                 SphereOverlap, HitVolumesAnswer>;
 
 }  // namespace animd

@@ -219,9 +219,10 @@ TEST(Auth, TheSameTokenInBothRolesGivesControl) {
 TEST(Auth, RequiredRoleOfEveryCommand) {
   const auto* oneof = Request::descriptor()->FindOneofByName("command");
   ASSERT_NE(oneof, nullptr);
-  const std::set<std::string> observe = {"list_assets", "get_asset_data",     "list_characters",
-                                         "stats",       "query_pose",         "subscribe",
-                                         "unsubscribe", "update_subscription"};
+  const std::set<std::string> observe = {"list_assets",    "get_asset_data",      "list_characters",
+                                         "stats",          "query_pose",          "subscribe",
+                                         "unsubscribe",    "update_subscription", "raycast",
+                                         "overlap_sphere", "get_hit_volumes"};
   int seen_observe = 0, seen_control = 0;
   for (int i = 0; i < oneof->field_count(); ++i) {
     const auto* field = oneof->field(i);
@@ -232,10 +233,10 @@ TEST(Auth, RequiredRoleOfEveryCommand) {
     EXPECT_EQ(required_role(r), want) << field->name();
     (want == Role::kObserve ? seen_observe : seen_control)++;
   }
-  EXPECT_EQ(seen_observe, 8);
+  EXPECT_EQ(seen_observe, 11);
   // spawn despawn set_root play crossfade set_speed add_layer update_layer remove_layer
-  // set_ik_goal clear_ik_goal load_asset unload_asset, at least.
-  EXPECT_GE(seen_control, 13);
+  // set_ik_goal clear_ik_goal load_asset unload_asset set_hit_volumes, at least.
+  EXPECT_GE(seen_control, 14);
   Request unload;
   unload.mutable_unload_asset()->set_asset("a");
   EXPECT_EQ(required_role(unload), Role::kControl);

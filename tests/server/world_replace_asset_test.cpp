@@ -2,7 +2,9 @@
 // of an asset goes in only in place of the version it was built from; characters of that
 // version move onto it and can play the appended clip; a stale, unknown or too large version
 // is refused and changes nothing.
+#include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -104,6 +106,59 @@ TEST_F(ReplaceAsset, StaleUnknownOrTooLargeVersionsChangeNothing) {
   EXPECT_EQ(big.status().code(), anim::v1::STATUS_RESOURCE_EXHAUSTED);
   EXPECT_NE(big.status().message().find("--max-asset-bytes-total"), std::string::npos);
   EXPECT_EQ(current(), v2);
+}
+
+// add_clip_events and set_hit_volumes made on the old version hold on the new one: its
+// characters fire the events, new characters get them, and the volumes stay replaced.
+TEST_F(ReplaceAsset, ClipEventsAndHitVolumesCarryOver) {
+  AddClipEvents events;
+  events.asset = "builtin";
+  events.clip = "walk";
+  events.events.push_back(anim::ClipEvent{"step", 0.1f, ""});
+  ASSERT_TRUE(world_->execute(events, Caller{1, 0}, 1, 0.0));
+  SetHitVolumes volumes;
+  volumes.asset = "builtin";
+  JointCapsuleEdit head;
+  head.joint_name = "head";
+  head.capsule = anim::HitCapsule{{0, 0, 0}, {0, 0.2f, 0}, 0.15f};
+  volumes.joints.push_back(head);
+  ASSERT_TRUE(world_->execute(volumes, Caller{1, 0}, 1, 0.0));
+  SpawnCharacter s;
+  s.asset = "builtin";
+  s.clip = "walk";
+  auto spawned = world_->execute(s, Caller{1, 0}, 1, 0.0);
+  ASSERT_TRUE(spawned) << spawned.error().message();
+
+  const AssetPtr old = current();
+  auto next = extended(old, "mocap");
+  next->clips.back().events.push_back(anim::ClipEvent{"land", 0.2f, ""});
+  ASSERT_EQ(replace(next, old, 2).status().code(), anim::v1::STATUS_OK);
+  auto spawned2 = world_->execute(s, Caller{1, 0}, 3, 0.0);
+  ASSERT_TRUE(spawned2) << spawned2.error().message();
+  const uint32_t first = std::get<Spawned>(*spawned).character_id;
+  ASSERT_EQ(play(first, "mocap", 4), anim::StatusCode::kOk);
+  // Both characters' tables: the step kept on walk, the new clip's own land; the first
+  // character plays mocap (0.2 s: land) and the second walk (0.1 s: step).
+  std::map<uint32_t, std::vector<std::string>> seen;
+  for (uint64_t t = 5; t < 25; ++t) {
+    const SnapshotPtr snap = world_->update(1.0f / 60.0f, t, 0.1, false);
+    for (const SnapshotCharacter& c : snap->characters) {
+      ASSERT_NE(c.event_table, nullptr);
+      ASSERT_EQ(c.event_table->clips.size(), next->clips.size());
+      for (uint32_t k = 0; k < c.events_count; ++k) {
+        const anim::FiredEvent& f = snap->events[c.events_begin + k];
+        seen[c.id].push_back(c.event_table->clips[static_cast<size_t>(f.clip)][f.event].name);
+      }
+    }
+  }
+  EXPECT_EQ(seen[first], std::vector<std::string>{"land"});
+  EXPECT_EQ(seen[std::get<Spawned>(*spawned2).character_id], std::vector<std::string>{"step"});
+
+  auto answer = world_->execute(GetHitVolumes{"builtin"}, Caller{1, 0}, 40, 0.0);
+  ASSERT_TRUE(answer) << answer.error().message();
+  const auto& v = std::get<HitVolumesAnswer>(*answer);
+  EXPECT_EQ(v.asset.get(), next.get());
+  EXPECT_FALSE(v.fitted);
 }
 
 }  // namespace

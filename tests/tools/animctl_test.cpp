@@ -271,6 +271,53 @@ TEST_F(Animctl, WatchPrintsTheRequestedNumberOfFrames) {
   ctl({"despawn", id});
 }
 
+TEST_F(Animctl, RaycastOverlapAndHitVolumes) {
+  const json spawned = ctl_json({"spawn", "builtin", "--clip", "idle", "--at", "50,0,50"});
+  const std::string id = std::to_string(spawned["spawn"]["character_id"].get<uint32_t>());
+  // Straight down onto the head; the character's first pose may not be published yet.
+  json ray;
+  for (int i = 0; i < 50; ++i) {
+    ray = ctl_json({"raycast", "--from", "50,5,50", "--dir", "0,-1,0", "--max-distance", "10"});
+    if (ray["raycast"]["hit"].get<bool>()) break;
+  }
+  ASSERT_TRUE(ray["raycast"]["hit"].get<bool>()) << ray.dump();
+  EXPECT_EQ(std::to_string(ray["raycast"]["character_id"].get<uint32_t>()), id);
+  EXPECT_EQ(ray["raycast"]["joint_name"], "head");
+  const std::string tick = ray["raycast"]["tick"].get<std::string>();  // uint64: a JSON string
+
+  // The character leaves; at that tick the head was still there.
+  EXPECT_EQ(ctl_json({"root", id, "--pos", "80,0,80"})["status"]["code"], "STATUS_OK");
+  const ProcessResult past =
+      ctl({"raycast", "--from", "50,5,50", "--dir", "0,-1,0", "--tick", tick});
+  EXPECT_EQ(past.exit_code, 0) << past.err;
+  EXPECT_NE(past.out.find("hit character " + id + " joint 5 (head)"), std::string::npos)
+      << past.out;
+  const ProcessResult ignored =
+      ctl({"raycast", "--from", "50,5,50", "--dir", "0,-1,0", "--tick", tick, "--ignore", id});
+  EXPECT_NE(ignored.out.find("no hit (tick " + tick + ")"), std::string::npos) << ignored.out;
+  const ProcessResult overlap =
+      ctl({"overlap", "--center", "50,1.7,50", "--radius", "0.2", "--tick", tick});
+  EXPECT_EQ(overlap.exit_code, 0) << overlap.err;
+  EXPECT_NE(overlap.out.find("character " + id + ":"), std::string::npos) << overlap.out;
+  EXPECT_NE(overlap.out.find(" head (5)"), std::string::npos) << overlap.out;
+
+  const ProcessResult shown = ctl({"hit-volumes", "builtin"});
+  EXPECT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_NE(shown.out.find("21 capsules (fitted at load)"), std::string::npos) << shown.out;
+  EXPECT_EQ(
+      ctl_json({"hit-volumes", "builtin", "--capsule", "#5:0,0,0:0,0.2,0:0.15"})["status"]["code"],
+      "STATUS_OK");
+  const json set = ctl_json({"hit-volumes", "builtin"});
+  EXPECT_FALSE(set["hit_volumes"]["fitted"].get<bool>()) << set.dump();
+  const ProcessResult unknown =
+      ctl({"hit-volumes", "builtin", "--capsule", "tail:0,0,0:0,1,0:0.1"});
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_NE(unknown.err.find("unknown joint 'tail'"), std::string::npos) << unknown.err;
+  EXPECT_EQ(ctl_json({"hit-volumes", "builtin", "--reset"})["status"]["code"], "STATUS_OK");
+  EXPECT_TRUE(ctl_json({"hit-volumes", "builtin"})["hit_volumes"]["fitted"].get<bool>());
+  ctl({"despawn", id});
+}
+
 TEST_F(Animctl, BadInputExitsWithCode2AndSaysWhy) {
   struct Case {
     std::vector<std::string> args;
@@ -296,6 +343,12 @@ TEST_F(Animctl, BadInputExitsWithCode2AndSaysWhy) {
       {{"watch", "3", "--min-weight", "0.5"}, "--min-weight needs --events"},
       {{"watch", "3", "--events", "--min-weight", "2"}, "outside"},
       {{"root-motion", "3", "off", "--vertical"}, "takes neither --joint nor --vertical"},
+      {{"raycast", "--from", "0,0,0", "--dir", "0,0,0"}, "--dir: must not be 0,0,0"},
+      {{"raycast", "--from", "0,0,0", "--dir", "0,0,1", "--max-distance", "-1"},
+       "--max-distance: must be > 0"},
+      {{"overlap", "--center", "0,0,0", "--radius", "-1"}, "outside"},
+      {{"hit-volumes", "builtin", "--capsule", "head:0,0,0:0,1"}, "is not JOINT:ax,ay,az"},
+      {{"hit-volumes", "builtin", "--capsule", "head:0,0,0:0,1,0:-2"}, "outside"},
       {{"--port", "70000", "stats"}, "--port"},
   };
   for (const Case& c : cases) {
@@ -315,7 +368,7 @@ TEST_F(Animctl, UnknownCharacterGivesTheServersMessageAndExit1) {
 
 TEST_F(Animctl, HelpForEachCommand) {
   for (const char* command : {"spawn", "play", "crossfade", "additive", "ik", "pose", "watch",
-                              "load", "mesh", "root-motion"}) {
+                              "load", "mesh", "root-motion", "raycast", "overlap", "hit-volumes"}) {
     const ProcessResult r = animtest::run_process({animtest::animctl_binary(), command, "--help"});
     EXPECT_EQ(r.exit_code, 0) << command;
     EXPECT_NE(r.out.find("Usage"), std::string::npos) << command << ": " << r.out;

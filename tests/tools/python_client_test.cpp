@@ -252,6 +252,65 @@ print("events", seen[:2])
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 
+// Hit queries from Python: a ray straight down onto the head at the tick it was there, after
+// the character moved away; overlap_sphere; hit volumes set, shown and refused.
+TEST(PythonClient, HitQueriesAtAPastTick) {
+  if (!python_with_protobuf())
+    GTEST_SKIP() << "skipped: /usr/bin/python3 with python3-protobuf not available";
+  animtest::DaemonProcess daemon({"--history-seconds", "20"});
+  ASSERT_TRUE(daemon.start()) << daemon.error() << daemon.log_tail();
+  const std::string script = R"(
+import sys, time
+from animd_client import Client, ServerError
+c = Client(port=int(sys.argv[1]), timeout=20.0)
+cid = c.spawn("builtin", "idle", at=(0, 0, 0))
+deadline = time.monotonic() + 20
+while True:
+    r = c.raycast((0, 5, 0), (0, -1, 0), max_distance=10)
+    if r.hit or time.monotonic() > deadline: break
+print("hit", r.hit, r.character_id == cid, r.joint_name)
+then = r.tick
+c.set_root(cid, (10, 0, 0))
+while c.raycast((0, -50, 0), (0, -1, 0), max_distance=1).tick < then + 3: time.sleep(0.01)
+print("now", c.raycast((0, 5, 0), (0, -1, 0)).hit)
+past = c.raycast((0, 5, 0), (0, -1, 0), tick=then)
+print("past", past.hit, past.joint_name, past.tick == then)
+print("ignored", c.raycast((0, 5, 0), (0, -1, 0), tick=then, ignore=[cid]).hit)
+o = c.overlap_sphere((0, 1.7, 0), 0.2, tick=then)
+print("overlap", [ch.character_id == cid for ch in o.characters], "head" in [j.name for j in o.characters[0].joints])
+c.set_hit_volumes("builtin", {"head": ((0, 0, 0), (0, 0.2, 0), 0.15), 1: ((0, 0, 0), (0, 0, 0), 0)})
+v = c.get_hit_volumes("builtin")
+print("volumes", v.fitted, [j.capsule.radius for j in v.joints if j.name == "head"], "hips" in [j.name for j in v.joints])
+try:
+    c.set_hit_volumes("builtin", {"tail": ((0, 0, 0), (0, 1, 0), 0.1)})
+except ServerError as e:
+    print("refused", e.message)
+try:
+    c.raycast((0, 5, 0), (0, 0, 0))
+except ServerError as e:
+    print("refused", e.message)
+c.set_hit_volumes("builtin", reset=True)
+print("reset", c.get_hit_volumes("builtin").fitted)
+)";
+  const ProcessResult r = animtest::run_process(
+      {"/usr/bin/python3", "-c", script, std::to_string(daemon.port())}, {kPythonPath});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("hit True True head"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("now False"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("past True head True"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("ignored False"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("overlap [True] True"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("volumes False [0.15"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("refused NOT_FOUND: set_hit_volumes.joints[0].joint_name: unknown joint "
+                       "'tail'"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("refused INVALID_ARGUMENT: raycast.direction is zero"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("reset True"), std::string::npos) << r.out;
+  EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
+}
+
 TEST(PythonClient, UnreachableDaemonIsAClearErrorAndExit1) {
   if (!python_with_protobuf())
     GTEST_SKIP() << "skipped: /usr/bin/python3 with python3-protobuf not available";

@@ -1,6 +1,7 @@
 // Animator::rebind: moving a character onto a copy of its asset with clips appended keeps
 // what plays bit for bit, makes the new clips playable, and refuses copies that differ.
 #include <cstring>
+#include <memory>
 
 #include <gtest/gtest.h>
 
@@ -48,6 +49,46 @@ TEST(AnimatorRebind, KeepsPlayingAndAddsTheNewClips) {
   }
   EXPECT_TRUE(moved.play(2).is_ok());
   EXPECT_EQ(moved.current_clip(), 2);
+}
+
+// A character with events (its clips' own or a table given to it) keeps them after a rebind,
+// and the appended clips fire theirs: the table grows one list per new clip.
+TEST(AnimatorRebind, TheEventTableGrowsWithTheClips) {
+  const Rig before;
+  Rig after;
+  after.clips.push_back(
+      animtest::make_swing_clip("mocap", after.skeleton.num_joints(), 1.0f, 0.5f, {0, 1, 0}, 0.0f));
+  after.clips.back().events.push_back(ClipEvent{"land", 0.5f, ""});
+  Animator a(before.skeleton, before.clips);
+  auto table = std::make_shared<ClipEventTable>();
+  table->clips.resize(before.clips.size());
+  table->clips[0].push_back(ClipEvent{"step", 0.25f, "left"});
+  ASSERT_TRUE(a.set_event_table(table).is_ok());
+  ASSERT_TRUE(a.rebind(after.skeleton, after.clips).is_ok());
+  ASSERT_NE(a.event_table(), nullptr);
+  ASSERT_EQ(a.event_table()->clips.size(), 3u);
+  EXPECT_EQ(a.event_table()->clips[0].size(), 1u);  // the table it had, kept
+  ASSERT_EQ(a.event_table()->clips[2].size(), 1u);  // the new clip's own
+  EXPECT_EQ(a.event_table()->clips[2][0].name, "land");
+
+  ASSERT_TRUE(a.play(2).is_ok());
+  int fired = 0;
+  for (int i = 0; i < 45; ++i) {  // 0.75 s of a 1 s clip: crosses 0.5 once
+    ASSERT_TRUE(a.update(1.0f / 60.0f).is_ok());
+    for (const FiredEvent& e : a.fired_events()) {
+      EXPECT_EQ(e.clip, 2);
+      EXPECT_EQ(e.event, 0);
+      ++fired;
+    }
+  }
+  EXPECT_EQ(fired, 1);
+
+  // Without events before, the appended clip's own still fire.
+  Animator b(before.skeleton, before.clips);
+  EXPECT_EQ(b.event_table(), nullptr);
+  ASSERT_TRUE(b.rebind(after.skeleton, after.clips).is_ok());
+  ASSERT_NE(b.event_table(), nullptr);
+  EXPECT_EQ(b.event_table()->clips.size(), 3u);
 }
 
 TEST(AnimatorRebind, RefusesOtherSkeletonsAndClipsAndChangesNothing) {

@@ -173,6 +173,13 @@ class Client {
   // events now. Subscribe with SubscribeRequest.events to receive them as they fire.
   Result<anim::v1::AddClipEventsReply> add_clip_events(
       const anim::v1::AddClipEventsRequest& request);
+  // Hit queries at a tick of the pose history (hits.proto); a miss is an OK reply with
+  // hit = false.
+  Result<anim::v1::RaycastReply> raycast(const anim::v1::RaycastRequest& request);
+  Result<anim::v1::OverlapSphereReply> overlap_sphere(
+      const anim::v1::OverlapSphereRequest& request);
+  Result<Empty> set_hit_volumes(const anim::v1::SetHitVolumesRequest& request);
+  Result<anim::v1::HitVolumesReply> get_hit_volumes(const std::string& asset);
 
   // Stream delivery. With a callback set, every frame goes to it on the I/O thread (keep it
   // short) and not to the queue. Without one, frames go to a bounded queue.

@@ -1,12 +1,13 @@
 #pragma once
-// Asset: everything loaded for one character: skeleton, clips (all for this skeleton) and
-// its skinned mesh. Immutable after loading; shared read-only by every character spawned
-// from it.
+// Asset: everything loaded for one character: skeleton, clips (all for this skeleton), its
+// skinned mesh and the hit volumes fitted to it. Immutable after loading; shared read-only by
+// every character spawned from it.
 
 #include <string>
 #include <vector>
 
 #include "anim/clip.h"
+#include "anim/hit_volumes.h"
 #include "anim/skeleton.h"
 #include "anim/skinned_mesh.h"
 
@@ -18,6 +19,10 @@ struct Asset {
   Skeleton skeleton;
   std::vector<Clip> clips;  // names unique within the asset
   SkinnedMesh mesh;
+  // Capsules per joint and their broad-phase bound (hit_volumes.h), fitted by the loaders
+  // (fit_hit_volumes on the finished skeleton, clips and mesh). An asset put together by hand
+  // has none (capsules empty) until someone calls fit_hit_volumes.
+  HitVolumes hit_volumes;
   std::vector<std::string> warnings;  // things ignored while loading (e.g. morph weights)
 
   // Index of the clip called `name`, or -1.

@@ -43,6 +43,11 @@ struct ClipEventTable {
 
   // The clips' own events (Clip::events), or null when no clip has any.
   static std::shared_ptr<const ClipEventTable> from_clips(std::span<const Clip> clips);
+  // `table` grown to cover `clips` when clips were appended to the ones it was made for
+  // (a clip attached to an asset): the new clips' lists are their own events. `table` itself
+  // when it already covers them; from_clips(clips) when it is null.
+  static std::shared_ptr<const ClipEventTable> extend_to(
+      std::shared_ptr<const ClipEventTable> table, std::span<const Clip> clips);
   size_t num_events() const;
 };
 
