@@ -172,7 +172,7 @@ Status check_options(const BvhOptions& options, const std::string& label) {
 Expected<Asset> load_bvh_from_memory(std::string_view text, const std::string& label,
                                      const BvhOptions& options) {
   if (Status st = check_options(options, label); !st) return st;
-  auto file = bvh::parse_bvh(text, label);
+  auto file = bvh::parse_bvh(text, label, options.max_clip_bytes);
   if (!file) return file.error();
   return build_asset(*file, label, options, stem(label));
 }
@@ -182,7 +182,7 @@ Expected<Asset> load_bvh(const std::string& path, const BvhOptions& options) {
   if (Status st = check_options(options, label); !st) return st;
   auto text = read_file(path, label);
   if (!text) return text.error();
-  auto file = bvh::parse_bvh(*text, label);
+  auto file = bvh::parse_bvh(*text, label, options.max_clip_bytes);
   if (!file) return file.error();
   auto asset = build_asset(*file, label, options, stem(path));
   if (asset) asset->name = stem(path);

@@ -2,9 +2,12 @@
 // open joints (no recursion, so nesting depth costs no call stack), then MOTION line by line.
 #include "bvh_parser.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <map>
+
+#include <glm/gtc/quaternion.hpp>
 
 #include "bvh_lexer.h"
 
@@ -99,6 +102,7 @@ const char* describe(NumberResult r) {
 class Parser {
  public:
   Parser(std::string_view text, const std::string& label) : lex_(text, label) {}
+  void set_max_decoded_bytes(uint64_t max) { max_decoded_bytes_ = max; }
 
   Expected<BvhFile> run() {
     read_hierarchy();
@@ -385,6 +389,14 @@ class Parser {
                                         " channels needs " + std::to_string(needed) +
                                         " values, but only " + std::to_string(lex_.remaining()) +
                                         " bytes follow (truncated file or wrong frame count)");
+    const uint64_t decoded = decoded_bytes_bound(file_.joints, frames);
+    if (max_decoded_bytes_ != 0 && decoded > max_decoded_bytes_)
+      return lex_.fail(frames_line,
+                       "Frames: " + std::to_string(frames) + " frames of these " +
+                           std::to_string(file_.joints.size()) + " joints decode to up to " +
+                           std::to_string(decoded) + " bytes, more than the " +
+                           std::to_string(max_decoded_bytes_) + " this load allows",
+                       StatusCode::kResourceExhausted);
     file_.values.resize(needed);
   }
 
@@ -442,6 +454,7 @@ class Parser {
   }
 
   Lexer lex_;
+  uint64_t max_decoded_bytes_ = 0;
   BvhFile file_;
   // Per joint (same index as file_.joints): what its block has had so far.
   std::vector<bool> has_offset_, has_channels_, has_children_;
@@ -450,8 +463,25 @@ class Parser {
 
 }  // namespace
 
-Expected<BvhFile> parse_bvh(std::string_view text, const std::string& label) {
-  return Parser(text, label).run();
+uint64_t decoded_bytes_bound(const std::vector<BvhJoint>& joints, int64_t frames) {
+  uint64_t per_frame = 0;
+  for (const BvhJoint& j : joints) {
+    bool moves = false, turns = false;
+    for (int c = 0; c < j.num_channels; ++c) (is_rotation(j.channels[c]) ? turns : moves) = true;
+    per_frame += 4u * static_cast<uint64_t>(j.num_channels);  // the parsed values
+    // A key time and a value in the clip's channel, and the value again in its sampling
+    // track (clip_tracks.h).
+    if (moves) per_frame += sizeof(float) + 2 * sizeof(glm::vec3);
+    if (turns) per_frame += sizeof(float) + 2 * sizeof(glm::quat);
+  }
+  return per_frame * static_cast<uint64_t>(std::max<int64_t>(frames, 0));
+}
+
+Expected<BvhFile> parse_bvh(std::string_view text, const std::string& label,
+                            uint64_t max_decoded_bytes) {
+  Parser parser(text, label);
+  parser.set_max_decoded_bytes(max_decoded_bytes);
+  return parser.run();
 }
 
 }  // namespace anim::bvh

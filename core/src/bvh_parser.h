@@ -75,8 +75,17 @@ struct BvhFile {
   std::vector<float> values;
 };
 
+// The most memory `frames` frames of these joints decode to: BvhFile::values plus, per joint
+// with position / rotation channels and frame, a key time and a vec3 / quat in the clip's
+// channel and the vec3 / quat again in its sampling track (before constant channels are
+// folded). What BvhOptions::max_clip_bytes bounds.
+uint64_t decoded_bytes_bound(const std::vector<BvhJoint>& joints, int64_t frames);
+
 // Reads `text`; every error names `label`, the line and what is wrong. Memory is bounded by a
-// small multiple of the text's size, whatever the text claims.
-Expected<BvhFile> parse_bvh(std::string_view text, const std::string& label);
+// small multiple of the text's size, whatever the text claims, and refused with
+// RESOURCE_EXHAUSTED (from the MOTION header, before any frame is read) when
+// decoded_bytes_bound exceeds `max_decoded_bytes` (0 = no limit).
+Expected<BvhFile> parse_bvh(std::string_view text, const std::string& label,
+                            uint64_t max_decoded_bytes = 0);
 
 }  // namespace anim::bvh

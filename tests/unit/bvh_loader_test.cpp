@@ -428,5 +428,32 @@ TEST(BvhLoader, ClaimedSizesNeverAllocateBeyondTheText) {
   EXPECT_NEAR(static_pose->clips[0].duration, 167772.15f, 0.02f);
 }
 
+TEST(BvhLoader, WhatTheFramesDecodeToIsBoundedBeforeTheyAreRead) {
+  // Two joints with one rotation channel each: per frame, 2 values (4 bytes each) and per
+  // joint a key time (4) and a quaternion (16) in the channel and again (16) in the sampling
+  // track: 2 x (4 + 4 + 16 + 16) = 80 bytes; 100 frames decode to at most 8000 bytes.
+  std::string text =
+      "HIERARCHY\nROOT A\n{\nOFFSET 0 0 0\nCHANNELS 1 Xrotation\nJOINT B\n{\nOFFSET 0 1 0\n"
+      "CHANNELS 1 Zrotation\nEnd Site\n{\nOFFSET 0 1 0\n}\n}\n}\nMOTION\nFrames: 100\n"
+      "Frame Time: 0.1\n";
+  for (int k = 0; k < 100; ++k) text += std::to_string(k) + " " + std::to_string(-k) + "\n";
+  BvhOptions options;
+  options.max_clip_bytes = 8000;
+  auto fits = load(text, options);
+  ASSERT_TRUE(fits) << fits.error().message();
+  EXPECT_EQ(fits->clips[0].quat_channels.size(), 2u);
+  options.max_clip_bytes = 7999;
+  auto over = load(text, options);
+  ASSERT_FALSE(over);
+  EXPECT_EQ(over.error().code(), StatusCode::kResourceExhausted);
+  EXPECT_NE(over.error().message().find("test.bvh:17: Frames: 100 frames of these 3 joints "
+                                        "decode to up to 8000 bytes, more than the 7999 this load "
+                                        "allows"),
+            std::string::npos)
+      << over.error().message();
+  options.max_clip_bytes = 0;  // no limit
+  EXPECT_TRUE(load(text, options));
+}
+
 }  // namespace
 }  // namespace anim

@@ -26,7 +26,9 @@
 // what is wrong (wrong channel count, truncated MOTION, NaN, a joint or frame count past the
 // limits), memory stays within a small multiple of the text's size, and nothing is returned
 // on failure. Limits: 1024 joints (End Sites included), 2^24 frames, 6 channels per joint,
-// names up to 256 bytes of UTF-8, numbers of magnitude up to 1e7.
+// names up to 256 bytes of UTF-8, numbers of magnitude up to 1e7, and BvhOptions::
+// max_clip_bytes for what the frames decode to (checked from the header, before the frames
+// are read or anything is allocated for them).
 
 #include <string>
 #include <string_view>
@@ -42,6 +44,14 @@ struct BvhOptions {
   float scale = 1.0f;
   // The clip's name; empty = the file's stem (load_bvh) or the label's stem (from memory).
   std::string clip_name;
+  // The most memory the frames may decode to: the parsed values (4 bytes each) plus the
+  // clip's keys (per joint and frame: a key time, and the translation (12 bytes) / rotation
+  // (16) both in the clip's channel and in its sampling track), counted before channels that
+  // never change are folded. A file needing more is refused with RESOURCE_EXHAUSTED before
+  // its frames are read. Text decodes to at most about 20 times its size (joints of one
+  // rotation channel: 2 bytes of text per value), so this bound is what limits large files.
+  // 0 = no limit.
+  size_t max_clip_bytes = size_t{256} << 20;
   // load_bvh only: how messages name the file (e.g. its path relative to an asset root, so
   // that a daemon's replies never carry host paths). Empty = the path as given.
   std::string label;
