@@ -8,8 +8,10 @@
 #include "anim/builtin_character.h"
 #include "animops/ops.h"
 #include "asset_loading.h"
+#include "origin_check.h"
 #include "session.h"
 #include "tick_loop.h"
+#include "web_viewer.h"
 #include "worker_pool.h"
 #include "world.h"
 
@@ -134,6 +136,15 @@ bool Server::init() {
         "auth: no token configured and listening on {}: anyone who can connect may "
         "drive every character (see docs/security.md)",
         config_.address);
+  // The web viewer and its WebSocket endpoint live on the HTTP port (docs/web-viewer.md).
+  animops::UpgradeHandler upgrade;
+  upgrade.check = [this](const animops::UpgradeHandler::Request& r, const std::string& peer) {
+    return check_websocket(r, peer);
+  };
+  upgrade.take = [this](asio::ip::tcp::socket s, animops::UpgradeHandler::Request r) {
+    take_websocket(std::move(s), std::move(r));
+  };
+  ops_->serve_web(web_viewer_files(), "/ws", std::move(upgrade));
   // Operations first: probes answer "not ready" while assets load.
   if (auto err = ops_->start(); !err.empty()) {
     spdlog::error("{}", err);
@@ -293,40 +304,106 @@ void Server::accept() {
       if (ec == asio::error::operation_aborted || shutting_down()) return;
       spdlog::warn("accept failed: {}", ec.message());
     } else {
-      std::shared_ptr<Session> session;
       boost::system::error_code e;
       const auto remote = socket.remote_endpoint(e);
       const std::string address = e ? std::string("?") : remote.address().to_string();
       std::string refused;
-      {
-        std::lock_guard lock(sessions_mutex_);
-        if (sessions_.size() >= config_.max_connections) {
-          refused = "--max-connections (" + std::to_string(config_.max_connections) + ") reached";
-        } else if (per_address_[address] >= config_.max_connections_per_address) {
-          refused = "--max-connections-per-address (" +
-                    std::to_string(config_.max_connections_per_address) + ") reached for " +
-                    address;
-        } else {
-          ++per_address_[address];
-          session = std::make_shared<Session>(
-              *this, tls_ ? Transport(std::move(socket), *tls_) : Transport(std::move(socket)),
-              next_session_id_++, address);
-          sessions_.emplace(session->id(), session);
-          metrics_.sessions.store(static_cast<uint32_t>(sessions_.size()));
-          metrics_.connections_total.fetch_add(1, std::memory_order_relaxed);
-        }
-        if (per_address_[address] == 0) per_address_.erase(address);
-      }
-      if (!refused.empty()) {
-        metrics_.connections_rejected.fetch_add(1, std::memory_order_relaxed);
-        server_log(*this, spdlog::level::warn, "connection refused: " + refused,
-                   "connection refused: " + refused);
-        socket.close(e);
-      }
+      auto session = open_session(
+          address,
+          [&](uint64_t id) {
+            return std::make_shared<Session>(
+                *this, tls_ ? Transport(std::move(socket), *tls_) : Transport(std::move(socket)),
+                id, address);
+          },
+          refused);
+      if (!session) socket.close(e);
       if (session) session->start();
     }
     if (!shutting_down()) accept();
   });
+}
+
+std::string Server::connection_limit_reached(const std::string& address) {
+  // sessions_mutex_ held.
+  if (sessions_.size() >= config_.max_connections)
+    return "--max-connections (" + std::to_string(config_.max_connections) + ") reached";
+  if (auto it = per_address_.find(address);
+      it != per_address_.end() && it->second >= config_.max_connections_per_address)
+    return "--max-connections-per-address (" + std::to_string(config_.max_connections_per_address) +
+           ") reached for " + address;
+  return {};
+}
+
+std::shared_ptr<Session> Server::open_session(
+    const std::string& address, const std::function<std::shared_ptr<Session>(uint64_t)>& make,
+    std::string& refused) {
+  std::shared_ptr<Session> session;
+  {
+    std::lock_guard lock(sessions_mutex_);
+    refused = connection_limit_reached(address);
+    if (refused.empty()) {
+      ++per_address_[address];
+      session = make(next_session_id_++);
+      sessions_.emplace(session->id(), session);
+      metrics_.sessions.store(static_cast<uint32_t>(sessions_.size()));
+      metrics_.connections_total.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+  if (!refused.empty()) {
+    metrics_.connections_rejected.fetch_add(1, std::memory_order_relaxed);
+    server_log(*this, spdlog::level::warn, "connection refused: " + refused,
+               "connection refused: " + refused);
+  }
+  return session;
+}
+
+animops::UpgradeHandler::Refusal Server::check_websocket(
+    const animops::UpgradeHandler::Request& request, const std::string& peer_address) {
+  namespace http = boost::beast::http;
+  auto refuse = [&](http::status status, std::string why) {
+    server_log(*this, spdlog::level::warn, "websocket refused: " + why,
+               "websocket from " + peer_address + " refused: " + why);
+    return animops::UpgradeHandler::Refusal{static_cast<unsigned>(status), std::move(why)};
+  };
+  if (shutting_down())
+    return refuse(http::status::service_unavailable, "the daemon is shutting down");
+  if (tls_)
+    // The TCP port takes TLS only; the HTTP port has no TLS, so the protocol is not offered
+    // on it in the clear (docs/web-viewer.md, "TLS").
+    return refuse(http::status::forbidden,
+                  "this daemon serves its protocol over TLS only (--tls-cert) and the HTTP "
+                  "port has no TLS: the WebSocket endpoint is off");
+  const auto header = [&](http::field f) {
+    const auto it = request.find(f);
+    return it == request.end() ? std::string_view()
+                               : std::string_view(it->value().data(), it->value().size());
+  };
+  if (auto why = check_origin(header(http::field::origin), header(http::field::host),
+                              config_.ws_allowed_origins);
+      !why.empty())
+    return refuse(http::status::forbidden, why);
+  std::lock_guard lock(sessions_mutex_);
+  if (auto why = connection_limit_reached(peer_address); !why.empty())
+    return refuse(http::status::service_unavailable, why);
+  return {};
+}
+
+void Server::take_websocket(asio::ip::tcp::socket socket,
+                            animops::UpgradeHandler::Request request) {
+  boost::system::error_code e;
+  std::string refused;
+  const auto remote = socket.remote_endpoint(e);
+  const std::string address = e ? std::string("?") : remote.address().to_string();
+  auto session = open_session(
+      address,
+      [&](uint64_t id) {
+        return std::make_shared<Session>(*this, Transport(std::move(socket), std::move(request)),
+                                         id, address);
+      },
+      refused);
+  // Over a limit since check_websocket() (another connection came first): cut.
+  if (!session) socket.close(e);
+  if (session) session->start();
 }
 
 void Server::remove_session(uint64_t id) {

@@ -13,6 +13,18 @@ Transport::Transport(boost::asio::ip::tcp::socket socket) : plain_(std::move(soc
 Transport::Transport(boost::asio::ip::tcp::socket socket, boost::asio::ssl::context& tls)
     : tls_(std::in_place, std::move(socket), tls) {}
 
+Transport::Transport(boost::asio::ip::tcp::socket socket, UpgradeRequest request)
+    : ws_(std::in_place, std::move(socket)), ws_request_(std::move(request)) {
+  ws_->binary(true);
+  // No Beast-side timeouts: the Session's watchdog owns every deadline (auth, slow sender,
+  // idle), as for TCP. The server identifies itself like the HTTP endpoint.
+  ws_->set_option(boost::beast::websocket::stream_base::decorator(
+      [](boost::beast::websocket::response_type& res) {
+        res.set(boost::beast::http::field::server, "animd");
+      }));
+  ws_->auto_fragment(false);
+}
+
 void Transport::close() {
   boost::system::error_code ignored;
   auto& s = socket();

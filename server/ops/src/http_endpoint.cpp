@@ -11,6 +11,7 @@
 #include <boost/asio/strand.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/websocket/rfc6455.hpp>
 
 namespace animops {
 
@@ -62,14 +63,25 @@ Response make_response(const Request& req, http::status status, std::string_view
   return res;
 }
 
-// The routing table; pure function of the request and the current health/metrics.
-Response route(const Request& req, Metrics& metrics, const Health& health) {
+std::string_view request_path(const Request& req) {
   std::string_view target(req.target().data(), req.target().size());
   if (const auto q = target.find('?'); q != std::string_view::npos) target = target.substr(0, q);
-  const bool known = target == "/metrics" || target == "/healthz" || target == "/readyz";
+  return target;
+}
+
+// The routing table; pure function of the request, the files and the current health/metrics.
+Response route(const Request& req, const HttpOptions& options, Metrics& metrics,
+               const Health& health) {
+  const std::string_view target = request_path(req);
+  const StaticFile* file = nullptr;
+  for (const auto& f : options.files)
+    if (f.path == target) file = &f;
+  const bool known = file || target == "/metrics" || target == "/healthz" || target == "/readyz";
   if (!known) {
     return make_response(req, http::status::not_found, "text/plain; charset=utf-8",
-                         "not found; try /metrics, /healthz or /readyz\n");
+                         options.files.empty()
+                             ? "not found; try /metrics, /healthz or /readyz\n"
+                             : "not found; try /view, /metrics, /healthz or /readyz\n");
   }
   if (req.method() != http::verb::get) {
     auto res = make_response(req, http::status::method_not_allowed, "text/plain; charset=utf-8",
@@ -77,6 +89,8 @@ Response route(const Request& req, Metrics& metrics, const Health& health) {
     res.set(http::field::allow, "GET");
     return res;
   }
+  if (file)
+    return make_response(req, http::status::ok, file->content_type, std::string(file->body));
   if (target == "/metrics") {
     return make_response(req, http::status::ok, "text/plain; version=0.0.4; charset=utf-8",
                          metrics.render());
@@ -148,9 +162,39 @@ class Connection : public std::enable_shared_from_this<Connection> {
       res_->keep_alive(false);
       return write();
     }
-    const Request& req = parser_->get();
-    res_.emplace(finish_for(req, route(req, state_->metrics, state_->health)));
+    Request& req = parser_->get();
+    const HttpOptions& options = state_->options;
+    if (!options.upgrade_path.empty() && request_path(req) == options.upgrade_path)
+      return upgrade(req);
+    res_.emplace(finish_for(req, route(req, options, state_->metrics, state_->health)));
     write();
+  }
+
+  // A request to the upgrade path: a WebSocket upgrade goes to its owner (or is refused with
+  // the reason), anything else is told what the path is for.
+  void upgrade(Request& req) {
+    const auto& handler = state_->options.upgrade;
+    auto refuse = [&](http::status status, std::string message) {
+      res_.emplace(make_response(req, status, "text/plain; charset=utf-8", message + "\n"));
+      res_->keep_alive(false);
+      write();
+    };
+    if (!beast::websocket::is_upgrade(req)) {
+      refuse(http::status::upgrade_required,
+             "this path takes WebSocket upgrades only (Upgrade: websocket; see "
+             "docs/web-viewer.md)");
+      res_->set(http::field::upgrade, "websocket");
+      return;
+    }
+    if (buffer_.size() > 0)
+      return refuse(http::status::bad_request,
+                    "bytes sent after the upgrade request, before its answer");
+    beast::error_code ec;
+    const auto remote = stream_.socket().remote_endpoint(ec);
+    const std::string peer = ec ? std::string("?") : remote.address().to_string();
+    if (auto no = handler.check(req, peer); !no.message.empty())
+      return refuse(static_cast<http::status>(no.status), std::move(no.message));
+    handler.take(stream_.release_socket(), std::move(req));
   }
 
   void write() {
@@ -235,6 +279,11 @@ std::string HttpEndpoint::start() {
   s.port.store(s.acceptor.local_endpoint().port());
   spdlog::info("http: serving /metrics /healthz /readyz on {}:{}", s.options.address,
                s.port.load());
+  if (!s.options.files.empty())
+    spdlog::info(
+        "http: web viewer at http://{}:{}{}{}", s.options.address, s.port.load(),
+        s.options.files.front().path,
+        s.options.upgrade_path.empty() ? "" : ", WebSocket endpoint " + s.options.upgrade_path);
   // Start accepting on the acceptor's strand.
   asio::post(s.acceptor.get_executor(), [st = state_] { st->accept(); });
   return {};
