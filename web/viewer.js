@@ -304,6 +304,8 @@ function renderList() {
     const note = asset && !asset.mesh ? " (no mesh)" : "";
     return `<tr><td>${id}</td><td>${escape(c.asset)}${note}</td><td>${escape(c.clip || "-")}</td><td>${c.tick}</td></tr>`;
   });
+  if (rows.length === 0 && state.connected)
+    rows.push(`<tr><td colspan="4">no characters yet: <code>animctl spawn builtin --clip walk</code></td></tr>`);
   listBody.innerHTML = rows.join("");
 }
 

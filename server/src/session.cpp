@@ -104,7 +104,7 @@ void Session::on_read(boost::system::error_code ec, size_t n) {
       return close(
           "a WebSocket text message: send each Request serialized as one binary message "
           "(docs/web-viewer.md)",
-          boost::beast::websocket::close_code::bad_payload);
+          boost::beast::websocket::close_code::unknown_data);
     message_end_pending_ = transport_.message_done();
   }
   bytes_in_ += n;

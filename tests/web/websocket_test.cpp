@@ -114,7 +114,7 @@ TEST(WebSocket, TextMessageClosesWithUnsupportedDataAndAReason) {
   ASSERT_TRUE(good.ok());
   ASSERT_TRUE(bad.send_text("{\"stats\": {}}"));
   ASSERT_TRUE(bad.wait_closed()) << bad.read_error().message();
-  EXPECT_EQ(bad.close_code(), close_code::bad_payload);
+  EXPECT_EQ(bad.close_code(), close_code::unknown_data);
   EXPECT_NE(bad.close_reason().find("text message"), std::string::npos) << bad.close_reason();
   // The other connection is untouched.
   auto reply = good.call(stats_request(5));
