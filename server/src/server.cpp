@@ -138,13 +138,22 @@ bool Server::init() {
         config_.address);
   // The web viewer and its WebSocket endpoint live on the HTTP port (docs/web-viewer.md).
   animops::UpgradeHandler upgrade;
-  upgrade.check = [this](const animops::UpgradeHandler::Request& r, const std::string& peer) {
-    return check_websocket(r, peer);
-  };
-  upgrade.take = [this](asio::ip::tcp::socket s, animops::UpgradeHandler::Request r) {
+  upgrade.check = [this](const animops::UpgradeHandler::Request& r, const std::string& peer,
+                         bool tls) { return check_websocket(r, peer, tls); };
+  upgrade.take = [this](animops::UpgradeHandler::Stream s, animops::UpgradeHandler::Request r) {
     take_websocket(std::move(s), std::move(r));
   };
-  ops_->serve_web(web_viewer_files(), "/ws", std::move(upgrade));
+  // With TLS on, the HTTP port also speaks TLS (https, wss) to clients that start with a
+  // TLS hello, with the TCP port's context (certificate, client-certificate rules).
+  if (config_.tls.enabled()) {
+    auto made = make_server_tls_context(config_.tls);
+    if (!made) {
+      spdlog::error("{}", made.error().message());
+      return false;
+    }
+    tls_ = std::move(made.value());
+  }
+  ops_->serve_web(web_viewer_files(), "/ws", std::move(upgrade), tls_);
   // Operations first: probes answer "not ready" while assets load.
   if (auto err = ops_->start(); !err.empty()) {
     spdlog::error("{}", err);
@@ -174,14 +183,6 @@ bool Server::init() {
       spdlog::error("--spawn-builtin: {}", id.error().message());
       return false;
     }
-  }
-  if (config_.tls.enabled()) {
-    auto made = make_server_tls_context(config_.tls);
-    if (!made) {
-      spdlog::error("{}", made.error().message());
-      return false;
-    }
-    tls_ = std::move(made.value());
   }
   boost::system::error_code ec;
   const auto address = asio::ip::make_address(config_.address, ec);
@@ -358,7 +359,7 @@ std::shared_ptr<Session> Server::open_session(
 }
 
 animops::UpgradeHandler::Refusal Server::check_websocket(
-    const animops::UpgradeHandler::Request& request, const std::string& peer_address) {
+    const animops::UpgradeHandler::Request& request, const std::string& peer_address, bool tls) {
   namespace http = boost::beast::http;
   auto refuse = [&](http::status status, std::string why) {
     server_log(*this, spdlog::level::warn, "websocket refused: " + why,
@@ -367,12 +368,12 @@ animops::UpgradeHandler::Refusal Server::check_websocket(
   };
   if (shutting_down())
     return refuse(http::status::service_unavailable, "the daemon is shutting down");
-  if (tls_)
-    // The TCP port takes TLS only; the HTTP port has no TLS, so the protocol is not offered
-    // on it in the clear (docs/web-viewer.md, "TLS").
+  if (tls_ && !tls)
+    // The TCP port takes TLS only: so does the protocol on the HTTP port (docs/web-viewer.md,
+    // "TLS"); the page and the probes stay reachable over plain HTTP.
     return refuse(http::status::forbidden,
-                  "this daemon serves its protocol over TLS only (--tls-cert) and the HTTP "
-                  "port has no TLS: the WebSocket endpoint is off");
+                  "this daemon serves its protocol over TLS only (--tls-cert): use wss:// "
+                  "(the viewer at https://HOST:PORT/view)");
   const auto header = [&](http::field f) {
     const auto it = request.find(f);
     return it == request.end() ? std::string_view()
@@ -388,17 +389,23 @@ animops::UpgradeHandler::Refusal Server::check_websocket(
   return {};
 }
 
-void Server::take_websocket(asio::ip::tcp::socket socket,
+void Server::take_websocket(animops::UpgradeHandler::Stream stream,
                             animops::UpgradeHandler::Request request) {
   boost::system::error_code e;
   std::string refused;
+  asio::ip::tcp::socket& socket =
+      stream.index() == 0 ? std::get<0>(stream)
+                          : boost::beast::get_lowest_layer(std::get<1>(stream)).socket();
   const auto remote = socket.remote_endpoint(e);
   const std::string address = e ? std::string("?") : remote.address().to_string();
   auto session = open_session(
       address,
       [&](uint64_t id) {
-        return std::make_shared<Session>(*this, Transport(std::move(socket), std::move(request)),
-                                         id, address);
+        return std::make_shared<Session>(
+            *this,
+            stream.index() == 0 ? Transport(std::move(std::get<0>(stream)), std::move(request))
+                                : Transport(std::move(std::get<1>(stream)), std::move(request)),
+            id, address);
       },
       refused);
   // Over a limit since check_websocket() (another connection came first): cut.

@@ -79,8 +79,8 @@ class Server {
   // endpoint on the connection's strand: check_websocket() refuses (origin, TLS, connection
   // limits) with an HTTP status and reason, take_websocket() makes the Session.
   animops::UpgradeHandler::Refusal check_websocket(const animops::UpgradeHandler::Request& request,
-                                                   const std::string& peer_address);
-  void take_websocket(boost::asio::ip::tcp::socket socket,
+                                                   const std::string& peer_address, bool tls);
+  void take_websocket(animops::UpgradeHandler::Stream stream,
                       animops::UpgradeHandler::Request request);
 
  private:

@@ -25,6 +25,8 @@
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/string_body.hpp>
+#include <boost/beast/ssl/ssl_stream.hpp>
+#include <boost/beast/websocket/ssl.hpp>
 #include <boost/beast/websocket/stream.hpp>
 
 namespace animd {
@@ -38,10 +40,12 @@ class Transport {
   // TLS (server side) over an accepted socket; call async_handshake before reading. `tls`
   // must outlive the Transport (OpenSSL holds a reference to it).
   Transport(boost::asio::ip::tcp::socket socket, boost::asio::ssl::context& tls);
-  // WebSocket (server side) over a socket whose HTTP upgrade `request` was read already;
-  // async_handshake sends the 101 answer. Plain TCP only (see docs/web-viewer.md on TLS).
+  // WebSocket (server side) over a socket, or over a TLS stream after its handshake, whose
+  // HTTP upgrade `request` was read already; async_handshake sends the 101 answer.
   using UpgradeRequest = boost::beast::http::request<boost::beast::http::string_body>;
+  using TlsStream = boost::beast::ssl_stream<boost::beast::tcp_stream>;
   Transport(boost::asio::ip::tcp::socket socket, UpgradeRequest request);
+  Transport(TlsStream stream, UpgradeRequest request);
 
   // Movable before any operation has started (the accept handler builds it, the Session
   // owns it); never copied.
@@ -51,16 +55,16 @@ class Transport {
   Transport& operator=(Transport&&) = delete;
 
   executor_type get_executor() { return socket().get_executor(); }
-  bool is_tls() const { return tls_.has_value(); }
-  bool is_websocket() const { return ws_.has_value(); }
+  bool is_tls() const { return tls_.has_value() || wss_.has_value(); }
+  bool is_websocket() const { return ws_.has_value() || wss_.has_value(); }
 
   // Runs the TLS server handshake, or answers the WebSocket upgrade;
   // handler(const boost::system::error_code&). For plain TCP the handler is posted at once
   // with no error (never called from inside this function).
   template <class Handler>
   void async_handshake(Handler&& handler) {
-    if (ws_) {
-      ws_->async_accept(ws_request_, std::forward<Handler>(handler));
+    if (is_websocket()) {
+      with_ws([&](auto& ws) { ws.async_accept(ws_request_, std::forward<Handler>(handler)); });
     } else if (tls_) {
       tls_->async_handshake(boost::asio::ssl::stream_base::server, std::forward<Handler>(handler));
     } else {
@@ -93,18 +97,20 @@ class Transport {
   // answered by Beast; a close from the peer completes the read with websocket::error::closed.
   template <class Buffers, class Handler>
   void async_read_message_part(const Buffers& buffers, Handler&& handler) {
-    ws_->async_read_some(buffers, std::forward<Handler>(handler));
+    with_ws([&](auto& ws) { ws.async_read_some(buffers, std::forward<Handler>(handler)); });
   }
-  bool message_done() const { return ws_->is_message_done(); }
-  bool message_is_text() const { return ws_->got_text(); }
+  bool message_done() const { return ws_ ? ws_->is_message_done() : wss_->is_message_done(); }
+  bool message_is_text() const { return ws_ ? ws_->got_text() : wss_->got_text(); }
   // WebSocket only. Sends `buffer` as one binary message; handler(error_code, bytes).
   template <class Handler>
   void async_write_message(boost::asio::const_buffer buffer, Handler&& handler) {
-    ws_->async_write(buffer, std::forward<Handler>(handler));
+    with_ws([&](auto& ws) { ws.async_write(buffer, std::forward<Handler>(handler)); });
   }
   // WebSocket only: the largest message Beast lets a peer start (its own check, on each frame
   // header; 0 = none: the Session's reader applies the limits, which depend on trust).
-  void set_message_limit(size_t bytes) { ws_->read_message_max(bytes); }
+  void set_message_limit(size_t bytes) {
+    with_ws([&](auto& ws) { ws.read_message_max(bytes); });
+  }
   // WebSocket only. Starts the closing handshake (close frame with `code` and `reason`, cut
   // to the 123 bytes a close frame can hold); handler(error_code) once it was sent and the
   // peer answered, or failed. Follow it with close() on a deadline: a peer that does not read
@@ -113,15 +119,17 @@ class Transport {
   void async_close_message(uint16_t code, const std::string& reason, Handler&& handler) {
     boost::beast::websocket::close_reason why(code);
     why.reason = reason.size() > 123 ? reason.substr(0, 120) + "..." : reason;
-    ws_->async_close(why, std::forward<Handler>(handler));
+    with_ws([&](auto& ws) { ws.async_close(why, std::forward<Handler>(handler)); });
   }
 
   // The TCP socket underneath (remote endpoint, socket options). Reading or writing it
   // directly would corrupt a TLS stream: use the Transport's own operations for that.
   boost::asio::ip::tcp::socket& socket() {
+    if (wss_) return boost::beast::get_lowest_layer(*wss_).socket();
     return ws_ ? ws_->next_layer() : tls_ ? tls_->next_layer() : *plain_;
   }
   const boost::asio::ip::tcp::socket& socket() const {
+    if (wss_) return boost::beast::get_lowest_layer(*wss_).socket();
     return ws_ ? ws_->next_layer() : tls_ ? tls_->next_layer() : *plain_;
   }
 
@@ -136,10 +144,20 @@ class Transport {
   std::string peer_subject() const;
 
  private:
+  // Runs f(websocket stream) on the WebSocket in use (plain or over TLS).
+  template <class F>
+  void with_ws(F&& f) {
+    if (ws_)
+      f(*ws_);
+    else
+      f(*wss_);
+  }
+
   // Exactly one is engaged, for the Transport's whole life.
   std::optional<boost::asio::ip::tcp::socket> plain_;
   std::optional<boost::asio::ssl::stream<boost::asio::ip::tcp::socket>> tls_;
   std::optional<boost::beast::websocket::stream<boost::asio::ip::tcp::socket>> ws_;
+  std::optional<boost::beast::websocket::stream<TlsStream>> wss_;
   UpgradeRequest ws_request_;  // the upgrade request, until async_handshake answered it
 };
 

@@ -3,6 +3,8 @@
 // same tokens and limits as the TCP port, and every kind of bad input closing only its own
 // connection with a WebSocket close code and a reason (docs/web-viewer.md).
 
+#include <boost/asio/ssl.hpp>
+#include <boost/beast/ssl.hpp>
 #include <gtest/gtest.h>
 
 #include "../deploy/ops/test_http.h"
@@ -251,19 +253,51 @@ TEST(WebSocket, ConnectionLimitsCountWebSocketsToo) {
   EXPECT_TRUE(a.call(stats_request(1)).has_value());
 }
 
-TEST(WebSocket, TlsDaemonKeepsTheProtocolOffThePlainHttpPort) {
-  // The TCP port takes TLS only; the HTTP port has no TLS, so the upgrade is refused there
-  // (the page itself is still served).
+// With --tls-cert the HTTP port speaks TLS to clients that start with a TLS hello: the
+// protocol is served over wss:// only (as the TCP port takes TLS only), while plain HTTP keeps
+// the probes (and the page, which then says where to go).
+TEST(WebSocket, TlsDaemonServesTheProtocolOverWssOnly) {
   animtest::TempDir dir("web-tls");
   const auto certs = animtest::make_test_certs(dir.path());
   if (!certs.ok()) GTEST_SKIP() << "no test certificates (openssl CLI): " << certs.error;
   WebDaemon d({"--tls-cert", certs.server_cert, "--tls-key", certs.server_key});
   ASSERT_TRUE(d.start()) << d.process().log_tail();
+
   EXPECT_FALSE(WsClient(d.http_port()).ok());
   const auto no = wstest::refused_upgrade(d.http_port(), "");
   EXPECT_EQ(no.status, 403u);
   EXPECT_NE(no.body.find("TLS only"), std::string::npos) << no.body;
-  EXPECT_EQ(opstest::http_get(d.http_port(), "/view").status, 200);
+  EXPECT_NE(no.body.find("wss://"), std::string::npos) << no.body;
+  EXPECT_EQ(opstest::http_get(d.http_port(), "/healthz").status, 200);
+
+  namespace ssl = boost::asio::ssl;
+  namespace beast = boost::beast;
+  ssl::context ctx(ssl::context::tls_client);
+  ctx.load_verify_file(certs.ca);
+  ctx.set_verify_mode(ssl::verify_peer);
+  boost::asio::io_context io;
+  beast::websocket::stream<beast::ssl_stream<beast::tcp_stream>> wss(io, ctx);
+  beast::get_lowest_layer(wss).expires_after(std::chrono::seconds(20));
+  beast::error_code ec;
+  beast::get_lowest_layer(wss).connect(
+      {boost::asio::ip::make_address("127.0.0.1"), d.http_port()}, ec);
+  ASSERT_FALSE(ec) << ec.message();
+  wss.next_layer().handshake(ssl::stream_base::client, ec);
+  ASSERT_FALSE(ec) << "TLS handshake: " << ec.message();
+  wss.handshake("127.0.0.1:" + std::to_string(d.http_port()), "/ws", ec);
+  ASSERT_FALSE(ec) << "WebSocket handshake: " << ec.message();
+  wss.binary(true);
+  const std::string request = stats_request(9).SerializeAsString();
+  wss.write(boost::asio::buffer(request), ec);
+  ASSERT_FALSE(ec) << ec.message();
+  beast::flat_buffer buf;
+  wss.read(buf, ec);
+  ASSERT_FALSE(ec) << ec.message();
+  anim::v1::ServerMessage m;
+  ASSERT_TRUE(m.ParseFromString(beast::buffers_to_string(buf.data())));
+  EXPECT_EQ(m.reply().request_id(), 9u);
+  EXPECT_EQ(m.reply().status().code(), anim::v1::STATUS_OK);
+  EXPECT_GT(m.reply().stats().sessions(), 0u);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/beast/core.hpp>
+#include <boost/beast/core/detect_ssl.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/websocket/rfc6455.hpp>
 
@@ -113,42 +114,82 @@ Response finish_for(const Request& req, Response res) {
   return res;
 }
 
+// One HTTP connection: plain, or (with HttpOptions::tls) TLS when its first bytes are a TLS
+// hello, so that probes and scrapers keep plain HTTP while browsers use https and wss.
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
   Connection(tcp::socket socket, std::shared_ptr<HttpEndpoint::State> state)
-      : stream_(std::move(socket)), state_(std::move(state)) {
+      : plain_(std::in_place, std::move(socket)), state_(std::move(state)) {
     state_->open_connections.fetch_add(1, std::memory_order_relaxed);
   }
   ~Connection() { state_->open_connections.fetch_sub(1, std::memory_order_relaxed); }
 
   void start() {
-    asio::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->read(); });
+    asio::dispatch(lowest().get_executor(), [self = shared_from_this()] {
+      if (self->state_->options.tls)
+        self->detect();
+      else
+        self->read();
+    });
   }
 
   // Thread-safe: runs the close on the connection's strand.
   void close_async() {
-    asio::post(stream_.get_executor(), [self = shared_from_this()] {
+    asio::post(lowest().get_executor(), [self = shared_from_this()] {
       beast::error_code ignored;
-      self->stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
-      self->stream_.close();
+      self->lowest().socket().shutdown(tcp::socket::shutdown_both, ignored);
+      self->lowest().close();
     });
   }
 
  private:
+  beast::tcp_stream& lowest() { return tls_ ? beast::get_lowest_layer(*tls_) : *plain_; }
+  // Runs f(stream) on the stream in use (tcp_stream or ssl_stream over it).
+  template <class F>
+  void with_stream(F&& f) {
+    if (tls_)
+      f(*tls_);
+    else
+      f(*plain_);
+  }
+
+  // The first bytes decide: a TLS hello gets the TLS handshake (the bytes read so far are
+  // handed to it), anything else is plain HTTP.
+  void detect() {
+    lowest().expires_after(state_->options.read_timeout);
+    beast::async_detect_ssl(
+        *plain_, buffer_, [self = shared_from_this()](beast::error_code ec, bool is_tls) {
+          if (ec) return self->close();
+          if (!is_tls) return self->read();
+          self->tls_.emplace(std::move(*self->plain_), *self->state_->options.tls);
+          self->plain_.reset();
+          self->tls_->async_handshake(
+              asio::ssl::stream_base::server, self->buffer_.data(),
+              [self](beast::error_code e, size_t used) {
+                if (e) return self->close();
+                self->buffer_.consume(used);
+                self->read();
+              });
+        });
+  }
+
   void read() {
     if (state_->stopped.load()) return;
     parser_.emplace();
     parser_->header_limit(static_cast<uint32_t>(state_->options.max_request_bytes));
     parser_->body_limit(state_->options.max_request_bytes);
-    stream_.expires_after(state_->options.read_timeout);
-    http::async_read(
-        stream_, buffer_, *parser_,
-        [self = shared_from_this()](beast::error_code ec, size_t) { self->on_read(ec); });
+    lowest().expires_after(state_->options.read_timeout);
+    with_stream([&](auto& stream) {
+      http::async_read(
+          stream, buffer_, *parser_,
+          [self = shared_from_this()](beast::error_code ec, size_t) { self->on_read(ec); });
+    });
   }
 
   void on_read(beast::error_code ec) {
     if (ec == http::error::end_of_stream || ec == beast::error::timeout ||
-        ec == asio::error::operation_aborted || state_->stopped.load()) {
+        ec == asio::error::operation_aborted || ec == asio::ssl::error::stream_truncated ||
+        state_->stopped.load()) {
       return close();
     }
     if (ec) {
@@ -190,17 +231,26 @@ class Connection : public std::enable_shared_from_this<Connection> {
       return refuse(http::status::bad_request,
                     "bytes sent after the upgrade request, before its answer");
     beast::error_code ec;
-    const auto remote = stream_.socket().remote_endpoint(ec);
+    const auto remote = lowest().socket().remote_endpoint(ec);
     const std::string peer = ec ? std::string("?") : remote.address().to_string();
-    if (auto no = handler.check(req, peer); !no.message.empty())
+    if (auto no = handler.check(req, peer, tls_.has_value()); !no.message.empty())
       return refuse(static_cast<http::status>(no.status), std::move(no.message));
-    handler.take(stream_.release_socket(), std::move(req));
+    if (tls_) {
+      lowest().expires_never();  // the new owner keeps its own deadlines
+      handler.take(UpgradeHandler::Stream(std::in_place_index<1>, std::move(*tls_)),
+                   std::move(req));
+    } else {
+      handler.take(UpgradeHandler::Stream(std::in_place_index<0>, plain_->release_socket()),
+                   std::move(req));
+    }
   }
 
   void write() {
-    stream_.expires_after(state_->options.read_timeout);
-    http::async_write(stream_, *res_, [self = shared_from_this()](beast::error_code ec, size_t) {
-      self->on_write(ec);
+    lowest().expires_after(state_->options.read_timeout);
+    with_stream([&](auto& stream) {
+      http::async_write(stream, *res_, [self = shared_from_this()](beast::error_code ec, size_t) {
+        self->on_write(ec);
+      });
     });
   }
 
@@ -211,13 +261,16 @@ class Connection : public std::enable_shared_from_this<Connection> {
     read();
   }
 
+  // No TLS close_notify exchange (a peer that stopped reading must not hold the connection).
   void close() {
     beast::error_code ignored;
-    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
-    stream_.close();
+    lowest().socket().shutdown(tcp::socket::shutdown_send, ignored);
+    lowest().close();
   }
 
-  beast::tcp_stream stream_;
+  // Exactly one is engaged: plain_ until a TLS hello was detected, then tls_ over it.
+  std::optional<beast::tcp_stream> plain_;
+  std::optional<beast::ssl_stream<beast::tcp_stream>> tls_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   std::optional<Response> res_;

@@ -41,7 +41,8 @@ Ops::~Ops() {
 }
 
 void Ops::serve_web(std::vector<StaticFile> files, std::string upgrade_path,
-                    UpgradeHandler upgrade) {
+                    UpgradeHandler upgrade, std::shared_ptr<boost::asio::ssl::context> tls) {
+  web_tls_ = std::move(tls);
   web_files_ = std::move(files);
   upgrade_path_ = std::move(upgrade_path);
   upgrade_ = std::move(upgrade);
@@ -56,6 +57,7 @@ std::string Ops::start() {
     options.files = web_files_;
     options.upgrade_path = upgrade_path_;
     options.upgrade = upgrade_;
+    options.tls = web_tls_;
     http_ = std::make_unique<HttpEndpoint>(io_, metrics_, health_, options);
     if (auto err = http_->start(); !err.empty()) {
       http_.reset();

@@ -26,8 +26,13 @@
 #include <vector>
 
 #include <boost/asio/io_context.hpp>
+#include <variant>
+
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl/context.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http/message.hpp>
+#include <boost/beast/ssl/ssl_stream.hpp>
 #include <boost/beast/http/string_body.hpp>
 
 #include "animops/health.h"
@@ -44,16 +49,19 @@ struct StaticFile {
 
 // Hands a WebSocket upgrade request on to its owner. check() runs first and may refuse:
 // a non-empty message is answered with `status` (403, 503, ...) and that text, and the
-// connection closed. Otherwise take() receives the socket (nothing read past the request)
-// and the request, and owns the connection from then on.
+// connection closed (`tls`: the request came over TLS). Otherwise take() receives the
+// connection (nothing read past the request): the socket, or the TLS stream after its
+// handshake; and the request, and owns the connection from then on.
 struct UpgradeHandler {
   using Request = boost::beast::http::request<boost::beast::http::string_body>;
+  using Stream = std::variant<boost::asio::ip::tcp::socket,
+                              boost::beast::ssl_stream<boost::beast::tcp_stream>>;
   struct Refusal {
     unsigned status = 0;
     std::string message;  // empty: accepted
   };
-  std::function<Refusal(const Request& request, const std::string& peer_address)> check;
-  std::function<void(boost::asio::ip::tcp::socket socket, Request request)> take;
+  std::function<Refusal(const Request& request, const std::string& peer_address, bool tls)> check;
+  std::function<void(Stream stream, Request request)> take;
 };
 
 struct HttpOptions {
@@ -65,6 +73,9 @@ struct HttpOptions {
   std::vector<StaticFile> files;                 // served with GET and HEAD
   std::string upgrade_path;                      // where WebSocket upgrades go ("" = none)
   UpgradeHandler upgrade;                        // set with upgrade_path
+  // TLS server context, or null. Set: a connection whose first bytes are a TLS hello is
+  // served over TLS (https, wss); others stay plain HTTP (probes, scrapers).
+  std::shared_ptr<boost::asio::ssl::context> tls;
 };
 
 class HttpEndpoint {
