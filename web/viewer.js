@@ -51,6 +51,7 @@ async function loadProtocol() {
     protobuf.parse(await res.text(), root, { keepCase: true });
   }
   root.resolveAll();
+  window.animdViewer.protocol = root;  // the parsed .proto types (tests decode with them)
   Request = root.lookupType("anim.v1.Request");
   ServerMessage = root.lookupType("anim.v1.ServerMessage");
 }

@@ -22,6 +22,10 @@
 #include <boost/beast/core/detail/base64.hpp>
 #include <nlohmann/json.hpp>
 
+#include "anim/animator.h"
+#include "anim/builtin_character.h"
+#include "anim/v1/assets.pb.h"
+#include "codec_harness.h"
 #include "ws_support.h"
 
 namespace {
@@ -195,15 +199,22 @@ Image decode_png(const std::string& base64) {
 class Page {
  public:
   Page(DevTools& dt, std::string session) : dt_(dt), session_(std::move(session)) {}
-  json status() {
-    auto r = dt_.call(
-        "Runtime.evaluate",
-        {{"expression", "JSON.stringify(window.animdViewer ? animdViewer.status() : null)"},
-         {"returnByValue", true}},
-        session_);
-    if (r.is_null() || !r.contains("result") || !r["result"].contains("value")) return nullptr;
+  // Evaluates `expression` (awaiting a promise) in the page; its value must be a JSON string.
+  json evaluate(const std::string& expression) {
+    auto r = dt_.call("Runtime.evaluate",
+                      {{"expression", expression}, {"returnByValue", true}, {"awaitPromise", true}},
+                      session_);
+    if (r.is_null() || !r.contains("result") || !r["result"].contains("value") ||
+        !r["result"]["value"].is_string()) {
+      last_error_ = r.is_null() ? dt_.last_error() : r.dump().substr(0, 2000);
+      return nullptr;
+    }
     return json::parse(r["result"]["value"].get<std::string>(), nullptr, false);
   }
+  json status() {
+    return evaluate("JSON.stringify(window.animdViewer ? animdViewer.status() : null)");
+  }
+  const std::string& last_error() const { return last_error_; }
   // Polls status() until `done` holds (bounded: a broken page fails, it does not hang).
   bool wait_for(const std::function<bool(const json&)>& done, json* last) {
     const auto deadline = std::chrono::steady_clock::now() + 90s;
@@ -223,17 +234,188 @@ class Page {
  private:
   DevTools& dt_;
   std::string session_;
+  std::string last_error_;
 };
 
-TEST(Browser, ViewerDrawsTheStreamedCharacterAndReconnects) {
-#if !ANIMD_WEB_PROTOBUFJS
-  GTEST_SKIP() << "this build has no protobuf.js (configure could not fetch it; see "
-                  "ANIMD_PROTOBUFJS_TARBALL in docs/web-viewer.md)";
-#endif
+// A browser on the viewer page of a daemon (for tests that need the page's scripts).
+struct ViewerPage {
+  explicit ViewerPage(const std::string& chromium, std::vector<std::string> daemon_args = {})
+      : daemon(std::move(daemon_args)) {
+    if (!daemon.start()) {
+      error = "daemon: " + daemon.process().log_tail();
+      return;
+    }
+    browser.emplace(chromium, dir.path());
+    if (!browser->ok()) {
+      error = "chromium did not open its DevTools port:\n" + browser->log();
+      return;
+    }
+    devtools.emplace(browser->port(), browser->path());
+    const std::string url = "http://127.0.0.1:" + std::to_string(daemon.http_port()) + "/view";
+    auto target = devtools->call("Target.createTarget", {{"url", url}});
+    if (target.is_null()) {
+      error = "createTarget: " + devtools->last_error();
+      return;
+    }
+    auto attached = devtools->call("Target.attachToTarget",
+                                   {{"targetId", target["targetId"]}, {"flatten", true}});
+    if (attached.is_null()) {
+      error = "attachToTarget: " + devtools->last_error();
+      return;
+    }
+    page.emplace(*devtools, attached["sessionId"].get<std::string>());
+  }
+  wstest::WebDaemon daemon;
+  animtest::TempDir dir{"browser"};
+  std::optional<Browser> browser;
+  std::optional<DevTools> devtools;
+  std::optional<Page> page;
+  std::string error;
+};
+
+// Skips the test when the browser tests cannot run here, saying why.
+#define SKIP_WITHOUT_BROWSER(chromium)                                                        \
+  do {                                                                                        \
+    if (!ANIMD_WEB_PROTOBUFJS)                                                                \
+      GTEST_SKIP() << "this build has no protobuf.js (configure could not fetch it; see "     \
+                      "ANIMD_PROTOBUFJS_TARBALL in docs/web-viewer.md)";                      \
+    if ((chromium).empty())                                                                   \
+      GTEST_SKIP() << "no chromium on PATH (Debian package chromium; deploy/install-deps.sh " \
+                      "installs it) and ANIMD_CHROMIUM unset";                                \
+  } while (0)
+
+// SkeletonData as get_asset_data sends it (the daemon's proto_convert does the same).
+anim::v1::SkeletonData skeleton_data(const anim::Skeleton& s, const animcodec::Layout& layout) {
+  anim::v1::SkeletonData d;
+  auto add_mat4 = [](const glm::mat4& m, auto* out) {
+    for (int c = 0; c < 4; ++c)
+      for (int r = 0; r < 4; ++r) out->Add(m[c][r]);
+  };
+  for (int j = 0; j < s.num_joints(); ++j) {
+    d.add_joint_names(s.names[j]);
+    d.add_parents(s.parents[j]);
+    auto* t = d.add_rest_pose();
+    const auto& r = s.rest_pose[j];
+    t->mutable_translation()->set_x(r.translation.x);
+    t->mutable_translation()->set_y(r.translation.y);
+    t->mutable_translation()->set_z(r.translation.z);
+    t->mutable_rotation()->set_x(r.rotation.x);
+    t->mutable_rotation()->set_y(r.rotation.y);
+    t->mutable_rotation()->set_z(r.rotation.z);
+    t->mutable_rotation()->set_w(r.rotation.w);
+    t->mutable_scale()->set_x(r.scale.x);
+    t->mutable_scale()->set_y(r.scale.y);
+    t->mutable_scale()->set_z(r.scale.z);
+    add_mat4(s.inverse_bind[j], d.mutable_inverse_bind());
+  }
+  add_mat4(s.root_transform, d.mutable_root_transform());
+  d.set_compact_precision(animcodec::precision_bytes(layout));
+  d.set_compact_skeleton_id(layout.id);
+  return d;
+}
+
+std::string base64(const std::string& bytes) {
+  std::string out(beast::detail::base64::encoded_size(bytes.size()), '\0');
+  out.resize(beast::detail::base64::encode(out.data(), bytes.data(), bytes.size()));
+  return out;
+}
+
+// The page's JavaScript decoder (web/compact.js) and the C++ codec decode the same bytes to
+// the same integers: the built-in character walking with an additive layer and root motion,
+// a key frame, first- and second-order deltas, and a key frame again; palettes agree to
+// float precision (JavaScript computes them in doubles).
+TEST(Browser, PageDecoderMatchesTheCodec) {
   const std::string chromium = find_chromium();
-  if (chromium.empty())
-    GTEST_SKIP() << "no chromium on PATH (Debian package chromium; deploy/install-deps.sh "
-                    "installs it) and ANIMD_CHROMIUM unset";
+  SKIP_WITHOUT_BROWSER(chromium);
+  ViewerPage v(chromium);
+  ASSERT_TRUE(v.error.empty()) << v.error;
+  json s;
+  ASSERT_TRUE(v.page->wait_for([](const json& st) { return st.value("connected", false); }, &s))
+      << s.dump();
+
+  const anim::Asset asset = anim::make_builtin_character();
+  const anim::v1::SkeletonData data =
+      skeleton_data(asset.skeleton, codectest::codec_skeleton(asset).layout);
+  animcodec::Skeleton sk;
+  ASSERT_EQ(animcodec::skeleton_from_proto(data, sk), "");
+  anim::Animator animator(asset.skeleton, asset.clips);
+  ASSERT_TRUE(animator.play(asset.find_clip("walk")).is_ok());
+  anim::AdditiveLayerDesc lean;
+  lean.clip = asset.find_clip("lean");
+  lean.weight = 0.5f;
+  ASSERT_TRUE(animator.add_layer(lean));
+  json chunks = json::array({base64(data.SerializeAsString())});
+  codectest::Stream stream(sk);
+  std::vector<std::vector<animcodec::QJoint>> poses;
+  std::vector<animcodec::QRoot> roots;
+  std::vector<animcodec::QJoint> pose;
+  for (int f = 0; f < 40; ++f) {
+    ASSERT_TRUE(animator.update(1.0f / 60.0f).is_ok());
+    codectest::quantize_pose(sk.layout, animator.local_pose().locals, pose);
+    const animcodec::QRoot root = animcodec::quantize_root(
+        {0.02f * f, 0.0f, -0.5f}, glm::angleAxis(0.01f * f, glm::vec3(0, 1, 0)), {1, 1, 1});
+    const size_t n = stream.push(pose, root, f == 20);
+    chunks.push_back(base64(std::string(reinterpret_cast<const char*>(stream.buffer.data()), n)));
+    poses.push_back(stream.recv[0]);
+    roots.push_back(stream.recv_root[0]);
+  }
+
+  const std::string script = R"((async () => {
+    const c = await import('/view/compact.js');
+    const SD = animdViewer.protocol.lookupType('anim.v1.SkeletonData');
+    const chunks = )" + chunks.dump() +
+                             R"(.map((b) => Uint8Array.from(atob(b), (ch) => ch.charCodeAt(0)));
+    const sk = new c.Skeleton(SD.decode(chunks[0]));
+    let held = [];
+    const out = [];
+    for (const bytes of chunks.slice(1)) {
+      const [kind] = c.readHeader(bytes);
+      const two = kind === c.DELTA2;
+      const [pose, root] = kind === c.KEY ? c.decodeFrame(sk, bytes)
+          : c.decodeFrame(sk, bytes, held[0].pose, held[0].root, two ? held[1].pose : null,
+                          two ? held[1].root : null);
+      held = [{ pose, root }, ...held].slice(0, 2);
+      out.push({ kind, joints: pose.map((q) => [q.r, q.largest, q.t, q.s]),
+                 root: [root.t, root.r, root.largest, root.s],
+                 palette: Array.from(c.buildPalette(sk, pose)) });
+    }
+    return JSON.stringify(out);
+  })())";
+  const json out = v.page->evaluate(script);
+  ASSERT_TRUE(out.is_array()) << v.page->last_error();
+  ASSERT_EQ(out.size(), poses.size());
+  std::vector<animcodec::Trs> locals(sk.layout.num_joints());
+  std::vector<glm::mat4> model(sk.layout.num_joints());
+  std::vector<float> palette(12 * sk.layout.num_joints());
+  for (size_t f = 0; f < poses.size(); ++f) {
+    const auto& jf = out[f];
+    ASSERT_EQ(jf["joints"].size(), poses[f].size());
+    for (size_t j = 0; j < poses[f].size(); ++j) {
+      const auto& q = poses[f][j];
+      const auto& p = jf["joints"][j];
+      EXPECT_EQ(p[0].get<std::vector<int>>(), std::vector<int>(q.r.begin(), q.r.end()))
+          << f << " " << j;
+      EXPECT_EQ(p[1].get<int>(), q.largest);
+      EXPECT_EQ(p[2].get<std::vector<int>>(), std::vector<int>(q.t.begin(), q.t.end()));
+      EXPECT_EQ(p[3].get<std::vector<int>>(), std::vector<int>(q.s.begin(), q.s.end()));
+    }
+    EXPECT_EQ(jf["root"][0].get<std::vector<int64_t>>(),
+              std::vector<int64_t>(roots[f].t.begin(), roots[f].t.end()));
+    EXPECT_EQ(jf["root"][2].get<int>(), roots[f].largest);
+    animcodec::build_palette(sk, poses[f], locals, model, palette);
+    const auto js = jf["palette"].get<std::vector<double>>();
+    ASSERT_EQ(js.size(), palette.size());
+    for (size_t i = 0; i < palette.size(); ++i)
+      EXPECT_NEAR(js[i], palette[i], 2e-5) << f << " " << i;
+  }
+  EXPECT_EQ(out[0]["kind"].get<int>(), 0);
+  EXPECT_EQ(out[2]["kind"].get<int>(), 2);
+  EXPECT_EQ(out[20]["kind"].get<int>(), 0);
+}
+
+TEST(Browser, ViewerDrawsTheStreamedCharacterAndReconnects) {
+  const std::string chromium = find_chromium();
+  SKIP_WITHOUT_BROWSER(chromium);
 
   wstest::WebDaemon daemon({"--spawn-builtin", "1"});
   ASSERT_TRUE(daemon.start()) << daemon.process().log_tail();

@@ -3,9 +3,9 @@
 // same tokens and limits as the TCP port, and every kind of bad input closing only its own
 // connection with a WebSocket close code and a reason (docs/web-viewer.md).
 
+#include <gtest/gtest.h>
 #include <boost/asio/ssl.hpp>
 #include <boost/beast/ssl.hpp>
-#include <gtest/gtest.h>
 
 #include "../deploy/ops/test_http.h"
 #include "test_certs.h"
@@ -177,6 +177,28 @@ TEST(WebSocket, OversizedMessageAfterTrustClosesWithTooBig) {
   expect_serving(d);
 }
 
+// Frames no client library would send: the daemon (Beast) fails the connection with a close
+// frame carrying 1002 (protocol error), and goes on serving others.
+TEST(WebSocket, MalformedFramesCloseWithProtocolError) {
+  WebDaemon d;
+  ASSERT_TRUE(d.start()) << d.process().log_tail();
+  const std::vector<std::string> bad = {
+      std::string("\x83\x80\x00\x00\x00\x00", 6),  // reserved opcode 3 (masked, empty)
+      std::string("\x82\x03"
+                  "abc",
+                  5),                                      // a client frame without a mask
+      std::string("\xc2\x80\x00\x00\x00\x00", 6),          // RSV1 set, no extension agreed
+      std::string("\x89\xfe\x01\x00\x00\x00\x00\x00", 8),  // a ping longer than 125 bytes
+  };
+  for (const auto& bytes : bad) {
+    const std::string back = wstest::raw_after_upgrade(d.http_port(), bytes);
+    ASSERT_GE(back.size(), 4u) << "no close frame";
+    EXPECT_EQ(uint8_t(back[0]), 0x88) << "not a close frame";
+    EXPECT_EQ((uint8_t(back[2]) << 8) | uint8_t(back[3]), 1002);
+  }
+  expect_serving(d);
+}
+
 TEST(WebSocket, OriginsOfOtherHostsAreRefusedUnlessAllowed) {
   WebDaemon d;
   ASSERT_TRUE(d.start()) << d.process().log_tail();
@@ -279,8 +301,8 @@ TEST(WebSocket, TlsDaemonServesTheProtocolOverWssOnly) {
   beast::websocket::stream<beast::ssl_stream<beast::tcp_stream>> wss(io, ctx);
   beast::get_lowest_layer(wss).expires_after(std::chrono::seconds(20));
   beast::error_code ec;
-  beast::get_lowest_layer(wss).connect(
-      {boost::asio::ip::make_address("127.0.0.1"), d.http_port()}, ec);
+  beast::get_lowest_layer(wss).connect({boost::asio::ip::make_address("127.0.0.1"), d.http_port()},
+                                       ec);
   ASSERT_FALSE(ec) << ec.message();
   wss.next_layer().handshake(ssl::stream_base::client, ec);
   ASSERT_FALSE(ec) << "TLS handshake: " << ec.message();

@@ -96,6 +96,38 @@ inline Refusal refused_upgrade(uint16_t port, const std::string& origin) {
   return out;
 }
 
+// Upgrades at /ws by hand, sends `bytes` raw (not framed by a client library), and returns
+// what the daemon sent back until it closed (empty on a transport error before that).
+inline std::string raw_after_upgrade(uint16_t port, const std::string& bytes) {
+  asio::io_context io;
+  beast::tcp_stream stream(io);
+  beast::error_code ec;
+  stream.expires_after(std::chrono::seconds(20));
+  stream.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port), ec);
+  if (ec) return {};
+  http::request<http::string_body> req{http::verb::get, "/ws", 11};
+  req.set(http::field::host, "127.0.0.1:" + std::to_string(port));
+  req.set(http::field::connection, "Upgrade");
+  req.set(http::field::upgrade, "websocket");
+  req.set(http::field::sec_websocket_key, "dGhlIHNhbXBsZSBub25jZQ==");
+  req.set(http::field::sec_websocket_version, "13");
+  http::write(stream, req, ec);
+  beast::flat_buffer buffer;
+  http::response_parser<http::empty_body> res;
+  res.skip(true);  // a 101 has no body
+  http::read_header(stream, buffer, res, ec);
+  if (ec || res.get().result() != http::status::switching_protocols) return {};
+  asio::write(stream, asio::buffer(bytes), ec);
+  std::string out = beast::buffers_to_string(buffer.data());
+  char chunk[4096];
+  for (;;) {
+    const size_t n = stream.read_some(asio::buffer(chunk), ec);
+    out.append(chunk, n);
+    if (ec) break;
+  }
+  return out;
+}
+
 class WsClient {
  public:
   // Connects and upgrades at `target` with the given Origin (none when empty). ok() says
