@@ -56,9 +56,10 @@ Session::Session(Server& server, Transport transport, uint64_t id, std::string p
 
 void Session::start() {
   spdlog::debug("session {} connected from {}{}", id_, peer_,
-                transport_.is_tls()         ? " (TLS)"
-                : transport_.is_websocket() ? " (WebSocket)"
-                                            : "");
+                transport_.is_websocket()
+                    ? (transport_.is_tls() ? " (WebSocket, TLS)" : " (WebSocket)")
+                : transport_.is_tls() ? " (TLS)"
+                                      : "");
   asio::dispatch(transport_.get_executor(), [self = shared_from_this()] {
     self->watchdog();
     self->transport_.async_handshake(
@@ -162,8 +163,8 @@ void Session::process_input() {
                      : "--max-preauth-frame-bytes " + std::to_string(cfg.max_preauth_frame_bytes) +
                            " before the first valid request";
         if (ws)
-          return close("message of " + std::to_string(reader_.announced()) +
-                           "+ bytes exceeds the limit (" + limits + ")",
+          return close("message of at least " + std::to_string(reader_.announced()) +
+                           " bytes exceeds the limit (" + limits + ")",
                        boost::beast::websocket::close_code::too_big);
         return close("frame of " + std::to_string(reader_.announced()) +
                      " bytes exceeds the limit (" + limits + ")");
