@@ -21,6 +21,8 @@ PACKAGES=(
   help2man dpkg-dev
   # render client and headless render tests
   libglfw3-dev libglew-dev libgl-dev xvfb xauth libgl1-mesa-dri
+  # web viewer test: the page in headless Chromium (WebGL2 through its SwiftShader)
+  chromium
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
   # fuzzing (the fuzz preset: clang with libFuzzer)

@@ -111,6 +111,10 @@ std::optional<int> parse_config(int argc, char** argv, Config& c) {
   app.add_option("--observe-token", c.observe_tokens,
                  "A token of the observe role: stream and query only (repeatable, >= 16 bytes)")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  app.add_option("--ws-allowed-origin", c.ws_allowed_origins,
+                 "A page origin (scheme://host[:port], or * for any) allowed to open the "
+                 "WebSocket endpoint /ws of the HTTP port (repeatable; default: same host only)")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app.add_option("--token-file", c.token_file,
                  "File of 'control TOKEN' / 'observe TOKEN' lines; re-read on SIGHUP");
   in_range(app, "--orphan-grace-seconds", c.orphan_grace_s, 0.0, 86400.0,

@@ -74,6 +74,11 @@ struct Config {
   // HTTP metrics/probes, systemd notify, Agones (server/ops; flags --http-*, --agones*).
   animops::OpsConfig ops;
 
+  // The web viewer on the HTTP port (docs/web-viewer.md): /view and the WebSocket endpoint
+  // /ws. --ws-allowed-origin (repeatable): page origins ("scheme://host[:port]", "*" = any)
+  // that may open the WebSocket; none given = pages of this daemon's own host only.
+  std::vector<std::string> ws_allowed_origins;
+
   // Derived helpers.
   int history_ticks() const;          // >= 1
   size_t max_accepted_frame() const;  // the largest frame the reader buffers at all

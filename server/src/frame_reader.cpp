@@ -48,6 +48,34 @@ FrameReader::Step FrameReader::feed(const uint8_t* data, size_t size) {
   return step;
 }
 
+FrameReader::Step FrameReader::feed_message(const uint8_t* data, size_t size, bool last) {
+  Step step;
+  if (complete_) return step;  // consume_frame() first
+  in_message_ = true;
+  if (size > limit_ - std::min(limit_, body_.size())) {
+    // Saturating: announced() reports how far past the limit the message had grown.
+    const size_t seen = body_.size() + size;
+    length_ = seen > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(seen);
+    step.event = Event::kTooLarge;
+    return step;
+  }
+  if (size > 0) {
+    if (!budget_.try_acquire(size)) {
+      step.event = Event::kNoBudget;
+      return step;
+    }
+    drawn_ += size;
+    body_.append(reinterpret_cast<const char*>(data), size);
+    step.consumed = size;
+  }
+  length_ = static_cast<uint32_t>(body_.size());
+  if (last) {
+    complete_ = true;
+    step.event = Event::kFrame;
+  }
+  return step;
+}
+
 void FrameReader::consume_frame() {
   budget_.release(drawn_);
   drawn_ = 0;
@@ -58,6 +86,7 @@ void FrameReader::consume_frame() {
   header_bytes_ = 0;
   length_ = 0;
   complete_ = false;
+  in_message_ = false;
 }
 
 void FrameReader::release() {

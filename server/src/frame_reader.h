@@ -44,6 +44,13 @@ class FrameReader {
   // consume_frame() before feeding again. After kTooLarge/kNoBudget the reader is spent.
   Step feed(const uint8_t* data, size_t size);
 
+  // Message framing (WebSocket: one binary message = one body, no length header): `data` is
+  // the next piece of the current message's payload, `last` says it ends the message. The
+  // limit is checked on the bytes received so far (announced() then gives that count), the
+  // budget drawn as for feed(). Returns kFrame once `last` arrives (an empty message is an
+  // empty frame). Do not mix feed() and feed_message() on one reader.
+  Step feed_message(const uint8_t* data, size_t size, bool last);
+
   // The complete frame's body (valid after kFrame until consume_frame()).
   std::string_view frame() const { return body_; }
   // Drops the frame (and its budget draw); large buffers are freed, small ones kept.
@@ -52,7 +59,7 @@ class FrameReader {
   // The length the current header announced (valid once the header is complete).
   uint32_t announced() const { return length_; }
   // True while a frame is partly received (some header or body bytes, not all).
-  bool mid_frame() const { return header_bytes_ > 0 && !complete_; }
+  bool mid_frame() const { return (header_bytes_ > 0 || in_message_) && !complete_; }
   // Body bytes of the current frame received so far.
   size_t body_received() const { return body_.size(); }
   // Frees the buffer and gives its budget back.
@@ -65,6 +72,7 @@ class FrameReader {
   size_t header_bytes_ = 0;
   uint32_t length_ = 0;
   bool complete_ = false;
+  bool in_message_ = false;  // feed_message(): some payload of the current message arrived
   std::string body_;
   size_t drawn_ = 0;  // bytes drawn from budget_ for body_
 };

@@ -8,8 +8,10 @@
 #include "anim/builtin_character.h"
 #include "animops/ops.h"
 #include "asset_loading.h"
+#include "origin_check.h"
 #include "session.h"
 #include "tick_loop.h"
+#include "web_viewer.h"
 #include "worker_pool.h"
 #include "world.h"
 
@@ -134,6 +136,24 @@ bool Server::init() {
         "auth: no token configured and listening on {}: anyone who can connect may "
         "drive every character (see docs/security.md)",
         config_.address);
+  // The web viewer and its WebSocket endpoint live on the HTTP port (docs/web-viewer.md).
+  animops::UpgradeHandler upgrade;
+  upgrade.check = [this](const animops::UpgradeHandler::Request& r, const std::string& peer,
+                         bool tls) { return check_websocket(r, peer, tls); };
+  upgrade.take = [this](animops::UpgradeHandler::Stream s, animops::UpgradeHandler::Request r) {
+    take_websocket(std::move(s), std::move(r));
+  };
+  // With TLS on, the HTTP port also speaks TLS (https, wss) to clients that start with a
+  // TLS hello, with the TCP port's context (certificate, client-certificate rules).
+  if (config_.tls.enabled()) {
+    auto made = make_server_tls_context(config_.tls);
+    if (!made) {
+      spdlog::error("{}", made.error().message());
+      return false;
+    }
+    tls_ = std::move(made.value());
+  }
+  ops_->serve_web(web_viewer_files(), "/ws", std::move(upgrade), tls_);
   // Operations first: probes answer "not ready" while assets load.
   if (auto err = ops_->start(); !err.empty()) {
     spdlog::error("{}", err);
@@ -168,14 +188,6 @@ bool Server::init() {
       spdlog::error("--spawn-builtin: {}", id.error().message());
       return false;
     }
-  }
-  if (config_.tls.enabled()) {
-    auto made = make_server_tls_context(config_.tls);
-    if (!made) {
-      spdlog::error("{}", made.error().message());
-      return false;
-    }
-    tls_ = std::move(made.value());
   }
   boost::system::error_code ec;
   const auto address = asio::ip::make_address(config_.address, ec);
@@ -298,40 +310,112 @@ void Server::accept() {
       if (ec == asio::error::operation_aborted || shutting_down()) return;
       spdlog::warn("accept failed: {}", ec.message());
     } else {
-      std::shared_ptr<Session> session;
       boost::system::error_code e;
       const auto remote = socket.remote_endpoint(e);
       const std::string address = e ? std::string("?") : remote.address().to_string();
       std::string refused;
-      {
-        std::lock_guard lock(sessions_mutex_);
-        if (sessions_.size() >= config_.max_connections) {
-          refused = "--max-connections (" + std::to_string(config_.max_connections) + ") reached";
-        } else if (per_address_[address] >= config_.max_connections_per_address) {
-          refused = "--max-connections-per-address (" +
-                    std::to_string(config_.max_connections_per_address) + ") reached for " +
-                    address;
-        } else {
-          ++per_address_[address];
-          session = std::make_shared<Session>(
-              *this, tls_ ? Transport(std::move(socket), *tls_) : Transport(std::move(socket)),
-              next_session_id_++, address);
-          sessions_.emplace(session->id(), session);
-          metrics_.sessions.store(static_cast<uint32_t>(sessions_.size()));
-          metrics_.connections_total.fetch_add(1, std::memory_order_relaxed);
-        }
-        if (per_address_[address] == 0) per_address_.erase(address);
-      }
-      if (!refused.empty()) {
-        metrics_.connections_rejected.fetch_add(1, std::memory_order_relaxed);
-        server_log(*this, spdlog::level::warn, "connection refused: " + refused,
-                   "connection refused: " + refused);
-        socket.close(e);
-      }
+      auto session = open_session(
+          address,
+          [&](uint64_t id) {
+            return std::make_shared<Session>(
+                *this, tls_ ? Transport(std::move(socket), *tls_) : Transport(std::move(socket)),
+                id, address);
+          },
+          refused);
+      if (!session) socket.close(e);
       if (session) session->start();
     }
     if (!shutting_down()) accept();
   });
+}
+
+std::string Server::connection_limit_reached(const std::string& address) {
+  // sessions_mutex_ held.
+  if (sessions_.size() >= config_.max_connections)
+    return "--max-connections (" + std::to_string(config_.max_connections) + ") reached";
+  if (auto it = per_address_.find(address);
+      it != per_address_.end() && it->second >= config_.max_connections_per_address)
+    return "--max-connections-per-address (" + std::to_string(config_.max_connections_per_address) +
+           ") reached for " + address;
+  return {};
+}
+
+std::shared_ptr<Session> Server::open_session(
+    const std::string& address, const std::function<std::shared_ptr<Session>(uint64_t)>& make,
+    std::string& refused) {
+  std::shared_ptr<Session> session;
+  {
+    std::lock_guard lock(sessions_mutex_);
+    refused = connection_limit_reached(address);
+    if (refused.empty()) {
+      ++per_address_[address];
+      session = make(next_session_id_++);
+      sessions_.emplace(session->id(), session);
+      metrics_.sessions.store(static_cast<uint32_t>(sessions_.size()));
+      metrics_.connections_total.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+  if (!refused.empty()) {
+    metrics_.connections_rejected.fetch_add(1, std::memory_order_relaxed);
+    server_log(*this, spdlog::level::warn, "connection refused: " + refused,
+               "connection refused: " + refused);
+  }
+  return session;
+}
+
+animops::UpgradeHandler::Refusal Server::check_websocket(
+    const animops::UpgradeHandler::Request& request, const std::string& peer_address, bool tls) {
+  namespace http = boost::beast::http;
+  auto refuse = [&](http::status status, std::string why) {
+    server_log(*this, spdlog::level::warn, "websocket refused: " + why,
+               "websocket from " + peer_address + " refused: " + why);
+    return animops::UpgradeHandler::Refusal{static_cast<unsigned>(status), std::move(why)};
+  };
+  if (shutting_down())
+    return refuse(http::status::service_unavailable, "the daemon is shutting down");
+  if (tls_ && !tls)
+    // The TCP port takes TLS only: so does the protocol on the HTTP port (docs/web-viewer.md,
+    // "TLS"); the page and the probes stay reachable over plain HTTP.
+    return refuse(http::status::forbidden,
+                  "this daemon serves its protocol over TLS only (--tls-cert): use wss:// "
+                  "(the viewer at https://HOST:PORT/view)");
+  const auto header = [&](http::field f) {
+    const auto it = request.find(f);
+    return it == request.end() ? std::string_view()
+                               : std::string_view(it->value().data(), it->value().size());
+  };
+  if (auto why = check_origin(header(http::field::origin), header(http::field::host),
+                              config_.ws_allowed_origins);
+      !why.empty())
+    return refuse(http::status::forbidden, why);
+  std::lock_guard lock(sessions_mutex_);
+  if (auto why = connection_limit_reached(peer_address); !why.empty())
+    return refuse(http::status::service_unavailable, why);
+  return {};
+}
+
+void Server::take_websocket(animops::UpgradeHandler::Stream stream,
+                            animops::UpgradeHandler::Request request) {
+  boost::system::error_code e;
+  std::string refused;
+  asio::ip::tcp::socket& socket =
+      stream.index() == 0 ? std::get<0>(stream)
+                          : boost::beast::get_lowest_layer(std::get<1>(stream)).socket();
+  const auto remote = socket.remote_endpoint(e);
+  const std::string address = e ? std::string("?") : remote.address().to_string();
+  auto session = open_session(
+      address,
+      [&](uint64_t id) {
+        return std::make_shared<Session>(
+            *this,
+            stream.index() == 0 ? Transport(std::move(std::get<0>(stream)), std::move(request))
+                                : Transport(std::move(std::get<1>(stream)), std::move(request)),
+            id, address);
+      },
+      refused);
+  // Over a limit since check_websocket() (another connection came first): cut.
+  if (!session) socket.close(e);
+  if (session) session->start();
 }
 
 void Server::remove_session(uint64_t id) {

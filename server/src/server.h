@@ -21,6 +21,7 @@
 
 #include <spdlog/common.h>
 
+#include "animops/http_endpoint.h"
 #include "asset_catalog.h"
 #include "auth.h"
 #include "byte_budget.h"
@@ -77,7 +78,22 @@ class Server {
 
   void remove_session(uint64_t id);
 
+  // The WebSocket endpoint (/ws on the HTTP port; docs/web-viewer.md), called by the HTTP
+  // endpoint on the connection's strand: check_websocket() refuses (origin, TLS, connection
+  // limits) with an HTTP status and reason, take_websocket() makes the Session.
+  animops::UpgradeHandler::Refusal check_websocket(const animops::UpgradeHandler::Request& request,
+                                                   const std::string& peer_address, bool tls);
+  void take_websocket(animops::UpgradeHandler::Stream stream,
+                      animops::UpgradeHandler::Request request);
+
  private:
+  // Registers the session `make` builds under the connection limits (--max-connections,
+  // --max-connections-per-address). Returns null and sets `refused` when over a limit.
+  std::shared_ptr<Session> open_session(
+      const std::string& address, const std::function<std::shared_ptr<Session>(uint64_t)>& make,
+      std::string& refused);
+  // The refusal open_session() would give now (no side effect).
+  std::string connection_limit_reached(const std::string& address);
   bool load_assets();
   void accept();
   void wait_signals();

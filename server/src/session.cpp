@@ -23,6 +23,8 @@ constexpr size_t kReadChunk = 16u << 10;
 constexpr size_t kProgressBytes = 64u << 10;  // a slow sender must deliver this per --read-timeout
 // How long a connection closed for misbehaving has to take the reply saying why.
 constexpr std::chrono::seconds kFlushBeforeClose{2};
+// How long a WebSocket close frame may take to go out before the connection is cut anyway.
+constexpr std::chrono::seconds kWebSocketCloseWait{1};
 
 std::chrono::steady_clock::duration to_duration(double s) {
   return std::chrono::duration_cast<std::chrono::steady_clock::duration>(
@@ -47,10 +49,18 @@ Session::Session(Server& server, Transport transport, uint64_t id, std::string p
   auto ep = transport_.socket().remote_endpoint(ec);
   peer_ = ec ? "?" : ep.address().to_string() + ":" + std::to_string(ep.port());
   transport_.socket().set_option(asio::ip::tcp::no_delay(true), ec);
+  // No bound of Beast's own on a message: it buffers only what each read asks for, and the
+  // reader refuses a message above its current limit (smaller before trust) with the reason,
+  // as it arrives. (Beast's check would come first, on the frame header, with no reason.)
+  if (transport_.is_websocket()) transport_.set_message_limit(0);
 }
 
 void Session::start() {
-  spdlog::debug("session {} connected from {}{}", id_, peer_, transport_.is_tls() ? " (TLS)" : "");
+  spdlog::debug("session {} connected from {}{}", id_, peer_,
+                transport_.is_websocket()
+                    ? (transport_.is_tls() ? " (WebSocket, TLS)" : " (WebSocket)")
+                : transport_.is_tls() ? " (TLS)"
+                                      : "");
   asio::dispatch(transport_.get_executor(), [self = shared_from_this()] {
     self->watchdog();
     self->transport_.async_handshake(
@@ -63,24 +73,41 @@ void Session::start() {
 
 void Session::on_handshake(boost::system::error_code ec) {
   if (closed_) return;
-  if (ec) return close("TLS handshake failed: " + ec.message());
+  ws_open_ = !ec && transport_.is_websocket();
+  if (ec)
+    return close(
+        (transport_.is_websocket() ? "WebSocket handshake failed: " : "TLS handshake failed: ") +
+        ec.message());
   do_read();
 }
 
 void Session::do_read() {
   if (closed_ || draining_ || paused_) return;
   if (read_buf_.size() != kReadChunk) read_buf_.resize(kReadChunk);
-  transport_.async_read_some(asio::buffer(read_buf_),
-                             [self = shared_from_this()](boost::system::error_code ec, size_t n) {
-                               self->on_read(ec, n);
-                             });
+  auto handler = [self = shared_from_this()](boost::system::error_code ec, size_t n) {
+    self->on_read(ec, n);
+  };
+  if (transport_.is_websocket())
+    transport_.async_read_message_part(asio::buffer(read_buf_), std::move(handler));
+  else
+    transport_.async_read_some(asio::buffer(read_buf_), std::move(handler));
 }
 
 void Session::on_read(boost::system::error_code ec, size_t n) {
   if (closed_ || draining_) return;
   if (ec) {
-    close(ec == asio::error::eof ? "client closed the connection" : "read error: " + ec.message());
+    const bool normal = ec == asio::error::eof || ec == boost::beast::websocket::error::closed;
+    close(normal ? "client closed the connection" : "read error: " + ec.message(),
+          boost::beast::websocket::close_code::protocol_error);
     return;
+  }
+  if (transport_.is_websocket()) {
+    if (transport_.message_is_text())
+      return close(
+          "a WebSocket text message: send each Request serialized as one binary message "
+          "(docs/web-viewer.md)",
+          boost::beast::websocket::close_code::unknown_data);
+    message_end_pending_ = transport_.message_done();
   }
   bytes_in_ += n;
   server_.metrics().bytes_in.fetch_add(n, std::memory_order_relaxed);
@@ -106,14 +133,19 @@ void Session::resume_if_drained() {
 }
 
 void Session::process_input() {
-  while (read_pos_ < read_end_ && !paused_ && !closed_ && !draining_) {
+  const bool ws = transport_.is_websocket();
+  while ((read_pos_ < read_end_ || message_end_pending_) && !paused_ && !closed_ && !draining_) {
     if (!reader_.mid_frame() && backlogged()) {
       held_back_ = true;
       return;
     }
     const bool was_mid = reader_.mid_frame();
-    const auto step = reader_.feed(read_buf_.data() + read_pos_, read_end_ - read_pos_);
+    // A WebSocket read ends at a message's end at the latest: all its bytes go in one step.
+    const auto step = ws ? reader_.feed_message(read_buf_.data() + read_pos_, read_end_ - read_pos_,
+                                                message_end_pending_)
+                         : reader_.feed(read_buf_.data() + read_pos_, read_end_ - read_pos_);
     read_pos_ += step.consumed;
+    if (step.event == FrameReader::Event::kFrame && ws) message_end_pending_ = false;
     if (!was_mid && reader_.mid_frame()) {
       read_deadline_ = Clock::now() + to_duration(server_.config().read_timeout_s);
       progress_mark_ = 0;
@@ -131,6 +163,10 @@ void Session::process_input() {
                            ", --max-upload-bytes " + std::to_string(cfg.max_upload_bytes)
                      : "--max-preauth-frame-bytes " + std::to_string(cfg.max_preauth_frame_bytes) +
                            " before the first valid request";
+        if (ws)
+          return close("message of at least " + std::to_string(reader_.announced()) +
+                           " bytes exceeds the limit (" + limits + ")",
+                       boost::beast::websocket::close_code::too_big);
         return close("frame of " + std::to_string(reader_.announced()) +
                      " bytes exceeds the limit (" + limits + ")");
       }
@@ -138,14 +174,15 @@ void Session::process_input() {
         return close(
             "the daemon's budget for request bytes in flight is used up "
             "(--max-inbound-bytes-total " +
-            std::to_string(server_.config().max_inbound_bytes_total) + ")");
+                std::to_string(server_.config().max_inbound_bytes_total) + ")",
+            boost::beast::websocket::close_code::try_again_later);
       case FrameReader::Event::kFrame:
         on_frame(reader_.frame());
         reader_.consume_frame();
         break;
     }
   }
-  if (read_pos_ == read_end_ && !paused_) {
+  if (read_pos_ == read_end_ && !message_end_pending_ && !paused_) {
     if (!reader_.mid_frame() && backlogged()) {
       held_back_ = true;
       return;
@@ -158,15 +195,17 @@ void Session::on_frame(std::string_view body) {
   server_.metrics().requests.fetch_add(1, std::memory_order_relaxed);
   Request request;
   if (!request.ParseFromArray(body.data(), static_cast<int>(body.size())))
-    return close("unparsable request (a " + std::to_string(body.size()) +
-                 "-byte frame is not a Request)");
+    return close("unparsable request (a " + std::to_string(body.size()) + "-byte " +
+                     (transport_.is_websocket() ? "message" : "frame") + " is not a Request)",
+                 boost::beast::websocket::close_code::bad_payload);
   const bool upload = request.has_load_asset() &&
                       (request.load_asset().source_case() == anim::v1::LoadAssetRequest::kGlbData ||
                        request.load_asset().source_case() == anim::v1::LoadAssetRequest::kBvhData);
   if (body.size() > server_.config().max_frame_bytes && !upload)
     return close("request frame of " + std::to_string(body.size()) +
-                 " bytes exceeds --max-frame-bytes " +
-                 std::to_string(server_.config().max_frame_bytes));
+                     " bytes exceeds --max-frame-bytes " +
+                     std::to_string(server_.config().max_frame_bytes),
+                 boost::beast::websocket::close_code::too_big);
   handle(request, next_seq_in_++);
 }
 
@@ -735,10 +774,30 @@ void Session::write_more() {
   if (closed_) return;
   const auto buffers = write_queue_.start_write();
   if (buffers.empty()) return;
+  if (transport_.is_websocket()) {
+    write_messages_ = buffers;
+    written_ = 0;
+    return write_next_message();
+  }
   asio::async_write(transport_, buffers,
                     [self = shared_from_this()](boost::system::error_code ec, size_t n) {
                       self->on_write(ec, n);
                     });
+}
+
+// Each queued frame (4-byte length + ServerMessage) goes out as one binary WebSocket message
+// without its length; on_write() runs once the batch is written, as for a byte stream.
+void Session::write_next_message() {
+  if (closed_) return;
+  if (write_messages_.empty()) return on_write({}, written_);
+  const asio::const_buffer frame = write_messages_.front();
+  write_messages_ = write_messages_.subspan(1);
+  written_ += frame.size() - 4;  // what goes out is the message, not its length
+  transport_.async_write_message(frame + 4,
+                                 [self = shared_from_this()](boost::system::error_code ec, size_t) {
+                                   if (ec) return self->on_write(ec, 0);
+                                   self->write_next_message();
+                                 });
 }
 
 void Session::on_write(boost::system::error_code ec, size_t n) {
@@ -750,19 +809,23 @@ void Session::on_write(boost::system::error_code ec, size_t n) {
   const uint32_t frames = write_queue_.finish_write();
   if (frames > 0) dropping_since_.reset();
   m.stream_frames_sent.fetch_add(frames, std::memory_order_relaxed);
-  if (write_queue_.empty() && draining_) return close(drain_reason_);
+  if (write_queue_.empty() && draining_) return close(drain_reason_, drain_code_);
   write_more();
   resume_if_drained();
 }
 
-void Session::close_after_flush(std::string reason, Clock::time_point deadline) {
+void Session::close_after_flush(std::string reason, Clock::time_point deadline, uint16_t ws_code) {
   if (closed_) return;
   if (!draining_) {
     draining_ = true;
     drain_reason_ = std::move(reason);
+    drain_code_ = ws_code;
     boost::system::error_code ec;
-    transport_.socket().shutdown(asio::ip::tcp::socket::shutdown_receive, ec);
-    if (write_queue_.empty()) return close(drain_reason_);
+    // A WebSocket's closing handshake still reads (the peer's close frame); reading requests
+    // stopped with draining_ anyway.
+    if (!transport_.is_websocket())
+      transport_.socket().shutdown(asio::ip::tcp::socket::shutdown_receive, ec);
+    if (write_queue_.empty()) return close(drain_reason_, drain_code_);
   }
   drain_timer_.expires_at(deadline);
   drain_timer_.async_wait([self = shared_from_this()](boost::system::error_code e) {
@@ -772,11 +835,12 @@ void Session::close_after_flush(std::string reason, Clock::time_point deadline) 
 
 void Session::drain(std::chrono::steady_clock::time_point deadline) {
   asio::post(transport_.get_executor(), [self = shared_from_this(), deadline] {
-    self->close_after_flush("daemon shutting down", deadline);
+    self->close_after_flush("daemon shutting down", deadline,
+                            boost::beast::websocket::close_code::going_away);
   });
 }
 
-void Session::close(const std::string& reason) {
+void Session::close(const std::string& reason, uint16_t ws_code) {
   if (closed_) return;
   closed_ = true;
   streaming_.store(false);
@@ -795,7 +859,18 @@ void Session::close(const std::string& reason) {
   // The inbound budget comes back before the peer can see the close (others may be waiting
   // for it).
   reader_.release();
-  transport_.close();
+  if (transport_.is_websocket() && ws_open_ && reason != "client closed the connection") {
+    // Tell the browser why (its close event shows code and reason), then cut the connection:
+    // at once when the close exchange ends, or after a short wait for a peer that is not
+    // reading (its own data may still sit in a write that never finishes).
+    auto self = shared_from_this();
+    transport_.async_close_message(ws_code, reason,
+                                   [self](boost::system::error_code) { self->transport_.close(); });
+    drain_timer_.expires_after(kWebSocketCloseWait);
+    drain_timer_.async_wait([self](boost::system::error_code) { self->transport_.close(); });
+  } else {
+    transport_.close();
+  }
   // Queued frames stay until the session is destroyed: an aborted write may still name their
   // buffers.
   write_queue_.drop_held_replies();

@@ -24,6 +24,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -117,12 +118,17 @@ class Session : public ReplySink, public std::enable_shared_from_this<Session> {
   // answers made here would only pile up behind readers that do not read.
   bool outbound_room(uint64_t seq, const anim::v1::Request& request);
   void write_more();
+  void write_next_message();  // WebSocket: the in-flight frames one message at a time
   void on_write(boost::system::error_code ec, size_t n);
-  void close(const std::string& reason);
+  // `ws_code`: the WebSocket close code sent with the reason (1008 policy violation by
+  // default; ignored for TCP and TLS).
+  void close(const std::string& reason,
+             uint16_t ws_code = boost::beast::websocket::close_code::policy_error);
   // The one way into draining: stops reading, writes what is queued, then closes with
   // `reason`; at `deadline` it closes anyway, abandoning what is left. Called again while
   // draining (the daemon stopping during a close-after-flush), only the deadline moves.
-  void close_after_flush(std::string reason, Clock::time_point deadline);
+  void close_after_flush(std::string reason, Clock::time_point deadline,
+                         uint16_t ws_code = boost::beast::websocket::close_code::policy_error);
 
   Server& server_;
   Transport transport_;
@@ -134,6 +140,7 @@ class Session : public ReplySink, public std::enable_shared_from_this<Session> {
   bool closed_ = false;
   bool draining_ = false;     // in close_after_flush: no more reading, closes once flushed
   std::string drain_reason_;  // why it is draining: logged when the drain ends
+  uint16_t drain_code_ = 0;   // and the WebSocket close code it ends with
   bool paused_ = false;       // reading paused while an asset load is in progress
   bool held_back_ = false;    // reading paused until outstanding answers drain (backlogged())
   const Clock::time_point connected_at_;
@@ -145,6 +152,9 @@ class Session : public ReplySink, public std::enable_shared_from_this<Session> {
   FrameReader reader_;
   Clock::time_point read_deadline_;  // while a frame is in progress
   size_t progress_mark_ = 0;         // body bytes at the last deadline extension
+  // WebSocket: the last read ended its message (the reader still has to be told).
+  bool message_end_pending_ = false;
+  bool ws_open_ = false;  // WebSocket handshake done: a close frame can be sent
 
   // Policy.
   bool trusted_ = false;  // sent a valid request (with a valid token when tokens are on)
@@ -181,6 +191,8 @@ class Session : public ReplySink, public std::enable_shared_from_this<Session> {
   // Writing. Stays until the session is destroyed: an aborted write may still name its
   // buffers after close().
   WriteQueue write_queue_;
+  std::span<const boost::asio::const_buffer> write_messages_;  // WebSocket: frames left to send
+  size_t written_ = 0;                                         // bytes of the batch sent so far
   uint64_t bytes_in_ = 0, bytes_out_ = 0;
 };
 

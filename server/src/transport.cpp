@@ -13,6 +13,30 @@ Transport::Transport(boost::asio::ip::tcp::socket socket) : plain_(std::move(soc
 Transport::Transport(boost::asio::ip::tcp::socket socket, boost::asio::ssl::context& tls)
     : tls_(std::in_place, std::move(socket), tls) {}
 
+namespace {
+template <class WebSocket>
+void set_up(WebSocket& ws) {
+  ws.binary(true);
+  // No Beast-side timeouts: the Session's watchdog owns every deadline (auth, slow sender,
+  // idle), as for TCP. The server identifies itself like the HTTP endpoint.
+  ws.set_option(boost::beast::websocket::stream_base::decorator(
+      [](boost::beast::websocket::response_type& res) {
+        res.set(boost::beast::http::field::server, "animd");
+      }));
+  ws.auto_fragment(false);
+}
+}  // namespace
+
+Transport::Transport(boost::asio::ip::tcp::socket socket, UpgradeRequest request)
+    : ws_(std::in_place, std::move(socket)), ws_request_(std::move(request)) {
+  set_up(*ws_);
+}
+
+Transport::Transport(TlsStream stream, UpgradeRequest request)
+    : wss_(std::in_place, std::move(stream)), ws_request_(std::move(request)) {
+  set_up(*wss_);
+}
+
 void Transport::close() {
   boost::system::error_code ignored;
   auto& s = socket();
@@ -21,10 +45,11 @@ void Transport::close() {
 }
 
 std::string Transport::peer_subject() const {
-  if (!tls_) return {};
+  if (!tls_ && !wss_) return {};
   // native_handle() is not const in Asio; reading the peer certificate changes nothing.
-  SSL* ssl =
-      const_cast<boost::asio::ssl::stream<boost::asio::ip::tcp::socket>&>(*tls_).native_handle();
+  SSL* ssl = tls_ ? const_cast<boost::asio::ssl::stream<boost::asio::ip::tcp::socket>&>(*tls_)
+                        .native_handle()
+                  : const_cast<TlsStream&>(wss_->next_layer()).native_handle();
   if (SSL_get_verify_result(ssl) != X509_V_OK) return {};
   std::unique_ptr<X509, decltype(&X509_free)> cert(SSL_get1_peer_certificate(ssl), &X509_free);
   if (!cert) return {};

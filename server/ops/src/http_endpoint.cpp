@@ -10,7 +10,9 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/beast/core.hpp>
+#include <boost/beast/core/detect_ssl.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/websocket/rfc6455.hpp>
 
 namespace animops {
 
@@ -62,14 +64,25 @@ Response make_response(const Request& req, http::status status, std::string_view
   return res;
 }
 
-// The routing table; pure function of the request and the current health/metrics.
-Response route(const Request& req, Metrics& metrics, const Health& health) {
+std::string_view request_path(const Request& req) {
   std::string_view target(req.target().data(), req.target().size());
   if (const auto q = target.find('?'); q != std::string_view::npos) target = target.substr(0, q);
-  const bool known = target == "/metrics" || target == "/healthz" || target == "/readyz";
+  return target;
+}
+
+// The routing table; pure function of the request, the files and the current health/metrics.
+Response route(const Request& req, const HttpOptions& options, Metrics& metrics,
+               const Health& health) {
+  const std::string_view target = request_path(req);
+  const StaticFile* file = nullptr;
+  for (const auto& f : options.files)
+    if (f.path == target) file = &f;
+  const bool known = file || target == "/metrics" || target == "/healthz" || target == "/readyz";
   if (!known) {
     return make_response(req, http::status::not_found, "text/plain; charset=utf-8",
-                         "not found; try /metrics, /healthz or /readyz\n");
+                         options.files.empty()
+                             ? "not found; try /metrics, /healthz or /readyz\n"
+                             : "not found; try /view, /metrics, /healthz or /readyz\n");
   }
   if (req.method() != http::verb::get) {
     auto res = make_response(req, http::status::method_not_allowed, "text/plain; charset=utf-8",
@@ -77,6 +90,8 @@ Response route(const Request& req, Metrics& metrics, const Health& health) {
     res.set(http::field::allow, "GET");
     return res;
   }
+  if (file)
+    return make_response(req, http::status::ok, file->content_type, std::string(file->body));
   if (target == "/metrics") {
     return make_response(req, http::status::ok, "text/plain; version=0.0.4; charset=utf-8",
                          metrics.render());
@@ -99,42 +114,82 @@ Response finish_for(const Request& req, Response res) {
   return res;
 }
 
+// One HTTP connection: plain, or (with HttpOptions::tls) TLS when its first bytes are a TLS
+// hello, so that probes and scrapers keep plain HTTP while browsers use https and wss.
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
   Connection(tcp::socket socket, std::shared_ptr<HttpEndpoint::State> state)
-      : stream_(std::move(socket)), state_(std::move(state)) {
+      : plain_(std::in_place, std::move(socket)), state_(std::move(state)) {
     state_->open_connections.fetch_add(1, std::memory_order_relaxed);
   }
   ~Connection() { state_->open_connections.fetch_sub(1, std::memory_order_relaxed); }
 
   void start() {
-    asio::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->read(); });
+    asio::dispatch(lowest().get_executor(), [self = shared_from_this()] {
+      if (self->state_->options.tls)
+        self->detect();
+      else
+        self->read();
+    });
   }
 
   // Thread-safe: runs the close on the connection's strand.
   void close_async() {
-    asio::post(stream_.get_executor(), [self = shared_from_this()] {
+    asio::post(lowest().get_executor(), [self = shared_from_this()] {
       beast::error_code ignored;
-      self->stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
-      self->stream_.close();
+      self->lowest().socket().shutdown(tcp::socket::shutdown_both, ignored);
+      self->lowest().close();
     });
   }
 
  private:
+  beast::tcp_stream& lowest() { return tls_ ? beast::get_lowest_layer(*tls_) : *plain_; }
+  // Runs f(stream) on the stream in use (tcp_stream or ssl_stream over it).
+  template <class F>
+  void with_stream(F&& f) {
+    if (tls_)
+      f(*tls_);
+    else
+      f(*plain_);
+  }
+
+  // The first bytes decide: a TLS hello gets the TLS handshake (the bytes read so far are
+  // handed to it), anything else is plain HTTP.
+  void detect() {
+    lowest().expires_after(state_->options.read_timeout);
+    beast::async_detect_ssl(
+        *plain_, buffer_, [self = shared_from_this()](beast::error_code ec, bool is_tls) {
+          if (ec) return self->close();
+          if (!is_tls) return self->read();
+          self->tls_.emplace(std::move(*self->plain_), *self->state_->options.tls);
+          self->plain_.reset();
+          self->tls_->async_handshake(
+              asio::ssl::stream_base::server, self->buffer_.data(),
+              [self](beast::error_code e, size_t used) {
+                if (e) return self->close();
+                self->buffer_.consume(used);
+                self->read();
+              });
+        });
+  }
+
   void read() {
     if (state_->stopped.load()) return;
     parser_.emplace();
     parser_->header_limit(static_cast<uint32_t>(state_->options.max_request_bytes));
     parser_->body_limit(state_->options.max_request_bytes);
-    stream_.expires_after(state_->options.read_timeout);
-    http::async_read(
-        stream_, buffer_, *parser_,
-        [self = shared_from_this()](beast::error_code ec, size_t) { self->on_read(ec); });
+    lowest().expires_after(state_->options.read_timeout);
+    with_stream([&](auto& stream) {
+      http::async_read(
+          stream, buffer_, *parser_,
+          [self = shared_from_this()](beast::error_code ec, size_t) { self->on_read(ec); });
+    });
   }
 
   void on_read(beast::error_code ec) {
     if (ec == http::error::end_of_stream || ec == beast::error::timeout ||
-        ec == asio::error::operation_aborted || state_->stopped.load()) {
+        ec == asio::error::operation_aborted || ec == asio::ssl::error::stream_truncated ||
+        state_->stopped.load()) {
       return close();
     }
     if (ec) {
@@ -148,15 +203,54 @@ class Connection : public std::enable_shared_from_this<Connection> {
       res_->keep_alive(false);
       return write();
     }
-    const Request& req = parser_->get();
-    res_.emplace(finish_for(req, route(req, state_->metrics, state_->health)));
+    Request& req = parser_->get();
+    const HttpOptions& options = state_->options;
+    if (!options.upgrade_path.empty() && request_path(req) == options.upgrade_path)
+      return upgrade(req);
+    res_.emplace(finish_for(req, route(req, options, state_->metrics, state_->health)));
     write();
   }
 
+  // A request to the upgrade path: a WebSocket upgrade goes to its owner (or is refused with
+  // the reason), anything else is told what the path is for.
+  void upgrade(Request& req) {
+    const auto& handler = state_->options.upgrade;
+    auto refuse = [&](http::status status, std::string message) {
+      res_.emplace(make_response(req, status, "text/plain; charset=utf-8", message + "\n"));
+      res_->keep_alive(false);
+      write();
+    };
+    if (!beast::websocket::is_upgrade(req)) {
+      refuse(http::status::upgrade_required,
+             "this path takes WebSocket upgrades only (Upgrade: websocket; see "
+             "docs/web-viewer.md)");
+      res_->set(http::field::upgrade, "websocket");
+      return;
+    }
+    if (buffer_.size() > 0)
+      return refuse(http::status::bad_request,
+                    "bytes sent after the upgrade request, before its answer");
+    beast::error_code ec;
+    const auto remote = lowest().socket().remote_endpoint(ec);
+    const std::string peer = ec ? std::string("?") : remote.address().to_string();
+    if (auto no = handler.check(req, peer, tls_.has_value()); !no.message.empty())
+      return refuse(static_cast<http::status>(no.status), std::move(no.message));
+    if (tls_) {
+      lowest().expires_never();  // the new owner keeps its own deadlines
+      handler.take(UpgradeHandler::Stream(std::in_place_index<1>, std::move(*tls_)),
+                   std::move(req));
+    } else {
+      handler.take(UpgradeHandler::Stream(std::in_place_index<0>, plain_->release_socket()),
+                   std::move(req));
+    }
+  }
+
   void write() {
-    stream_.expires_after(state_->options.read_timeout);
-    http::async_write(stream_, *res_, [self = shared_from_this()](beast::error_code ec, size_t) {
-      self->on_write(ec);
+    lowest().expires_after(state_->options.read_timeout);
+    with_stream([&](auto& stream) {
+      http::async_write(stream, *res_, [self = shared_from_this()](beast::error_code ec, size_t) {
+        self->on_write(ec);
+      });
     });
   }
 
@@ -167,13 +261,16 @@ class Connection : public std::enable_shared_from_this<Connection> {
     read();
   }
 
+  // No TLS close_notify exchange (a peer that stopped reading must not hold the connection).
   void close() {
     beast::error_code ignored;
-    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
-    stream_.close();
+    lowest().socket().shutdown(tcp::socket::shutdown_send, ignored);
+    lowest().close();
   }
 
-  beast::tcp_stream stream_;
+  // Exactly one is engaged: plain_ until a TLS hello was detected, then tls_ over it.
+  std::optional<beast::tcp_stream> plain_;
+  std::optional<beast::ssl_stream<beast::tcp_stream>> tls_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   std::optional<Response> res_;
@@ -235,6 +332,11 @@ std::string HttpEndpoint::start() {
   s.port.store(s.acceptor.local_endpoint().port());
   spdlog::info("http: serving /metrics /healthz /readyz on {}:{}", s.options.address,
                s.port.load());
+  if (!s.options.files.empty())
+    spdlog::info(
+        "http: web viewer at http://{}:{}{}{}", s.options.address, s.port.load(),
+        s.options.files.front().path,
+        s.options.upgrade_path.empty() ? "" : ", WebSocket endpoint " + s.options.upgrade_path);
   // Start accepting on the acceptor's strand.
   asio::post(s.acceptor.get_executor(), [st = state_] { st->accept(); });
   return {};

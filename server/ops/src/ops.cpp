@@ -40,12 +40,24 @@ Ops::~Ops() {
   shutdown();
 }
 
+void Ops::serve_web(std::vector<StaticFile> files, std::string upgrade_path,
+                    UpgradeHandler upgrade, std::shared_ptr<boost::asio::ssl::context> tls) {
+  web_tls_ = std::move(tls);
+  web_files_ = std::move(files);
+  upgrade_path_ = std::move(upgrade_path);
+  upgrade_ = std::move(upgrade);
+}
+
 std::string Ops::start() {
   if (config_.http_port >= 0) {
     if (config_.http_port > 65535) return "http: port out of range";
     HttpOptions options;
     options.address = config_.http_address;
     options.port = static_cast<uint16_t>(config_.http_port);
+    options.files = web_files_;
+    options.upgrade_path = upgrade_path_;
+    options.upgrade = upgrade_;
+    options.tls = web_tls_;
     http_ = std::make_unique<HttpEndpoint>(io_, metrics_, health_, options);
     if (auto err = http_->start(); !err.empty()) {
       http_.reset();

@@ -4,6 +4,9 @@
 //   GET /metrics  200, Prometheus text format (text/plain; version=0.0.4)
 //   GET /healthz  200 "ok" while the process is alive and its io_context runs
 //   GET /readyz   200 "ready" when Health says so, else 503 with the reason
+//   files         GET/HEAD of each HttpOptions::files path: that file (the web viewer)
+//   upgrade_path  a WebSocket upgrade, handed to HttpOptions::upgrade (the daemon's protocol
+//                 over WebSocket); anything else there: 426 Upgrade Required
 //   other paths   404;   a method other than GET on the paths above: 405 (Allow: GET)
 //
 // Requests are bounded (header + body size) and each read has a timeout, so a slow or
@@ -16,15 +19,50 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include <boost/asio/io_context.hpp>
+#include <variant>
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl/context.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/message.hpp>
+#include <boost/beast/ssl/ssl_stream.hpp>
+#include <boost/beast/http/string_body.hpp>
 
 #include "animops/health.h"
 #include "animops/metrics.h"
 
 namespace animops {
+
+// A file served from memory (the web viewer's page and scripts, embedded at build time).
+struct StaticFile {
+  std::string path;          // exact request path, e.g. "/view" (the query string is ignored)
+  std::string content_type;  // e.g. "text/html; charset=utf-8"
+  std::string_view body;     // outlives the endpoint (static data)
+};
+
+// Hands a WebSocket upgrade request on to its owner. check() runs first and may refuse:
+// a non-empty message is answered with `status` (403, 503, ...) and that text, and the
+// connection closed (`tls`: the request came over TLS). Otherwise take() receives the
+// connection (nothing read past the request): the socket, or the TLS stream after its
+// handshake; and the request, and owns the connection from then on.
+struct UpgradeHandler {
+  using Request = boost::beast::http::request<boost::beast::http::string_body>;
+  using Stream = std::variant<boost::asio::ip::tcp::socket,
+                              boost::beast::ssl_stream<boost::beast::tcp_stream>>;
+  struct Refusal {
+    unsigned status = 0;
+    std::string message;  // empty: accepted
+  };
+  std::function<Refusal(const Request& request, const std::string& peer_address, bool tls)> check;
+  std::function<void(Stream stream, Request request)> take;
+};
 
 struct HttpOptions {
   std::string address = "127.0.0.1";  // IPv4 or IPv6 literal to bind
@@ -32,6 +70,12 @@ struct HttpOptions {
   size_t max_request_bytes = 8192;    // header and body limit each; larger: 431 / 413 + close
   std::chrono::milliseconds read_timeout{5000};  // per request (and per response write)
   size_t max_connections = 64;                   // more are accepted and closed at once
+  std::vector<StaticFile> files;                 // served with GET and HEAD
+  std::string upgrade_path;                      // where WebSocket upgrades go ("" = none)
+  UpgradeHandler upgrade;                        // set with upgrade_path
+  // TLS server context, or null. Set: a connection whose first bytes are a TLS hello is
+  // served over TLS (https, wss); others stay plain HTTP (probes, scrapers).
+  std::shared_ptr<boost::asio::ssl::context> tls;
 };
 
 class HttpEndpoint {

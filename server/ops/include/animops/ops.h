@@ -44,6 +44,11 @@ class Ops {
   // a misconfigured daemon should exit rather than run unobservable.
   std::string start();
 
+  // Before start(): files the HTTP endpoint serves as well, where its WebSocket upgrades go,
+  // and its TLS context (HttpOptions::files, upgrade_path, upgrade, tls).
+  void serve_web(std::vector<StaticFile> files, std::string upgrade_path, UpgradeHandler upgrade,
+                 std::shared_ptr<boost::asio::ssl::context> tls = nullptr);
+
   // Start-up finished: readiness may turn true, systemd gets READY=1 (with `status` as
   // STATUS=), and with --agones the ready/health loop starts.
   void ready(const std::string& status = {});
@@ -73,6 +78,10 @@ class Ops {
   Health health_;
   SystemdNotifier systemd_;
   std::unique_ptr<HttpEndpoint> http_;
+  std::vector<StaticFile> web_files_;
+  std::string upgrade_path_;
+  UpgradeHandler upgrade_;
+  std::shared_ptr<boost::asio::ssl::context> web_tls_;
   std::unique_ptr<AgonesClient> agones_;
   std::chrono::steady_clock::time_point last_status_{};
   bool shut_down_ = false;

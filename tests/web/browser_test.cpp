@@ -1,0 +1,488 @@
+// The web viewer in a real browser: headless Chromium (Debian `chromium`, WebGL2 through
+// SwiftShader) loads /view from the real animd on 127.0.0.1, driven over the DevTools
+// protocol (a Beast WebSocket client: no node, no driver). The page must connect, fetch the
+// asset, decode the compact stream and draw: the screenshots show the character covering a
+// sane share of the frame, and two moments of its walk differ. Then the daemon goes away and
+// comes back on the same port, and the page reconnects by itself.
+//
+// Skips (with the reason) without chromium, or when the build has no protobuf.js.
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+
+#include <gtest/gtest.h>
+#include <stb_image.h>
+#include <boost/beast/core/detail/base64.hpp>
+#include <nlohmann/json.hpp>
+
+#include "anim/animator.h"
+#include "anim/builtin_character.h"
+#include "anim/v1/assets.pb.h"
+#include "codec_harness.h"
+#include "ws_support.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+using namespace std::chrono_literals;
+namespace asio = wstest::asio;
+namespace beast = wstest::beast;
+namespace websocket = wstest::websocket;
+using wstest::tcp;
+
+std::string find_chromium() {
+  if (const char* env = std::getenv("ANIMD_CHROMIUM"); env && *env) return env;
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "/usr/bin:/bin";
+  size_t at = 0;
+  while (at <= dirs.size()) {
+    const size_t end = std::min(dirs.find(':', at), dirs.size());
+    for (const char* name : {"chromium", "chromium-browser"}) {
+      const fs::path p = fs::path(dirs.substr(at, end - at)) / name;
+      if (::access(p.c_str(), X_OK) == 0) return p.string();
+    }
+    at = end + 1;
+  }
+  return {};
+}
+
+// Headless Chromium with its DevTools endpoint on an ephemeral port.
+class Browser {
+ public:
+  Browser(const std::string& binary, const fs::path& dir) : dir_(dir) {
+    const std::string profile = (dir / "profile").string();
+    std::vector<std::string> args = {binary,
+                                     "--headless",
+                                     "--no-sandbox",
+                                     "--use-angle=swiftshader",
+                                     "--enable-unsafe-swiftshader",
+                                     "--disable-background-networking",
+                                     "--disable-component-update",
+                                     "--disable-sync",
+                                     "--no-first-run",
+                                     "--disable-dev-shm-usage",
+                                     "--remote-debugging-port=0",
+                                     "--remote-allow-origins=*",
+                                     "--window-size=800,600",
+                                     "--user-data-dir=" + profile,
+                                     "about:blank"};
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      const int fd = ::open((dir / "chromium.log").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      if (fd >= 0) {
+        ::dup2(fd, 1);
+        ::dup2(fd, 2);
+      }
+      ::setpgid(0, 0);  // its helper processes go with it
+      std::vector<char*> argv;
+      for (auto& a : args) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      ::execv(argv[0], argv.data());
+      ::_exit(127);
+    }
+    // DevToolsActivePort: the port, then the browser's WebSocket path.
+    const auto deadline = std::chrono::steady_clock::now() + 60s;
+    while (std::chrono::steady_clock::now() < deadline) {
+      std::ifstream f(fs::path(profile) / "DevToolsActivePort");
+      int port = 0;
+      std::string path;
+      if (f >> port >> path && port > 0) {
+        port_ = static_cast<uint16_t>(port);
+        path_ = path;
+        return;
+      }
+      std::this_thread::sleep_for(50ms);
+    }
+  }
+  ~Browser() {
+    if (pid_ > 0) {
+      ::kill(-pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+  }
+  bool ok() const { return port_ != 0; }
+  uint16_t port() const { return port_; }
+  const std::string& path() const { return path_; }
+  std::string log() const {
+    std::ifstream f(dir_ / "chromium.log");
+    std::string s((std::istreambuf_iterator<char>(f)), {});
+    return s.size() > 3000 ? s.substr(s.size() - 3000) : s;
+  }
+
+ private:
+  fs::path dir_;
+  pid_t pid_ = -1;
+  uint16_t port_ = 0;
+  std::string path_;
+};
+
+// A DevTools protocol session on one page (flattened target session).
+class DevTools {
+ public:
+  DevTools(uint16_t port, const std::string& path) : ws_(io_) {
+    beast::error_code ec;
+    ws_.next_layer().connect({asio::ip::make_address("127.0.0.1"), port}, ec);
+    timeval tv{30, 0};
+    ::setsockopt(ws_.next_layer().native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    if (!ec) ws_.handshake("127.0.0.1:" + std::to_string(port), path, ec);
+    ws_.read_message_max(64u << 20);
+    ok_ = !ec;
+  }
+  bool ok() const { return ok_; }
+
+  // Sends a command and returns its result (events in between are skipped); null on error.
+  json call(const std::string& method, json params = json::object(),
+            const std::string& session = {}) {
+    const int id = ++next_id_;
+    json msg = {{"id", id}, {"method", method}, {"params", std::move(params)}};
+    if (!session.empty()) msg["sessionId"] = session;
+    beast::error_code ec;
+    ws_.text(true);
+    ws_.write(asio::buffer(msg.dump()), ec);
+    if (ec) return nullptr;
+    for (int i = 0; i < 100000; ++i) {
+      beast::flat_buffer buf;
+      ws_.read(buf, ec);
+      if (ec) return nullptr;
+      json reply = json::parse(beast::buffers_to_string(buf.data()), nullptr, false);
+      if (reply.is_object() && reply.value("id", 0) == id) {
+        if (reply.contains("error")) {
+          last_error_ = reply["error"].dump();
+          return nullptr;
+        }
+        return reply["result"];
+      }
+    }
+    return nullptr;
+  }
+  const std::string& last_error() const { return last_error_; }
+
+ private:
+  asio::io_context io_;
+  websocket::stream<tcp::socket> ws_;
+  bool ok_ = false;
+  int next_id_ = 0;
+  std::string last_error_;
+};
+
+struct Image {
+  int width = 0, height = 0;
+  std::vector<uint8_t> rgb;
+  // The character's pixels: the viewer draws character 1 in a lit blue (renderer.js
+  // COLORS[1]); the background, the grid and the text are grey (blue barely above red).
+  bool character(size_t i) const { return int(rgb[3 * i + 2]) - int(rgb[3 * i]) > 30; }
+};
+
+Image decode_png(const std::string& base64) {
+  std::string bytes(beast::detail::base64::decoded_size(base64.size()), '\0');
+  const auto n = beast::detail::base64::decode(bytes.data(), base64.data(), base64.size());
+  bytes.resize(n.first);
+  Image img;
+  int channels = 0;
+  unsigned char* data =
+      stbi_load_from_memory(reinterpret_cast<const unsigned char*>(bytes.data()),
+                            static_cast<int>(bytes.size()), &img.width, &img.height, &channels, 3);
+  if (!data) return img;
+  img.rgb.assign(data, data + size_t(img.width) * img.height * 3);
+  stbi_image_free(data);
+  return img;
+}
+
+class Page {
+ public:
+  Page(DevTools& dt, std::string session) : dt_(dt), session_(std::move(session)) {}
+  // Evaluates `expression` (awaiting a promise) in the page; its value must be a JSON string.
+  json evaluate(const std::string& expression) {
+    auto r = dt_.call("Runtime.evaluate",
+                      {{"expression", expression}, {"returnByValue", true}, {"awaitPromise", true}},
+                      session_);
+    if (r.is_null() || !r.contains("result") || !r["result"].contains("value") ||
+        !r["result"]["value"].is_string()) {
+      last_error_ = r.is_null() ? dt_.last_error() : r.dump().substr(0, 2000);
+      return nullptr;
+    }
+    return json::parse(r["result"]["value"].get<std::string>(), nullptr, false);
+  }
+  json status() {
+    return evaluate("JSON.stringify(window.animdViewer ? animdViewer.status() : null)");
+  }
+  const std::string& last_error() const { return last_error_; }
+  // Polls status() until `done` holds (bounded: a broken page fails, it does not hang).
+  bool wait_for(const std::function<bool(const json&)>& done, json* last) {
+    const auto deadline = std::chrono::steady_clock::now() + 90s;
+    while (std::chrono::steady_clock::now() < deadline) {
+      *last = status();
+      if (last->is_object() && done(*last)) return true;
+      std::this_thread::sleep_for(100ms);
+    }
+    return false;
+  }
+  Image screenshot() {
+    auto r = dt_.call("Page.captureScreenshot", {{"format", "png"}}, session_);
+    if (r.is_null() || !r.contains("data")) return {};
+    return decode_png(r["data"].get<std::string>());
+  }
+
+ private:
+  DevTools& dt_;
+  std::string session_;
+  std::string last_error_;
+};
+
+// A browser on the viewer page of a daemon (for tests that need the page's scripts).
+struct ViewerPage {
+  explicit ViewerPage(const std::string& chromium, std::vector<std::string> daemon_args = {})
+      : daemon(std::move(daemon_args)) {
+    if (!daemon.start()) {
+      error = "daemon: " + daemon.process().log_tail();
+      return;
+    }
+    browser.emplace(chromium, dir.path());
+    if (!browser->ok()) {
+      error = "chromium did not open its DevTools port:\n" + browser->log();
+      return;
+    }
+    devtools.emplace(browser->port(), browser->path());
+    const std::string url = "http://127.0.0.1:" + std::to_string(daemon.http_port()) + "/view";
+    auto target = devtools->call("Target.createTarget", {{"url", url}});
+    if (target.is_null()) {
+      error = "createTarget: " + devtools->last_error();
+      return;
+    }
+    auto attached = devtools->call("Target.attachToTarget",
+                                   {{"targetId", target["targetId"]}, {"flatten", true}});
+    if (attached.is_null()) {
+      error = "attachToTarget: " + devtools->last_error();
+      return;
+    }
+    page.emplace(*devtools, attached["sessionId"].get<std::string>());
+  }
+  wstest::WebDaemon daemon;
+  animtest::TempDir dir{"browser"};
+  std::optional<Browser> browser;
+  std::optional<DevTools> devtools;
+  std::optional<Page> page;
+  std::string error;
+};
+
+// Skips the test when the browser tests cannot run here, saying why.
+#define SKIP_WITHOUT_BROWSER(chromium)                                                        \
+  do {                                                                                        \
+    if (!ANIMD_WEB_PROTOBUFJS)                                                                \
+      GTEST_SKIP() << "this build has no protobuf.js (configure could not fetch it; see "     \
+                      "ANIMD_PROTOBUFJS_TARBALL in docs/web-viewer.md)";                      \
+    if ((chromium).empty())                                                                   \
+      GTEST_SKIP() << "no chromium on PATH (Debian package chromium; deploy/install-deps.sh " \
+                      "installs it) and ANIMD_CHROMIUM unset";                                \
+  } while (0)
+
+// SkeletonData as get_asset_data sends it (the daemon's proto_convert does the same).
+anim::v1::SkeletonData skeleton_data(const anim::Skeleton& s, const animcodec::Layout& layout) {
+  anim::v1::SkeletonData d;
+  auto add_mat4 = [](const glm::mat4& m, auto* out) {
+    for (int c = 0; c < 4; ++c)
+      for (int r = 0; r < 4; ++r) out->Add(m[c][r]);
+  };
+  for (int j = 0; j < s.num_joints(); ++j) {
+    d.add_joint_names(s.names[j]);
+    d.add_parents(s.parents[j]);
+    auto* t = d.add_rest_pose();
+    const auto& r = s.rest_pose[j];
+    t->mutable_translation()->set_x(r.translation.x);
+    t->mutable_translation()->set_y(r.translation.y);
+    t->mutable_translation()->set_z(r.translation.z);
+    t->mutable_rotation()->set_x(r.rotation.x);
+    t->mutable_rotation()->set_y(r.rotation.y);
+    t->mutable_rotation()->set_z(r.rotation.z);
+    t->mutable_rotation()->set_w(r.rotation.w);
+    t->mutable_scale()->set_x(r.scale.x);
+    t->mutable_scale()->set_y(r.scale.y);
+    t->mutable_scale()->set_z(r.scale.z);
+    add_mat4(s.inverse_bind[j], d.mutable_inverse_bind());
+  }
+  add_mat4(s.root_transform, d.mutable_root_transform());
+  d.set_compact_precision(animcodec::precision_bytes(layout));
+  d.set_compact_skeleton_id(layout.id);
+  return d;
+}
+
+std::string base64(const std::string& bytes) {
+  std::string out(beast::detail::base64::encoded_size(bytes.size()), '\0');
+  out.resize(beast::detail::base64::encode(out.data(), bytes.data(), bytes.size()));
+  return out;
+}
+
+// The page's JavaScript decoder (web/compact.js) and the C++ codec decode the same bytes to
+// the same integers: the built-in character walking with an additive layer and root motion,
+// a key frame, first- and second-order deltas, and a key frame again; palettes agree to
+// float precision (JavaScript computes them in doubles).
+TEST(Browser, PageDecoderMatchesTheCodec) {
+  const std::string chromium = find_chromium();
+  SKIP_WITHOUT_BROWSER(chromium);
+  ViewerPage v(chromium);
+  ASSERT_TRUE(v.error.empty()) << v.error;
+  json s;
+  ASSERT_TRUE(v.page->wait_for([](const json& st) { return st.value("connected", false); }, &s))
+      << s.dump();
+
+  const anim::Asset asset = anim::make_builtin_character();
+  const anim::v1::SkeletonData data =
+      skeleton_data(asset.skeleton, codectest::codec_skeleton(asset).layout);
+  animcodec::Skeleton sk;
+  ASSERT_EQ(animcodec::skeleton_from_proto(data, sk), "");
+  anim::Animator animator(asset.skeleton, asset.clips);
+  ASSERT_TRUE(animator.play(asset.find_clip("walk")).is_ok());
+  anim::AdditiveLayerDesc lean;
+  lean.clip = asset.find_clip("lean");
+  lean.weight = 0.5f;
+  ASSERT_TRUE(animator.add_layer(lean));
+  json chunks = json::array({base64(data.SerializeAsString())});
+  codectest::Stream stream(sk);
+  std::vector<std::vector<animcodec::QJoint>> poses;
+  std::vector<animcodec::QRoot> roots;
+  std::vector<animcodec::QJoint> pose;
+  for (int f = 0; f < 40; ++f) {
+    ASSERT_TRUE(animator.update(1.0f / 60.0f).is_ok());
+    codectest::quantize_pose(sk.layout, animator.local_pose().locals, pose);
+    const animcodec::QRoot root = animcodec::quantize_root(
+        {0.02f * f, 0.0f, -0.5f}, glm::angleAxis(0.01f * f, glm::vec3(0, 1, 0)), {1, 1, 1});
+    const size_t n = stream.push(pose, root, f == 20);
+    chunks.push_back(base64(std::string(reinterpret_cast<const char*>(stream.buffer.data()), n)));
+    poses.push_back(stream.recv[0]);
+    roots.push_back(stream.recv_root[0]);
+  }
+
+  const std::string script = R"((async () => {
+    const c = await import('/view/compact.js');
+    const SD = animdViewer.protocol.lookupType('anim.v1.SkeletonData');
+    const chunks = )" + chunks.dump() +
+                             R"(.map((b) => Uint8Array.from(atob(b), (ch) => ch.charCodeAt(0)));
+    const sk = new c.Skeleton(SD.decode(chunks[0]));
+    let held = [];
+    const out = [];
+    for (const bytes of chunks.slice(1)) {
+      const [kind] = c.readHeader(bytes);
+      const two = kind === c.DELTA2;
+      const [pose, root] = kind === c.KEY ? c.decodeFrame(sk, bytes)
+          : c.decodeFrame(sk, bytes, held[0].pose, held[0].root, two ? held[1].pose : null,
+                          two ? held[1].root : null);
+      held = [{ pose, root }, ...held].slice(0, 2);
+      out.push({ kind, joints: pose.map((q) => [q.r, q.largest, q.t, q.s]),
+                 root: [root.t, root.r, root.largest, root.s],
+                 palette: Array.from(c.buildPalette(sk, pose)) });
+    }
+    return JSON.stringify(out);
+  })())";
+  const json out = v.page->evaluate(script);
+  ASSERT_TRUE(out.is_array()) << v.page->last_error();
+  ASSERT_EQ(out.size(), poses.size());
+  std::vector<animcodec::Trs> locals(sk.layout.num_joints());
+  std::vector<glm::mat4> model(sk.layout.num_joints());
+  std::vector<float> palette(12 * sk.layout.num_joints());
+  for (size_t f = 0; f < poses.size(); ++f) {
+    const auto& jf = out[f];
+    ASSERT_EQ(jf["joints"].size(), poses[f].size());
+    for (size_t j = 0; j < poses[f].size(); ++j) {
+      const auto& q = poses[f][j];
+      const auto& p = jf["joints"][j];
+      EXPECT_EQ(p[0].get<std::vector<int>>(), std::vector<int>(q.r.begin(), q.r.end()))
+          << f << " " << j;
+      EXPECT_EQ(p[1].get<int>(), q.largest);
+      EXPECT_EQ(p[2].get<std::vector<int>>(), std::vector<int>(q.t.begin(), q.t.end()));
+      EXPECT_EQ(p[3].get<std::vector<int>>(), std::vector<int>(q.s.begin(), q.s.end()));
+    }
+    EXPECT_EQ(jf["root"][0].get<std::vector<int64_t>>(),
+              std::vector<int64_t>(roots[f].t.begin(), roots[f].t.end()));
+    EXPECT_EQ(jf["root"][2].get<int>(), roots[f].largest);
+    animcodec::build_palette(sk, poses[f], locals, model, palette);
+    const auto js = jf["palette"].get<std::vector<double>>();
+    ASSERT_EQ(js.size(), palette.size());
+    for (size_t i = 0; i < palette.size(); ++i)
+      EXPECT_NEAR(js[i], palette[i], 2e-5) << f << " " << i;
+  }
+  EXPECT_EQ(out[0]["kind"].get<int>(), 0);
+  EXPECT_EQ(out[2]["kind"].get<int>(), 2);
+  EXPECT_EQ(out[20]["kind"].get<int>(), 0);
+}
+
+TEST(Browser, ViewerDrawsTheStreamedCharacterAndReconnects) {
+  const std::string chromium = find_chromium();
+  SKIP_WITHOUT_BROWSER(chromium);
+
+  wstest::WebDaemon daemon({"--spawn-builtin", "1"});
+  ASSERT_TRUE(daemon.start()) << daemon.process().log_tail();
+  animtest::TempDir dir("browser");
+  Browser browser(chromium, dir.path());
+  ASSERT_TRUE(browser.ok()) << "chromium did not open its DevTools port:\n" << browser.log();
+  DevTools dt(browser.port(), browser.path());
+  ASSERT_TRUE(dt.ok());
+
+  const std::string url = "http://127.0.0.1:" + std::to_string(daemon.http_port()) + "/view";
+  auto target = dt.call("Target.createTarget", {{"url", url}});
+  ASSERT_FALSE(target.is_null()) << dt.last_error();
+  auto attached =
+      dt.call("Target.attachToTarget", {{"targetId", target["targetId"]}, {"flatten", true}});
+  ASSERT_FALSE(attached.is_null()) << dt.last_error();
+  Page page(dt, attached["sessionId"].get<std::string>());
+
+  // Connected, the asset fetched, frames decoded, the character drawn.
+  json s;
+  ASSERT_TRUE(page.wait_for(
+      [](const json& st) { return st.value("drawn", 0) >= 1 && st.value("frames", 0) >= 10; }, &s))
+      << "page status: " << s.dump() << "\nchromium:\n"
+      << browser.log();
+  EXPECT_EQ(s.value("decodeErrors", -1), 0) << s.dump();
+  EXPECT_EQ(s.value("characters", 0), 1) << s.dump();
+
+  const Image first = page.screenshot();
+  ASSERT_GT(first.width, 0) << "no screenshot: " << dt.last_error();
+  const int frames_then = s.value("frames", 0);
+  ASSERT_TRUE(
+      page.wait_for([&](const json& st) { return st.value("frames", 0) >= frames_then + 20; }, &s))
+      << s.dump();
+  const Image second = page.screenshot();
+  ASSERT_EQ(second.width, first.width);
+  ASSERT_EQ(second.height, first.height);
+
+  // A sane share of the frame: a walking figure framed by the viewer covers some percent of
+  // an 800 x 600 view, not a speck and not the whole screen.
+  const size_t pixels = size_t(first.width) * first.height;
+  size_t covered = 0, changed = 0;
+  for (size_t i = 0; i < pixels; ++i) {
+    covered += first.character(i);
+    changed += first.character(i) != second.character(i);
+  }
+  const double share = double(covered) / double(pixels);
+  std::printf("character covers %.1f %% of the frame; %zu pixels of its silhouette changed\n",
+              100.0 * share, changed);
+  EXPECT_GT(share, 0.01) << covered << " of " << pixels << " pixels";
+  EXPECT_LT(share, 0.6) << covered << " of " << pixels << " pixels";
+  // Two moments of the walk: the limbs moved (its silhouette differs by some pixels).
+  EXPECT_GT(changed, pixels / 1000)
+      << "the silhouettes of two moments differ by " << changed << " pixels";
+
+  // The daemon goes away: the page says so; a daemon on the same HTTP port: it is back.
+  const uint16_t http_port = daemon.http_port();
+  EXPECT_EQ(daemon.process().stop(), 0);
+  ASSERT_TRUE(page.wait_for([](const json& st) { return !st.value("connected", true); }, &s))
+      << s.dump();
+  wstest::WebDaemon again({"--spawn-builtin", "1", "--http-port", std::to_string(http_port)});
+  ASSERT_TRUE(again.start()) << again.process().log_tail();
+  EXPECT_TRUE(page.wait_for(
+      [](const json& st) {
+        return st.value("connected", false) && st.value("drawn", 0) >= 1 &&
+               st.value("closes", 0) >= 1;
+      },
+      &s))
+      << s.dump();
+}
+
+}  // namespace

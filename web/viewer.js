@@ -1,0 +1,374 @@
+// The web viewer's page logic: the WebSocket connection to animd (/ws on the HTTP port; one
+// binary message = one serialized Request or ServerMessage, docs/web-viewer.md), protobuf
+// through protobuf.js (parsing the daemon's own .proto files, served beside the page), the
+// compact stream decoded here (compact.js), drawing with renderer.js.
+//
+// Flow: connect -> stats (tick rate) -> subscribe to every character, ENCODING_COMPACT ->
+// per key frame naming an asset not held: get_asset_data (skeleton + mesh), frames held back
+// meanwhile so that deltas are decoded in order -> each frame: palettes -> drawn between the
+// last two frames. list_characters once a second for the clip names. On a drop: reconnect
+// with a growing delay, starting over.
+//
+// URL parameters: token=... (sent as auth_token in every request when the daemon has
+// tokens), ws=ws://host:port/ws (another endpoint; default: this page's host).
+//
+// window.animdViewer.status() reports what the page is doing (the browser test reads it).
+
+import * as compact from "./compact.js";
+import { OrbitCamera, Renderer } from "./renderer.js";
+
+const params = new URLSearchParams(location.search);
+const token = params.get("token") || "";
+const endpoint = params.get("ws") || `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`;
+const statusLine = document.getElementById("status");
+const listBody = document.getElementById("characters");
+
+const state = {
+  connected: false,
+  frames: 0,
+  drawn: 0,
+  decodeErrors: 0,
+  lastError: "",
+  closes: 0,
+};
+window.animdViewer = {
+  status: () => ({ ...state, characters: characters.size, assets: [...assets.keys()] }),
+};
+
+function setStatus(text) {
+  statusLine.textContent = text;
+}
+
+// ---- protobuf ----
+
+let Request, ServerMessage;
+async function loadProtocol() {
+  if (window.animdMissingProtobufJs) throw new Error(window.animdMissingProtobufJs);
+  const root = new protobuf.Root();
+  for (const name of ["types", "assets", "characters", "stream", "envelope"]) {
+    const res = await fetch(`/view/proto/anim/v1/${name}.proto`);
+    if (!res.ok) throw new Error(`fetching ${name}.proto: HTTP ${res.status}`);
+    protobuf.parse(await res.text(), root, { keepCase: true });
+  }
+  root.resolveAll();
+  window.animdViewer.protocol = root;  // the parsed .proto types (tests decode with them)
+  Request = root.lookupType("anim.v1.Request");
+  ServerMessage = root.lookupType("anim.v1.ServerMessage");
+}
+
+// ---- the world as the stream tells it ----
+
+// asset name -> {skeleton (compact.Skeleton) | error, mesh (GPU) | null, size (metres)}
+const assets = new Map();
+// character id -> {asset, clip, tick, held: decoded frames [newest, older] with ticks,
+//                  a, b: the last two {palette, root (t, r, s), time}, colorIndex}
+const characters = new Map();
+let tickSeconds = 1 / 60;
+let renderer, camera;
+
+function rootParts(q) {
+  return compact.dequantizeRoot(q);
+}
+
+function rootMatrix(t, r, s) {
+  return Float32Array.from(compact.trsMatrix(t, r, s));
+}
+
+// Linear blend of two frames at `alpha` (palette entries component-wise, root translation
+// and scale linearly, root rotation normalized-linearly along the shorter way).
+function blend(a, b, alpha) {
+  const palette = new Float32Array(b.palette.length);
+  for (let i = 0; i < palette.length; ++i) palette[i] = a.palette[i] + (b.palette[i] - a.palette[i]) * alpha;
+  const lerp = (x, y) => x.map((v, i) => v + (y[i] - v) * alpha);
+  const dot = a.root[1].reduce((s, v, i) => s + v * b.root[1][i], 0);
+  const rb = dot < 0 ? b.root[1].map((v) => -v) : b.root[1];
+  let r = lerp(a.root[1], rb);
+  const n = Math.hypot(...r) || 1;
+  r = r.map((v) => v / n);
+  return { palette, root: rootMatrix(lerp(a.root[0], b.root[0]), r, lerp(a.root[2], b.root[2])) };
+}
+
+// ---- connection ----
+
+let ws = null;
+let nextRequestId = 1;
+const pending = new Map();  // request id -> callback(reply)
+let waiting = [];           // stream frames held back while an asset is fetched
+let fetching = null;        // the asset being fetched
+let subscription = 0;
+let retryDelay = 1000;
+let listTimer = 0;
+
+function send(fields, callback) {
+  const id = nextRequestId++;
+  const message = Request.fromObject({ request_id: id, auth_token: token, ...fields });
+  if (callback) pending.set(id, callback);
+  ws.send(Request.encode(message).finish());
+}
+
+function connect() {
+  setStatus(`connecting to ${endpoint} ...`);
+  ws = new WebSocket(endpoint);
+  ws.binaryType = "arraybuffer";
+  ws.onopen = () => {
+    state.connected = true;
+    retryDelay = 1000;
+    setStatus(`connected to ${endpoint}`);
+    send({ stats: {} }, (reply) => {
+      if (reply.stats && reply.stats.tick_rate_hz > 0) tickSeconds = 1 / reply.stats.tick_rate_hz;
+    });
+    send({ subscribe: { all_characters: true, encoding: "ENCODING_COMPACT" } }, (reply) => {
+      if (reply.status && reply.status.code) return report(`subscribe: ${reply.status.message}`);
+      subscription = reply.subscribe.subscription_id;
+    });
+    listCharacters();
+  };
+  ws.onmessage = (event) => {
+    let message;
+    try {
+      message = ServerMessage.decode(new Uint8Array(event.data));
+    } catch (e) {
+      return report(`undecodable message from the daemon: ${e.message}`);
+    }
+    if (message.reply) {
+      const cb = pending.get(Number(message.reply.request_id));
+      pending.delete(Number(message.reply.request_id));
+      if (message.reply.status && message.reply.status.code && !cb)
+        report(`request failed: ${message.reply.status.message}`);
+      if (cb) cb(message.reply);
+    } else if (message.frame) {
+      waiting.push(message.frame);
+      drain();
+    } else if (message.subscription_ended) {
+      report(`subscription ended: ${message.subscription_ended.reason}`);
+      ws.close();
+    }
+  };
+  ws.onclose = (event) => {
+    state.connected = false;
+    state.closes++;
+    clearTimeout(listTimer);
+    const why = event.reason ? `${event.code} ${event.reason}` : `code ${event.code}`;
+    setStatus(`disconnected (${why}); reconnecting in ${retryDelay / 1000} s`);
+    // Start over on reconnect: baselines and subscriptions belong to the old connection.
+    pending.clear();
+    waiting = [];
+    fetching = null;
+    characters.clear();
+    renderList();
+    setTimeout(connect, retryDelay);
+    retryDelay = Math.min(retryDelay * 2, 10000);
+  };
+}
+
+function report(message) {
+  state.lastError = message;
+  console.warn("animd viewer:", message);
+}
+
+function listCharacters() {
+  if (!state.connected) return;
+  send({ list_characters: {} }, (reply) => {
+    if (reply.list_characters)
+      for (const info of reply.list_characters.characters) {
+        const c = characters.get(info.character_id);
+        if (c) c.clip = info.clip;
+      }
+    renderList();
+  });
+  listTimer = setTimeout(listCharacters, 1000);
+}
+
+// ---- stream ----
+
+// The asset a frame needs fetched before it can be decoded (a key frame naming an asset not
+// held, or held for another skeleton id), or null.
+function missingAsset(frame) {
+  for (const cf of frame.characters) {
+    if (!cf.compact || cf.compact.length === 0) continue;
+    let header;
+    try {
+      header = compact.readHeader(cf.compact);
+    } catch (e) {
+      continue;
+    }
+    if (header[0] !== compact.KEY) continue;
+    const held = assets.get(cf.asset);
+    if (!held || (held.skeleton && held.skeleton.id !== header[1] >>> 0)) return cf.asset;
+  }
+  return null;
+}
+
+function drain() {
+  while (waiting.length > 0 && fetching === null) {
+    const asset = missingAsset(waiting[0]);
+    if (asset !== null) {
+      fetching = asset;
+      send({ get_asset_data: { asset } }, (reply) => {
+        assets.set(asset, makeAsset(asset, reply));
+        fetching = null;
+        drain();
+      });
+      return;
+    }
+    onFrame(waiting.shift());
+  }
+}
+
+function makeAsset(name, reply) {
+  if (reply.status && reply.status.code) return { error: `get_asset_data ${name}: ${reply.status.message}` };
+  const data = reply.get_asset_data;
+  const out = { mesh: null, size: 1.8 };
+  try {
+    out.skeleton = new compact.Skeleton(data.skeleton);
+  } catch (e) {
+    out.error = e.message;
+    return out;
+  }
+  if (data.mesh && data.mesh.num_vertices > 0) {
+    out.mesh = renderer.uploadMesh(data.mesh);
+    const p = new Float32Array(data.mesh.positions.slice().buffer);
+    let lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
+    for (let i = 0; i < p.length; i += 3)
+      for (let k = 0; k < 3; ++k) {
+        lo[k] = Math.min(lo[k], p[i + k]);
+        hi[k] = Math.max(hi[k], p[i + k]);
+      }
+    const root = data.skeleton.root_transform;
+    const scale = Math.hypot(root[0], root[1], root[2]) || 1;  // the scene's unit scale
+    out.size = Math.max(...hi.map((v, k) => v - lo[k])) * scale || 1.8;
+  }
+  return out;
+}
+
+function onFrame(frame) {
+  state.frames++;
+  for (const id of [...frame.despawned, ...frame.left]) characters.delete(id);
+  if (frame.dropped_since_last && !frame.part) {
+    const members = new Set(frame.members);
+    for (const id of characters.keys()) if (!members.has(id)) characters.delete(id);
+  }
+  const tick = Number(frame.tick);
+  for (const cf of frame.characters) {
+    let c = characters.get(cf.character_id);
+    if (!c) {
+      c = { asset: "", clip: "", tick: 0, held: [], a: null, b: null, colorIndex: cf.character_id };
+      characters.set(cf.character_id, c);
+    }
+    try {
+      decodeCharacter(c, cf, tick);
+    } catch (e) {
+      if (!(e instanceof compact.CompactError)) throw e;
+      // Left out until its next key frame (the daemon sends one after any drop).
+      state.decodeErrors++;
+      report(`character ${cf.character_id} at tick ${tick}: ${e.message}`);
+      c.held = [];
+      continue;
+    }
+    c.tick = tick;
+  }
+  renderList();
+}
+
+function decodeCharacter(c, cf, tick) {
+  const [kind] = compact.readHeader(cf.compact);
+  let pose, root, skeleton;
+  if (kind === compact.KEY) {
+    const held = assets.get(cf.asset);
+    if (!held || !held.skeleton) throw new compact.CompactError(`no skeleton for asset '${cf.asset}'` +
+      (held && held.error ? `: ${held.error}` : ""));
+    skeleton = held.skeleton;
+    c.asset = cf.asset;
+    [pose, root] = compact.decodeFrame(skeleton, cf.compact);
+    c.held = [];
+  } else {
+    const need = kind === compact.DELTA1 ? 1 : 2;
+    const h = c.held;
+    if (h.length < need || h[0].tick + 1 !== tick || (need === 2 && h[1].tick + 2 !== tick))
+      throw new compact.CompactError("a delta frame against frames this page does not hold (a frame was lost)");
+    skeleton = assets.get(c.asset).skeleton;
+    [pose, root] = compact.decodeFrame(skeleton, cf.compact, h[0].pose, h[0].root,
+      need === 2 ? h[1].pose : null, need === 2 ? h[1].root : null);
+  }
+  c.held = [{ pose, root, tick }, ...c.held].slice(0, 2);
+  const sample = { palette: compact.buildPalette(skeleton, pose), root: rootParts(root),
+    time: performance.now() / 1000 };
+  c.a = c.b || sample;
+  c.b = sample;
+}
+
+// ---- list and drawing ----
+
+function renderList() {
+  const rows = [...characters.entries()].sort((x, y) => x[0] - y[0]).map(([id, c]) => {
+    const asset = assets.get(c.asset);
+    const note = asset && !asset.mesh ? " (no mesh)" : "";
+    return `<tr><td>${id}</td><td>${escape(c.asset)}${note}</td><td>${escape(c.clip || "-")}</td><td>${c.tick}</td></tr>`;
+  });
+  if (rows.length === 0 && state.connected)
+    rows.push(`<tr><td colspan="4">no characters yet: <code>animctl spawn builtin --clip walk</code></td></tr>`);
+  listBody.innerHTML = rows.join("");
+}
+
+function escape(s) {
+  return String(s).replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+}
+
+// Frames lag one tick: between the two newest, by the time since the newest arrived.
+function frameItems(now) {
+  const items = [];
+  for (const [id, c] of characters) {
+    if (!c.b) continue;
+    const asset = assets.get(c.asset);
+    if (!asset || !asset.mesh) continue;
+    const alpha = Math.max(0, Math.min(1, (now - c.b.time) / tickSeconds));
+    const f = blend(c.a, c.b, alpha);
+    items.push({ id, mesh: asset.mesh, palette: f.palette, root: f.root, colorIndex: id,
+      position: [f.root[12], f.root[13], f.root[14]], size: asset.size });
+  }
+  return items;
+}
+
+// Until the user moves the camera: look at the characters' centre from far enough to see
+// them all.
+function frameCamera(items) {
+  if (camera.userMoved || items.length === 0) return;
+  const lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
+  let size = 0;
+  for (const it of items) {
+    size = Math.max(size, it.size);
+    for (let k = 0; k < 3; ++k) {
+      lo[k] = Math.min(lo[k], it.position[k]);
+      hi[k] = Math.max(hi[k], it.position[k]);
+    }
+  }
+  const centre = lo.map((v, k) => (v + hi[k]) / 2);
+  const spread = Math.hypot(hi[0] - lo[0], hi[2] - lo[2]);
+  camera.target = [centre[0], centre[1] + size * 0.5, centre[2]];
+  camera.distance = Math.max(size * 2.2, spread * 1.2 + size * 1.5);
+}
+
+function loop() {
+  const now = performance.now() / 1000;
+  const items = frameItems(now);
+  frameCamera(items);
+  state.drawn = renderer.draw(items, camera);
+  requestAnimationFrame(loop);
+}
+
+async function main() {
+  try {
+    renderer = new Renderer(document.getElementById("view"));
+    camera = new OrbitCamera();
+    camera.attach(document.getElementById("view"));
+    await loadProtocol();
+  } catch (e) {
+    state.lastError = e.message;
+    setStatus(`cannot start: ${e.message}`);
+    return;
+  }
+  requestAnimationFrame(loop);
+  connect();
+}
+
+main();
