@@ -96,6 +96,7 @@ class Animator {
   Status update_aim_target(const glm::vec3& target, float weight);
   Status clear_aim_ik();
   bool has_aim_ik() const { return setup_ && setup_->aim; }
+  const AimInput& aim_input() const { return aim_input_; }  // target and weight in force
 
   // Foot IK (foot_ik.h, docs/animation.md "Foot IK"): at most one per character; setting one
   // replaces the previous (and its locks). The ground persists until replaced (set it before
