@@ -36,7 +36,7 @@ import threading
 import time
 
 from anim.v1 import assets_pb2  # noqa: F401  (registers the message types)
-from anim.v1 import characters_pb2, envelope_pb2, hits_pb2, stream_pb2, types_pb2
+from anim.v1 import characters_pb2, envelope_pb2, hits_pb2, ik_pb2, stream_pb2, types_pb2
 
 import animd_compact
 
@@ -469,6 +469,81 @@ class Client:
     def clear_ik_goal(self, character_id, goal_id):
         return self.call("clear_ik_goal",
                          characters_pb2.ClearIkGoalRequest(character_id=character_id, goal_id=goal_id)).tick
+
+    def set_aim_ik(self, character_id, root_joint, end_joint, target, world=False, weight=None,
+                   forward_axis=None, pole=None, up_axis=None, joint_weights=(), max_angles=()):
+        """Aims end_joint's forward_axis (its own frame; default +Z) at `target`, the turn spread
+        over the chain root_joint..end_joint by joint_weights, each joint within max_angles
+        (radians); with `pole` (a direction) the end joint's up_axis leans toward it. Replaces
+        the character's aim IK. Returns the tick."""
+        request = ik_pb2.SetAimIkRequest(
+            character_id=character_id, root_joint=root_joint, end_joint=end_joint,
+            space=types_pb2.SPACE_WORLD if world else types_pb2.SPACE_MODEL, target=vec3(target),
+            joint_weights=list(joint_weights), max_angles=list(max_angles))
+        if weight is not None:
+            request.weight = weight
+        if forward_axis is not None:
+            request.forward_axis.CopyFrom(vec3(forward_axis))
+        if pole is not None:
+            request.pole.CopyFrom(vec3(pole))
+        if up_axis is not None:
+            request.up_axis.CopyFrom(vec3(up_axis))
+        return self.call("set_aim_ik", request).tick
+
+    def move_aim_target(self, character_id, target, weight=None):
+        """The per-tick update of the aim: new target (in the aim's space) and weight."""
+        request = ik_pb2.MoveAimTargetRequest(character_id=character_id, target=vec3(target))
+        if weight is not None:
+            request.weight = weight
+        return self.call("move_aim_target", request).tick
+
+    def clear_aim_ik(self, character_id):
+        return self.call("clear_aim_ik", ik_pb2.ClearAimIkRequest(character_id=character_id)).tick
+
+    def set_foot_ik(self, character_id, left=None, right=None, pelvis="", sole_offsets=None,
+                    max_tilt=None, weight=None, lock_feet=None, contact_height=0.0,
+                    contact_speed=0.0, release_time=None):
+        """Foot-to-ground IK. left/right: (hip, knee, ankle) joint names, None = found by name;
+        sole_offsets: (left, right) ankle heights above the sole, None = from the rest pose.
+        Nothing moves until set_ground describes the ground. Returns the tick."""
+        request = ik_pb2.SetFootIkRequest(character_id=character_id, pelvis=pelvis,
+                                          contact_height=contact_height,
+                                          contact_speed=contact_speed)
+        for leg, joints in ((request.left, left), (request.right, right)):
+            if joints is not None:
+                leg.hip, leg.knee, leg.ankle = joints
+        if sole_offsets is not None:
+            request.left_sole_offset, request.right_sole_offset = sole_offsets
+        if max_tilt is not None:
+            request.max_tilt = max_tilt
+        if weight is not None:
+            request.weight = weight
+        if lock_feet is not None:
+            request.lock_feet = lock_feet
+        if release_time is not None:
+            request.release_time = release_time
+        return self.call("set_foot_ik", request).tick
+
+    def set_ground(self, character_id, point=None, normal=None, heights=None, normals=None,
+                   weight=None):
+        """The ground under a character (world space): a plane (point, normal), or heights
+        under each foot ((left, right), with optional normals ((l), (r))). Returns the tick."""
+        request = ik_pb2.SetGroundRequest(character_id=character_id)
+        if heights is not None:
+            request.feet.left.height, request.feet.right.height = heights
+            if normals is not None:
+                request.feet.left.normal.CopyFrom(vec3(normals[0]))
+                request.feet.right.normal.CopyFrom(vec3(normals[1]))
+        else:
+            request.plane.point.CopyFrom(vec3(point if point is not None else (0.0, 0.0, 0.0)))
+            if normal is not None:
+                request.plane.normal.CopyFrom(vec3(normal))
+        if weight is not None:
+            request.weight = weight
+        return self.call("set_ground", request).tick
+
+    def clear_foot_ik(self, character_id):
+        return self.call("clear_foot_ik", ik_pb2.ClearFootIkRequest(character_id=character_id)).tick
 
     def query_pose(self, character_id, joints=(), tick=None, world=False):
         request = characters_pb2.QueryPoseRequest(character_id=character_id, joint_names=list(joints),

@@ -306,10 +306,12 @@ Status Animator::update(float dt) {
   // 5. Events the playheads crossed.
   fire_events();
   // 6. The pose, from the inputs gathered now (kept: evaluated_inputs()).
+  plan_foot_locks(dt);
   gather_inputs();
   if (evaluated_setup_ != setup_) evaluated_setup_ = setup_;
   evaluate_pose(*skeleton_, clips_, evaluated_inputs(), evaluated_setup_.get(), scratch_,
-                {pose_.locals, model_});
+                {pose_.locals, model_, &foot_output_});
+  keep_foot_locks();
   build_palette(*skeleton_, model_, palette_);
   return Status::ok();
 }
@@ -428,7 +430,7 @@ void Animator::fire_crossings(int clip, float t0, float t1, int64_t wraps, float
 }
 
 void Animator::replace_setup(PoseSetup next) {
-  if (next.layers.empty() && next.goals.empty())
+  if (next.layers.empty() && next.goals.empty() && !next.aim && !next.feet)
     setup_ = nullptr;
   else
     setup_ = std::make_shared<const PoseSetup>(std::move(next));
@@ -461,6 +463,8 @@ void Animator::gather_inputs() {
   inputs_.goals = std::span(goal_inputs_).first(goals_.size());
   inputs_.ik_iteration_scale = ik_iteration_scale_;
   inputs_.root_motion = motion_input_;
+  inputs_.aim = setup_ && setup_->aim ? aim_input_ : AimInput{};
+  inputs_.feet = setup_ && setup_->feet ? foot_input_ : FootIkInput{};
 }
 
 }  // namespace anim

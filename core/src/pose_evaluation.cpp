@@ -10,6 +10,7 @@
 #include "anim/palette.h"
 #include "anim/root_motion.h"
 #include "anim/skeleton.h"
+#include "pose_ik_steps.h"
 
 namespace anim {
 
@@ -140,6 +141,12 @@ void evaluate_pose(const Skeleton& skeleton, std::span<const Clip> clips, const 
   if (setup)
     apply_layers(skeleton, clips, inputs.layers, *setup, inputs.root_motion, sample, output.locals);
   local_to_model(skeleton, output.locals, output.model);
+  if (output.feet) output.feet->ran = false;
+  // Weight 0 skips a step entirely: the pose is bit for bit the one without it.
+  if (setup && setup->feet && inputs.feet.weight > 0.0f && inputs.feet.has_ground)
+    apply_foot_ik(skeleton, inputs, *setup->feet, scratch, output);
+  if (setup && setup->aim && inputs.aim.weight > 0.0f)
+    apply_aim_ik(skeleton, inputs, *setup->aim, scratch, output);
   if (setup && !inputs.goals.empty()) apply_ik(skeleton, inputs, *setup, scratch, output);
 }
 

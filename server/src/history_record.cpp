@@ -50,10 +50,19 @@ struct Reader {
 };
 
 uint32_t words_for(size_t fades, size_t layers, size_t goals, bool root_scale, bool ik_scale,
-                   bool root_motion, bool reported) {
+                   bool root_motion, bool reported, bool aim = false, bool feet = false) {
   return static_cast<uint32_t>(1 + 2 + 7 + (root_scale ? 3 : 0) + 3 * fades + 2 * layers +
                                4 * goals + (ik_scale ? 1 : 0) + (root_motion ? 1 : 0) +
-                               (reported ? 10 : 0));
+                               (reported ? 10 : 0) + (aim ? kAimWords : 0) +
+                               (feet ? kFeetWords : 0));
+}
+
+// Aim and foot IK are recorded only when their step runs (a skipped step needs nothing).
+bool aim_runs(const anim::PoseInputs& in) {
+  return in.aim.weight > 0.0f;
+}
+bool feet_run(const anim::PoseInputs& in) {
+  return in.feet.weight > 0.0f && in.feet.has_ground;
 }
 
 }  // namespace
@@ -72,7 +81,8 @@ uint32_t record_bound(const anim::Animator& a) {
       !unit_scale(root) || !unit_scale(last.root),
       a.ik_iteration_scale() != 1.0f || last.ik_iteration_scale != 1.0f,
       a.root_motion().mode == anim::RootMotionMode::kExtract || last.root_motion.joint >= 0,
-      !same_bits(root, last.root));
+      !same_bits(root, last.root), a.has_aim_ik() || aim_runs(last),
+      a.has_foot_ik() || feet_run(last));
 }
 
 uint32_t record_animator(const anim::Animator& a, const anim::Transform& reported,
@@ -82,6 +92,7 @@ uint32_t record_animator(const anim::Animator& a, const anim::Transform& reporte
   const bool ik_scale = in.ik_iteration_scale != 1.0f;
   const bool root_motion = in.root_motion.joint >= 0;
   const bool report = !same_bits(reported, in.root);
+  const bool aim = aim_runs(in), feet = feet_run(in);
   uint32_t head = static_cast<uint32_t>(in.fades.size()) |
                   static_cast<uint32_t>(in.layers.size()) << kLayerShift |
                   static_cast<uint32_t>(in.goals.size()) << kGoalShift;
@@ -89,8 +100,10 @@ uint32_t record_animator(const anim::Animator& a, const anim::Transform& reporte
   if (ik_scale) head |= kIkScale;
   if (root_motion) head |= kRootMotion;
   if (report) head |= kReportedRoot;
+  if (aim) head |= kAim;
+  if (feet) head |= kFeet;
   if (out.size() < words_for(in.fades.size(), in.layers.size(), in.goals.size(), root_scale,
-                             ik_scale, root_motion, report))
+                             ik_scale, root_motion, report, aim, feet))
     return 0;
   Writer w{out.data()};
   w.u(head);
@@ -107,6 +120,14 @@ uint32_t record_animator(const anim::Animator& a, const anim::Transform& reporte
     w.u(static_cast<uint32_t>(in.root_motion.joint) |
         (in.root_motion.vertical ? kRootMotionVertical : 0u));
   if (report) w.transform(reported);
+  if (aim) w.vec(in.aim.target), w.f(in.aim.weight);
+  if (feet) {
+    const auto& f = in.feet;
+    w.u((f.samples ? 1u : 0u) | (f.locks[0].capture ? 2u : 0u) | (f.locks[1].capture ? 4u : 0u));
+    w.f(f.weight);
+    for (int k = 0; k < anim::kNumFeet; ++k) w.vec(f.normals[k]), w.f(f.values[k]);
+    for (int k = 0; k < anim::kNumFeet; ++k) w.vec(f.locks[k].position), w.f(f.locks[k].weight);
+  }
   return static_cast<uint32_t>(w.p - out.data());
 }
 
@@ -146,6 +167,24 @@ void decode_record(std::span<const uint32_t> words, DecodedRecord& out) {
     in.root_motion.vertical = (word & kRootMotionVertical) != 0;
   }
   out.reported_root = head & kReportedRoot ? r.transform() : in.root;
+  in.aim = {};
+  if (head & kAim) {
+    in.aim.target = r.vec();
+    in.aim.weight = r.f();
+  }
+  in.feet = {};
+  if (head & kFeet) {
+    auto& f = in.feet;
+    const uint32_t flags = r.u();
+    f.has_ground = true;
+    f.samples = (flags & 1u) != 0;
+    f.locks[0].capture = (flags & 2u) != 0;
+    f.locks[1].capture = (flags & 4u) != 0;
+    f.weight = r.f();
+    for (int k = 0; k < anim::kNumFeet; ++k) f.normals[k] = r.vec(), f.values[k] = r.f();
+    for (int k = 0; k < anim::kNumFeet; ++k)
+      f.locks[k].position = r.vec(), f.locks[k].weight = r.f();
+  }
   in.fades = std::span(out.fades).first(fades);
   in.layers = std::span(out.layers).first(layers);
   in.goals = std::span(out.goals).first(goals);

@@ -16,6 +16,11 @@
 //   [1 word]     root motion: joint index (low 16 bits), bit 16 = vertical
 //                                                     (kRootMotion; else off)
 //   [10 words]   the root reported for the tick      (kReportedRoot; else the evaluated root)
+//   [4 words]    aim IK: target xyz, weight          (kAim: weight > 0; else weight 0)
+//   [18 words]   foot IK: flags (bit 0 samples, bits 1-2 capture left/right), weight,
+//                per foot normal xyz + value, per foot lock position xyz + lock weight
+//                                                     (kFeet: weight > 0 with a ground; else
+//                                                      weight 0: the step is skipped)
 // The reported root differs from the evaluated one when a character moved in a tick it was
 // not updated in (update-rate LOD): its pose is the previous evaluation, its root the new one.
 //
@@ -39,6 +44,10 @@ inline constexpr uint32_t kIkScale = 1u << 14;
 inline constexpr uint32_t kReportedRoot = 1u << 15;
 inline constexpr uint32_t kRootMotion = 1u << 16;
 inline constexpr uint32_t kRootMotionVertical = 1u << 16;  // in the root-motion word
+inline constexpr uint32_t kAim = 1u << 17;
+inline constexpr uint32_t kFeet = 1u << 18;
+inline constexpr uint32_t kAimWords = 4;
+inline constexpr uint32_t kFeetWords = 18;
 }  // namespace record_format
 
 // An upper bound of the words record_animator() may write for `a` after its next update (or

@@ -5,6 +5,7 @@
 
 #include "anim/skeleton.h"
 #include "proto_convert.h"
+#include "request_convert_ik.h"
 
 namespace animd {
 
@@ -645,6 +646,18 @@ anim::Expected<WorldRequest> to_world_request(const anim::v1::Request& r) {
       return set_hit_volumes(r.set_hit_volumes());
     case R::kGetHitVolumes:
       return WorldRequest(GetHitVolumes{r.get_hit_volumes().asset()});
+    case R::kSetAimIk:
+      return set_aim_ik_request(r.set_aim_ik());
+    case R::kMoveAimTarget:
+      return move_aim_target_request(r.move_aim_target());
+    case R::kClearAimIk:
+      return WorldRequest(ClearAimIk{r.clear_aim_ik().character_id()});
+    case R::kSetFootIk:
+      return set_foot_ik_request(r.set_foot_ik());
+    case R::kSetGround:
+      return set_ground_request(r.set_ground());
+    case R::kClearFootIk:
+      return WorldRequest(ClearFootIk{r.clear_foot_ik().character_id()});
     default:
       return Status(anim::StatusCode::kUnimplemented, "the world does not handle this request");
   }

@@ -161,6 +161,13 @@ class World {
   anim::Expected<IkGoalSet> set_ik_goal(const SetIkGoal& r, uint64_t owner);
   anim::Expected<IkGoalSet> move_ik_goal(const MoveIkGoal& r, uint64_t owner);
   anim::Status clear_ik_goal(const ClearIkGoal& r, uint64_t owner);
+  // Aim and foot IK (world_ik.cpp).
+  anim::Status set_aim_ik(const SetAimIk& r, uint64_t owner);
+  anim::Status move_aim_target(const MoveAimTarget& r, uint64_t owner);
+  anim::Status clear_aim_ik(const ClearAimIk& r, uint64_t owner);
+  anim::Status set_foot_ik(const SetFootIk& r, uint64_t owner);
+  anim::Status set_ground(const SetGround& r, uint64_t owner);
+  anim::Status clear_foot_ik(const ClearFootIk& r, uint64_t owner);
   anim::Expected<PoseAnswer> query_pose(const QueryPose& r);
   CharacterList list_characters() const;
   anim::Expected<Subscribed> subscribe(const Subscribe& r, uint64_t session);

@@ -98,6 +98,12 @@ anim::Expected<WorldResult> World::execute(const WorldRequest& request, const Ca
       },
       [&](const SetHitVolumes& r) { return result_of(set_hit_volumes(r)); },
       [&](const GetHitVolumes& r) { return result_of(get_hit_volumes(r)); },
+      [&](const SetAimIk& r) { return result_of(set_aim_ik(r, owner)); },
+      [&](const MoveAimTarget& r) { return result_of(move_aim_target(r, owner)); },
+      [&](const ClearAimIk& r) { return result_of(clear_aim_ik(r, owner)); },
+      [&](const SetFootIk& r) { return result_of(set_foot_ik(r, owner)); },
+      [&](const SetGround& r) { return result_of(set_ground(r, owner)); },
+      [&](const ClearFootIk& r) { return result_of(clear_foot_ik(r, owner)); },
   };
   return std::visit(handle, request);
 }

@@ -24,7 +24,9 @@
 
 #include <glm/glm.hpp>
 
+#include "anim/aim_ik.h"
 #include "anim/animator.h"
+#include "anim/foot_ik.h"
 #include "anim/hit_volumes.h"
 #include "anim/ik.h"
 #include "anim/transform.h"
@@ -165,6 +167,43 @@ struct ClearIkGoal {
   uint32_t goal = 0;
 };
 
+// Sets (or replaces) the character's aim IK. to_world_request checks every number (finite,
+// ranges, counts of per-joint values not above anim::kMaxChainJoints); the Animator checks
+// the joints, the chain and the per-joint counts.
+struct SetAimIk {
+  uint32_t character = 0;
+  anim::AimIkDesc desc;
+};
+
+// Moves the aim's target (in its space) and, when given, its weight.
+struct MoveAimTarget {
+  uint32_t character = 0;
+  glm::vec3 target{0.0f};       // finite
+  std::optional<float> weight;  // [0, 1]; unset keeps the aim's weight
+};
+
+struct ClearAimIk {
+  uint32_t character = 0;
+};
+
+// Sets (or replaces) the character's foot IK: numbers checked by to_world_request, joints
+// by the Animator.
+struct SetFootIk {
+  uint32_t character = 0;
+  anim::FootIkDesc desc;
+};
+
+// The ground under the character (world space) and, when given, the foot IK's weight.
+struct SetGround {
+  uint32_t character = 0;
+  anim::GroundDesc ground;      // finite; normals non-zero and up-facing (the Animator)
+  std::optional<float> weight;  // [0, 1]; needs a foot IK
+};
+
+struct ClearFootIk {
+  uint32_t character = 0;
+};
+
 enum class PoseSpace : uint8_t {
   kModel,  // the character's model space
   kWorld,  // root transform * model space
@@ -253,6 +292,7 @@ using WorldRequest =
                  CrossfadeClip, SetCharacterSpeed, AddLayer, UpdateLayer, RemoveLayer, SetIkGoal,
                  MoveIkGoal, ClearIkGoal, QueryPose, ListCharacters, Subscribe, Unsubscribe,
                  UpdateSubscription, UnloadAsset, SetRootMotion, AddClipEvents, Raycast,
-                 OverlapSphere, SetHitVolumes, GetHitVolumes>;
+                 OverlapSphere, SetHitVolumes, GetHitVolumes, SetAimIk, MoveAimTarget, ClearAimIk,
+                 SetFootIk, SetGround, ClearFootIk>;
 
 }  // namespace animd

@@ -425,5 +425,64 @@ TEST_F(PoseHistoryTest, QueriesFromManyThreadsWhileTheTickRuns) {
   EXPECT_GE(answered.load(), 200u);
 }
 
+TEST_F(PoseHistoryTest, FootAndAimIkReEvaluateBitForBit) {
+  // Foot IK with locks and per-tick ground samples, and aim IK with a moving world target, on
+  // walking characters that the game server moves every tick: every tick in the window
+  // re-evaluates to its streamed palette, including degraded ticks.
+  std::vector<uint32_t> ids;
+  for (const char* clip : {"walk", "run", "idle"}) ids.push_back(spawn(clip));
+  for (uint32_t id : ids) {
+    ASSERT_TRUE(run(SetFootIk{id, {}}));
+    SetAimIk aim{id, {}};
+    aim.desc.root_joint = "chest";
+    aim.desc.end_joint = "head";
+    aim.desc.space = anim::IkSpace::kWorld;
+    aim.desc.target = {0.0f, 1.6f, 5.0f};
+    ASSERT_TRUE(run(aim));
+  }
+  std::deque<SnapshotPtr> kept;
+  int compared = 0;
+  for (int step = 0; step < 120; ++step) {
+    for (size_t i = 0; i < ids.size(); ++i) {
+      const float z = 0.02f * static_cast<float>(step) * static_cast<float>(i + 1);
+      anim::Transform root;
+      root.translation = {static_cast<float>(i), 0.05f * z, z};
+      ASSERT_TRUE(run(SetRootTransform{ids[i], root}));
+      SetGround g{ids[i], {}, std::nullopt};
+      if (step % 2) {
+        g.ground.kind = anim::GroundDesc::Kind::kFootSamples;
+        g.ground.heights = {0.05f * z, 0.05f * z - 0.03f};
+      } else {
+        g.ground.normal = {0.0f, 1.0f, -0.05f};
+      }
+      if (step == 60) g.weight = 0.5f;
+      ASSERT_TRUE(run(g));
+      ASSERT_TRUE(
+          run(MoveAimTarget{ids[i], {std::sin(0.1f * step), 1.5f, z + 3.0f}, std::nullopt}));
+    }
+    kept.push_back(tick((step / 20) % 2 == 1));
+    if (kept.size() > 40) kept.pop_front();
+    if (step % 25 == 24) compared += check_window(kept);
+  }
+  compared += check_window(kept);
+  EXPECT_GT(compared, 3 * 30 * 4);
+  // Refused requests change nothing and name the problem.
+  auto bad = run(MoveAimTarget{9999, {0, 0, 0}, std::nullopt});
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().code(), anim::StatusCode::kNotFound);
+  const uint32_t plain = spawn("idle");
+  bad = run(SetGround{plain, {}, 0.5f});
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message().find("set_ground.weight"), std::string::npos);
+  bad = run(MoveAimTarget{plain, {0, 0, 0}, std::nullopt});
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message().find("no aim IK"), std::string::npos);
+  SetFootIk feet{plain, {}};
+  feet.desc.legs[0].ankle = "hoof";
+  bad = run(feet);
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message().find("hoof"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace animd

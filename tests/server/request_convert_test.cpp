@@ -584,5 +584,110 @@ TEST(RequestConvert, AnswersBecomeTheirReplies) {
   EXPECT_EQ(stats.worker_threads(), 2u);
 }
 
+TEST(RequestConvert, AimAndFootIkFieldsAreCheckedAndNamed) {
+  // Each malformed aim / foot IK request is refused with a message naming the field.
+  const std::vector<std::pair<std::function<void(Request&)>, std::string>> cases = {
+      {[](Request& r) { r.mutable_set_aim_ik()->mutable_target()->set_y(kNan); },
+       "set_aim_ik.target.y"},
+      {[](Request& r) { r.mutable_set_aim_ik()->mutable_forward_axis(); },
+       "set_aim_ik.forward_axis"},
+      {[](Request& r) { r.mutable_set_aim_ik()->set_weight(1.5f); }, "set_aim_ik.weight"},
+      {[](Request& r) { r.mutable_set_aim_ik()->set_space(static_cast<anim::v1::Space>(7)); },
+       "set_aim_ik.space"},
+      {[](Request& r) { r.mutable_set_aim_ik()->mutable_up_axis()->set_y(1.0f); },
+       "set_aim_ik.up_axis"},
+      {[](Request& r) { r.mutable_set_aim_ik()->mutable_pole()->set_x(kInf); },
+       "set_aim_ik.pole.x"},
+      {[](Request& r) { r.mutable_set_aim_ik()->add_max_angles(4.0f); },
+       "set_aim_ik.max_angles[0]"},
+      {[](Request& r) {
+         for (int i = 0; i < 40; ++i) r.mutable_set_aim_ik()->add_joint_weights(1.0f);
+       },
+       "set_aim_ik.joint_weights"},
+      {[](Request& r) { r.mutable_set_aim_ik()->add_joint_weights(-1.0f); },
+       "set_aim_ik.joint_weights[0]"},
+      {[](Request& r) { r.mutable_move_aim_target()->mutable_target()->set_z(kNan); },
+       "move_aim_target.target.z"},
+      {[](Request& r) { r.mutable_move_aim_target()->set_weight(-0.5f); },
+       "move_aim_target.weight"},
+      {[](Request& r) { r.mutable_set_foot_ik()->set_left_sole_offset(-1.0f); },
+       "set_foot_ik.left_sole_offset"},
+      {[](Request& r) { r.mutable_set_foot_ik()->set_right_sole_offset(kNan); },
+       "set_foot_ik.right_sole_offset"},
+      {[](Request& r) { r.mutable_set_foot_ik()->set_max_tilt(2.0f); }, "set_foot_ik.max_tilt"},
+      {[](Request& r) { r.mutable_set_foot_ik()->set_weight(kInf); }, "set_foot_ik.weight"},
+      {[](Request& r) { r.mutable_set_foot_ik()->set_contact_height(-1.0f); },
+       "set_foot_ik.contact_height"},
+      {[](Request& r) { r.mutable_set_foot_ik()->set_contact_speed(kNan); },
+       "set_foot_ik.contact_speed"},
+      {[](Request& r) { r.mutable_set_foot_ik()->set_release_time(11.0f); },
+       "set_foot_ik.release_time"},
+      {[](Request& r) { r.mutable_set_ground(); }, "set_ground has neither plane nor feet"},
+      {[](Request& r) { r.mutable_set_ground()->mutable_plane()->mutable_point()->set_x(kNan); },
+       "set_ground.plane.point.x"},
+      {[](Request& r) { r.mutable_set_ground()->mutable_plane()->mutable_normal()->set_y(-1.0f); },
+       "set_ground.plane.normal must face up"},
+      {[](Request& r) { r.mutable_set_ground()->mutable_plane()->mutable_normal(); },
+       "set_ground.plane.normal is zero"},
+      {[](Request& r) {
+         r.mutable_set_ground()->mutable_feet()->mutable_right()->set_height(kInf);
+       },
+       "set_ground.feet.right.height"},
+      {[](Request& r) {
+         r.mutable_set_ground()->mutable_feet()->mutable_left()->mutable_normal()->set_x(1.0f);
+       },
+       "set_ground.feet.left.normal must face up"},
+      {[](Request& r) {
+         r.mutable_set_ground()->mutable_plane();
+         r.mutable_set_ground()->set_weight(2.0f);
+       },
+       "set_ground.weight"},
+  };
+  for (const auto& [make, words] : cases) {
+    Request r;
+    make(r);
+    const auto converted = to_world_request(r);
+    ASSERT_FALSE(converted) << words << ": accepted";
+    EXPECT_EQ(converted.error().code(), anim::StatusCode::kInvalidArgument) << words;
+    EXPECT_NE(converted.error().message().find(words), std::string::npos)
+        << converted.error().message();
+  }
+  // Good ones keep their values and get the defaults.
+  Request r;
+  auto* aim = r.mutable_set_aim_ik();
+  aim->set_character_id(3);
+  aim->set_root_joint("spine");
+  aim->set_end_joint("head");
+  aim->mutable_target()->set_z(2.0f);
+  aim->mutable_pole()->set_y(2.0f);
+  aim->add_max_angles(0.5f);
+  auto converted = to_world_request(r);
+  ASSERT_TRUE(converted) << converted.error().message();
+  const auto& a = std::get<SetAimIk>(*converted);
+  EXPECT_EQ(a.character, 3u);
+  EXPECT_EQ(a.desc.forward_axis, glm::vec3(0, 0, 1));
+  EXPECT_EQ(a.desc.weight, 1.0f);
+  EXPECT_TRUE(a.desc.has_pole);
+  EXPECT_EQ(a.desc.up_axis, glm::vec3(0, 1, 0));
+  EXPECT_EQ(a.desc.max_angles, std::vector<float>{0.5f});
+  Request f;
+  f.mutable_set_foot_ik()->mutable_left()->set_ankle("foot_l");
+  converted = to_world_request(f);
+  ASSERT_TRUE(converted) << converted.error().message();
+  const auto& feet = std::get<SetFootIk>(*converted);
+  EXPECT_EQ(feet.desc.legs[0].ankle, "foot_l");
+  EXPECT_TRUE(feet.desc.lock_feet);
+  EXPECT_EQ(feet.desc.sole_offsets[0], -1.0f);  // from the rest pose
+  Request g;
+  g.mutable_set_ground()->mutable_feet()->mutable_left()->set_height(0.25f);
+  converted = to_world_request(g);
+  ASSERT_TRUE(converted) << converted.error().message();
+  const auto& ground = std::get<SetGround>(*converted);
+  EXPECT_EQ(ground.ground.kind, anim::GroundDesc::Kind::kFootSamples);
+  EXPECT_EQ(ground.ground.heights[0], 0.25f);
+  EXPECT_EQ(ground.ground.normals[1], glm::vec3(0, 1, 0));
+  EXPECT_FALSE(ground.weight.has_value());
+}
+
 }  // namespace
 }  // namespace animd

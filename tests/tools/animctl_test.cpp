@@ -178,6 +178,28 @@ TEST_F(Animctl, IkGoalMovesTheHandToTheTargetAndClears) {
   ctl({"despawn", id});
 }
 
+TEST_F(Animctl, FootIkStandsOnAStepAndAimTurnsTheHead) {
+  const json spawned = ctl_json({"spawn", "builtin"});  // the rest pose
+  const std::string id = std::to_string(spawned["spawn"]["character_id"].get<uint32_t>());
+  EXPECT_EQ(ctl_json({"feet", id, "set"})["status"]["code"], "STATUS_OK");
+  EXPECT_EQ(ctl_json({"feet", id, "ground", "--heights", "0,-0.1"})["status"]["code"], "STATUS_OK");
+  EXPECT_EQ(ctl_json({"aim", id, "set", "--chain", "spine..head", "--target", "0,1.6,3",
+                      "--max-angles", "0.5,0.5,0.5,0.5"})["status"]["code"],
+            "STATUS_OK");
+  EXPECT_EQ(ctl_json({"aim", id, "move", "--target", "0,1.6,4", "--weight", "1"})["status"]["code"],
+            "STATUS_OK");
+  const json pose = ctl_json({"pose", id, "--joints", "hips,foot_r"});
+  ASSERT_EQ(pose["query_pose"]["joints"].size(), 2u) << pose.dump();
+  EXPECT_NEAR(pose["query_pose"]["joints"][0]["position"]["y"].get<double>(), 0.85, 1e-3);
+  EXPECT_NEAR(pose["query_pose"]["joints"][1]["position"]["y"].get<double>(), -0.01, 1e-3);
+  const ProcessResult bad = ctl({"feet", id, "ground", "--point", "0,0,0", "--normal", "0,-1,0"});
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.err.find("set_ground.plane.normal must face up"), std::string::npos) << bad.err;
+  EXPECT_EQ(ctl_json({"aim", id, "clear"})["status"]["code"], "STATUS_OK");
+  EXPECT_EQ(ctl_json({"feet", id, "clear"})["status"]["code"], "STATUS_OK");
+  ctl({"despawn", id});
+}
+
 TEST_F(Animctl, PoseReportsRequestedJointsAndTheWholePalette) {
   const std::string id = spawn("walk");
   const json pose = ctl_json({"pose", id, "--joints", "head,hand_l", "--world"});
@@ -350,6 +372,13 @@ TEST_F(Animctl, BadInputExitsWithCode2AndSaysWhy) {
       {{"hit-volumes", "builtin", "--capsule", "head:0,0,0:0,1"}, "is not JOINT:ax,ay,az"},
       {{"hit-volumes", "builtin", "--capsule", "head:0,0,0:0,1,0:-2"}, "outside"},
       {{"--port", "70000", "stats"}, "--port"},
+      {{"aim", "3", "set", "--chain", "head", "--target", "0,0,0"}, "is not ROOT..EFFECTOR"},
+      {{"aim", "3", "set", "--chain", "a..b", "--target", "0,0,0", "--up", "0,1,0"},
+       "--up: needs --pole"},
+      {{"feet", "3", "set", "--left", "a,b"}, "expected HIP,KNEE,ANKLE"},
+      {{"feet", "3", "ground"}, "give --point/--normal or --heights"},
+      {{"feet", "3", "ground", "--heights", "0"}, "expected LEFT,RIGHT"},
+      {{"feet", "3", "set", "--max-tilt", "3"}, "outside"},
   };
   for (const Case& c : cases) {
     const ProcessResult r = ctl(c.args);
@@ -367,8 +396,9 @@ TEST_F(Animctl, UnknownCharacterGivesTheServersMessageAndExit1) {
 }
 
 TEST_F(Animctl, HelpForEachCommand) {
-  for (const char* command : {"spawn", "play", "crossfade", "additive", "ik", "pose", "watch",
-                              "load", "mesh", "root-motion", "raycast", "overlap", "hit-volumes"}) {
+  for (const char* command :
+       {"spawn", "play", "crossfade", "additive", "ik", "pose", "watch", "load", "mesh",
+        "root-motion", "raycast", "overlap", "hit-volumes", "aim", "feet"}) {
     const ProcessResult r = animtest::run_process({animtest::animctl_binary(), command, "--help"});
     EXPECT_EQ(r.exit_code, 0) << command;
     EXPECT_NE(r.out.find("Usage"), std::string::npos) << command << ": " << r.out;

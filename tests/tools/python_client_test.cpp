@@ -139,6 +139,42 @@ print("box", sorted(m) == [a], left.count(b) == 1)
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 
+// Foot and aim IK from Python: the typed helpers reach the daemon, the pose shows them, a
+// bad value comes back as a ServerError naming the field.
+TEST(PythonClient, FootAndAimIk) {
+  if (!python_with_protobuf())
+    GTEST_SKIP() << "skipped: /usr/bin/python3 with python3-protobuf not available";
+  animtest::DaemonProcess daemon;
+  ASSERT_TRUE(daemon.start()) << daemon.error() << daemon.log_tail();
+  const std::string script = R"(
+import sys, time
+from animd_client import Client, ServerError
+c = Client(port=int(sys.argv[1]), timeout=20.0)
+a = c.spawn("builtin")
+c.set_foot_ik(a)
+c.set_ground(a, heights=(0.0, -0.1))
+t = c.set_aim_ik(a, "spine", "head", (1.0, 1.6, 2.0), world=True, max_angles=(0.5,) * 4)
+while c.stats().tick <= t:
+    time.sleep(0.01)
+p = c.query_pose(a, joints=("hips", "foot_r"), tick=t + 1, world=True)
+print("feet", round(p.joints[0].position.y, 3), round(p.joints[1].position.y, 3))
+c.move_aim_target(a, (0.0, 1.6, 3.0), weight=0.5)
+c.set_ground(a, point=(0, 0, 0), normal=(0, 1, 0), weight=0.0)
+try:
+    c.set_ground(a, heights=(0.0, float("nan")))
+except ServerError as e:
+    print("refused", "set_ground.feet.right.height" in str(e))
+c.clear_aim_ik(a)
+c.clear_foot_ik(a)
+)";
+  const ProcessResult r = animtest::run_process(
+      {"/usr/bin/python3", "-c", script, std::to_string(daemon.port())}, {kPythonPath});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("feet 0.85 -0.01"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("refused True"), std::string::npos) << r.out;
+  EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
+}
+
 // BVH from Python: a file under the asset root as its own asset, and uploaded text
 // retargeted onto the built-in character.
 TEST(PythonClient, LoadsAndAttachesBvh) {

@@ -13,6 +13,7 @@
 
 #include "counting_new.h"
 
+#include "anim/builtin_character.h"
 #include "anim_test_rig.h"
 
 using animtest::g_allocations;
@@ -97,6 +98,35 @@ TEST(AnimatorAllocations, UpdateAllocatesNothingWithEveryFeatureRunning) {
   const long before_cmd = g_allocations.load();
   ASSERT_TRUE(a.add_layer(own).has_value());
   EXPECT_GT(g_allocations.load() - before_cmd, 0);
+}
+
+TEST(AnimatorAllocations, FootAndAimIkAllocateNothingPerTick) {
+  // The per-tick commands too: set_ground, update_aim_target and set_foot_ik_weight.
+  const Asset asset = make_builtin_character();
+  Animator a(asset.skeleton, asset.clips);
+  ASSERT_TRUE(a.set_foot_ik({}));
+  AimIkDesc aim;
+  aim.root_joint = "spine";
+  aim.end_joint = "head";
+  aim.space = IkSpace::kWorld;
+  aim.has_pole = true;
+  aim.max_angles = {0.5f, 0.5f, 0.5f, 0.5f};
+  ASSERT_TRUE(a.set_aim_ik(aim));
+  ASSERT_TRUE(a.play(1));
+  const long before = g_allocations.load();
+  for (int i = 0; i < 300; ++i) {
+    GroundDesc g;
+    g.kind = i % 2 ? GroundDesc::Kind::kFootSamples : GroundDesc::Kind::kPlane;
+    g.heights = {0.01f * static_cast<float>(i % 7), -0.02f};
+    g.normal = {0.1f, 1.0f, 0.0f};
+    ASSERT_TRUE(a.set_ground(g));
+    ASSERT_TRUE(a.update_aim_target({std::sin(0.1f * i), 1.5f, 2.0f}, 1.0f));
+    ASSERT_TRUE(a.set_foot_ik_weight(i % 50 == 0 ? 0.0f : 1.0f));
+    ASSERT_TRUE(a.set_root_transform({{0, 0, 0.02f * i}, {1, 0, 0, 0}, {1, 1, 1}}));
+    ASSERT_TRUE(a.update(1.0f / 60.0f).is_ok());
+  }
+  const long during = g_allocations.load() - before;
+  EXPECT_EQ(during, 0) << "foot / aim IK allocated " << during << " times in 300 ticks";
 }
 
 }  // namespace

@@ -90,6 +90,25 @@ class Animator {
   // the iterative goals; a two-bone goal counts as its chain length).
   uint64_t ik_cost() const;
 
+  // Aim IK (aim_ik.h, docs/animation.md "Aim IK"): at most one per character; setting one
+  // replaces the previous. update_aim_target moves its target (same space) and weight.
+  Status set_aim_ik(const AimIkDesc& desc);
+  Status update_aim_target(const glm::vec3& target, float weight);
+  Status clear_aim_ik();
+  bool has_aim_ik() const { return setup_ && setup_->aim; }
+  const AimInput& aim_input() const { return aim_input_; }  // target and weight in force
+
+  // Foot IK (foot_ik.h, docs/animation.md "Foot IK"): at most one per character; setting one
+  // replaces the previous (and its locks). The ground persists until replaced (set it before
+  // or after set_foot_ik); nothing happens without one. set_foot_ik_weight in [0, 1].
+  Status set_foot_ik(const FootIkDesc& desc);
+  Status set_ground(const GroundDesc& ground);
+  Status set_foot_ik_weight(float weight);
+  Status clear_foot_ik();
+  bool has_foot_ik() const { return setup_ && setup_->feet; }
+  // What the last update did for the feet (planting, locks, needs, pelvis drop).
+  const FootIkState& foot_ik_state() const { return foot_state_; }
+
   // The character's placement in the world (model space -> world space); used for
   // world-space IK targets and reported to clients. Must be finite with non-zero scale.
   // With root motion, the next update() leaves the root where it was set (it wins over that
@@ -258,6 +277,16 @@ class Animator {
   PoseScratch scratch_;
   std::array<LayerInput, kMaxLayers> layer_inputs_{};
   std::array<GoalInput, kMaxIkGoals> goal_inputs_{};
+  // Aim and foot IK: the values the next update evaluates (used when the setup has them), and
+  // whether each foot's lock position holds a captured target.
+  AimInput aim_input_;
+  FootIkInput foot_input_;
+  FootIkOutput foot_output_;
+  FootIkState foot_state_;
+  std::array<bool, kNumFeet> lock_held_{};
+  // Per update, before the pose: which feet are planted and their locks; after it: captures.
+  void plan_foot_locks(float dt);
+  void keep_foot_locks();
   // Events: the table, and what the last update fired.
   std::shared_ptr<const ClipEventTable> events_;
   int num_fired_ = 0;

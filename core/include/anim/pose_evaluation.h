@@ -26,7 +26,10 @@
 #include <glm/glm.hpp>
 #include <glm/gtc/quaternion.hpp>
 
+#include "anim/aim_ik.h"
 #include "anim/animator_options.h"
+#include "anim/foot_contacts.h"
+#include "anim/foot_ik.h"
 #include "anim/ik.h"
 #include "anim/joint_mask.h"
 #include "anim/root_motion.h"
@@ -63,10 +66,35 @@ struct GoalSetup {
   std::vector<glm::vec3> bone_dirs;    // unit rest direction to the next chain joint, local
 };
 
+// What an aim IK is, fixed when it is set (target and weight are per-update inputs).
+struct AimSetup {
+  AimIkDesc desc;                 // validated by Animator::set_aim_ik: axes and pole unit length
+  std::vector<int> joints;        // chain root..end, 1..kMaxChainJoints entries
+  std::vector<float> fractions;   // per joint: its weight / the sum of its and later weights
+  std::vector<float> max_angles;  // per joint, radians in [0, pi]
+};
+
+// One leg of a foot IK, resolved from FootIkDesc.
+struct LegSetup {
+  int hip = -1, knee = -1, ankle = -1;  // knee's parent is hip, ankle's parent is knee
+  float sole_offset = 0.0f;             // ankle height above the sole, asset units, >= 0
+  float length = 0.0f;                  // rest hip-knee plus knee-ankle length, asset units
+};
+
+// What a foot IK is, fixed when it is set (weight, ground and locks are per-update inputs).
+struct FootIkSetup {
+  FootIkDesc desc;  // validated by Animator::set_foot_ik, thresholds resolved (> 0)
+  int pelvis = -1;  // lowered by the pelvis drop; an ancestor of both hips
+  std::array<LegSetup, kNumFeet> legs;
+  std::vector<StrideCurves> strides;  // one per clip the character had when it was set
+};
+
 // The layers and goals of a character, in the order they apply. Immutable once made.
 struct PoseSetup {
   std::vector<std::shared_ptr<const LayerSetup>> layers;  // at most kMaxLayers, never null
   std::vector<std::shared_ptr<const GoalSetup>> goals;    // at most kMaxIkGoals, never null
+  std::shared_ptr<const AimSetup> aim;                    // null: no aim IK
+  std::shared_ptr<const FootIkSetup> feet;                // null: no foot IK
 };
 
 // A clip at a time: the base of the pose, or one crossfade's target.
@@ -95,6 +123,39 @@ struct GoalInput {
   float weight = 0.0f;     // [0, 1]; <= 0 leaves the pose untouched
 };
 
+// The aim IK's target and weight (setup aim).
+struct AimInput {
+  glm::vec3 target{0.0f};  // in the aim's space (setup desc.space)
+  float weight = 0.0f;     // [0, 1]; <= 0 leaves the pose untouched
+};
+
+// One foot's world-space lock (docs/animation.md, "Foot IK").
+struct FootLockInput {
+  glm::vec3 position{0.0f};  // the ankle target held (world space); unused when capture
+  float weight = 0.0f;       // [0, 1]: how much the lock wins over the free target
+  bool capture = false;      // the foot plants now: hold this evaluation's ground target
+};
+
+// The foot IK's per-update values (setup feet). World space, Y up.
+struct FootIkInput {
+  float weight = 0.0f;      // [0, 1]; <= 0, or no ground, leaves the pose untouched
+  bool has_ground = false;  // false until the host describes the ground
+  // Per foot, the ground plane: unit normal (y > 0.1) and `value`: the plane's offset d
+  // (normal . x = d) when !samples, the ground's height under the ankle when samples.
+  bool samples = false;
+  std::array<glm::vec3, kNumFeet> normals{glm::vec3(0.0f, 1.0f, 0.0f), glm::vec3(0.0f, 1.0f, 0.0f)};
+  std::array<float, kNumFeet> values{};
+  std::array<FootLockInput, kNumFeet> locks{};
+};
+
+// What the foot IK of one evaluation found (when PoseOutput::feet is given).
+struct FootIkOutput {
+  bool ran = false;  // false: weight 0 or no ground (nothing below is set)
+  std::array<glm::vec3, kNumFeet> ground_targets{};  // each ankle's target on the ground (world)
+  std::array<float, kNumFeet> need{};                // world vertical move each ankle needed
+  float pelvis_drop = 0.0f;                          // world vertical move of the pelvis (<= 0)
+};
+
 // Everything of one update that is not in the setup.
 struct PoseInputs {
   // Model space -> world space; maps world-space IK targets and poles into model space.
@@ -109,6 +170,8 @@ struct PoseInputs {
   // each fade's clip, each override layer's clip) before they are blended; additive layers
   // are left as they are. joint -1: off. (The root above already includes the travel.)
   RootMotionInput root_motion;
+  AimInput aim;      // used when the setup has an aim IK
+  FootIkInput feet;  // used when the setup has a foot IK
 };
 
 // Working memory of one evaluation; reusable for any number of them (one thread at a time).
@@ -117,6 +180,7 @@ struct PoseScratch {
   std::array<glm::vec3, kMaxChainJoints> positions{};
   std::array<glm::vec3, kMaxChainJoints> solved{};
   std::array<glm::quat, kMaxChainJoints> rotations{};
+  std::array<glm::quat, kMaxChainJoints> animated{};  // aim IK: the chain's animated locals
 };
 
 // Where an evaluation writes: the local pose and the model-space matrices (including
@@ -124,10 +188,12 @@ struct PoseScratch {
 struct PoseOutput {
   std::span<Transform> locals;
   std::span<glm::mat4> model;
+  FootIkOutput* feet = nullptr;  // optional: what the foot IK found
 };
 
 // Evaluates the pose: base, then each fade blended over the result so far, then the layers,
-// local-to-model, then the IK goals. With root motion, each clip sample has its joint pinned
+// local-to-model, then the foot IK, the aim IK and the IK goals (docs/animation.md, "IK").
+// With root motion, each clip sample has its joint pinned
 // to the rest pose's motion frame (remove_root_motion) before it is used. `setup` may be null when
 // the inputs have no layers and no goals. Preconditions (checked by the callers that build inputs,
 // as the Animator's commands do): clip indices valid for `clips` with the skeleton's joint count,

@@ -1,0 +1,17 @@
+#pragma once
+// to_world_request for the aim and foot IK requests (ik.proto): every number is checked here
+// (finite, in range, per-joint lists not longer than a chain can be), with the field's name
+// in the error; joint names and chains are the Animator's to check.
+
+#include "anim/status.h"
+#include "anim/v1/ik.pb.h"
+#include "world_requests.h"
+
+namespace animd {
+
+anim::Expected<WorldRequest> set_aim_ik_request(const anim::v1::SetAimIkRequest& r);
+anim::Expected<WorldRequest> move_aim_target_request(const anim::v1::MoveAimTargetRequest& r);
+anim::Expected<WorldRequest> set_foot_ik_request(const anim::v1::SetFootIkRequest& r);
+anim::Expected<WorldRequest> set_ground_request(const anim::v1::SetGroundRequest& r);
+
+}  // namespace animd
