@@ -154,6 +154,13 @@ BlendWeights Animator::current_blend_weights() const {
   return latest().space >= 0 ? latest().weights : BlendWeights{};
 }
 
+bool Animator::plays_blend_space() const {
+  if (base_.space >= 0) return true;
+  for (int i = 0; i < num_fades_; ++i)
+    if (fades_[static_cast<size_t>(i)].player.space >= 0) return true;
+  return false;
+}
+
 void Animator::smooth_parameters(float dt) {
   for (int i = 0; i < num_params_; ++i) {
     Parameter& p = params_[static_cast<size_t>(i)];

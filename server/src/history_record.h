@@ -15,6 +15,9 @@
 //   [1 word]     IK iteration scale                  (kIkScale; else 1)
 //   [1 word]     root motion: joint index (low 16 bits), bit 16 = vertical
 //                                                     (kRootMotion; else off)
+//   [1 + 3 / term] blend-space terms: one word with each source's term count (2 bits per
+//                source: base in bits 0-1, fade k in bits 2k+2..2k+3), then per term, source
+//                by source: clip, time, mix          (kBlendTerms; else none)
 //   [10 words]   the root reported for the tick      (kReportedRoot; else the evaluated root)
 // The reported root differs from the evaluated one when a character moved in a tick it was
 // not updated in (update-rate LOD): its pose is the previous evaluation, its root the new one.
@@ -39,6 +42,7 @@ inline constexpr uint32_t kIkScale = 1u << 14;
 inline constexpr uint32_t kReportedRoot = 1u << 15;
 inline constexpr uint32_t kRootMotion = 1u << 16;
 inline constexpr uint32_t kRootMotionVertical = 1u << 16;  // in the root-motion word
+inline constexpr uint32_t kBlendTerms = 1u << 24;
 }  // namespace record_format
 
 // An upper bound of the words record_animator() may write for `a` after its next update (or

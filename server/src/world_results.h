@@ -94,6 +94,11 @@ struct StatsAnswer {
   uint64_t events_dropped = 0;
 };
 
+// A blend space defined: its triangle count (2D; 0 in 1D).
+struct BlendSpaceDefined {
+  uint32_t triangles = 0;
+};
+
 // A clip's events after add_clip_events, by time.
 struct ClipEventsAnswer {
   std::vector<anim::ClipEvent> events;
@@ -139,6 +144,6 @@ struct AssetAdded {
 
 using WorldResult = std::variant<Done, Spawned, LayerAdded, IkGoalSet, PoseAnswer, CharacterList,
                                  Subscribed, StatsAnswer, AssetAdded, ClipEventsAnswer, RaycastHit,
-                                 SphereOverlap, HitVolumesAnswer>;
+                                 SphereOverlap, HitVolumesAnswer, BlendSpaceDefined>;
 
 }  // namespace animd

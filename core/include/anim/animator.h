@@ -90,6 +90,8 @@ class Animator {
   int current_blend_space() const;
   // The samples the latest target's blend space used in the last update (count 0 otherwise).
   BlendWeights current_blend_weights() const;
+  // True when the base or a fade plays a blend space (its pose takes up to three clips).
+  bool plays_blend_space() const;
 
   // Character playback speed (finite, may be negative or 0): multiplies every clip's and
   // layer's own speed and the progress of fades.
