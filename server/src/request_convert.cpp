@@ -558,6 +558,7 @@ struct ResultWriter {
       ci->set_character_id(c.character_id);
       ci->set_asset(c.asset->name);
       if (c.clip >= 0) ci->set_clip(c.asset->clips[static_cast<size_t>(c.clip)].name);
+      ci->set_blend_space(c.blend_space);
       to_proto(c.root, ci->mutable_root());
     }
   }

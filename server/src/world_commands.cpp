@@ -366,7 +366,11 @@ CharacterList World::list_characters() const {
   for (const auto& c : characters_) {
     int clip = c->animator.current_clip();
     if (clip < 0 || clip >= static_cast<int>(c->asset->clips.size())) clip = -1;
-    out.characters.push_back(CharacterEntry{c->id, c->asset, clip, c->animator.root_transform()});
+    out.characters.push_back(
+        CharacterEntry{c->id, c->asset, clip, c->animator.root_transform(), {}});
+    if (const int space = c->animator.current_blend_space(); space >= 0)
+      out.characters.back().blend_space =
+          c->animator.blend_spaces()->spaces[static_cast<size_t>(space)]->name;
   }
   return out;
 }

@@ -57,6 +57,7 @@ struct CharacterEntry {
   AssetPtr asset;  // never null
   int clip = -1;   // the latest target clip (index into asset->clips); -1 before any
   anim::Transform root;
+  std::string blend_space;  // the latest target when it is a blend space (clip is then -1)
 };
 
 // Every character, by increasing id.
