@@ -146,7 +146,7 @@ TEST_F(Animctl, BlendSpaceDefinedPlayedAndDriven) {
       ctl({"blend-space", "builtin", "ctl_move", "--axis", "speed", "--sample", "idle@0",
            "--sample", "walk@1.4", "--sample", "run@4"});
   EXPECT_EQ(defined.exit_code, 0) << defined.err;
-  EXPECT_NE(defined.out.find("ok: blend-space"), std::string::npos) << defined.out;
+  EXPECT_NE(defined.out.find("defined (tick "), std::string::npos) << defined.out;
   const ProcessResult grid =
       ctl({"blend-space", "builtin", "ctl_dir", "--axis", "turn", "--axis", "speed", "--sample",
            "idle@0,0", "--sample", "walk@-1,1.4", "--sample", "run@1,1.4"});
