@@ -870,6 +870,7 @@ void add_commands(CLI::App& app, Plan& plan) {
   add_root(app, plan);
   add_root_motion(app, plan);
   add_events(app, plan);
+  add_blend_commands(app, plan);
   add_additive(app, plan);
   add_ik(app, plan);
   add_aim(app, plan);

@@ -10,5 +10,7 @@ namespace animctl {
 
 void add_global_options(CLI::App& app, GlobalOptions& options);
 void add_commands(CLI::App& app, Plan& plan);
+// blend-space and param (cli_blend.cpp).
+void add_blend_commands(CLI::App& app, Plan& plan);
 
 }  // namespace animctl

@@ -83,8 +83,9 @@ void print_characters(const anim::v1::ListCharactersReply& reply, std::ostream& 
   if (reply.characters().empty()) out << "no characters\n";
   for (const auto& c : reply.characters()) {
     out << c.character_id() << "  asset=" << c.asset()
-        << "  clip=" << (c.clip().empty() ? "-" : c.clip()) << "  at "
-        << fmt_vec3(c.root().translation()) << "\n";
+        << "  clip=" << (c.clip().empty() ? "-" : c.clip());
+    if (!c.blend_space().empty()) out << "  blend_space=" << c.blend_space();
+    out << "  at " << fmt_vec3(c.root().translation()) << "\n";
   }
 }
 

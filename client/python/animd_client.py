@@ -36,7 +36,15 @@ import threading
 import time
 
 from anim.v1 import assets_pb2  # noqa: F401  (registers the message types)
-from anim.v1 import characters_pb2, envelope_pb2, hits_pb2, ik_pb2, stream_pb2, types_pb2
+from anim.v1 import (
+    blend_pb2,
+    characters_pb2,
+    envelope_pb2,
+    hits_pb2,
+    ik_pb2,
+    stream_pb2,
+    types_pb2,
+)
 
 import animd_compact
 
@@ -629,6 +637,27 @@ class Client:
             request.events.add(name=name, time=time, payload=payload)
         reply = self.call("add_clip_events", request).add_clip_events
         return [(e.name, e.time, e.payload) for e in reply.events]
+
+    def define_blend_space(self, asset, name, axes, samples):
+        """Defines a blend space on an asset (docs/animation.md, "Blend spaces"); play and
+        crossfade then take its name like a clip's. `axes`: one parameter name (1D) or two
+        (2D: x, y). `samples`: (clip, x) tuples in 1D, (clip, x, y) in 2D. Returns the number
+        of triangles of a 2D space's triangulation (0 in 1D)."""
+        if isinstance(axes, str):
+            axes = [axes]
+        request = blend_pb2.DefineBlendSpaceRequest(asset=asset, name=name, axes=list(axes))
+        for sample in samples:
+            clip, x, y = (tuple(sample) + (0.0,))[:3]
+            request.samples.add(clip=clip, x=x, y=y)
+        return self.call("define_blend_space", request).define_blend_space.triangles
+
+    def set_parameter(self, character_id, name, value, smoothing=0.0):
+        """Sets a character's named parameter (what blend spaces' axes read). It reaches
+        `value` as a critically damped spring covering about 90% of the change in `smoothing`
+        seconds (0: at once). Returns the tick."""
+        request = blend_pb2.SetParameterRequest(character_id=character_id, name=name, value=value,
+                                                smoothing=smoothing)
+        return self.call("set_parameter", request).tick
 
     @staticmethod
     def sphere_region(center, radius, outer_margin=0.0, outer_rate_divisor=0):

@@ -32,6 +32,7 @@ Animator::Animator(const Skeleton& skeleton, std::span<const Clip> clips)
   const int n = skeleton.num_joints();
   pose_.locals.resize(n);
   scratch_.sample.resize(n);
+  scratch_.term.resize(n);  // a blend space's further samples
   model_.resize(n);
   palette_.resize(n);
   // The rest pose, evaluated as any update is (inputs_ holds no clip): evaluated_inputs()
@@ -58,7 +59,8 @@ Status Animator::rebind(const Skeleton& skeleton, std::span<const Clip> clips) {
   events_ = ClipEventTable::extend_to(std::move(events_), clips_);
   // The cursors name the clip objects they cached keys for: start them afresh on the copies.
   base_.cursor = SamplingCursor{};
-  for (Fade& f : fades_) f.player.cursor = SamplingCursor{};
+  base_.term_cursors = {};
+  for (Fade& f : fades_) f.player.cursor = SamplingCursor{}, f.player.term_cursors = {};
   for (Layer& l : layers_) l.cursor = SamplingCursor{};
   return Status::ok();
 }
@@ -101,18 +103,23 @@ Status Animator::crossfade(int clip, float duration, const CrossfadeOptions& opt
   if (!std::isfinite(options.speed))
     return invalid_argument("crossfade to '" + c.name + "': speed " + num(options.speed) +
                             " is not finite");
-  if (latest().clip == clip) return Status::ok();  // already the latest target: no-op
+  // Already the latest target: a no-op.
+  if (latest().space < 0 && latest().clip == clip) return Status::ok();
+  start_fade(Player{clip, 0.0f, options.speed, options.loop, {}, 0.0f, {}, 0.0f, 0, true}, duration,
+             options.sync_normalized_time);
+  return Status::ok();
+}
 
-  Player target{clip, 0.0f, options.speed, options.loop, {}, 0.0f, {}, 0.0f, 0, true};
-  if (options.sync_normalized_time) {
+void Animator::start_fade(const Player& from_start, float duration, bool sync) {
+  Player target = from_start;
+  if (sync) {
     const Player& src = latest();
-    const float src_duration = src.clip >= 0 ? clips_[src.clip].duration : 0.0f;
-    target.time = wrap(target, normalized_time(src.time, src_duration) * c.duration);
+    target.time = wrap(target, normalized_time(src.time, duration_of(src)) * duration_of(target));
   }
   if (duration == 0.0f) {  // a cut
     base_ = target;
     num_fades_ = 0;
-    return Status::ok();
+    return;
   }
   if (num_fades_ == kMaxFades) {
     // The queue is full: the oldest fade completes at once (its clip becomes the base). This
@@ -121,8 +128,7 @@ Status Animator::crossfade(int clip, float duration, const CrossfadeOptions& opt
     for (int i = 1; i < num_fades_; ++i) fades_[i - 1] = fades_[i];
     --num_fades_;
   }
-  fades_[num_fades_++] = Fade{target, duration, 0.0f, options.sync_normalized_time};
-  return Status::ok();
+  fades_[num_fades_++] = Fade{target, duration, 0.0f, sync};
 }
 
 Status Animator::set_speed(float speed) {
@@ -175,12 +181,30 @@ float Animator::current_clip_time() const {
   return latest().time;
 }
 
+float Animator::duration_of(const Player& p) const {
+  if (p.space >= 0) return 1.0f;
+  return p.clip >= 0 ? clips_[p.clip].duration : 0.0f;
+}
+
 float Animator::wrap(const Player& p, float time) const {
-  if (p.clip < 0) return 0.0f;
-  return wrap_clip_time(time, clips_[p.clip].duration, p.loop ? WrapMode::kLoop : WrapMode::kClamp);
+  if (p.clip < 0 && p.space < 0) return 0.0f;
+  return wrap_clip_time(time, duration_of(p), p.loop ? WrapMode::kLoop : WrapMode::kClamp);
 }
 
 void Animator::advance_player(Player& p, float dt) const {
+  if (p.space >= 0) {
+    // One phase for all samples, at the weighted blend of their rates (cycles per second):
+    // clips of different durations stay in step.
+    float rate = 0.0f;
+    for (int k = 0; k < p.weights.count; ++k)
+      rate += p.weights.weight[static_cast<size_t>(k)] /
+              clips_[static_cast<size_t>(term_clip(p, k))].duration;
+    const float t0 = p.time;
+    const float step = dt * speed_ * p.speed * rate;
+    p.time = wrap(p, t0 + step);
+    track_travel(p, t0, step);
+    return;
+  }
   if (p.clip < 0) {
     p.advance = 0.0f;
     p.motion = {};
@@ -212,6 +236,23 @@ float unrolled(float t0, float t1, int64_t wraps, float duration) {
 }  // namespace
 
 void Animator::track_travel(Player& p, float t0, float step) const {
+  if (p.space >= 0) {
+    // In phases; the travel is each sample's over the same phase move, blended as the pose.
+    const int64_t wraps = p.loop ? count_wraps(t0, step, p.time, 1.0f) : 0;
+    p.advance = unrolled(t0, p.time, wraps, 1.0f);
+    p.from = t0;
+    p.wraps = wraps;
+    p.motion = {};
+    if (motion_input_.joint < 0) return;
+    for (int k = 0; k < p.weights.count; ++k) {
+      const Clip& c = clips_[static_cast<size_t>(term_clip(p, k))];
+      const RootMotion m =
+          clip_motion_delta(*skeleton_, c, motion_input_, std::min(t0 * c.duration, c.duration),
+                            term_time(p, k), wraps);
+      p.motion = k == 0 ? m : mix(p.motion, m, p.weights.mix[static_cast<size_t>(k)]);
+    }
+    return;
+  }
   const Clip& clip = clips_[p.clip];
   const float d = clip.duration;
   const int64_t wraps = p.loop ? count_wraps(t0, step, p.time, d) : 0;
@@ -244,6 +285,11 @@ void Animator::apply_root_motion_step() {
 Status Animator::update(float dt) {
   if (!std::isfinite(dt) || dt < 0.0f) return kBadDt;
 
+  // 0. Parameters, then the samples every blend space uses in this update.
+  smooth_parameters(dt);
+  refresh_weights(base_);
+  for (int i = 0; i < num_fades_; ++i) refresh_weights(fades_[i].player);
+
   // 1. Clocks. The base and unsynced fades run on their own clocks; a synced fade follows the
   // normalized time of the player just below it (already advanced: the queue goes upward).
   advance_player(base_, dt);
@@ -251,10 +297,10 @@ Status Animator::update(float dt) {
   for (int i = 0; i < num_fades_; ++i) {
     Fade& f = fades_[i];
     f.elapsed += fade_dt;
-    if (f.sync && f.player.clip >= 0) {
+    if (f.sync && (f.player.clip >= 0 || f.player.space >= 0)) {
       const Player& below = i == 0 ? base_ : fades_[i - 1].player;
-      const float below_duration = below.clip >= 0 ? clips_[below.clip].duration : 0.0f;
-      const float duration = clips_[f.player.clip].duration;
+      const float below_duration = duration_of(below);
+      const float duration = duration_of(f.player);
       const float t0 = f.player.time;
       f.player.time = wrap(f.player, normalized_time(below.time, below_duration) * duration);
       // Its playhead moved as far, in cycles, as the one it follows.
@@ -289,7 +335,7 @@ Status Animator::update(float dt) {
         break;
       case LayerTimeSource::kBaseNormalized: {
         const Player& p = latest();
-        const float d = p.clip >= 0 ? clips_[p.clip].duration : 0.0f;
+        const float d = duration_of(p);
         layer.time = normalized_time(p.time, d) * c.duration;
         step = d > 0.0f ? p.advance / d * c.duration : 0.0f;
         break;
@@ -358,6 +404,17 @@ void Animator::fire_events() {
     above *= 1.0f - w;
   }
   auto player = [&](Player& p, float share, EventSource source) {
+    if (p.space >= 0) {
+      // Each sample's clip crosses what the shared phase crossed, with its share of the pose.
+      for (int k = 0; k < p.weights.count; ++k) {
+        const int clip = term_clip(p, k);
+        const float d = clips_[static_cast<size_t>(clip)].duration;
+        fire_crossings(clip, std::min(p.from * d, d), term_time(p, k), p.wraps, p.advance * d,
+                       p.fresh, share * p.weights.weight[static_cast<size_t>(k)], source, 0);
+      }
+      if (p.advance != 0.0f) p.fresh = false;
+      return;
+    }
     if (p.clip < 0) return;
     fire_crossings(p.clip, p.from, p.time, p.wraps, p.advance, p.fresh, share, source, 0);
     if (p.advance != 0.0f) p.fresh = false;
@@ -444,13 +501,25 @@ PoseInputs Animator::evaluated_inputs() const {
   return in;
 }
 
+ClipInput Animator::clip_input(const Player& p) const {
+  if (p.space < 0) return ClipInput{p.clip, p.time, &p.cursor};
+  // A blend space: its first sample is the clip, the others its terms.
+  ClipInput in{term_clip(p, 0), term_time(p, 0), &p.cursor};
+  in.num_terms = p.weights.count - 1;
+  for (int k = 1; k < p.weights.count; ++k) {
+    const size_t t = static_cast<size_t>(k - 1);
+    in.terms[t] = BlendTermInput{term_clip(p, k), term_time(p, k),
+                                 p.weights.mix[static_cast<size_t>(k)], &p.term_cursors[t]};
+  }
+  return in;
+}
+
 void Animator::gather_inputs() {
   inputs_.root = root_;
-  inputs_.base = ClipInput{base_.clip, base_.time, &base_.cursor};
+  inputs_.base = clip_input(base_);
   for (int i = 0; i < num_fades_; ++i) {
     const Fade& f = fades_[i];
-    fade_inputs_[i] =
-        FadeInput{{f.player.clip, f.player.time, &f.player.cursor}, f.elapsed / f.duration};
+    fade_inputs_[i] = FadeInput{clip_input(f.player), f.elapsed / f.duration};
   }
   inputs_.fades = std::span(fade_inputs_).first(static_cast<size_t>(num_fades_));
   for (size_t i = 0; i < layers_.size(); ++i) {

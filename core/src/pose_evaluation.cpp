@@ -29,9 +29,11 @@ void run_sampling(const Skeleton& skeleton, const Clip& clip, float time, Sampli
   job.run();
 }
 
-// A clip's pose (the rest pose for clip -1), with root motion taken out.
+// A clip's pose (the rest pose for clip -1), with root motion taken out; a blend space's
+// further samples (each pinned too, so their bodies blend, not their headings) mixed in.
 void sample_clip(const Skeleton& skeleton, std::span<const Clip> clips, const ClipInput& in,
-                 const RootMotionInput& root_motion, std::span<Transform> out) {
+                 const RootMotionInput& root_motion, std::vector<Transform>& term,
+                 std::span<Transform> out) {
   if (in.clip < 0) {
     // The rest pose is its own rest motion frame: nothing to take out.
     for (size_t j = 0; j < out.size(); ++j) out[j] = skeleton.rest_pose[j];
@@ -39,6 +41,14 @@ void sample_clip(const Skeleton& skeleton, std::span<const Clip> clips, const Cl
   }
   run_sampling(skeleton, clips[in.clip], in.time, in.cursor, out);
   remove_root_motion(skeleton, root_motion, out);
+  if (in.num_terms <= 0) return;
+  if (term.size() != out.size()) term.resize(out.size());
+  for (int k = 0; k < in.num_terms && k < 2; ++k) {
+    const BlendTermInput& t = in.terms[static_cast<size_t>(k)];
+    run_sampling(skeleton, clips[t.clip], t.time, t.cursor, term);
+    remove_root_motion(skeleton, root_motion, term);
+    blend(out, term, t.mix, kAllJoints, out);
+  }
 }
 
 void apply_layers(const Skeleton& skeleton, std::span<const Clip> clips,
@@ -133,9 +143,9 @@ void evaluate_pose(const Skeleton& skeleton, std::span<const Clip> clips, const 
   if (scratch.sample.size() != n) scratch.sample.resize(n);
   const std::span<Transform> sample = scratch.sample;
   // Base, then every fade blended onto the result so far, then layers, then IK.
-  sample_clip(skeleton, clips, inputs.base, inputs.root_motion, output.locals);
+  sample_clip(skeleton, clips, inputs.base, inputs.root_motion, scratch.term, output.locals);
   for (const FadeInput& f : inputs.fades) {
-    sample_clip(skeleton, clips, f.source, inputs.root_motion, sample);
+    sample_clip(skeleton, clips, f.source, inputs.root_motion, scratch.term, sample);
     blend(output.locals, sample, f.weight, kAllJoints, output.locals);
   }
   if (setup)

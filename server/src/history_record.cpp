@@ -50,11 +50,19 @@ struct Reader {
 };
 
 uint32_t words_for(size_t fades, size_t layers, size_t goals, bool root_scale, bool ik_scale,
-                   bool root_motion, bool reported, bool aim = false, bool feet = false) {
+                   bool root_motion, bool reported, size_t terms = 0, bool aim = false,
+                   bool feet = false) {
   return static_cast<uint32_t>(1 + 2 + 7 + (root_scale ? 3 : 0) + 3 * fades + 2 * layers +
                                4 * goals + (ik_scale ? 1 : 0) + (root_motion ? 1 : 0) +
-                               (reported ? 10 : 0) + (aim ? kAimWords : 0) +
-                               (feet ? kFeetWords : 0));
+                               (terms > 0 ? 1 + 3 * terms : 0) + (reported ? 10 : 0) +
+                               (aim ? kAimWords : 0) + (feet ? kFeetWords : 0));
+}
+
+// The blend-space terms of a record's sources (base, then the fades).
+size_t terms_of(const anim::PoseInputs& in) {
+  size_t n = static_cast<size_t>(in.base.num_terms);
+  for (const auto& f : in.fades) n += static_cast<size_t>(f.source.num_terms);
+  return n;
 }
 
 // Aim and foot IK are recorded only when their step runs (a skipped step needs nothing).
@@ -81,8 +89,11 @@ uint32_t record_bound(const anim::Animator& a) {
       !unit_scale(root) || !unit_scale(last.root),
       a.ik_iteration_scale() != 1.0f || last.ik_iteration_scale != 1.0f,
       a.root_motion().mode == anim::RootMotionMode::kExtract || last.root_motion.joint >= 0,
-      !same_bits(root, last.root), a.has_aim_ik() || aim_runs(last),
-      a.has_foot_ik() || feet_run(last));
+      !same_bits(root, last.root),
+      // A blend space source has at most two terms; the last evaluation's are bounded too.
+      std::max(terms_of(last),
+               a.plays_blend_space() ? 2 * (1 + static_cast<size_t>(a.num_active_fades())) : 0),
+      a.has_aim_ik() || aim_runs(last), a.has_foot_ik() || feet_run(last));
 }
 
 uint32_t record_animator(const anim::Animator& a, const anim::Transform& reported,
@@ -93,6 +104,7 @@ uint32_t record_animator(const anim::Animator& a, const anim::Transform& reporte
   const bool root_motion = in.root_motion.joint >= 0;
   const bool report = !same_bits(reported, in.root);
   const bool aim = aim_runs(in), feet = feet_run(in);
+  const size_t terms = terms_of(in);
   uint32_t head = static_cast<uint32_t>(in.fades.size()) |
                   static_cast<uint32_t>(in.layers.size()) << kLayerShift |
                   static_cast<uint32_t>(in.goals.size()) << kGoalShift;
@@ -100,10 +112,11 @@ uint32_t record_animator(const anim::Animator& a, const anim::Transform& reporte
   if (ik_scale) head |= kIkScale;
   if (root_motion) head |= kRootMotion;
   if (report) head |= kReportedRoot;
+  if (terms > 0) head |= kBlendTerms;
   if (aim) head |= kAim;
   if (feet) head |= kFeet;
   if (out.size() < words_for(in.fades.size(), in.layers.size(), in.goals.size(), root_scale,
-                             ik_scale, root_motion, report, aim, feet))
+                             ik_scale, root_motion, report, terms, aim, feet))
     return 0;
   Writer w{out.data()};
   w.u(head);
@@ -119,6 +132,20 @@ uint32_t record_animator(const anim::Animator& a, const anim::Transform& reporte
   if (root_motion)
     w.u(static_cast<uint32_t>(in.root_motion.joint) |
         (in.root_motion.vertical ? kRootMotionVertical : 0u));
+  if (terms > 0) {
+    uint32_t counts = static_cast<uint32_t>(in.base.num_terms);
+    for (size_t k = 0; k < in.fades.size(); ++k)
+      counts |= static_cast<uint32_t>(in.fades[k].source.num_terms) << (2 * k + 2);
+    w.u(counts);
+    auto source_terms = [&](const anim::ClipInput& c) {
+      for (int t = 0; t < c.num_terms; ++t) {
+        const anim::BlendTermInput& b = c.terms[static_cast<size_t>(t)];
+        w.i(b.clip), w.f(b.time), w.f(b.mix);
+      }
+    };
+    source_terms(in.base);
+    for (const auto& f : in.fades) source_terms(f.source);
+  }
   if (report) w.transform(reported);
   if (aim) w.vec(in.aim.target), w.f(in.aim.weight);
   if (feet) {
@@ -165,6 +192,25 @@ void decode_record(std::span<const uint32_t> words, DecodedRecord& out) {
     const uint32_t word = r.u();
     in.root_motion.joint = static_cast<int>(word & 0xffffu);
     in.root_motion.vertical = (word & kRootMotionVertical) != 0;
+  }
+  in.base.num_terms = 0;
+  for (size_t k = 0; k < fades; ++k) out.fades[k].source.num_terms = 0;
+  if (head & kBlendTerms) {
+    const uint32_t counts = r.u();
+    auto source_terms = [&](anim::ClipInput& c, uint32_t n) {
+      n = std::min(n, 2u);  // at most two terms per source
+      c.num_terms = static_cast<int>(n);
+      for (uint32_t t = 0; t < n; ++t) {
+        anim::BlendTermInput& b = c.terms[t];
+        b.clip = r.i();
+        b.time = r.f();
+        b.mix = r.f();
+        b.cursor = nullptr;
+      }
+    };
+    source_terms(in.base, counts & 3u);
+    for (size_t k = 0; k < fades; ++k)
+      source_terms(out.fades[k].source, (counts >> (2 * k + 2)) & 3u);
   }
   out.reported_root = head & kReportedRoot ? r.transform() : in.root;
   in.aim = {};

@@ -15,6 +15,9 @@
 //   [1 word]     IK iteration scale                  (kIkScale; else 1)
 //   [1 word]     root motion: joint index (low 16 bits), bit 16 = vertical
 //                                                     (kRootMotion; else off)
+//   [1 + 3 / term] blend-space terms: one word with each source's term count (2 bits per
+//                source: base in bits 0-1, fade k in bits 2k+2..2k+3), then per term, source
+//                by source: clip, time, mix          (kBlendTerms; else none)
 //   [10 words]   the root reported for the tick      (kReportedRoot; else the evaluated root)
 //   [4 words]    aim IK: target xyz, weight          (kAim: weight > 0; else weight 0)
 //   [18 words]   foot IK: flags (bit 0 samples, bits 1-2 capture left/right), weight,
@@ -48,6 +51,7 @@ inline constexpr uint32_t kAim = 1u << 17;
 inline constexpr uint32_t kFeet = 1u << 18;
 inline constexpr uint32_t kAimWords = 4;
 inline constexpr uint32_t kFeetWords = 18;
+inline constexpr uint32_t kBlendTerms = 1u << 24;
 }  // namespace record_format
 
 // An upper bound of the words record_animator() may write for `a` after its next update (or

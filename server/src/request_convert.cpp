@@ -289,6 +289,61 @@ Converted add_clip_events(const anim::v1::AddClipEventsRequest& r) {
   return WorldRequest(std::move(out));
 }
 
+Converted define_blend_space(const anim::v1::DefineBlendSpaceRequest& r) {
+  DefineBlendSpace out;
+  out.asset = r.asset();
+  if (r.name().empty()) return anim::invalid_argument("define_blend_space.name is empty");
+  if (r.name().size() > anim::kMaxBlendNameBytes)
+    return anim::invalid_argument("define_blend_space.name is longer than " +
+                                  std::to_string(anim::kMaxBlendNameBytes) + " bytes");
+  out.name = r.name();
+  if (r.axes_size() < 1 || r.axes_size() > 2)
+    return anim::invalid_argument("define_blend_space.axes has " + std::to_string(r.axes_size()) +
+                                  " names; a blend space has 1 or 2 axes");
+  for (int i = 0; i < r.axes_size(); ++i) {
+    const std::string field = "define_blend_space.axes[" + std::to_string(i) + "]";
+    if (r.axes(i).empty()) return anim::invalid_argument(field + " is empty");
+    if (r.axes(i).size() > anim::kMaxBlendNameBytes)
+      return anim::invalid_argument(field + " is longer than " +
+                                    std::to_string(anim::kMaxBlendNameBytes) + " bytes");
+    out.axes.push_back(r.axes(i));
+  }
+  if (r.samples_size() > anim::kMaxBlendSpaceSamples)
+    return Status(anim::StatusCode::kResourceExhausted,
+                  "define_blend_space.samples has " + std::to_string(r.samples_size()) +
+                      " samples, more than " + std::to_string(anim::kMaxBlendSpaceSamples));
+  out.samples.reserve(static_cast<size_t>(r.samples_size()));
+  for (int i = 0; i < r.samples_size(); ++i) {
+    const auto& s = r.samples(i);
+    const std::string field = "define_blend_space.samples[" + std::to_string(i) + "]";
+    if (s.clip().empty()) return anim::invalid_argument(field + ".clip is empty");
+    for (const auto& [v, axis] : {std::pair{s.x(), ".x"}, std::pair{s.y(), ".y"}}) {
+      if (auto st = check_finite(v, field + axis); !st) return st;
+      if (std::abs(v) > anim::kMaxBlendCoordinate)
+        return anim::invalid_argument(field + axis + " is beyond +-" +
+                                      std::to_string(anim::kMaxBlendCoordinate));
+    }
+    out.samples.emplace_back(s.clip(), glm::vec2(s.x(), s.y()));
+  }
+  return WorldRequest(std::move(out));
+}
+
+Converted set_parameter(const anim::v1::SetParameterRequest& r) {
+  SetParameter out;
+  out.character = r.character_id();
+  if (r.name().empty()) return anim::invalid_argument("set_parameter.name is empty");
+  if (r.name().size() > anim::kMaxBlendNameBytes)
+    return anim::invalid_argument("set_parameter.name is longer than " +
+                                  std::to_string(anim::kMaxBlendNameBytes) + " bytes");
+  out.name = r.name();
+  if (auto s = check_finite(r.value(), "set_parameter.value"); !s) return s;
+  if (auto s = check_finite(r.smoothing(), "set_parameter.smoothing"); !s) return s;
+  if (r.smoothing() < 0.0f) return anim::invalid_argument("set_parameter.smoothing is negative");
+  out.value = r.value();
+  out.smoothing = r.smoothing();
+  return WorldRequest(std::move(out));
+}
+
 // Ids of characters a hit query leaves out: sorted and unique (it looks them up).
 std::vector<uint32_t> ignore_list(const google::protobuf::RepeatedField<uint32_t>& ids) {
   std::vector<uint32_t> out(ids.begin(), ids.end());
@@ -504,6 +559,7 @@ struct ResultWriter {
       ci->set_character_id(c.character_id);
       ci->set_asset(c.asset->name);
       if (c.clip >= 0) ci->set_clip(c.asset->clips[static_cast<size_t>(c.clip)].name);
+      ci->set_blend_space(c.blend_space);
       to_proto(c.root, ci->mutable_root());
     }
   }
@@ -544,6 +600,9 @@ struct ResultWriter {
       d->set_time(e.time);
       d->set_payload(e.payload);
     }
+  }
+  void operator()(const BlendSpaceDefined& d) const {
+    reply.mutable_define_blend_space()->set_triangles(d.triangles);
   }
   void operator()(const AssetAdded& a) const {
     fill_asset_info(*a.asset, reply.mutable_load_asset()->mutable_asset());
@@ -658,6 +717,10 @@ anim::Expected<WorldRequest> to_world_request(const anim::v1::Request& r) {
       return set_ground_request(r.set_ground());
     case R::kClearFootIk:
       return WorldRequest(ClearFootIk{r.clear_foot_ik().character_id()});
+    case R::kDefineBlendSpace:
+      return define_blend_space(r.define_blend_space());
+    case R::kSetParameter:
+      return set_parameter(r.set_parameter());
     default:
       return Status(anim::StatusCode::kUnimplemented, "the world does not handle this request");
   }

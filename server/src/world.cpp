@@ -93,6 +93,7 @@ anim::Status World::unload_asset(const UnloadAsset& r) {
                                      std::to_string(users) + " character(s); despawn them first");
   asset_bytes_ -= std::min(asset_bytes_, asset_bytes(*it->second));
   event_tables_.erase(it->second.get());
+  blend_tables_.erase(it->second.get());
   const anim::Asset* gone = it->second.get();
   assets_.erase(it);
   publish_catalog();
@@ -290,6 +291,13 @@ anim::Expected<WorldResult> World::replace_asset(const Command& c) {
     event_tables_.erase(t);
     event_tables_[next.get()] = events;
   }
+  // Blend spaces carry over too: their clips are among the first ones.
+  std::shared_ptr<const anim::BlendSpaceTable> spaces;
+  if (auto t = blend_tables_.find(c.replaces.get()); t != blend_tables_.end()) {
+    spaces = t->second;
+    blend_tables_.erase(t);
+    blend_tables_[next.get()] = spaces;
+  }
   for (auto& ch : characters_) {
     if (ch->asset != c.replaces) continue;
     // Cannot fail: the new version is a copy of the old one with clips appended. If it did,
@@ -298,6 +306,8 @@ anim::Expected<WorldResult> World::replace_asset(const Command& c) {
     // One table for all (rebind grew each character's own copy); it was checked against the
     // same clips when made, so it is accepted.
     if (events) (void)ch->animator.set_event_table(events);
+    // The same table the character has (a prefix of itself): accepted.
+    if (spaces) (void)ch->animator.set_blend_spaces(spaces);
     // The compact layout depends on the skeleton and mesh only, which are the same: the
     // character keeps the one it has (no work on the tick thread).
     ch->asset = next;

@@ -176,6 +176,10 @@ class World {
   StatsAnswer stats(uint64_t tick, double server_time);
   anim::Status unload_asset(const UnloadAsset& r);
   anim::Expected<ClipEventsAnswer> add_clip_events(const AddClipEvents& r);
+  anim::Expected<BlendSpaceDefined> define_blend_space(const DefineBlendSpace& r);
+  anim::Status set_parameter(const SetParameter& r, uint64_t owner);
+  // A blend space of the character's asset named `name`, or -1.
+  int find_blend_space(const Character& c, const std::string& name) const;
   // After the parallel update: the characters' fired events into the snapshot, counted.
   void gather_events(Snapshot& snap);
   anim::Status set_hit_volumes(const SetHitVolumes& r);
@@ -201,6 +205,8 @@ class World {
   // Each asset's clip events as add_clip_events left them (absent: the clips' own events,
   // which every Animator starts with).
   std::map<const anim::Asset*, std::shared_ptr<const anim::ClipEventTable>> event_tables_;
+  // Each asset's blend spaces (define_blend_space; absent: none). Tables only grow.
+  std::map<const anim::Asset*, std::shared_ptr<const anim::BlendSpaceTable>> blend_tables_;
   std::vector<std::unique_ptr<Character>> characters_;  // sorted by id
   std::unordered_map<uint64_t, SessionState> sessions_;
   std::unordered_map<uint64_t, OwnerState> owners_;

@@ -104,6 +104,8 @@ anim::Expected<WorldResult> World::execute(const WorldRequest& request, const Ca
       [&](const SetFootIk& r) { return result_of(set_foot_ik(r, owner)); },
       [&](const SetGround& r) { return result_of(set_ground(r, owner)); },
       [&](const ClearFootIk& r) { return result_of(clear_foot_ik(r, owner)); },
+      [&](const DefineBlendSpace& r) { return result_of(define_blend_space(r)); },
+      [&](const SetParameter& r) { return result_of(set_parameter(r, owner)); },
   };
   return std::visit(handle, request);
 }
@@ -133,6 +135,8 @@ anim::Expected<Spawned> World::spawn(const SpawnCharacter& r, uint64_t session, 
   // The asset's events as add_clip_events left them (else the clips' own, already there).
   if (auto t = event_tables_.find(asset.get()); t != event_tables_.end())
     if (auto s = ch->animator.set_event_table(t->second); !s) return s;
+  if (auto t = blend_tables_.find(asset.get()); t != blend_tables_.end())
+    if (auto s = ch->animator.set_blend_spaces(t->second); !s) return s;
   if (clip >= 0)
     if (auto s = ch->animator.play(clip); !s) return s;
   ch->owner = owner;
@@ -173,24 +177,28 @@ Status World::set_root_motion(const SetRootMotion& r, uint64_t owner) {
 Status World::play(const PlayClip& r, uint64_t owner) {
   auto c = find_controlled(r.character, "play.character_id", owner);
   if (!c) return c.error();
-  auto clip = find_clip("play.clip", r.clip, *(*c)->asset);
-  if (!clip) return clip.error();
   anim::PlayOptions o;
   o.loop = r.loop;
   o.speed = r.speed;
   o.start_time = r.start_time;
+  if (const int space = find_blend_space(**c, r.clip); space >= 0)
+    return (*c)->animator.play_blend_space(space, o);
+  auto clip = find_clip("play.clip", r.clip, *(*c)->asset);
+  if (!clip) return clip.error();
   return (*c)->animator.play(*clip, o);
 }
 
 Status World::crossfade(const CrossfadeClip& r, uint64_t owner) {
   auto c = find_controlled(r.character, "crossfade.character_id", owner);
   if (!c) return c.error();
-  auto clip = find_clip("crossfade.clip", r.clip, *(*c)->asset);
-  if (!clip) return clip.error();
   anim::CrossfadeOptions o;
   o.loop = r.loop;
   o.speed = r.speed;
   o.sync_normalized_time = r.sync_normalized_time;
+  if (const int space = find_blend_space(**c, r.clip); space >= 0)
+    return (*c)->animator.crossfade_blend_space(space, r.duration, o);
+  auto clip = find_clip("crossfade.clip", r.clip, *(*c)->asset);
+  if (!clip) return clip.error();
   return (*c)->animator.crossfade(*clip, r.duration, o);
 }
 
@@ -364,7 +372,11 @@ CharacterList World::list_characters() const {
   for (const auto& c : characters_) {
     int clip = c->animator.current_clip();
     if (clip < 0 || clip >= static_cast<int>(c->asset->clips.size())) clip = -1;
-    out.characters.push_back(CharacterEntry{c->id, c->asset, clip, c->animator.root_transform()});
+    out.characters.push_back(
+        CharacterEntry{c->id, c->asset, clip, c->animator.root_transform(), {}});
+    if (const int space = c->animator.current_blend_space(); space >= 0)
+      out.characters.back().blend_space =
+          c->animator.blend_spaces()->spaces[static_cast<size_t>(space)]->name;
   }
   return out;
 }
@@ -454,6 +466,63 @@ anim::Expected<ClipEventsAnswer> World::add_clip_events(const AddClipEvents& r) 
       if (auto s = ch->animator.set_event_table(table); !s) return s;
   event_tables_[asset.get()] = table;
   return ClipEventsAnswer{table->clips[static_cast<size_t>(*clip)]};
+}
+
+int World::find_blend_space(const Character& c, const std::string& name) const {
+  auto t = blend_tables_.find(c.asset.get());
+  return t == blend_tables_.end() ? -1 : t->second->find(name);
+}
+
+anim::Expected<BlendSpaceDefined> World::define_blend_space(const DefineBlendSpace& r) {
+  auto it = assets_.find(r.asset);
+  if (it == assets_.end())
+    return anim::not_found("define_blend_space.asset: unknown asset '" + r.asset + "'");
+  const AssetPtr& asset = it->second;
+  if (asset->find_clip(r.name) >= 0)
+    return anim::Status(anim::StatusCode::kFailedPrecondition,
+                        "define_blend_space.name: asset '" + r.asset + "' has a clip named '" +
+                            r.name + "' (play and crossfade name both)");
+  auto current = blend_tables_.find(asset.get());
+  const size_t have = current != blend_tables_.end() ? current->second->spaces.size() : 0;
+  if (current != blend_tables_.end() && current->second->find(r.name) >= 0)
+    return anim::Status(anim::StatusCode::kFailedPrecondition,
+                        "define_blend_space.name: asset '" + r.asset +
+                            "' already has a blend space named '" + r.name +
+                            "' (definitions are immutable: choose another name)");
+  if (have >= static_cast<size_t>(anim::kMaxBlendSpacesPerAsset))
+    return anim::Status(anim::StatusCode::kResourceExhausted,
+                        "define_blend_space: asset '" + r.asset + "' has " + std::to_string(have) +
+                            " blend spaces, the most it may have");
+  anim::BlendSpaceDesc d;
+  d.name = r.name;
+  d.axes = r.axes;
+  d.samples.reserve(r.samples.size());
+  for (size_t i = 0; i < r.samples.size(); ++i) {
+    auto clip = find_clip("define_blend_space.samples[" + std::to_string(i) + "].clip",
+                          r.samples[i].first, *asset);
+    if (!clip) return clip.error();
+    d.samples.push_back(anim::BlendSample{*clip, r.samples[i].second});
+  }
+  auto space = anim::make_blend_space(d, asset->clips, asset->skeleton.num_joints());
+  if (!space)
+    return anim::Status(space.error().code(), "define_blend_space." + space.error().message());
+  auto next = std::make_shared<anim::BlendSpaceTable>();
+  if (current != blend_tables_.end()) *next = *current->second;
+  next->spaces.push_back(std::make_shared<const anim::BlendSpace>(std::move(*space)));
+  std::shared_ptr<const anim::BlendSpaceTable> table = std::move(next);
+  // The old spaces come first, as the same objects, and the new one's clips were checked
+  // against the asset: every character of it accepts the table.
+  for (const auto& ch : characters_)
+    if (ch->asset == asset)
+      if (auto s = ch->animator.set_blend_spaces(table); !s) return s;
+  blend_tables_[asset.get()] = table;
+  return BlendSpaceDefined{static_cast<uint32_t>(table->spaces.back()->triangles.size())};
+}
+
+anim::Status World::set_parameter(const SetParameter& r, uint64_t owner) {
+  auto c = find_controlled(r.character, "set_parameter.character_id", owner);
+  if (!c) return c.error();
+  return (*c)->animator.set_parameter(r.name, r.value, r.smoothing);
 }
 
 StatsAnswer World::stats(uint64_t tick, double server_time) {

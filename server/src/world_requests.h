@@ -70,7 +70,26 @@ struct AddClipEvents {
   bool replace = false;
 };
 
-// Cuts to a clip (no fade).
+// Defines a blend space on an asset, for every character of it.
+struct DefineBlendSpace {
+  std::string asset;  // an asset name (NOT_FOUND otherwise)
+  // Name, axes and sample coordinates checked for form (non-empty, sizes, finite, at most
+  // anim::kMaxBlendSpaceSamples samples); the World resolves the clip names and
+  // anim::make_blend_space checks the rest.
+  std::string name;
+  std::vector<std::string> axes;
+  std::vector<std::pair<std::string, glm::vec2>> samples;  // clip name, position
+};
+
+// Sets a character's named parameter (what blend spaces' axes read).
+struct SetParameter {
+  uint32_t character = 0;
+  std::string name;        // non-empty, at most anim::kMaxBlendNameBytes
+  float value = 0.0f;      // finite
+  float smoothing = 0.0f;  // seconds, finite, >= 0
+};
+
+// Cuts to a clip (no fade). `clip` may name a blend space of the asset instead.
 struct PlayClip {
   uint32_t character = 0;
   std::string clip;
@@ -79,7 +98,7 @@ struct PlayClip {
   float start_time = 0.0f;  // seconds into the clip, finite (the Animator checks the range)
 };
 
-// Fades to a clip over `duration` seconds.
+// Fades to a clip (or a blend space) over `duration` seconds.
 struct CrossfadeClip {
   uint32_t character = 0;
   std::string clip;
@@ -293,6 +312,6 @@ using WorldRequest =
                  MoveIkGoal, ClearIkGoal, QueryPose, ListCharacters, Subscribe, Unsubscribe,
                  UpdateSubscription, UnloadAsset, SetRootMotion, AddClipEvents, Raycast,
                  OverlapSphere, SetHitVolumes, GetHitVolumes, SetAimIk, MoveAimTarget, ClearAimIk,
-                 SetFootIk, SetGround, ClearFootIk>;
+                 SetFootIk, SetGround, ClearFootIk, DefineBlendSpace, SetParameter>;
 
 }  // namespace animd

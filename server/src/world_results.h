@@ -57,6 +57,7 @@ struct CharacterEntry {
   AssetPtr asset;  // never null
   int clip = -1;   // the latest target clip (index into asset->clips); -1 before any
   anim::Transform root;
+  std::string blend_space;  // the latest target when it is a blend space (clip is then -1)
 };
 
 // Every character, by increasing id.
@@ -92,6 +93,11 @@ struct StatsAnswer {
   uint64_t events_overflowed = 0;
   uint64_t events_sent = 0;
   uint64_t events_dropped = 0;
+};
+
+// A blend space defined: its triangle count (2D; 0 in 1D).
+struct BlendSpaceDefined {
+  uint32_t triangles = 0;
 };
 
 // A clip's events after add_clip_events, by time.
@@ -139,6 +145,6 @@ struct AssetAdded {
 
 using WorldResult = std::variant<Done, Spawned, LayerAdded, IkGoalSet, PoseAnswer, CharacterList,
                                  Subscribed, StatsAnswer, AssetAdded, ClipEventsAnswer, RaycastHit,
-                                 SphereOverlap, HitVolumesAnswer>;
+                                 SphereOverlap, HitVolumesAnswer, BlendSpaceDefined>;
 
 }  // namespace animd

@@ -5,7 +5,10 @@
 //  - BM_AnimatorPlay: clip A only (the Animator's overhead over bare sampling, compare with
 //    bench_sampling_bench);
 //  - BM_AnimatorFullMotionEvents, BM_AnimatorPlayMotionEvents: the same with root motion from
-//    the root joint and four events on each clip (what root motion and events add).
+//    the root joint and four events on each clip (what root motion and events add);
+//  - BM_AnimatorBlendSpace1D / 2D: a blend space instead of clip A alone: 1D A at 0, B at 1
+//    with the parameter at 0.5 (two samples every update); 2D A, B, A at the corners of a
+//    triangle with the parameter inside (three samples, and the triangle search).
 // Many characters at distinct clip times, so the caches see what a server sees.
 // Reports "time_per_char" (seconds per character-update, e.g. "2.1u") and items/s.
 #include <memory>
@@ -26,7 +29,7 @@ const anim::Asset* bench64() {
   return asset ? &*asset : nullptr;
 }
 
-void run(benchmark::State& state, bool full, bool extras = false) {
+void run(benchmark::State& state, bool full, bool extras = false, int blend_dims = 0) {
   const anim::Asset* asset = bench64();
   if (!asset) {
     state.SkipWithError("bench64.glb not found under ../shared/assets (set ANIMD_SHARED_DIR)");
@@ -46,6 +49,18 @@ void run(benchmark::State& state, bool full, bool extras = false) {
     for (int k = 0; k < 4; ++k)
       list.push_back({"e" + std::to_string(k), clip.duration * (0.125f + 0.25f * float(k)), ""});
   }
+  // The blend spaces (shared, as the daemon shares an asset's table).
+  auto spaces = std::make_shared<anim::BlendSpaceTable>();
+  for (const anim::BlendSpaceDesc& d :
+       {anim::BlendSpaceDesc{"line", {"p"}, {{a, {0, 0}}, {b, {1, 0}}}},
+        anim::BlendSpaceDesc{"tri", {"p", "q"}, {{a, {0, 0}}, {b, {1, 0}}, {a, {0, 1}}}}}) {
+    auto space = anim::make_blend_space(d, asset->clips, s.num_joints());
+    if (!space) {
+      state.SkipWithError(space.error().message().c_str());
+      return;
+    }
+    spaces->spaces.push_back(std::make_shared<const anim::BlendSpace>(std::move(*space)));
+  }
   std::vector<std::unique_ptr<anim::Animator>> characters;
   characters.reserve(count);
   const float duration = asset->clips[a].duration;
@@ -53,7 +68,13 @@ void run(benchmark::State& state, bool full, bool extras = false) {
     auto c = std::make_unique<anim::Animator>(s, asset->clips);
     // Spread start times over the clip with a stride co-prime to the key count.
     const float start = duration * static_cast<float>((i * 37) % 1000) / 1000.0f;
-    if (!c->play(a, {.start_time = start})) state.SkipWithError("play failed");
+    if (blend_dims == 0) {
+      if (!c->play(a, {.start_time = start})) state.SkipWithError("play failed");
+    } else if (!c->set_blend_spaces(spaces) || !c->set_parameter("p", 0.5f, 0.0f) ||
+               !c->set_parameter("q", 0.25f, 0.0f) ||
+               !c->play_blend_space(blend_dims - 1, {.start_time = start / duration})) {
+      state.SkipWithError("blend space failed");
+    }
     if (extras) {
       if (!c->set_root_motion({anim::RootMotionMode::kExtract, -1, false}))
         state.SkipWithError("set_root_motion failed");
@@ -108,6 +129,15 @@ void BM_AnimatorPlayMotionEvents(benchmark::State& state) {
   run(state, false, true);
 }
 
+void BM_AnimatorBlendSpace1D(benchmark::State& state) {
+  run(state, false, false, 1);
+}
+void BM_AnimatorBlendSpace2D(benchmark::State& state) {
+  run(state, false, false, 2);
+}
+
+BENCHMARK(BM_AnimatorBlendSpace1D)->Arg(1)->Arg(100)->Arg(1000)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_AnimatorBlendSpace2D)->Arg(1)->Arg(100)->Arg(1000)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_AnimatorFull)->Arg(1)->Arg(100)->Arg(1000)->Arg(10000)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_AnimatorPlay)->Arg(1)->Arg(100)->Arg(1000)->Arg(10000)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_AnimatorFullMotionEvents)

@@ -96,6 +96,48 @@ class PoseHistoryTest : public ::testing::Test {
   uint64_t tick_ = 0;
 };
 
+TEST_F(PoseHistoryTest, BlendSpacesReEvaluateBitForBit) {
+  ASSERT_TRUE(run(DefineBlendSpace{
+      "builtin", "move", {"speed"}, {{"idle", {0, 0}}, {"walk", {1.4f, 0}}, {"run", {4, 0}}}}));
+  ASSERT_TRUE(run(DefineBlendSpace{
+      "builtin",
+      "dir",
+      {"x", "speed"},
+      {{"idle", {0, 0}}, {"walk", {-1, 1.4f}}, {"run", {1, 1.4f}}, {"wave", {0, 3}}}}));
+  std::mt19937 rng(14);
+  auto uniform = [&](float lo, float hi) {
+    return std::uniform_real_distribution<float>(lo, hi)(rng);
+  };
+  auto pick = [&](size_t n) { return std::uniform_int_distribution<size_t>(0, n - 1)(rng); };
+  const char* motions[] = {"move", "dir", "walk", "move", "dir"};
+  std::vector<uint32_t> ids;
+  for (int i = 0; i < 6; ++i) ids.push_back(spawn("idle"));
+  ASSERT_TRUE(run(SetRootMotion{ids[0], anim::RootMotionMode::kExtract, "", false}));
+  std::deque<SnapshotPtr> kept;
+  int compared = 0;
+  for (int step = 0; step < 150; ++step) {
+    for (int k = pick(3); k > 0; --k) {
+      const uint32_t id = ids[pick(ids.size())];
+      switch (pick(4)) {
+        case 0:
+          ASSERT_TRUE(run(PlayClip{id, motions[pick(5)], true, uniform(0.5f, 1.5f), 0.0f}));
+          break;
+        case 1:
+          ASSERT_TRUE(run(CrossfadeClip{id, motions[pick(5)], uniform(0.05f, 0.5f), true,
+                                        uniform(0.5f, 1.5f), pick(2) == 0}));
+          break;
+        default:
+          ASSERT_TRUE(run(SetParameter{id, pick(2) == 0 ? "speed" : "x", uniform(-1.0f, 4.5f),
+                                       pick(2) == 0 ? 0.0f : uniform(0.05f, 0.5f)}));
+      }
+    }
+    kept.push_back(tick(step % 7 == 3));
+    if (kept.size() > 40) kept.pop_front();
+    if (step % 10 == 9) compared += check_window(kept);
+  }
+  EXPECT_GT(compared, 300);
+}
+
 TEST_F(PoseHistoryTest, EveryTickInTheWindowReEvaluatesToItsPaletteBitForBit) {
   std::mt19937 rng(2026);
   auto uniform = [&](float lo, float hi) {

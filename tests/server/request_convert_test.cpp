@@ -221,6 +221,81 @@ std::vector<BadCase> bad_cases() {
          g->set_outer_margin(-1.0f);
        },
        invalid, "subscribe.region.outer_margin must be >= 0 and <= 1e18"},
+      {"blend space without name",
+       [](Request& r) { r.mutable_define_blend_space()->add_axes("speed"); }, invalid,
+       "define_blend_space.name is empty"},
+      {"blend space with three axes",
+       [](Request& r) {
+         auto* d = r.mutable_define_blend_space();
+         d->set_name("m");
+         for (const char* a : {"a", "b", "c"}) d->add_axes(a);
+       },
+       invalid, "define_blend_space.axes has 3 names; a blend space has 1 or 2 axes"},
+      {"blend space empty axis",
+       [](Request& r) {
+         auto* d = r.mutable_define_blend_space();
+         d->set_name("m");
+         d->add_axes("");
+       },
+       invalid, "define_blend_space.axes[0] is empty"},
+      {"blend space sample NaN",
+       [](Request& r) {
+         auto* d = r.mutable_define_blend_space();
+         d->set_name("m");
+         d->add_axes("speed");
+         d->add_samples()->set_clip("idle");
+         auto* s = d->add_samples();
+         s->set_clip("walk");
+         s->set_x(std::nanf(""));
+       },
+       invalid, "define_blend_space.samples[1].x is NaN"},
+      {"blend space sample far",
+       [](Request& r) {
+         auto* d = r.mutable_define_blend_space();
+         d->set_name("m");
+         d->add_axes("speed");
+         auto* s = d->add_samples();
+         s->set_clip("walk");
+         s->set_y(2e6f);
+       },
+       invalid, "define_blend_space.samples[0].y is beyond +-1000000.000000"},
+      {"blend space sample without clip",
+       [](Request& r) {
+         auto* d = r.mutable_define_blend_space();
+         d->set_name("m");
+         d->add_axes("speed");
+         d->add_samples();
+       },
+       invalid, "define_blend_space.samples[0].clip is empty"},
+      {"blend space too many samples",
+       [](Request& r) {
+         auto* d = r.mutable_define_blend_space();
+         d->set_name("m");
+         d->add_axes("speed");
+         for (int i = 0; i < 65; ++i) d->add_samples()->set_clip("walk");
+       },
+       anim::StatusCode::kResourceExhausted,
+       "define_blend_space.samples has 65 samples, more than 64"},
+      {"parameter without name", [](Request& r) { r.mutable_set_parameter(); }, invalid,
+       "set_parameter.name is empty"},
+      {"parameter NaN",
+       [](Request& r) {
+         r.mutable_set_parameter()->set_name("speed");
+         r.mutable_set_parameter()->set_value(std::nanf(""));
+       },
+       invalid, "set_parameter.value is NaN"},
+      {"parameter smoothing negative",
+       [](Request& r) {
+         r.mutable_set_parameter()->set_name("speed");
+         r.mutable_set_parameter()->set_smoothing(-1.0f);
+       },
+       invalid, "set_parameter.smoothing is negative"},
+      {"parameter smoothing infinite",
+       [](Request& r) {
+         r.mutable_set_parameter()->set_name("speed");
+         r.mutable_set_parameter()->set_smoothing(INFINITY);
+       },
+       invalid, "set_parameter.smoothing is infinite"},
       {"event time NaN",
        [](Request& r) {
          auto* e = r.mutable_add_clip_events()->add_events();

@@ -1,7 +1,7 @@
 // World::update allocates nothing once the character count is steady and the pose history
 // window is full (the snapshot and its buffers are recycled: SnapshotPool; so are the history
-// frames that leave the window: PoseHistory). This file installs the counting operator new of
-// counting_new.h in the server unit test binary.
+// frames that leave the window: PoseHistory), with root motion, events and blend spaces. This file
+// installs the counting operator new of counting_new.h in the server unit test binary.
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
@@ -41,6 +41,16 @@ TEST(WorldAllocations, UpdateAllocatesNothingInSteadyState) {
   ASSERT_TRUE(world.execute(
       AddClipEvents{"builtin", "walk", {{"step_l", 0.25f, "left"}, {"step_r", 0.75f, ""}}, false},
       Caller{}, 0, 0.0));
+  // Two of them on a blend space, their parameter easing across the samples meanwhile (ids
+  // are 1..5).
+  ASSERT_TRUE(world.execute(
+      DefineBlendSpace{
+          "builtin", "move", {"speed"}, {{"idle", {0, 0}}, {"walk", {1.4f, 0}}, {"run", {4, 0}}}},
+      Caller{}, 0, 0.0));
+  for (uint32_t id : {3u, 4u}) {
+    ASSERT_TRUE(world.execute(SetParameter{id, "speed", 3.0f, 1.0f}, Caller{}, 0, 0.0));
+    ASSERT_TRUE(world.execute(CrossfadeClip{id, "move", 0.3f, true, 1.0f, true}, Caller{}, 0, 0.0));
+  }
   // Warm-up: the pools make the snapshots that are held at once (the previous tick's, kept
   // here as a subscriber would, and the new one) and their quantized frames (each snapshot
   // also holds the two ticks before it: four at once here); the history makes a frame per

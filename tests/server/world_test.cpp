@@ -5,6 +5,7 @@
 #include "world.h"
 
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <set>
@@ -409,6 +410,78 @@ TEST_F(WorldTest, ClipEventsReachEveryCharacterOfTheAssetAndTheSnapshot) {
   ASSERT_TRUE(run(1, 0, walk_events(many), 23));
   EXPECT_EQ(code(run(1, 0, walk_events({{"one_more", 0.5f, ""}}), 23)),
             anim::StatusCode::kResourceExhausted);
+}
+
+TEST_F(WorldTest, BlendSpacesAreDefinedPerAssetAndPlayedByName) {
+  auto define = [&](std::string name, std::vector<std::string> axes,
+                    std::vector<std::pair<std::string, glm::vec2>> samples,
+                    std::string asset = "builtin") {
+    return run(1, 0, DefineBlendSpace{asset, name, axes, samples}, 1);
+  };
+  const std::vector<std::pair<std::string, glm::vec2>> move{
+      {"idle", {0, 0}}, {"walk", {1.4f, 0}}, {"run", {4, 0}}};
+  // Refusals name the field and change nothing.
+  auto bad_asset = define("move", {"speed"}, move, "nobody");
+  EXPECT_EQ(code(bad_asset), anim::StatusCode::kNotFound);
+  EXPECT_EQ(bad_asset.error().message(), "define_blend_space.asset: unknown asset 'nobody'");
+  auto bad_clip = define("move", {"speed"}, {{"idle", {0, 0}}, {"moonwalk", {1, 0}}});
+  EXPECT_EQ(code(bad_clip), anim::StatusCode::kNotFound);
+  EXPECT_EQ(bad_clip.error().message(),
+            "define_blend_space.samples[1].clip: unknown clip 'moonwalk' in asset 'builtin'");
+  auto clash = define("walk", {"speed"}, move);
+  EXPECT_EQ(code(clash), anim::StatusCode::kFailedPrecondition);
+  auto line = define("line", {"x", "y"}, {{"idle", {0, 0}}, {"walk", {1, 1}}, {"run", {2, 2}}});
+  EXPECT_EQ(code(line), anim::StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      line.error().message().rfind("define_blend_space.samples: all points are on one line", 0), 0u)
+      << line.error().message();
+  const uint32_t id = spawn(1, 0, false, 1);
+  PlayClip p{id, "move", true, 1.0f, 0.0f};
+  EXPECT_EQ(code(run(1, 0, p, 1)), anim::StatusCode::kNotFound);  // not defined yet
+
+  auto defined = define("move", {"speed"}, move);
+  ASSERT_TRUE(defined) << defined.error().message();
+  EXPECT_EQ(std::get<BlendSpaceDefined>(*defined).triangles, 0u);
+  EXPECT_EQ(code(define("move", {"speed"}, move)), anim::StatusCode::kFailedPrecondition);
+  auto dir = define("dir", {"x", "speed"},
+                    {{"idle", {0, 0}}, {"walk", {-1, 1.4f}}, {"run", {1, 1.4f}}, {"walk", {0, 3}}});
+  ASSERT_TRUE(dir) << dir.error().message();
+  EXPECT_EQ(std::get<BlendSpaceDefined>(*dir).triangles, 2u);
+
+  // A character on the space at walk's point, and one playing walk: the same palettes, tick
+  // by tick (one spawned before the definitions, one after).
+  ASSERT_TRUE(run(1, 0, SetParameter{id, "speed", 1.4f, 0.0f}, 1));
+  ASSERT_TRUE(run(1, 0, p, 1));
+  const uint32_t walker = spawn(1, 0, false, 1);
+  const uint32_t later = spawn(1, 0, false, 1);
+  ASSERT_TRUE(run(1, 0, SetParameter{later, "speed", 1.4f, 0.0f}, 1));
+  ASSERT_TRUE(run(1, 0, PlayClip{later, "move", true, 1.0f, 0.0f}, 1));
+  for (uint64_t tick = 1; tick <= 5; ++tick) {
+    const SnapshotPtr snap = world_->update(0.1f, tick, 0.1 * tick, false);
+    auto palette = [&](uint32_t c) {
+      const SnapshotCharacter* sc = snap->find(c);
+      return std::vector<anim::PaletteMatrix>(
+          snap->palettes.begin() + static_cast<std::ptrdiff_t>(sc->palette_offset),
+          snap->palettes.begin() +
+              static_cast<std::ptrdiff_t>(sc->palette_offset + sc->num_joints));
+    };
+    EXPECT_EQ(std::memcmp(palette(id).data(), palette(walker).data(),
+                          palette(id).size() * sizeof(anim::PaletteMatrix)),
+              0)
+        << tick;
+    EXPECT_EQ(std::memcmp(palette(later).data(), palette(walker).data(),
+                          palette(id).size() * sizeof(anim::PaletteMatrix)),
+              0)
+        << tick;
+  }
+  // Crossfades in and out by name; parameters are checked and owned.
+  EXPECT_TRUE(run(1, 0, CrossfadeClip{id, "dir", 0.3f, true, 1.0f, true}, 6));
+  EXPECT_TRUE(run(1, 0, CrossfadeClip{id, "run", 0.3f, true, 1.0f, true}, 6));
+  EXPECT_EQ(code(run(2, 0, SetParameter{id, "speed", 1.0f, 0.0f}, 6)),
+            anim::StatusCode::kPermissionDenied);
+  auto unknown = run(1, 0, SetParameter{id + 100, "speed", 1.0f, 0.0f}, 6);
+  EXPECT_EQ(code(unknown), anim::StatusCode::kNotFound);
+  EXPECT_EQ(unknown.error().message().rfind("set_parameter.character_id", 0), 0u);
 }
 
 TEST_F(WorldTest, ApplyRepliesInCommandOrderOnTheWire) {

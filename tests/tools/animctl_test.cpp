@@ -141,6 +141,40 @@ TEST_F(Animctl, ClipEventsAreAddedListedAndWatched) {
   ctl({"despawn", id});
 }
 
+TEST_F(Animctl, BlendSpaceDefinedPlayedAndDriven) {
+  const ProcessResult defined =
+      ctl({"blend-space", "builtin", "ctl_move", "--axis", "speed", "--sample", "idle@0",
+           "--sample", "walk@1.4", "--sample", "run@4"});
+  EXPECT_EQ(defined.exit_code, 0) << defined.err;
+  EXPECT_NE(defined.out.find("defined (tick "), std::string::npos) << defined.out;
+  const ProcessResult grid =
+      ctl({"blend-space", "builtin", "ctl_dir", "--axis", "turn", "--axis", "speed", "--sample",
+           "idle@0,0", "--sample", "walk@-1,1.4", "--sample", "run@1,1.4"});
+  EXPECT_EQ(grid.exit_code, 0) << grid.err;
+  EXPECT_NE(grid.out.find("defined (1 triangles)"), std::string::npos) << grid.out;
+  const std::string id = spawn("idle");
+  EXPECT_EQ(ctl_json({"param", id, "speed", "0.7", "--smoothing", "0.25"})["status"]["code"],
+            "STATUS_OK");
+  EXPECT_EQ(ctl_json({"crossfade", id, "ctl_move", "0.2"})["status"]["code"], "STATUS_OK");
+  const ProcessResult list = ctl({"characters"});
+  EXPECT_NE(list.out.find(id + "  asset=builtin  clip=-  blend_space=ctl_move"), std::string::npos)
+      << list.out;
+  // The daemon's refusals, naming the field: exit code 1.
+  const ProcessResult clash = ctl({"blend-space", "builtin", "walk", "--axis", "speed", "--sample",
+                                   "idle@0", "--sample", "run@1"});
+  EXPECT_EQ(clash.exit_code, 1);
+  EXPECT_NE(clash.err.find("define_blend_space.name: asset 'builtin' has a clip named 'walk'"),
+            std::string::npos)
+      << clash.err;
+  const ProcessResult unknown = ctl({"blend-space", "builtin", "ctl_bad", "--axis", "speed",
+                                     "--sample", "idle@0", "--sample", "moonwalk@1"});
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_NE(unknown.err.find("define_blend_space.samples[1].clip: unknown clip 'moonwalk'"),
+            std::string::npos)
+      << unknown.err;
+  ctl({"despawn", id});
+}
+
 TEST_F(Animctl, AdditiveLayerAddUpdateRemove) {
   const std::string id = spawn("walk");
   const json added = ctl_json(
@@ -365,6 +399,15 @@ TEST_F(Animctl, BadInputExitsWithCode2AndSaysWhy) {
       {{"watch", "3", "--min-weight", "0.5"}, "--min-weight needs --events"},
       {{"watch", "3", "--events", "--min-weight", "2"}, "outside"},
       {{"root-motion", "3", "off", "--vertical"}, "takes neither --joint nor --vertical"},
+      {{"blend-space", "builtin", "m", "--axis", "speed", "--sample", "walk"},
+       "'walk' is not CLIP@X or CLIP@X,Y"},
+      {{"blend-space", "builtin", "m", "--axis", "speed", "--sample", "walk@fast"},
+       "'fast' is not a number"},
+      {{"blend-space", "builtin", "m", "--axis", "a", "--axis", "b", "--axis", "c", "--sample",
+        "walk@1"},
+       "at most two --axis"},
+      {{"param", "3", "speed", "quick"}, "'quick' is not a number"},
+      {{"param", "3", "speed", "1", "--smoothing", "7200"}, "outside"},
       {{"raycast", "--from", "0,0,0", "--dir", "0,0,0"}, "--dir: must not be 0,0,0"},
       {{"raycast", "--from", "0,0,0", "--dir", "0,0,1", "--max-distance", "-1"},
        "--max-distance: must be > 0"},
@@ -396,9 +439,9 @@ TEST_F(Animctl, UnknownCharacterGivesTheServersMessageAndExit1) {
 }
 
 TEST_F(Animctl, HelpForEachCommand) {
-  for (const char* command :
-       {"spawn", "play", "crossfade", "additive", "ik", "pose", "watch", "load", "mesh",
-        "root-motion", "raycast", "overlap", "hit-volumes", "aim", "feet"}) {
+  for (const char* command : {"spawn", "play", "crossfade", "additive", "ik", "pose", "watch",
+                              "load", "mesh", "root-motion", "raycast", "overlap", "hit-volumes",
+                              "aim", "feet", "blend-space", "param"}) {
     const ProcessResult r = animtest::run_process({animtest::animctl_binary(), command, "--help"});
     EXPECT_EQ(r.exit_code, 0) << command;
     EXPECT_NE(r.out.find("Usage"), std::string::npos) << command << ": " << r.out;

@@ -247,6 +247,48 @@ print("off", c.set_root_motion(a, on=False) > 0)
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 
+// Blend spaces from Python: defined on the built-in asset (a 2D one answers its triangles),
+// played by name, driven by a smoothed parameter, listed; bad input is a ServerError.
+TEST(PythonClient, BlendSpacesDefinedPlayedAndDriven) {
+  if (!python_with_protobuf())
+    GTEST_SKIP() << "skipped: /usr/bin/python3 with python3-protobuf not available";
+  animtest::DaemonProcess daemon;
+  ASSERT_TRUE(daemon.start()) << daemon.error() << daemon.log_tail();
+  const std::string script = R"(
+import sys
+from animd_client import Client, ServerError
+c = Client(port=int(sys.argv[1]), timeout=20.0)
+print("1d", c.define_blend_space("builtin", "move", "speed", [("idle", 0), ("walk", 1.4), ("run", 4)]))
+print("2d", c.define_blend_space("builtin", "dir", ["turn", "speed"],
+                                 [("idle", 0, 0), ("walk", -1, 1.4), ("run", 1, 1.4), ("walk", 0, 3)]))
+try:
+    c.define_blend_space("builtin", "line", ["x", "y"], [("idle", 0, 0), ("walk", 1, 1), ("run", 2, 2)])
+    print("accepted")
+except ServerError as e:
+    print("refused", e.status_message)
+a = c.spawn("builtin", "idle")
+print("param", c.set_parameter(a, "speed", 2.0, smoothing=0.3) > 0)
+print("play", c.crossfade(a, "move", 0.2, sync=True) > 0)
+try:
+    c.set_parameter(a, "speed", float("nan"))
+    print("accepted")
+except ServerError as e:
+    print("refused", e.status_message)
+print("listed", [ch.blend_space for ch in c.list_characters() if ch.character_id == a])
+)";
+  const ProcessResult r = animtest::run_process(
+      {"/usr/bin/python3", "-c", script, std::to_string(daemon.port())}, {kPythonPath});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("1d 0\n2d 2\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("refused define_blend_space.samples: all points are on one line"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("param True\nplay True\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("refused set_parameter.value is NaN"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("listed ['move']"), std::string::npos) << r.out;
+  EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
+}
+
 // Animation events from Python: added to the built-in walk, streamed on a subscription
 // that asks for them (name, payload, weight); a bad time is a ServerError.
 TEST(PythonClient, ClipEventsStreamToAnEventSubscription) {

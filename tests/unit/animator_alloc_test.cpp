@@ -129,5 +129,38 @@ TEST(AnimatorAllocations, FootAndAimIkAllocateNothingPerTick) {
   EXPECT_EQ(during, 0) << "foot / aim IK allocated " << during << " times in 300 ticks";
 }
 
+// Blend spaces too: a 1D and a 2D space crossfading, parameters smoothing, root motion and
+// events from their samples.
+TEST(AnimatorAllocations, BlendSpaceUpdatesAllocateNothing) {
+  Skeleton s = animtest::make_rig();
+  const int n = s.num_joints();
+  std::vector<Clip> clips;
+  clips.push_back(animtest::make_swing_clip("idle", n, 2.0f, 0.3f, {0, 1, 0}));
+  clips.push_back(animtest::make_swing_clip("walk", n, 1.0f, 0.8f, {1, 0, 0}, 1.0f));
+  clips.push_back(animtest::make_swing_clip("run", n, 0.6f, -1.2f, {0, 0, 1}, 2.0f));
+  clips[1].events = {{"step", 0.5f, ""}};
+  auto table = std::make_shared<BlendSpaceTable>();
+  for (const BlendSpaceDesc& d :
+       {BlendSpaceDesc{"move", {"speed"}, {{0, {0, 0}}, {1, {1.4f, 0}}, {2, {4, 0}}}},
+        BlendSpaceDesc{
+            "dir", {"x", "speed"}, {{0, {0, 0}}, {1, {-1, 2}}, {2, {1, 2}}, {1, {0, 4}}}}}) {
+    auto space = make_blend_space(d, clips, n);
+    ASSERT_TRUE(space.has_value()) << space.error().message();
+    table->spaces.push_back(std::make_shared<const BlendSpace>(std::move(*space)));
+  }
+  Animator a(s, clips);
+  ASSERT_TRUE(a.set_blend_spaces(table));
+  ASSERT_TRUE(a.set_root_motion({RootMotionMode::kExtract, -1, false}));
+  ASSERT_TRUE(a.play_blend_space(0));
+  ASSERT_TRUE(a.crossfade_blend_space(1, 5.0f, {.sync_normalized_time = true}));
+  ASSERT_TRUE(a.set_parameter("speed", 3.0f, 2.0f));
+  ASSERT_TRUE(a.set_parameter("x", -0.5f, 1.0f));
+  const long before = g_allocations.load();
+  for (int i = 0; i < 240; ++i) ASSERT_TRUE(a.update(1.0f / 60.0f).is_ok());
+  const long during = g_allocations.load() - before;
+  EXPECT_EQ(during, 0) << "update() allocated " << during << " times in 240 ticks";
+  EXPECT_GT(a.evaluated_inputs().base.num_terms, 0);
+}
+
 }  // namespace
 }  // namespace anim

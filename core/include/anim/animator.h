@@ -22,6 +22,7 @@
 
 #include "anim/animator_options.h"
 #include "anim/asset.h"
+#include "anim/blend_space.h"
 #include "anim/clip_events.h"
 #include "anim/ik.h"
 #include "anim/joint_mask.h"
@@ -41,6 +42,7 @@ class Animator {
   static constexpr int kMaxLayers = anim::kMaxLayers;    // layers per character
   static constexpr int kMaxIkGoals = anim::kMaxIkGoals;  // IK goals per character
   static constexpr int kMaxChainJoints = anim::kMaxChainJoints;  // joints per IK chain
+  static constexpr int kMaxParameters = 16;  // named blend-space parameters per character
 
   // Starts in the skeleton's rest pose, with no clip; model matrices and palette are valid
   // right away.
@@ -64,6 +66,33 @@ class Animator {
   // Asking for the clip that is already the latest target is a no-op (returns OK).
   // Fade time advances with |character speed|.
   Status crossfade(int clip, float duration, const CrossfadeOptions& options = {});
+
+  // Blend spaces (docs/animation.md, "Blend spaces"). The table of the asset's spaces (null:
+  // none); a new table must hold the current one's spaces first, as the same objects (spaces
+  // are never redefined: the players point at them). FAILED_PRECONDITION otherwise.
+  Status set_blend_spaces(std::shared_ptr<const BlendSpaceTable> table);
+  const std::shared_ptr<const BlendSpaceTable>& blend_spaces() const { return spaces_; }
+  // As play and crossfade, with a blend space (index into the table) in place of a clip. Its
+  // samples' clips share one normalized phase: `options.start_time` is that phase, in [0, 1].
+  // The parameters its axes name are created (at 0) when the character does not have them
+  // yet (RESOURCE_EXHAUSTED beyond kMaxParameters). A crossfade to the blend space that is
+  // already the latest target is a no-op; clips and spaces fade into each other freely.
+  Status play_blend_space(int space, const PlayOptions& options = {});
+  Status crossfade_blend_space(int space, float duration, const CrossfadeOptions& options = {});
+  // Sets a named parameter (created when new): it moves toward `value` (finite) as a
+  // critically damped spring that covers about 90% of a step in `smoothing` seconds (finite,
+  // >= 0; 0 = at once, from the next update). Smoothing runs on update's dt (not scaled by the
+  // character speed: a parameter is the game's input, not animation time).
+  Status set_parameter(const std::string& name, float value, float smoothing);
+  // A parameter's current (smoothed) value; NOT_FOUND when the character has none so named.
+  Expected<float> parameter(const std::string& name) const;
+  // The latest target's blend space (index into the table), -1 when it is a clip or nothing.
+  int current_blend_space() const;
+  // The samples the latest target's blend space used in the last update (count 0 otherwise).
+  BlendWeights current_blend_weights() const;
+  // True when the base or a fade plays a blend space (its pose takes up to three clips).
+  bool plays_blend_space() const;
+
   // Character playback speed (finite, may be negative or 0): multiplies every clip's and
   // layer's own speed and the progress of fades.
   Status set_speed(float speed);
@@ -153,8 +182,9 @@ class Animator {
   std::span<const PaletteMatrix> palette() const { return palette_; }
 
   // Introspection for queries and tests.
-  int current_clip() const;         // the latest target clip, -1 before the first play
-  float current_clip_time() const;  // its time in seconds
+  int current_clip() const;         // the latest target clip, -1 before the first play (or
+                                    // when it is a blend space: current_blend_space)
+  float current_clip_time() const;  // its time in seconds (a blend space: its phase, 0..1)
   int num_active_fades() const { return num_fades_; }
   int num_layers() const { return static_cast<int>(layers_.size()); }
   int num_ik_goals() const { return static_cast<int>(goals_.size()); }
@@ -189,6 +219,21 @@ class Animator {
     float from = 0.0f;
     int64_t wraps = 0;
     bool fresh = true;
+    // A blend space (index into spaces_; clip is then -1): `time` is its normalized phase
+    // (in [0, 1], a cycle of "duration 1"), `advance` in phases. Its samples this update,
+    // from the parameters in the slots its axes name (-1: none, read as 0).
+    int space = -1;
+    BlendWeights weights{};
+    std::array<int8_t, 2> params{-1, -1};
+    mutable std::array<SamplingCursor, 2> term_cursors{};  // for weights' samples 1 and 2
+  };
+  // A named parameter (set_parameter) and its smoothing state.
+  struct Parameter {
+    std::string name;
+    float value = 0.0f;      // current
+    float target = 0.0f;     // where it is going
+    float velocity = 0.0f;   // units per second (the spring's)
+    float smoothing = 0.0f;  // seconds, >= 0
   };
   // One crossfade: `player` fades in over everything below it in the queue.
   struct Fade {
@@ -224,6 +269,19 @@ class Animator {
   };
 
   Status check_clip(int clip, const char* what) const;
+  // A player for blend space `space` (checked), its parameter slots resolved; creates the
+  // missing parameters only when everything else passed.
+  Expected<Player> space_player(int space, bool loop, float speed, const char* what);
+  // Cuts to / fades to a player made by play or crossfade (their shared tail).
+  void start_fade(const Player& target, float duration, bool sync);
+  // Seconds per cycle: the clip's duration, 1 for a blend space's phase, 0 for the rest pose.
+  float duration_of(const Player& p) const;
+  // A blend space player's samples from the current parameters (no-op for clips).
+  void refresh_weights(Player& p) const;
+  // The clip and time of a blend space player's k-th sample this update.
+  int term_clip(const Player& p, int k) const;
+  float term_time(const Player& p, int k) const;
+  void smooth_parameters(float dt);
   const Player& latest() const { return num_fades_ > 0 ? fades_[num_fades_ - 1].player : base_; }
   void advance_player(Player& p, float dt) const;
   // After p.time moved from t0 by `step` seconds (unwrapped; the time is already wrapped):
@@ -240,6 +298,8 @@ class Animator {
   // copy as the new setup_ (null when it has neither layers nor goals).
   PoseSetup copy_setup() const { return setup_ ? *setup_ : PoseSetup{}; }
   void replace_setup(PoseSetup next);
+  // A player's pose input (a blend space: its samples as terms).
+  ClipInput clip_input(const Player& p) const;
   // Fills inputs_ from the current state (no allocation).
   void gather_inputs();
 
@@ -287,6 +347,10 @@ class Animator {
   // Per update, before the pose: which feet are planted and their locks; after it: captures.
   void plan_foot_locks(float dt);
   void keep_foot_locks();
+  // Blend spaces and parameters.
+  std::shared_ptr<const BlendSpaceTable> spaces_;
+  int num_params_ = 0;
+  std::array<Parameter, kMaxParameters> params_{};
   // Events: the table, and what the last update fired.
   std::shared_ptr<const ClipEventTable> events_;
   int num_fired_ = 0;

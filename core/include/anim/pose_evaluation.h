@@ -97,11 +97,24 @@ struct PoseSetup {
   std::shared_ptr<const FootIkSetup> feet;                // null: no foot IK
 };
 
-// A clip at a time: the base of the pose, or one crossfade's target.
+// One more clip mixed into a ClipInput's pose (a blend space's second or third sample).
+struct BlendTermInput {
+  int clip = -1;                     // index into the clips (never -1 when in use)
+  float time = 0.0f;                 // seconds into the clip (already wrapped)
+  float mix = 0.0f;                  // (0, 1]: blended onto the pose so far with this weight
+  SamplingCursor* cursor = nullptr;  // optional cache for sampling this clip
+};
+
+// A clip at a time: the base of the pose, or one crossfade's target. A blend space playing
+// there is its first sample's clip here, with its other samples in `terms`: the source's
+// pose is the first clip's, then mix(pose, terms[k]'s clip, terms[k].mix) for each term in
+// order (blend_space.h, BlendWeights).
 struct ClipInput {
   int clip = -1;                     // index into the clips; -1: the skeleton's rest pose
   float time = 0.0f;                 // seconds into the clip (already wrapped)
   SamplingCursor* cursor = nullptr;  // optional cache for sampling this clip
+  int num_terms = 0;                 // 0..2 terms in use (0 when clip is -1)
+  std::array<BlendTermInput, 2> terms{};
 };
 
 // One crossfade: `source` blended over everything below it with `weight`.
@@ -177,6 +190,9 @@ struct PoseInputs {
 // Working memory of one evaluation; reusable for any number of them (one thread at a time).
 struct PoseScratch {
   std::vector<Transform> sample;  // one clip sample; resized to the skeleton by evaluate_pose
+  // A blend space's further samples while `sample` holds the source being built; resized
+  // by evaluate_pose on first use.
+  std::vector<Transform> term;
   std::array<glm::vec3, kMaxChainJoints> positions{};
   std::array<glm::vec3, kMaxChainJoints> solved{};
   std::array<glm::quat, kMaxChainJoints> rotations{};
@@ -197,8 +213,9 @@ struct PoseOutput {
 // to the rest pose's motion frame (remove_root_motion) before it is used. `setup` may be null when
 // the inputs have no layers and no goals. Preconditions (checked by the callers that build inputs,
 // as the Animator's commands do): clip indices valid for `clips` with the skeleton's joint count,
-// inputs and setup of matching lengths, outputs sized to the skeleton. `scratch.sample` is resized
-// when it does not have one entry per joint (the only allocation, on first use).
+// inputs and setup of matching lengths, outputs sized to the skeleton. `scratch.sample` (and
+// `scratch.term`, when a source has blend terms) is resized when it does not have one entry per
+// joint (the only allocation, on first use).
 void evaluate_pose(const Skeleton& skeleton, std::span<const Clip> clips, const PoseInputs& inputs,
                    const PoseSetup* setup, PoseScratch& scratch, PoseOutput output);
 
