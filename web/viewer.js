@@ -45,10 +45,20 @@ let Request, ServerMessage;
 async function loadProtocol() {
   if (window.animdMissingProtobufJs) throw new Error(window.animdMissingProtobufJs);
   const root = new protobuf.Root();
-  for (const name of ["types", "assets", "characters", "stream", "envelope"]) {
-    const res = await fetch(`/view/proto/anim/v1/${name}.proto`);
-    if (!res.ok) throw new Error(`fetching ${name}.proto: HTTP ${res.status}`);
-    protobuf.parse(await res.text(), root, { keepCase: true });
+  // envelope.proto and, transitively, every file it imports (so a new .proto of the
+  // protocol needs no change here).
+  const pending = ["anim/v1/envelope.proto"];
+  const seen = new Set(pending);
+  while (pending.length > 0) {
+    const path = pending.shift();
+    const res = await fetch(`/view/proto/${path}`);
+    if (!res.ok) throw new Error(`fetching ${path}: HTTP ${res.status}`);
+    const parsed = protobuf.parse(await res.text(), root, { keepCase: true });
+    for (const imported of parsed.imports || []) {
+      if (seen.has(imported)) continue;
+      seen.add(imported);
+      pending.push(imported);
+    }
   }
   root.resolveAll();
   window.animdViewer.protocol = root;  // the parsed .proto types (tests decode with them)
