@@ -4,19 +4,15 @@
 #include <string>
 
 #include "anim/animator.h"
+#include "animator_checks.h"
 
 namespace anim {
 
 namespace {
 
-constexpr float kPi = 3.14159265358979f;
-
-std::string num(float v) {
-  return std::to_string(v);
-}
-bool in_unit_range(float v) {
-  return std::isfinite(v) && v >= 0.0f && v <= 1.0f;
-}
+using animator_checks::in_unit_range;
+using animator_checks::kPi;
+using animator_checks::num;
 bool unit_axis(glm::vec3& v) {
   const float len = glm::length(v);
   if (!is_finite(v) || !(len > 1e-6f) || !std::isfinite(len)) return false;

@@ -7,14 +7,11 @@
 
 #include "anim/animator.h"
 #include "anim/clip_time.h"
+#include "animator_checks.h"
 
 namespace anim {
 
-namespace {
-std::string num(float v) {
-  return std::to_string(v);
-}
-}  // namespace
+using animator_checks::num;
 
 Status Animator::set_blend_spaces(std::shared_ptr<const BlendSpaceTable> table) {
   const size_t have = spaces_ ? spaces_->spaces.size() : 0;

@@ -8,17 +8,14 @@
 
 #include "anim/animator.h"
 #include "anim/palette.h"
+#include "animator_checks.h"
 
 namespace anim {
 
 namespace {
 
-std::string num(float v) {
-  return std::to_string(v);
-}
-bool in_unit_range(float v) {
-  return std::isfinite(v) && v >= 0.0f && v <= 1.0f;
-}
+using animator_checks::in_unit_range;
+using animator_checks::num;
 
 // A joint name as the foot finder compares it: after any "prefix:" (Mixamo's "mixamorig:"),
 // lower case, letters and digits only ("foot.L", "Foot_L" and "footl" are the same).
