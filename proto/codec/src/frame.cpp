@@ -83,74 +83,60 @@ void rotation_triple(const Layout& l, size_t j, const Baseline& b, bool second, 
 // context being the bit length of the component's velocity; the shifts are per section and
 // class (0: first or only components, 1: cross-predicted ones).
 
-// Scratch for one section's codes (no allocation: at most kMaxJoints joints, 3 values each).
+// The key-frame lists' values (no allocation: at most kMaxJoints joints, 3 values each).
 struct Values {
   uint64_t u[3 * kMaxJoints];
-  int ctx[3 * kMaxJoints];
-  uint8_t cls[3 * kMaxJoints];
-  int len[3 * kMaxJoints];  // bit_width(u): what the shift choice looks at
   size_t n = 0;
-  void add(uint64_t v, int c, uint8_t k) {
-    u[n] = v;
-    ctx[n] = c;
-    cls[n] = k;
-    len[n] = static_cast<int>(std::bit_width(v));
-    ++n;
-  }
+  void add(uint64_t v) { u[n++] = v; }
 };
 
-// Bits of class `cls`'s codes with shift `s` (a carry aside): a value of bit length a coded
-// with order k takes k + 1 bits when a <= k, else 2a - k - 1. A plain loop over arrays (the
-// compiler vectorizes it): the encoder runs per character and tick.
-int64_t section_bits(const Values& v, int cls, int s) {
-  int64_t cost = 0;
-  for (size_t i = 0; i < v.n; ++i) {
-    const int k = std::clamp(v.ctx[i] + s - kShiftBias, 0, kMaxK);
-    const int a = v.len[i];
-    const int bits = a <= k ? k + 1 : 2 * a - k - 1;
-    cost += v.cls[i] == cls ? bits : 0;
-  }
-  return cost;
-}
+constexpr int kShifts = 1 << kShiftBits;
 
-// The shifts of both classes, and the bits they give. Each value's bits are convex in k
-// (falling by one a step up to k = a - 1, rising by one after; the clamp keeps that), so
-// their sum is convex in the shift: start at the mean excess of length over context and
-// walk downhill. Ties go to the smaller shift.
-int64_t choose_shifts(const Values& v, int shift[2]) {
-  // Both classes' sums in registers (an indexed += chains every value through memory).
-  int64_t all_excess = 0, excess1 = 0, n1 = 0;
-  for (size_t i = 0; i < v.n; ++i) {
-    const int d = v.len[i] - v.ctx[i];
-    const int is1 = v.cls[i];
-    all_excess += d;
-    excess1 += is1 ? d : 0;
-    n1 += is1;
+// The bits a section's codes of one class take at every shift, built a code at a time. A value
+// of bit length a coded with order k takes a + |a - 1 - k| bits, and k = clamp(context +
+// shift - 8, 0, kMaxK) grows by one per shift step inside a range of shifts (flat where the
+// clamp holds it). So a code's bits, as a function of the shift, fall by one a step until k
+// reaches a - 1 and rise by one after it, flat outside the range: three changes of slope. The
+// sum's second differences, three entries per code, give the total at all 16 shifts in one
+// pass (the search it replaces walked the codes once per shift tried). Codes can be taken out
+// again (weight -1): the cross-predicted variant of a section is the plain one with the moving
+// joints' codes swapped.
+struct ShiftCost {
+  int64_t slope_change[kShifts] = {};  // second differences of the sum over shifts
+  int64_t at_zero = 0;                 // sum of |a - 1 - k| at shift 0
+  int64_t lengths = 0;                 // sum of a
+  int64_t count = 0;
+
+  void add(uint64_t u, int ctx, int weight = 1) {
+    const int a = static_cast<int>(std::bit_width(u));
+    const int k0 = std::clamp(ctx - kShiftBias, 0, kMaxK);
+    // k rises on the steps s -> s + 1 for s in [lo, hi); it reaches a - 1 at s = turn.
+    const int lo = std::clamp(kShiftBias - ctx, 0, kShifts - 1);
+    const int hi = std::clamp(kShiftBias + kMaxK - ctx, 0, kShifts - 1);
+    const int turn = std::clamp(a - 1 + kShiftBias - ctx, lo, hi);
+    slope_change[lo] -= weight;
+    slope_change[turn] += 2 * weight;
+    slope_change[hi] -= weight;
+    at_zero += weight * std::abs(a - 1 - k0);
+    lengths += weight * a;
+    count += weight;
   }
-  const int64_t excess[2] = {all_excess - excess1, excess1};
-  const int64_t n[2] = {static_cast<int64_t>(v.n) - n1, n1};
-  int64_t total = 0;
-  for (int cls = 0; cls < 2; ++cls) {
-    shift[cls] = kShiftBias;
-    if (n[cls] == 0) continue;
-    int s = static_cast<int>(
-        std::clamp<int64_t>((2 * excess[cls] + n[cls]) / (2 * n[cls]) + kShiftBias - 1, 0, 15));
-    int64_t best = section_bits(v, cls, s);
-    while (s > 0) {  // down while not worse (ties: the smaller shift)
-      const int64_t c = section_bits(v, cls, s - 1);
-      if (c > best) break;
-      best = c, --s;
+
+  // The shift with the fewest bits (the smallest of equals) and those bits; with no codes,
+  // shift 8 and 0 bits.
+  int64_t best(int& shift) const {
+    shift = kShiftBias;
+    if (count == 0) return 0;
+    int64_t cost = at_zero, slope = 0, best_cost = at_zero;
+    shift = 0;
+    for (int s = 1; s < kShifts; ++s) {
+      slope += slope_change[s - 1];
+      cost += slope;
+      if (cost < best_cost) best_cost = cost, shift = s;
     }
-    while (s < 15) {
-      const int64_t c = section_bits(v, cls, s + 1);
-      if (c >= best) break;
-      best = c, ++s;
-    }
-    shift[cls] = s;
-    total += best;
+    return lengths + best_cost;
   }
-  return total;
-}
+};
 
 constexpr int64_t kCrossLimit = int64_t{1} << 20;
 
@@ -188,66 +174,97 @@ void set_motion(Triple& t, bool second_order_used) {
   t.cross_ok = second_order_used && m >= kMinExtrapolationSpeed && m < kCrossLimit;
 }
 
-void triple_codes(const Triple& t, bool cross, Values& v) {
-  if (cross && t.cross_ok) {
-    const int m = major_axis(t.vel);
-    v.add(BitWriter::zigzag(t.r[m]), t.ctx[m], 0);
-    for (int i = 0; i < 3; ++i)
-      if (i != m)
-        v.add(BitWriter::zigzag(t.r[i] - cross_prediction(t.r[m], t.vel[i], t.vel[m])), t.ctx[i],
-              1);
-  } else {
-    for (int i = 0; i < 3; ++i) v.add(BitWriter::zigzag(t.r[i]), t.ctx[i], 0);
-  }
-}
+// A triple's codes both ways: plain (components in order, class 0) and, when it moves, with
+// inter-component prediction (the major component first, class 0; the others in order,
+// class 1).
+struct TripleCodes {
+  uint64_t plain[3];
+  uint64_t cross[3];
+  int cross_ctx[3];
+};
 
 // Writes a section of `n` triples: cross flag, shifts, optional changed-joint mask, codes.
-void encode_triples(BitWriter& w, const Triple* t, size_t n, bool allow_mask, Values& v) {
+// `codes` is scratch for n entries.
+void encode_triples(BitWriter& w, const Triple* t, size_t n, bool allow_mask, TripleCodes* codes) {
+  ShiftCost plain;
   bool any_cross = false;
-  for (size_t j = 0; j < n; ++j) any_cross |= t[j].cross_ok;
-  // Codes without and (when it applies) with inter-component prediction; the shorter wins.
-  static thread_local Values other;
-  Values* best = &v;
-  int shift[2];
-  v.n = 0;
-  for (size_t j = 0; j < n; ++j) triple_codes(t[j], false, v);
-  const int64_t plain_cost = choose_shifts(v, shift);
+  for (size_t j = 0; j < n; ++j) {
+    for (int i = 0; i < 3; ++i) {
+      codes[j].plain[i] = BitWriter::zigzag(t[j].r[i]);
+      plain.add(codes[j].plain[i], t[j].ctx[i]);
+    }
+    any_cross |= t[j].cross_ok;
+  }
+  int shift[2] = {kShiftBias, kShiftBias};
+  const int64_t plain_bits = plain.best(shift[0]);
+  // With inter-component prediction only the moving joints' codes change; the shorter wins.
   bool cross = false;
   if (any_cross) {
-    other.n = 0;
-    for (size_t j = 0; j < n; ++j) triple_codes(t[j], true, other);
+    ShiftCost first = plain, others;
+    for (size_t j = 0; j < n; ++j) {
+      if (!t[j].cross_ok) continue;
+      const Triple& tj = t[j];
+      TripleCodes& c = codes[j];
+      const int m = major_axis(tj.vel);
+      c.cross[0] = c.plain[m];
+      c.cross_ctx[0] = tj.ctx[m];
+      int k = 1;
+      for (int i = 0; i < 3; ++i) {
+        if (i == m) continue;
+        first.add(c.plain[i], tj.ctx[i], -1);
+        c.cross[k] = BitWriter::zigzag(tj.r[i] - cross_prediction(tj.r[m], tj.vel[i], tj.vel[m]));
+        c.cross_ctx[k] = tj.ctx[i];
+        others.add(c.cross[k], tj.ctx[i]);
+        ++k;
+      }
+    }
     int cross_shift[2];
-    if (choose_shifts(other, cross_shift) + kShiftBits < plain_cost) {
-      best = &other;
+    const int64_t cross_bits = first.best(cross_shift[0]) + others.best(cross_shift[1]);
+    if (cross_bits + kShiftBits < plain_bits) {
       cross = true;
       shift[0] = cross_shift[0];
       shift[1] = cross_shift[1];
     }
   }
-  const Values& b = *best;
-  auto k_of = [&](size_t i) { return k_for(b.ctx[i], shift[b.cls[i]]); };
+  // The codes triple j sends, their contexts and classes.
+  auto chosen = [&](size_t j, const uint64_t*& u, const int*& ctx, const uint8_t*& cls) {
+    static constexpr uint8_t kPlainClasses[3] = {0, 0, 0}, kCrossClasses[3] = {0, 1, 1};
+    if (cross && t[j].cross_ok) {
+      u = codes[j].cross, ctx = codes[j].cross_ctx, cls = kCrossClasses;
+    } else {
+      u = codes[j].plain, ctx = t[j].ctx, cls = kPlainClasses;
+    }
+  };
   bool mask = false;
   if (allow_mask) {
-    // Without a mask an unchanged joint costs its 3 codes of zero; with one, 1 bit (and 1 more
-    // bit per changed joint).
+    // Without a mask an unchanged joint costs its 3 codes of zero (k + 1 bits each); with
+    // one, 1 bit (and 1 more bit per changed joint).
     int64_t zero_cost = 0;
-    for (size_t i = 0; i < b.n; i += 3)
-      if (b.u[i] == 0 && b.u[i + 1] == 0 && b.u[i + 2] == 0)
-        zero_cost += BitWriter::ueg_bits(0, k_of(i)) + BitWriter::ueg_bits(0, k_of(i + 1)) +
-                     BitWriter::ueg_bits(0, k_of(i + 2));
+    for (size_t j = 0; j < n; ++j) {
+      const uint64_t* u;
+      const int* ctx;
+      const uint8_t* cls;
+      chosen(j, u, ctx, cls);
+      if ((u[0] | u[1] | u[2]) != 0) continue;
+      for (int i = 0; i < 3; ++i) zero_cost += k_for(ctx[i], shift[cls[i]]) + 1;
+    }
     mask = zero_cost > static_cast<int64_t>(n);
   }
   w.bit(cross);
   w.put(static_cast<uint64_t>(shift[0]), kShiftBits);
   if (cross) w.put(static_cast<uint64_t>(shift[1]), kShiftBits);
   if (allow_mask) w.bit(mask);
-  for (size_t i = 0; i < b.n; i += 3) {
-    const bool zero = b.u[i] == 0 && b.u[i + 1] == 0 && b.u[i + 2] == 0;
+  for (size_t j = 0; j < n; ++j) {
+    const uint64_t* u;
+    const int* ctx;
+    const uint8_t* cls;
+    chosen(j, u, ctx, cls);
     if (mask) {
+      const bool zero = (u[0] | u[1] | u[2]) == 0;
       w.bit(!zero);
       if (zero) continue;
     }
-    for (size_t c = i; c < i + 3; ++c) w.ueg(b.u[c], k_of(c));
+    for (int i = 0; i < 3; ++i) w.ueg(u[i], k_for(ctx[i], shift[cls[i]]));
   }
 }
 
@@ -313,6 +330,13 @@ void put_float(BitWriter& w, float f) {
 
 // ---- encoder ----
 
+// The encoder's scratch, one per thread (no allocation per frame).
+struct EncoderScratch {
+  Values values;
+  Triple triples[kMaxJoints];
+  TripleCodes codes[kMaxJoints];
+};
+
 template <class Get>
 void encode_key_channel(BitWriter& w, const Layout& l, std::span<const QJoint> pose, Get get,
                         Values& v) {
@@ -323,7 +347,7 @@ void encode_key_channel(BitWriter& w, const Layout& l, std::span<const QJoint> p
     const auto& c = get(pose[j]);
     if (c[0] == 0 && c[1] == 0 && c[2] == 0) continue;
     ++count;
-    for (int i = 0; i < 3; ++i) v.add(BitWriter::zigzag(c[i]), 0, 0);
+    for (int i = 0; i < 3; ++i) v.add(BitWriter::zigzag(c[i]));
   }
   w.ueg(count, 0);
   if (count == 0) return;
@@ -339,7 +363,7 @@ void encode_key_channel(BitWriter& w, const Layout& l, std::span<const QJoint> p
 
 template <class Get>
 void encode_delta_channel(BitWriter& w, const Layout& l, std::span<const QJoint> pose,
-                          const Baseline& b, bool second_order, Get get, Values& v) {
+                          const Baseline& b, bool second_order, Get get, EncoderScratch& scratch) {
   const size_t n = l.num_joints();
   auto nonzero = [](const auto& c) { return c[0] != 0 || c[1] != 0 || c[2] != 0; };
   // Joints that become non-zero while they were zero in the newest frame held: listed.
@@ -350,7 +374,7 @@ void encode_delta_channel(BitWriter& w, const Layout& l, std::span<const QJoint>
   for (size_t j = 0; j < n; ++j)
     if (!nonzero(get(b.prev1[j])) && nonzero(get(pose[j]))) w.put(j, l.index_bits);
   // Residuals of every coded joint (non-zero in the newest frame held, or listed).
-  static thread_local Triple triples[kMaxJoints];
+  Triple* triples = scratch.triples;
   size_t count = 0;
   for (size_t j = 0; j < n; ++j) {
     if (!nonzero(get(b.prev1[j])) && !nonzero(get(pose[j]))) continue;
@@ -365,7 +389,7 @@ void encode_delta_channel(BitWriter& w, const Layout& l, std::span<const QJoint>
     set_motion(t, so);
   }
   if (count == 0) return;
-  encode_triples(w, triples, count, false, v);
+  encode_triples(w, triples, count, false, scratch.codes);
 }
 
 const auto kT = [](const QJoint& q) -> const std::array<int32_t, 3>& { return q.t; };
@@ -388,7 +412,7 @@ size_t encode_frame(const Layout& l, FrameKind kind, std::span<const QJoint> pos
   if (delta && (b.prev1.size() != n || !b.root1)) return 0;
   if (second && (b.prev2.size() != n || !b.root2)) return 0;
   BitWriter w(out.data(), out.size());
-  static thread_local Values v;
+  static thread_local EncoderScratch scratch;
   w.put(static_cast<uint64_t>(kind), kKindBits);
 
   if (!delta) {
@@ -405,8 +429,8 @@ size_t encode_frame(const Layout& l, FrameKind kind, std::span<const QJoint> pos
       w.bit(at_rest);
       if (!at_rest) put_rotation_abs(w, pose[j].r, pose[j].largest, l.precision[j].rotation_bits);
     }
-    encode_key_channel(w, l, pose, kT, v);
-    encode_key_channel(w, l, pose, kS, v);
+    encode_key_channel(w, l, pose, kT, scratch.values);
+    encode_key_channel(w, l, pose, kS, scratch.values);
     return w.finish();
   }
 
@@ -452,7 +476,7 @@ size_t encode_frame(const Layout& l, FrameKind kind, std::span<const QJoint> pos
     put_rotation_abs(w, pose[j].r, pose[j].largest, l.precision[j].rotation_bits);
   }
   // The other joints' residuals.
-  static thread_local Triple triples[kMaxJoints];
+  Triple* triples = scratch.triples;
   size_t count = 0;
   for (size_t j = 0; j < n; ++j) {
     if (pose[j].largest != b.prev1[j].largest) continue;
@@ -462,10 +486,10 @@ size_t encode_frame(const Layout& l, FrameKind kind, std::span<const QJoint> pos
     for (int i = 0; i < 3; ++i)
       t.r[i] = pose[j].r[i] - predict(b.prev1[j].r[i], so ? b.prev2[j].r[i] : 0, so);
   }
-  encode_triples(w, triples, count, true, v);
+  encode_triples(w, triples, count, true, scratch.codes);
 
-  encode_delta_channel(w, l, pose, b, second, kT, v);
-  encode_delta_channel(w, l, pose, b, second, kS, v);
+  encode_delta_channel(w, l, pose, b, second, kT, scratch);
+  encode_delta_channel(w, l, pose, b, second, kS, scratch);
   return w.finish();
 }
 

@@ -75,26 +75,29 @@ int64_t prediction(int64_t a, int64_t b, bool second) {
 }
 
 // Snaps `q` (rounded from `exact`) to the prediction from a and b when it is close enough.
+// Written without branches (here and below): whether a value is pulled or which way it
+// rounds is noise to a branch predictor, and the mispredictions cost more than the math.
 template <class T>
 void pull(T& q, double exact, int64_t pred, double limit) {
-  if (std::fabs(exact - static_cast<double>(pred)) <= kPredictionPull &&
-      std::fabs(static_cast<double>(pred)) <= limit)
-    q = static_cast<T>(pred);
+  const auto p = static_cast<double>(pred);
+  const bool take = (std::fabs(exact - p) <= kPredictionPull) & (std::fabs(p) <= limit);
+  q = take ? static_cast<T>(pred) : q;
 }
 
 template <class A>
 bool moving(const A& a, const A& b) {
+  bool any = false;
   for (size_t i = 0; i < a.size(); ++i) {
     const int64_t d = int64_t{a[i]} - int64_t{b[i]};
-    if (d >= 3 || d <= -3) return true;
+    any |= (d >= 3) | (d <= -3);
   }
-  return false;
+  return any;
 }
 
 // Round half away from zero without a libm call, inside +-limit.
 inline int32_t round_steps(float x, float limit) {
-  x = std::clamp(x, -limit, limit);
-  return static_cast<int32_t>(x + (x < 0.0f ? -0.5f : 0.5f));
+  x = std::min(std::max(x, -limit), limit);
+  return static_cast<int32_t>(x + std::copysign(0.5f, x));
 }
 
 // Smallest-three with `scale` = 2^bits, also returning the unrounded components (in steps).

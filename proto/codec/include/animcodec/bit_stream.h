@@ -10,6 +10,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 namespace animcodec {
 
@@ -27,11 +28,7 @@ class BitWriter {
     if (n <= 0) return;
     acc_ |= (v & ((uint64_t{1} << n) - 1)) << fill_;
     fill_ += n;
-    while (fill_ >= 8) {
-      emit(static_cast<uint8_t>(acc_));
-      acc_ >>= 8;
-      fill_ -= 8;
-    }
+    if (fill_ >= 32) flush_word();  // fill_ stays below 32 between calls
   }
   void bit(bool b) { put(b ? 1 : 0, 1); }
   // Exp-Golomb of order k of an unsigned value (< 2^62): z zero bits, a one bit, then the low
@@ -54,11 +51,13 @@ class BitWriter {
   // Pads the last byte with zero bits; returns the bytes written, or 0 when the buffer was
   // too small (overflowed()).
   size_t finish() {
-    if (fill_ > 0) {
+    while (fill_ > 0) {
       emit(static_cast<uint8_t>(acc_));
-      acc_ = 0;
-      fill_ = 0;
+      acc_ >>= 8;
+      fill_ -= 8;
     }
+    acc_ = 0;
+    fill_ = 0;
     return overflow_ ? 0 : size_;
   }
   bool overflowed() const { return overflow_; }
@@ -74,6 +73,23 @@ class BitWriter {
   }
 
  private:
+  // Moves the accumulator's low 32 bits out, as 4 bytes in stream order (a word store when
+  // they fit: byte-at-a-time stores made the encoder reload its state after each one).
+  void flush_word() {
+    const auto word = static_cast<uint32_t>(acc_);
+    if (capacity_ - size_ >= 4) {
+      if constexpr (std::endian::native == std::endian::little) {
+        std::memcpy(data_ + size_, &word, 4);
+      } else {
+        for (int i = 0; i < 4; ++i) data_[size_ + i] = static_cast<uint8_t>(word >> (8 * i));
+      }
+      size_ += 4;
+    } else {
+      for (int i = 0; i < 4; ++i) emit(static_cast<uint8_t>(word >> (8 * i)));
+    }
+    acc_ >>= 32;
+    fill_ -= 32;
+  }
   void emit(uint8_t b) {
     if (size_ < capacity_)
       data_[size_++] = b;
