@@ -14,7 +14,9 @@
 # crossfade, additive layers, IK), SOAK_SUBSCRIBERS (2) of the connections subscribed to
 # every character. SOAK_INTERVAL_S (60) changes the sampling period (for trying the script).
 # SOAK_BUILD_DIR (build/release) picks the binaries; they are built with the release preset
-# when missing.
+# when missing. SOAK_DAEMON_NICE (0) runs the daemon at that nice value: on a machine shared
+# with builds, a negative one (needs root) keeps them from taking the tick's CPU, so the
+# overrun count is the daemon's own.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,6 +30,7 @@ connections=${SOAK_CONNECTIONS:-4}
 characters=${SOAK_CHARACTERS:-50}
 subscribers=${SOAK_SUBSCRIBERS:-2}
 build=${SOAK_BUILD_DIR:-build/release}
+daemon_nice=${SOAK_DAEMON_NICE:-0}
 bin=$build/bin
 
 if [ ! -x "$bin/animd" ] || [ ! -x "$bin/animload" ] || [ ! -x "$bin/animctl" ]; then
@@ -47,7 +50,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-"$bin/animd" --address 127.0.0.1 --port 0 --port-file "$work/port" --http-port -1 \
+nice -n "$daemon_nice" "$bin/animd" --address 127.0.0.1 --port 0 --port-file "$work/port" --http-port -1 \
   --log-level warn >"$work/animd.log" 2>&1 &
 daemon_pid=$!
 for _ in $(seq 1 300); do

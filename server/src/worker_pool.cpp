@@ -6,7 +6,7 @@ namespace animd {
 
 WorkerPool::WorkerPool(int threads)
     : threads_(std::max(1, threads)), start_(threads_), done_(threads_) {
-  for (int i = 1; i < threads_; ++i) workers_.emplace_back([this, i] { worker(i); });
+  for (int i = 1; i < threads_; ++i) workers_.emplace_back([this] { worker(); });
 }
 
 WorkerPool::~WorkerPool() {
@@ -17,32 +17,42 @@ WorkerPool::~WorkerPool() {
   }
 }
 
-void WorkerPool::run_chunk(int index) {
-  const size_t per = (n_ + threads_ - 1) / threads_;
-  const size_t begin = std::min(n_, per * index);
-  const size_t end = std::min(n_, begin + per);
-  if (begin < end) job_(context_, begin, end);
+namespace {
+// Blocks per thread: enough that a preempted thread leaves little behind, few enough that
+// taking one (an atomic add) costs nothing next to the characters it holds.
+constexpr size_t kBlocksPerThread = 8;
+constexpr size_t kMinBlock = 16;
+}  // namespace
+
+void WorkerPool::run_blocks() {
+  for (;;) {
+    const size_t begin = next_.fetch_add(block_, std::memory_order_relaxed);
+    if (begin >= n_) return;
+    job_(context_, begin, std::min(n_, begin + block_));
+  }
 }
 
 void WorkerPool::run(size_t n, Job job, void* context) {
   n_ = n;
   job_ = job;
   context_ = context;
+  block_ = std::max(kMinBlock, n / (kBlocksPerThread * static_cast<size_t>(threads_)));
+  next_.store(0, std::memory_order_relaxed);  // published to the workers by the barrier
   // Few items: not worth waking the workers.
   if (workers_.empty() || n < 2 * static_cast<size_t>(threads_)) {
     if (n > 0) job(context, 0, n);
     return;
   }
   start_.arrive_and_wait();
-  run_chunk(0);
+  run_blocks();
   done_.arrive_and_wait();
 }
 
-void WorkerPool::worker(int index) {
+void WorkerPool::worker() {
   for (;;) {
     start_.arrive_and_wait();
     if (stop_) return;
-    run_chunk(index);
+    run_blocks();
     done_.arrive_and_wait();
   }
 }

@@ -1,8 +1,13 @@
 #pragma once
-// Runs one job over [0, n) split into contiguous chunks, on the calling thread plus
-// (threads - 1) workers, and returns when every chunk is done. Two barriers per run; the
-// job is a plain function pointer + context so that a run allocates nothing.
+// Runs one job over [0, n) split into contiguous blocks, on the calling thread plus
+// (threads - 1) workers, and returns when every block is done. Blocks are taken from a
+// shared cursor (about 8 per thread), not dealt out in advance: when a thread is preempted
+// (the daemon shares its cores with network threads and whatever else runs on the host), the
+// others take its remaining blocks, so the tick waits for one block, not for a thread's half.
+// Two barriers per run; the job is a plain function pointer + context so that a run
+// allocates nothing. The job must not assume which thread runs which block.
 
+#include <atomic>
 #include <barrier>
 #include <cstddef>
 #include <functional>
@@ -24,8 +29,8 @@ class WorkerPool {
   void run(size_t n, Job job, void* context);
 
  private:
-  void worker(int index);
-  void run_chunk(int index);
+  void worker();
+  void run_blocks();
 
   int threads_;
   std::barrier<> start_;
@@ -33,6 +38,8 @@ class WorkerPool {
   std::vector<std::thread> workers_;
   // Written by run() before the start barrier, read by workers after it.
   size_t n_ = 0;
+  size_t block_ = 1;
+  std::atomic<size_t> next_{0};  // the first index no thread has taken yet
   Job job_ = nullptr;
   void* context_ = nullptr;
   bool stop_ = false;
