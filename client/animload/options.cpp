@@ -73,6 +73,9 @@ int parse_options(int argc, char** argv, Options& o) {
                  "stream encoding: compact (quantized, delta-coded) | float (3x4 matrices)")
       ->capture_default_str()
       ->check(CLI::IsMember({"compact", "float"}));
+  app.add_flag("--skip-decode", o.skip_decode,
+               "compact frames are counted, not decoded to palettes (measures the daemon without "
+               "this tool's decoding on the same cores)");
   auto* duration = app.add_option("--duration", o.duration_s, "run seconds")
                        ->capture_default_str()
                        ->check(animtool::finite() & CLI::Range(0.0, 86400.0));

@@ -40,10 +40,13 @@ struct Options {
   int region_characters = 0;
   int rate_divisor = 1;
   std::string encoding = "float";  // the stream's: float (the protocol default) | compact
-  double duration_s = 5.0;         // run length, unless ticks > 0
-  uint64_t ticks = 0;              // run until the server advanced this many ticks
-  double max_duration_s = 600.0;   // hard bound in --ticks mode
-  int max_inflight = 256;          // per connection; commands beyond it are skipped and counted
+  // Compact frames are counted as received, not decoded to palettes: the daemon's capacity
+  // measured without this process's decoding on the same cores.
+  bool skip_decode = false;
+  double duration_s = 5.0;        // run length, unless ticks > 0
+  uint64_t ticks = 0;             // run until the server advanced this many ticks
+  double max_duration_s = 600.0;  // hard bound in --ticks mode
+  int max_inflight = 256;         // per connection; commands beyond it are skipped and counted
   int request_timeout_ms = 10000;
   uint64_t seed = 1;
   double spacing = 1.5;  // metres between characters on the spawn grid

@@ -167,6 +167,7 @@ class Run {
     co.key_file = o_.tls.key_file;
     co.server_name = o_.tls.server_name;
     co.request_timeout = milliseconds(o_.request_timeout_ms);
+    co.decode_compact = !o_.skip_decode;
     for (int i = 0; i < o_.connections; ++i) {
       auto client = Client::connect(co);
       if (!client) {

@@ -57,6 +57,7 @@ nlohmann::json to_json(const Summary& s) {
                  {"region_characters", o.region_characters},
                  {"rate_divisor", o.rate_divisor},
                  {"encoding", o.encoding},
+                 {"skip_decode", o.skip_decode},
                  {"cycle_every_s", o.cycle_every_s},
                  {"duration_s", o.ticks > 0 ? 0.0 : o.duration_s},
                  {"ticks", o.ticks},

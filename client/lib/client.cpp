@@ -71,7 +71,8 @@ Result<Empty> to_empty(Result<Reply> result) {
 }  // namespace
 
 struct Client::Impl {
-  explicit Impl(ClientOptions o) : options(std::move(o)), inbox(options.frame_queue_capacity) {}
+  explicit Impl(ClientOptions o)
+      : options(std::move(o)), inbox(options.frame_queue_capacity, options.decode_compact) {}
 
   ClientOptions options;
   std::string where;  // "host:port", for messages

@@ -116,6 +116,10 @@ bool FrameInbox::join_parts() {
 }
 
 void FrameInbox::on_frame(StreamFrame frame) {
+  if (!decode_compact_) {
+    deliver_frame(std::move(frame));
+    return;
+  }
   waiting_.push_back(std::move(frame));
   drain_waiting();
 }

@@ -53,7 +53,9 @@ class FrameInbox {
 
   // `frame_queue_capacity` (ClientOptions): frames next_frame() can have waiting; the oldest
   // is dropped for a new one beyond it (0: every frame without a callback is dropped).
-  explicit FrameInbox(size_t frame_queue_capacity) : capacity_(frame_queue_capacity) {}
+  // decode_compact: ClientOptions::decode_compact.
+  explicit FrameInbox(size_t frame_queue_capacity, bool decode_compact = true)
+      : capacity_(frame_queue_capacity), decode_compact_(decode_compact) {}
   FrameInbox(const FrameInbox&) = delete;
   FrameInbox& operator=(const FrameInbox&) = delete;
 
@@ -138,6 +140,7 @@ class FrameInbox {
   std::map<uint32_t, anim::v1::StreamFrame> partial_;  // frames missing later parts, by sub
   CompactDecoder decoder_;
   std::function<void(const std::string&)> fetch_skeleton_;
+  bool decode_compact_ = true;
   std::deque<anim::v1::StreamFrame> waiting_;  // whole frames held back for a skeleton
   std::string fetching_;                       // the asset asked for, or empty
 

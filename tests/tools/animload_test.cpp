@@ -92,47 +92,74 @@ TEST(Animload, ShortRunReportsFramesLatencyAndNoErrors) {
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 
-TEST(Animload, CompactEncodingCountsWireBytesAndCyclesClips) {
-  animtest::DaemonProcess daemon;
-  ASSERT_TRUE(daemon.start()) << daemon.error() << daemon.log_tail();
+// 1 connection x 4 characters, compact stream, every character crossfaded every 0.5 s for
+// 1.5 s, plus `extra` arguments: the JSON summary.
+json run_compact(animtest::DaemonProcess& daemon, const std::vector<std::string>& extra) {
   const auto out = daemon.temp_dir() / "compact.json";
-  const ProcessResult r = animtest::run_process({animtest::animload_binary(),
-                                                 "--port",
-                                                 std::to_string(daemon.port()),
-                                                 "--connections",
-                                                 "1",
-                                                 "--characters-per-connection",
-                                                 "4",
-                                                 "--duration",
-                                                 "1.5",
-                                                 "--play-rate",
-                                                 "0",
-                                                 "--crossfade-rate",
-                                                 "0",
-                                                 "--additive-rate",
-                                                 "0",
-                                                 "--ik-rate",
-                                                 "0",
-                                                 "--cycle-every",
-                                                 "0.5",
-                                                 "--encoding",
-                                                 "compact",
-                                                 "--quiet",
-                                                 "--json-out",
-                                                 out.string()});
-  ASSERT_EQ(r.exit_code, 0) << r.out << r.err << daemon.log_tail();
-  const json j = read_json(out);
+  std::vector<std::string> args = {animtest::animload_binary(),
+                                   "--port",
+                                   std::to_string(daemon.port()),
+                                   "--connections",
+                                   "1",
+                                   "--characters-per-connection",
+                                   "4",
+                                   "--duration",
+                                   "1.5",
+                                   "--play-rate",
+                                   "0",
+                                   "--crossfade-rate",
+                                   "0",
+                                   "--additive-rate",
+                                   "0",
+                                   "--ik-rate",
+                                   "0",
+                                   "--cycle-every",
+                                   "0.5",
+                                   "--encoding",
+                                   "compact",
+                                   "--quiet",
+                                   "--json-out",
+                                   out.string()};
+  args.insert(args.end(), extra.begin(), extra.end());
+  const ProcessResult r = animtest::run_process(args);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err << daemon.log_tail();
+  if (r.exit_code != 0) return json::object();
+  return read_json(out);
+}
+
+void expect_compact_stream(const json& j) {
   EXPECT_EQ(j["config"]["encoding"], "compact");
   EXPECT_EQ(j["errors"]["total"], 0) << j["errors"].dump();
-  // The cycle crossfades every character every 0.5 s: 2 rounds of 4 in 1.5 s (or 3).
-  const uint64_t fades = j["commands"]["by_type"]["crossfade"].get<uint64_t>();
-  EXPECT_GE(fades, 8u) << j["commands"].dump();
-  EXPECT_LE(fades, 12u) << j["commands"].dump();
   const json& s = j["stream"];
+  EXPECT_GT(s["frames"].get<uint64_t>(), 0u);
   EXPECT_EQ(s["character_frames"].get<uint64_t>(), 4 * s["frames"].get<uint64_t>());
   // Wire bytes, not the decoded palettes (which would be over 1,056 bytes a character).
   EXPECT_GT(s["bytes_per_character_frame"].get<double>(), 5.0);
   EXPECT_LT(s["bytes_per_character_frame"].get<double>(), 100.0);
+}
+
+TEST(Animload, CompactEncodingCountsWireBytesAndCyclesClips) {
+  animtest::DaemonProcess daemon;
+  ASSERT_TRUE(daemon.start()) << daemon.error() << daemon.log_tail();
+  const json j = run_compact(daemon, {});
+  ASSERT_FALSE(j.empty());
+  expect_compact_stream(j);
+  EXPECT_EQ(j["config"]["skip_decode"], false);
+  // The cycle crossfades every character every 0.5 s: 2 rounds of 4 in 1.5 s (or 3).
+  const uint64_t fades = j["commands"]["by_type"]["crossfade"].get<uint64_t>();
+  EXPECT_GE(fades, 8u) << j["commands"].dump();
+  EXPECT_LE(fades, 12u) << j["commands"].dump();
+  EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
+}
+
+// --skip-decode: the same frames and wire bytes are counted, without the client's decoding.
+TEST(Animload, SkipDecodeCountsTheSameCompactStream) {
+  animtest::DaemonProcess daemon;
+  ASSERT_TRUE(daemon.start()) << daemon.error() << daemon.log_tail();
+  const json j = run_compact(daemon, {"--skip-decode"});
+  ASSERT_FALSE(j.empty());
+  expect_compact_stream(j);
+  EXPECT_EQ(j["config"]["skip_decode"], true);
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 

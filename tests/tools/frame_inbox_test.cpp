@@ -12,6 +12,8 @@
 
 #include <gtest/gtest.h>
 
+#include "animcodec/bit_stream.h"
+
 namespace {
 
 using anim::v1::Reply;
@@ -228,6 +230,45 @@ TEST(FrameInbox, CallbackReceivesFramesInsteadOfTheQueue) {
   EXPECT_FALSE(feed(inbox, frame(3)).has_value());
   EXPECT_EQ(ticks.size(), 2u);
   EXPECT_EQ(inbox.frames_dropped_locally(), 1u);
+}
+
+// A frame holding one character's compact key frame header for an asset nobody fetched yet.
+ServerMessage compact_key_frame(uint64_t tick, const std::string& asset) {
+  uint8_t bytes[16] = {};
+  animcodec::BitWriter w(bytes, sizeof bytes);
+  w.put(0, 2);        // FrameKind::kKey
+  w.put(0x1234, 32);  // skeleton id
+  w.put(64, 16);      // joints
+  const size_t size = w.finish();
+  ServerMessage m = part(1, tick, 0, 0, {7});
+  auto* c = m.mutable_frame()->mutable_characters(0);
+  c->set_asset(asset);
+  c->set_compact(std::string(reinterpret_cast<const char*>(bytes), size));
+  return m;
+}
+
+TEST(FrameInbox, CompactFramesWaitForTheirSkeletonWhenDecoding) {
+  FrameInbox inbox(16);
+  std::vector<std::string> fetched;
+  inbox.set_skeleton_fetcher([&](const std::string& asset) { fetched.push_back(asset); });
+  EXPECT_FALSE(feed(inbox, compact_key_frame(5, "bench64")).has_value());
+  EXPECT_EQ(fetched, std::vector<std::string>{"bench64"});
+  EXPECT_FALSE(inbox.next_frame(0ms).has_value());  // held until the skeleton arrives
+}
+
+TEST(FrameInbox, WithoutDecodingCompactFramesArriveAsSentAndNothingIsFetched) {
+  FrameInbox inbox(16, /*decode_compact=*/false);
+  std::vector<std::string> fetched;
+  inbox.set_skeleton_fetcher([&](const std::string& asset) { fetched.push_back(asset); });
+  const ServerMessage sent = compact_key_frame(5, "bench64");
+  EXPECT_FALSE(feed(inbox, sent).has_value());
+  EXPECT_TRUE(fetched.empty());
+  const auto f = inbox.next_frame(0ms);
+  ASSERT_TRUE(f.has_value());
+  ASSERT_EQ(f->characters_size(), 1);
+  EXPECT_EQ(f->characters(0).compact(), sent.frame().characters(0).compact());
+  EXPECT_EQ(f->characters(0).palette_size(), 0);
+  EXPECT_EQ(inbox.compact_errors(), 0u);
 }
 
 TEST(FrameInbox, EndedSubscriptionsKeepTheNewest) {

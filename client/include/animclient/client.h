@@ -82,6 +82,10 @@ struct ClientOptions {
   std::string auth_token;                        // sent with every request when non-empty
   size_t max_incoming_frame_bytes = 256u << 20;  // larger frames from the server: kProtocol
   size_t frame_queue_capacity = 1024;            // next_frame() queue; oldest dropped when full
+  // ENCODING_COMPACT frames are decoded to palettes before delivery (see set_frame_callback).
+  // Off: they are delivered as received (each character's `compact` bytes, no palette) and no
+  // skeleton is fetched: for load tools that measure the daemon, not this decoder.
+  bool decode_compact = true;
 
   // TLS (1.2 or 1.3 only). When `tls` is set the connection is encrypted and the server's
   // certificate must chain to ca_file (PEM; the system's CA store when empty) and name
