@@ -323,3 +323,56 @@ TEST(WebSocket, TlsDaemonServesTheProtocolOverWssOnly) {
 }
 
 }  // namespace
+
+// A WebSocket subscriber that stops reading is treated as on the TCP port: its frames are
+// dropped once its queue is full, then its subscription ends with the reason, and the
+// connection still answers requests (the write queue and stall rules are the session's).
+TEST(WebSocket, StalledSubscriberGetsSubscriptionEnded) {
+  WebDaemon d(
+      {"--spawn-builtin", "50", "--max-queued-bytes", "65536", "--stream-stall-seconds", "1"});
+  ASSERT_TRUE(d.start()) << d.process().log_tail();
+  WsClient ws(d.http_port(), {}, "/ws", 4096);
+  ASSERT_TRUE(ws.ok()) << ws.error();
+  anim::v1::Request sub;
+  sub.set_request_id(1);
+  sub.mutable_subscribe()->set_all_characters(true);
+  sub.mutable_subscribe()->set_encoding(anim::v1::ENCODING_FLOAT_3X4);
+  ASSERT_TRUE(ws.send(sub));
+  // Do not read until the daemon says it ended the subscription (bounded wait).
+  bool logged = false;
+  for (int i = 0; i < 600 && !logged; ++i) {
+    logged = d.process().log().find("subscription(s) ended") != std::string::npos;
+    if (!logged) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_TRUE(logged) << d.process().log_tail();
+  std::optional<anim::v1::SubscriptionEnded> ended;
+  bool replied = false;
+  for (int i = 0; i < 100000 && !ended; ++i) {
+    auto m = ws.read();
+    ASSERT_TRUE(m.has_value()) << "closed: " << ws.read_error().message();
+    if (m->has_reply()) {
+      EXPECT_EQ(m->reply().status().code(), anim::v1::STATUS_OK);
+      replied = true;
+    }
+    if (m->has_subscription_ended()) ended = m->subscription_ended();
+  }
+  EXPECT_TRUE(replied);
+  ASSERT_TRUE(ended) << d.process().log_tail();
+  EXPECT_EQ(ended->subscription_id(), 1u);
+  EXPECT_EQ(ended->code(), anim::v1::STATUS_RESOURCE_EXHAUSTED);
+  EXPECT_NE(ended->reason().find("--stream-stall-seconds"), std::string::npos) << ended->reason();
+  EXPECT_GT(ended->frames_dropped(), 0u);
+  // Frames already queued, then the reply: no frame of the ended subscription follows it.
+  ASSERT_TRUE(ws.send(stats_request(2)));
+  for (int i = 0;; ++i) {
+    ASSERT_LT(i, 100000) << "no reply among the frames";
+    auto m = ws.read();
+    ASSERT_TRUE(m.has_value()) << "closed: " << ws.read_error().message();
+    if (m->has_reply()) {
+      EXPECT_EQ(m->reply().request_id(), 2u);
+      break;
+    }
+    ASSERT_TRUE(m->has_frame()) << "unexpected message";
+  }
+  expect_serving(d);
+}

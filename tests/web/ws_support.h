@@ -132,10 +132,21 @@ class WsClient {
  public:
   // Connects and upgrades at `target` with the given Origin (none when empty). ok() says
   // whether the upgrade was accepted (refused_upgrade() shows the answer to a refused one).
-  WsClient(uint16_t port, const std::string& origin = {}, const std::string& target = "/ws")
+  // receive_buffer > 0 sets the socket's receive buffer first (a reader that falls behind
+  // fills it quickly).
+  WsClient(uint16_t port, const std::string& origin = {}, const std::string& target = "/ws",
+           int receive_buffer = 0)
       : ws_(io_) {
     beast::error_code ec;
     auto& sock = ws_.next_layer();
+    if (receive_buffer > 0) {
+      sock.open(tcp::v4(), ec);
+      if (!ec) sock.set_option(asio::socket_base::receive_buffer_size(receive_buffer), ec);
+      if (ec) {
+        error_ = "socket: " + ec.message();
+        return;
+      }
+    }
     sock.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port), ec);
     if (ec) {
       error_ = "connect: " + ec.message();
