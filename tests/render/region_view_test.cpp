@@ -1,7 +1,7 @@
 // animview's region following (--region): when the region moves with the camera
 // (RegionFollow), the flags, and the stream state forgetting characters that left the region
-// or were lost with dropped frames. Pure logic; the e2e test (animview_e2e_test.cpp) runs it
-// against a daemon.
+// or were lost with dropped frames. Pure logic; the e2e test (animview_e2e_connection_test.cpp)
+// runs it against a daemon.
 #include <cmath>
 #include <string>
 #include <vector>
