@@ -1,7 +1,7 @@
 #pragma once
 // The edge between the wire protocol and the World: anim::v1::Request -> WorldRequest, and
-// WorldResult -> anim::v1::Reply. Every protobuf <-> World conversion lives here; the World
-// itself never sees a protobuf type.
+// WorldResult -> anim::v1::Reply. Every protobuf <-> World conversion lives here and in the
+// request families' request_convert_<family>.h; the World itself never sees a protobuf type.
 //
 // to_world_request checks everything a request can get wrong on its own (NaN and infinity,
 // ranges, unknown enum values, a request naming nothing), with the messages the daemon has

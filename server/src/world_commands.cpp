@@ -1,6 +1,6 @@
 // The World's request handlers: each checks the request against the world's state first,
 // then changes it, so an error leaves the world exactly as it was. The requests' own values
-// were checked when they were made (request_convert.cpp); error messages name the wire
+// were checked when they were made (request_convert.h); error messages name the wire
 // fields, which is what the client sent.
 #include <algorithm>
 #include <cmath>

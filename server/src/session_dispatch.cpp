@@ -1,0 +1,328 @@
+// Session (session.h): what happens to a parsed Request. Admission (rate, token, role), then
+// routing: answered here (asset catalog, pose history, hit queries), loaded on the loader
+// thread, or queued for the tick. The replies coming back are in session_reply.cpp.
+#include "session.h"
+
+#include <algorithm>
+
+#include <spdlog/spdlog.h>
+
+#include "asset_loading.h"
+#include "hit_query.h"
+#include "pose_query.h"
+#include "proto_convert.h"
+#include "reply_budget.h"
+#include "request_convert.h"
+#include "server.h"
+
+namespace animd {
+
+namespace asio = boost::asio;
+using anim::v1::Request;
+
+namespace {
+// How long a connection closed for misbehaving has to take the reply saying why.
+constexpr std::chrono::seconds kFlushBeforeClose{2};
+}  // namespace
+
+void Session::reply_error(uint64_t seq, const Request& request, anim::v1::StatusCode code,
+                          std::string message) {
+  anim::v1::Reply reply;
+  reply.set_request_id(request.request_id());
+  set_status(reply, code, std::move(message));
+  complete(seq, std::move(reply));
+}
+
+// Rate, command, token and role checks. Answers and returns false when the request may not
+// go further.
+bool Session::admit(const Request& r, uint64_t seq) {
+  const Config& cfg = server_.config();
+  if (!rate_.take(Clock::now())) {
+    reply_error(seq, r, anim::v1::STATUS_RESOURCE_EXHAUSTED,
+                "--max-requests-per-second (" + std::to_string(cfg.max_requests_per_second) +
+                    ") exceeded on this connection");
+    return false;
+  }
+  if (r.command_case() == Request::COMMAND_NOT_SET) {
+    reply_error(seq, r, anim::v1::STATUS_INVALID_ARGUMENT,
+                "request has no command (or one this daemon does not know)");
+    return false;
+  }
+  const Authenticator& auth = server_.auth();
+  const auto who = auth.check(r.auth_token());
+  if (who.role == Role::kNone) {
+    const bool empty = r.auth_token().empty();
+    reply_error(seq, r, anim::v1::STATUS_UNAUTHENTICATED,
+                empty ? "this daemon requires a token in every request (request.auth_token)"
+                      : "request.auth_token is not a valid token");
+    if (!empty && ++failed_auth_ >= cfg.max_failed_auth)
+      close_after_flush("too many requests with a wrong token (--max-failed-auth " +
+                            std::to_string(cfg.max_failed_auth) + ")",
+                        Clock::now() + kFlushBeforeClose);
+    return false;
+  }
+  const Role needed = required_role(r);
+  if (who.role < needed) {
+    reply_error(seq, r, anim::v1::STATUS_PERMISSION_DENIED,
+                "this command needs the " + std::string(role_name(needed)) +
+                    " role; the token given has the " + role_name(who.role) + " role");
+    return false;
+  }
+  if (!trusted_) {
+    trusted_ = true;
+    reader_.set_limit(cfg.max_accepted_frame());
+  }
+  return true;
+}
+
+void Session::handle(Request& r, uint64_t seq) {
+  if (!admit(r, seq)) return;
+  if (server_.shutting_down())
+    return reply_error(seq, r, anim::v1::STATUS_UNAVAILABLE, "the daemon is shutting down");
+
+  switch (r.command_case()) {
+    case Request::kListAssets: {
+      if (!outbound_room(seq, r)) return;
+      anim::v1::Reply reply;
+      reply.set_request_id(r.request_id());
+      set_status(reply, anim::Status::ok());
+      auto assets = server_.catalog().get();
+      // Set even with no asset (all unloaded): an empty list is still a list_assets result.
+      auto* out = reply.mutable_list_assets();
+      for (const auto& [name, a] : *assets) fill_asset_info(*a, out->add_assets());
+      return complete(seq, std::move(reply));
+    }
+    case Request::kGetAssetData: {
+      if (!outbound_room(seq, r)) return;
+      auto assets = server_.catalog().get();
+      auto it = assets->find(r.get_asset_data().asset());
+      if (it == assets->end())
+        return reply_error(
+            seq, r, anim::v1::STATUS_NOT_FOUND,
+            "get_asset_data.asset: unknown asset '" + r.get_asset_data().asset() + "'");
+      anim::v1::Reply reply;
+      reply.set_request_id(r.request_id());
+      set_status(reply, anim::Status::ok());
+      fill_asset_data(*it->second, r.get_asset_data().skip_mesh(), reply.mutable_get_asset_data());
+      return complete(seq, std::move(reply));
+    }
+    case Request::kLoadAsset:
+      return handle_load(r, seq);
+    case Request::kQueryPose:
+      return handle_query_pose(r, seq);
+    case Request::kRaycast:
+    case Request::kOverlapSphere:
+      return handle_hit_query(r, seq);
+    case Request::kSubscribe:
+      return handle_subscribe(r, seq);
+    case Request::kUnsubscribe:
+      pending_unsubscribes_.emplace(seq, r.unsubscribe().subscription_id());
+      return push_command(r, seq);
+    case Request::kUpdateSubscription:
+      // The World keeps its own copy of the region (it decides which characters are watched
+      // when ticks degrade) and answers; the encoder's copy moves when that answer comes back
+      // (pending_region_moves_, noted by push_command), so both change at the same tick.
+      return push_command(r, seq);
+    default:
+      return push_command(r, seq);
+  }
+}
+
+bool Session::outbound_room(uint64_t seq, const Request& r) {
+  const ByteBudget& budget = server_.stream_budget();
+  if (budget.used() < budget.limit()) return true;
+  reply_error(seq, r, anim::v1::STATUS_RESOURCE_EXHAUSTED,
+              "the daemon's outbound budget is spent (--max-stream-bytes-total; clients are not "
+              "reading what was sent to them): retry later");
+  return false;
+}
+
+void Session::handle_subscribe(Request& r, uint64_t seq) {
+  const Config& cfg = server_.config();
+  const auto& s = r.subscribe();
+  if (s.encoding() != anim::v1::ENCODING_FLOAT_3X4 && s.encoding() != anim::v1::ENCODING_COMPACT)
+    return reply_error(seq, r, anim::v1::STATUS_INVALID_ARGUMENT,
+                       "subscribe.encoding has an unknown value " + std::to_string(s.encoding()) +
+                           " (ENCODING_FLOAT_3X4 = 0, ENCODING_COMPACT = 1)");
+  if (subscriptions_.size() + pending_subscribes_.size() >= cfg.max_subscriptions_per_connection)
+    return reply_error(seq, r, anim::v1::STATUS_RESOURCE_EXHAUSTED,
+                       "--max-subscriptions-per-connection (" +
+                           std::to_string(cfg.max_subscriptions_per_connection) + ") reached");
+  StreamSubscription sub;
+  sub.id = next_subscription_id_++;
+  sub.all = s.all_characters();
+  // A bad region is refused with the request (push_command -> to_world_request).
+  if (s.has_region())
+    if (auto region = region_from_proto(s.region(), "subscribe.region")) sub.region = *region;
+  sub.ids.assign(s.character_ids().begin(), s.character_ids().end());
+  std::sort(sub.ids.begin(), sub.ids.end());
+  sub.ids.erase(std::unique(sub.ids.begin(), sub.ids.end()), sub.ids.end());
+  sub.divisor = std::max<uint32_t>(1, s.rate_divisor());
+  sub.encoding = s.encoding();
+  sub.events = s.events().enabled();  // min_weight checked with the request (to_world_request)
+  sub.event_min_weight = s.events().min_weight();
+  const uint32_t id = sub.id;
+  pending_subscribes_.emplace(seq, std::move(sub));
+  recount_compact();
+  push_command(r, seq, id);
+}
+
+void Session::push_command(Request& r, uint64_t seq, uint32_t subscription_id) {
+  const Config& cfg = server_.config();
+  auto refuse = [&](std::string why) {
+    pending_subscribes_.erase(seq);
+    pending_unsubscribes_.erase(seq);
+    pending_region_moves_.erase(seq);
+    recount_compact();
+    reply_error(seq, r, anim::v1::STATUS_RESOURCE_EXHAUSTED, std::move(why));
+  };
+  if (pending_commands_ >= cfg.max_pending_commands_per_connection)
+    return refuse("--max-pending-commands-per-connection (" +
+                  std::to_string(cfg.max_pending_commands_per_connection) +
+                  ") requests of this connection are already waiting for the tick");
+  // Converted (and checked) here, so a malformed request is answered without the tick.
+  auto request = to_world_request(r);
+  if (!request) {
+    pending_subscribes_.erase(seq);
+    pending_unsubscribes_.erase(seq);
+    pending_region_moves_.erase(seq);
+    recount_compact();
+    return reply_error(seq, r, to_proto(request.error().code()), request.error().message());
+  }
+  if (auto* sub = std::get_if<Subscribe>(&*request)) sub->subscription_id = subscription_id;
+  if (const auto* move = std::get_if<UpdateSubscription>(&*request))
+    pending_region_moves_.emplace(seq, std::make_pair(move->subscription_id, move->region));
+  Command c;
+  c.kind = Command::Kind::kRequest;
+  c.session_id = id_;
+  c.owner = server_.auth().check(r.auth_token()).owner_key;
+  c.seq = seq;
+  c.request_id = r.request_id();
+  c.sink = shared_from_this();
+  c.request = std::move(*request);
+  const uint64_t owner = c.owner;
+  if (!server_.commands().push(std::move(c), cfg.max_queued_commands))
+    return refuse("the daemon's command queue is full (--max-queued-commands " +
+                  std::to_string(cfg.max_queued_commands) + "); retry later");
+  ++pending_commands_;
+  if (std::find(noted_owners_.begin(), noted_owners_.end(), owner) == noted_owners_.end())
+    noted_owners_.push_back(owner);
+}
+
+void Session::handle_query_pose(Request& r, uint64_t seq) {
+  auto request = to_world_request(r);
+  if (!request)
+    return reply_error(seq, r, to_proto(request.error().code()), request.error().message());
+  uint64_t newest = 0;
+  auto answer = query_history(server_.history(), std::get<QueryPose>(*request), &newest);
+  if (!answer) return push_command(r, seq);
+  note_owner(server_.auth().check(r.auth_token()).owner_key);
+  anim::v1::Reply reply =
+      to_reply(*answer ? anim::Expected<WorldResult>(WorldResult(std::move(**answer)))
+                       : anim::Expected<WorldResult>(answer->error()));
+  reply.set_request_id(r.request_id());
+  reply.set_tick(newest);  // the newest published tick: the state the answer comes from
+  const size_t drawn = charge_reply(&server_.stream_budget(), reply);
+  complete(seq, std::move(reply), drawn);
+}
+
+void Session::handle_hit_query(Request& r, uint64_t seq) {
+  auto request = to_world_request(r);
+  if (!request)
+    return reply_error(seq, r, to_proto(request.error().code()), request.error().message());
+  note_owner(server_.auth().check(r.auth_token()).owner_key);
+  const uint32_t max_poses = server_.config().max_hit_query_poses;
+  uint64_t newest = 0;
+  anim::Expected<WorldResult> answer = anim::invalid_argument("not a hit query");
+  if (const auto* ray = std::get_if<Raycast>(&*request)) {
+    auto hit = raycast_history(server_.history(), server_.hit_volumes(), *ray, max_poses, &newest);
+    answer = hit ? anim::Expected<WorldResult>(WorldResult(std::move(*hit)))
+                 : anim::Expected<WorldResult>(hit.error());
+  } else if (const auto* sphere = std::get_if<OverlapSphere>(&*request)) {
+    auto overlap =
+        overlap_history(server_.history(), server_.hit_volumes(), *sphere, max_poses, &newest);
+    answer = overlap ? anim::Expected<WorldResult>(WorldResult(std::move(*overlap)))
+                     : anim::Expected<WorldResult>(overlap.error());
+  }
+  anim::v1::Reply reply = to_reply(answer);
+  reply.set_request_id(r.request_id());
+  reply.set_tick(newest);  // the newest published tick: the state the answer comes from
+  const size_t drawn = charge_reply(&server_.stream_budget(), reply);
+  complete(seq, std::move(reply), drawn);
+}
+
+void Session::note_owner(uint64_t owner) {
+  if (std::find(noted_owners_.begin(), noted_owners_.end(), owner) != noted_owners_.end()) return;
+  Command c;  // its request (GetStats) changes nothing, and without a sink it has no reply
+  c.kind = Command::Kind::kRequest;
+  c.session_id = id_;
+  c.owner = owner;
+  if (server_.commands().push(std::move(c), server_.config().max_queued_commands))
+    noted_owners_.push_back(owner);
+}
+
+void Session::handle_load(Request& r, uint64_t seq) {
+  const Config& cfg = server_.config();
+  const auto& req = r.load_asset();
+  if (req.source_case() == anim::v1::LoadAssetRequest::SOURCE_NOT_SET)
+    return reply_error(seq, r, anim::v1::STATUS_INVALID_ARGUMENT,
+                       "load_asset needs a source: path, glb_data or bvh_data");
+  if (req.has_glb_data() || req.has_bvh_data()) {
+    const char* field = req.has_glb_data() ? "glb_data" : "bvh_data";
+    const size_t size = req.has_glb_data() ? req.glb_data().size() : req.bvh_data().size();
+    if (cfg.max_upload_bytes == 0)
+      return reply_error(seq, r, anim::v1::STATUS_FAILED_PRECONDITION,
+                         "uploads are disabled on this daemon (--max-upload-bytes 0)");
+    if (size > cfg.max_upload_bytes)
+      return reply_error(seq, r, anim::v1::STATUS_RESOURCE_EXHAUSTED,
+                         "load_asset." + std::string(field) + " of " + std::to_string(size) +
+                             " bytes exceeds --max-upload-bytes " +
+                             std::to_string(cfg.max_upload_bytes));
+  }
+  // Loading runs on the loader thread. Reading pauses meanwhile so that later commands of
+  // this connection reach the tick after the asset does (request order is kept).
+  paused_ = true;
+  ++pending_commands_;
+  const uint64_t owner = server_.auth().check(r.auth_token()).owner_key;
+  auto self = shared_from_this();
+  asio::post(server_.loader(), [self, seq, owner, request = std::move(r)]() mutable {
+    // attach_to reads the asset as published now; the tick swaps the new version in only if
+    // it is still the current one (World::replace_asset).
+    auto loaded = load_requested_asset(request.load_asset(), self->server_.asset_root(),
+                                       *self->server_.catalog().get());
+    if (!loaded) {
+      anim::v1::Reply reply;
+      reply.set_request_id(request.request_id());
+      set_status(reply, loaded.error());
+      server_log(self->server_, spdlog::level::warn, "load_asset failed",
+                 "session " + std::to_string(self->id_) +
+                     ": load_asset failed: " + loaded.error().message());
+      self->deliver(seq, std::move(reply));
+    } else {
+      const anim::Asset& a = *loaded->asset;
+      if (loaded->replaces)
+        spdlog::info("session {}: retargeted clip '{}' for asset '{}' ({} clips)", self->id_,
+                     a.clips.back().name, a.name, a.clips.size());
+      else
+        spdlog::info("session {}: loaded asset '{}' ({} joints, {} clips)", self->id_, a.name,
+                     a.skeleton.num_joints(), a.clips.size());
+      Command c;
+      c.kind = loaded->replaces ? Command::Kind::kReplaceAsset : Command::Kind::kInsertAsset;
+      c.session_id = self->id_;
+      c.owner = owner;
+      c.seq = seq;
+      c.request_id = request.request_id();
+      c.sink = self;
+      c.asset = std::move(loaded->asset);
+      c.replaces = std::move(loaded->replaces);
+      request.clear_load_asset();                   // the upload bytes are not needed any more
+      self->server_.commands().push(std::move(c));  // already counted as pending
+    }
+    asio::post(self->transport_.get_executor(), [self] {
+      self->paused_ = false;
+      self->process_input();
+    });
+  });
+}
+
+}  // namespace animd

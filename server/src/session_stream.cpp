@@ -1,0 +1,159 @@
+// Session (session.h): streaming. Snapshots handed over by the tick are encoded for each
+// subscription on the session's strand; frames the connection cannot take are counted as
+// dropped, and subscriptions that cannot be served are ended with SubscriptionEnded.
+#include "session.h"
+
+#include <algorithm>
+
+#include <spdlog/spdlog.h>
+
+#include "server.h"
+
+namespace animd {
+
+namespace asio = boost::asio;
+
+void Session::offer_snapshot(const SnapshotPtr& snapshot) {
+  if (!streaming_.load(std::memory_order_relaxed)) return;
+  bool post = false;
+  {
+    std::lock_guard lock(snapshot_mutex_);
+    if (pending_snapshots_.size() >= kMaxPendingSnapshots) {
+      pending_snapshots_.pop_front();
+      coalesced_drops_.fetch_add(1, std::memory_order_relaxed);
+    }
+    pending_snapshots_.push_back(snapshot);
+    if (!snapshot_posted_) post = snapshot_posted_ = true;
+  }
+  if (post)
+    asio::post(transport_.get_executor(), [self = shared_from_this()] { self->on_snapshot(); });
+}
+
+void Session::recount_compact() {
+  int64_t n = 0;
+  if (!closed_) {
+    for (const auto& sub : subscriptions_) n += sub.encoding == anim::v1::ENCODING_COMPACT;
+    for (const auto& [seq, sub] : pending_subscribes_)
+      n += sub.encoding == anim::v1::ENCODING_COMPACT;
+  }
+  if (n != compact_counted_)
+    server_.metrics().compact_subscriptions.fetch_add(n - compact_counted_,
+                                                      std::memory_order_relaxed);
+  compact_counted_ = n;
+}
+
+void Session::count_drops(uint32_t n) {
+  if (n == 0) return;
+  // A lost frame may have carried compact frames that later deltas refer to: every
+  // subscription starts over with key frames (the client discards deltas that arrive before
+  // them against frames it never got).
+  for (auto& sub : subscriptions_) sub.baselines_lost();
+  dropped_since_last_ += n;
+  dropped_total_ += n;
+  server_.metrics().stream_frames_dropped.fetch_add(n, std::memory_order_relaxed);
+  if (!dropping_since_) dropping_since_ = Clock::now();
+}
+
+void Session::on_snapshot() {
+  encoding_.clear();
+  {
+    std::lock_guard lock(snapshot_mutex_);
+    std::swap(encoding_, pending_snapshots_);
+    snapshot_posted_ = false;
+  }
+  if (const uint32_t c = coalesced_drops_.exchange(0))
+    // The session was too busy to encode a tick: each subscription missed a frame.
+    count_drops(c * static_cast<uint32_t>(subscriptions_.size()));
+  const Config& cfg = server_.config();
+  // A part is at most a quarter of the write queue, so a frame always fits in pieces.
+  const size_t part_bytes = std::max<size_t>(cfg.max_queued_bytes / 4, 4096);
+  for (const SnapshotPtr& snap : encoding_) {
+    if (closed_ || draining_) break;
+    for (auto& sub : subscriptions_) {
+      if (snap->tick < sub.start_tick) continue;
+      // Every tick's events, also of ticks whose frame is skipped or dropped below.
+      if (sub.events)
+        if (const uint64_t lost = collect_events(sub, *snap))
+          server_.metrics().events_dropped.fetch_add(lost, std::memory_order_relaxed);
+      if ((snap->tick - sub.start_tick) % sub.divisor != 0) continue;
+      // Nothing to gain from encoding what the queue or the daemon's budget cannot take
+      // (a crowd of readers that do not read must not cost the network threads either).
+      if (!write_queue_.stream_frame_fits(sub.last_bytes)) {
+        count_drops(1 + write_queue_.shed_above_fair_share());
+        continue;
+      }
+      const auto now_us = std::chrono::duration_cast<std::chrono::microseconds>(
+                              std::chrono::system_clock::now().time_since_epoch())
+                              .count();
+      encode_stream_frame(sub, *snap, dropped_since_last_, now_us, part_bytes, encoded_);
+      if (encoded_.bytes > cfg.max_queued_bytes) {
+        // Even in parts it would never fit the queue: say so instead of going dark.
+        ended_.push_back(sub.id);
+        end_reason_ = "a frame of this subscription is " + std::to_string(encoded_.bytes) +
+                      " bytes, more than --max-queued-bytes " +
+                      std::to_string(cfg.max_queued_bytes) +
+                      " can hold; subscribe to fewer characters";
+        continue;
+      }
+      const uint32_t dropped_before = dropped_since_last_;
+      dropped_since_last_ = 0;
+      if (encoded_.events)
+        server_.metrics().events_sent.fetch_add(encoded_.events, std::memory_order_relaxed);
+      for (auto& m : encoded_.messages) enqueue_stream(std::move(m));
+      // A part that did not fit was counted; the frame as a whole is one drop, and the count
+      // the client was told about must be told again.
+      if (dropped_since_last_ > 0) dropped_since_last_ += dropped_before;
+      if (closed_) break;
+    }
+  }
+  encoding_.clear();  // release the snapshots now, not at the next tick
+  if (!ended_.empty()) {
+    std::vector<uint32_t> ids;
+    std::swap(ids, ended_);
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    end_subscriptions(end_reason_, ids);
+  }
+}
+
+void Session::end_subscriptions(const std::string& reason, std::vector<uint32_t> ids) {
+  if (subscriptions_.empty()) return;
+  if (ids.empty())
+    for (const auto& sub : subscriptions_) ids.push_back(sub.id);
+  server_log(server_, spdlog::level::warn, "subscriptions ended",
+             "session " + std::to_string(id_) + " (" + peer_ + "): " + std::to_string(ids.size()) +
+                 " subscription(s) ended: " + reason);
+  for (const auto& sub : subscriptions_) {
+    if (std::find(ids.begin(), ids.end(), sub.id) == ids.end()) continue;
+    anim::v1::ServerMessage msg;
+    auto* e = msg.mutable_subscription_ended();
+    e->set_subscription_id(sub.id);
+    e->set_code(anim::v1::STATUS_RESOURCE_EXHAUSTED);
+    e->set_reason(reason);
+    e->set_frames_dropped(static_cast<uint32_t>(std::min<uint64_t>(dropped_total_, UINT32_MAX)));
+    enqueue_reply(frame_message(msg));
+    if (closed_) return;
+  }
+  std::erase_if(subscriptions_, [&](const StreamSubscription& sub) {
+    return std::find(ids.begin(), ids.end(), sub.id) != ids.end();
+  });
+  recount_compact();
+  streaming_.store(!subscriptions_.empty());
+  if (subscriptions_.empty()) {
+    dropping_since_.reset();
+    dropped_since_last_ = 0;
+    // Frames queued behind a reader that does not read would hold the daemon's outbound
+    // budget for good: drop them (the ones being written stay).
+    write_queue_.drop_queued_stream_frames();
+  }
+  // The World stops counting this connection as a watcher (no reply wanted).
+  for (uint32_t id : ids) {
+    Command c;
+    c.kind = Command::Kind::kRequest;
+    c.session_id = id_;
+    c.request = Unsubscribe{id};
+    server_.commands().push(std::move(c));
+  }
+}
+
+}  // namespace animd
