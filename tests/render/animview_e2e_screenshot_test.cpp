@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "animview_e2e_support.h"
+#include "connected_daemon.h"
 
 namespace {
 
@@ -29,13 +30,10 @@ TEST_F(AnimviewE2e, DrawsBuiltinAndFoxAndAnimates) {
   else
     std::printf("note: %s not found; drawing the built-in character only\n", fox.c_str());
 
-  animtest::DaemonProcess daemon({"--assets", assets.string()});
-  ASSERT_TRUE(daemon.start()) << daemon.error() << "\n" << daemon.log_tail();
-  animclient::ClientOptions co;
-  co.port = daemon.port();
-  auto client = animclient::Client::connect(co);
-  ASSERT_TRUE(client) << client.error().to_string();
-  auto& c = *client.value();
+  animtest::ConnectedDaemon served({"--assets", assets.string()});
+  ASSERT_TRUE(served.ok()) << served.error();
+  auto& daemon = served.daemon();
+  auto& c = served.client();
 
   anim::v1::SpawnRequest walker;
   walker.set_asset("builtin");
@@ -246,13 +244,10 @@ TEST_F(AnimviewE2e, MeshlessBvhIsDrawnAsBones) {
     fs::create_symlink(cmu, assets / "01_01.bvh");
   else
     std::printf("note: %s not found; drawing the hand-written figure only\n", cmu.c_str());
-  animtest::DaemonProcess daemon({"--assets", assets.string()});
-  ASSERT_TRUE(daemon.start()) << daemon.error() << "\n" << daemon.log_tail();
-  animclient::ClientOptions co;
-  co.port = daemon.port();
-  auto client = animclient::Client::connect(co);
-  ASSERT_TRUE(client) << client.error().to_string();
-  auto& c = *client.value();
+  animtest::ConnectedDaemon served({"--assets", assets.string()});
+  ASSERT_TRUE(served.ok()) << served.error();
+  auto& daemon = served.daemon();
+  auto& c = served.client();
   anim::v1::SpawnRequest stick;
   stick.set_asset("stick");
   stick.set_clip("stick");

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "animview_e2e_support.h"
+#include "connected_daemon.h"
 
 namespace {
 
@@ -25,13 +26,10 @@ TEST_F(AnimviewE2e, GltfAssetsStandUprightInProportionBesideTheBuiltin) {
                      assets / "CesiumMan.glb");
   fs::create_symlink(animtest::shared_path("assets/RobotExpressive/RobotExpressive.glb"),
                      assets / "RobotExpressive.glb");
-  animtest::DaemonProcess daemon({"--assets", assets.string()});
-  ASSERT_TRUE(daemon.start()) << daemon.error() << "\n" << daemon.log_tail();
-  animclient::ClientOptions co;
-  co.port = daemon.port();
-  auto client = animclient::Client::connect(co);
-  ASSERT_TRUE(client) << client.error().to_string();
-  auto& c = *client.value();
+  animtest::ConnectedDaemon served({"--assets", assets.string()});
+  ASSERT_TRUE(served.ok()) << served.error();
+  auto& daemon = served.daemon();
+  auto& c = served.client();
   const struct {
     const char* asset;
     float x;

@@ -21,6 +21,7 @@
 
 #include "animclient/client.h"
 #include "bounds.h"
+#include "connected_daemon.h"
 #include "daemon_process.h"
 #include "mesh_decode.h"
 #include "shared_assets.h"
@@ -107,13 +108,10 @@ TEST(SceneSpaceStream, AssetsStandUprightAtTheirTrueHeightsBesideTheBuiltin) {
     ASSERT_TRUE(fs::exists(src)) << src;
     fs::create_symlink(src, assets / (std::string(c.asset) + ".glb"));
   }
-  animtest::DaemonProcess daemon({"--assets", assets.string()});
-  ASSERT_TRUE(daemon.start()) << daemon.error() << "\n" << daemon.log_tail();
-  animclient::ClientOptions co;
-  co.port = daemon.port();
-  auto client = animclient::Client::connect(co);
-  ASSERT_TRUE(client) << client.error().to_string();
-  auto& cl = *client.value();
+  animtest::ConnectedDaemon served({"--assets", assets.string()});
+  ASSERT_TRUE(served.ok()) << served.error();
+  auto& daemon = served.daemon();
+  auto& cl = served.client();
 
   // Spawn: the built-in at rest at x = 0, each asset 3 units further along X (Fox: 100).
   struct Spawned {

@@ -633,8 +633,8 @@ TEST(RequestConvert, AnswersBecomeTheirReplies) {
   EXPECT_EQ(pose.palette(23), 7.0f);
 
   CharacterList list;
-  list.characters.push_back(CharacterEntry{1, asset, -1, {}});
-  list.characters.push_back(CharacterEntry{2, asset, 0, {}});
+  list.characters.push_back(CharacterEntry{1, asset, -1, {}, {}});
+  list.characters.push_back(CharacterEntry{2, asset, 0, {}, {}});
   const auto listed = to_reply(WorldResult(std::move(list))).list_characters();
   ASSERT_EQ(listed.characters_size(), 2);
   EXPECT_EQ(listed.characters(0).character_id(), 1u);

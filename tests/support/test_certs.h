@@ -80,7 +80,11 @@ inline bool run_openssl(const std::string& args, const std::filesystem::path& lo
 }
 
 inline std::string quoted(const std::filesystem::path& p) {
-  return "'" + p.string() + "'";
+  // Appended piece by piece: "'" + string + "'" trips GCC 12's false -Wrestrict.
+  std::string out = "'";
+  out += p.string();
+  out += "'";
+  return out;
 }
 
 }  // namespace detail
