@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "anim/builtin_character.h"
+#include "quiet_protobuf.h"
 #include "reply_sink.h"
 #include "request_convert.h"
 #include "world.h"
@@ -47,6 +48,11 @@ void check_snapshot(const animd::Snapshot& snap) {
     for (float v : m.m) require(std::isfinite(v), "non-finite palette value");
 }
 }  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  quiet_protobuf_logs();
+  return 0;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static animd::Config config = [] {

@@ -13,6 +13,7 @@
 #include "auth.h"
 #include "byte_budget.h"
 #include "frame_reader.h"
+#include "quiet_protobuf.h"
 
 namespace {
 void require(bool ok, const char* what) {
@@ -21,6 +22,11 @@ void require(bool ok, const char* what) {
   std::abort();
 }
 }  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  quiet_protobuf_logs();
+  return 0;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   constexpr size_t kPreauth = 4096, kTrusted = 1 << 16, kBudget = 1 << 15;

@@ -18,6 +18,7 @@
 #include "frame_reader.h"
 #include "fuzz_check.h"
 #include "origin_check.h"
+#include "quiet_protobuf.h"
 
 namespace {
 
@@ -80,6 +81,11 @@ void fuzz_origin(const uint8_t* data, size_t size) {
 }
 
 }  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  quiet_protobuf_logs();
+  return 0;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
