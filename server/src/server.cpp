@@ -10,6 +10,7 @@
 #include "asset_loading.h"
 #include "origin_check.h"
 #include "session.h"
+#include "thread_name.h"
 #include "tick_loop.h"
 #include "web_viewer.h"
 #include "worker_pool.h"
@@ -121,6 +122,7 @@ bool Server::load_assets() {
 
 bool Server::init() {
   g_protobuf_log_server = this;
+  boost::asio::post(loader_, [] { name_this_thread("animd-load"); });
   google::protobuf::SetLogHandler(&protobuf_log);
   if (auto s = auth_.configure(
           AuthConfig{config_.control_tokens, config_.observe_tokens, config_.token_file});
@@ -240,7 +242,11 @@ int Server::run() {
   ops_->ready("serving " + std::to_string(metrics_.assets.load()) + " assets on " +
               config_.address + ":" + std::to_string(port_));
   std::vector<std::thread> threads;
-  for (int i = 1; i < config_.io_threads; ++i) threads.emplace_back([this] { io_.run(); });
+  for (int i = 1; i < config_.io_threads; ++i)
+    threads.emplace_back([this, i] {
+      name_this_thread("animd-net-" + std::to_string(i));
+      io_.run();
+    });
   io_.run();
   for (auto& t : threads) t.join();
   loader_.join();

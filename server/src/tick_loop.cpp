@@ -4,6 +4,7 @@
 
 #include "proto_convert.h"
 #include "reply_sink.h"
+#include "thread_name.h"
 
 namespace animd {
 
@@ -23,7 +24,10 @@ TickLoop::~TickLoop() {
 }
 
 void TickLoop::start() {
-  thread_ = std::thread([this] { run(); });
+  thread_ = std::thread([this] {
+    name_this_thread("animd-tick");
+    run();
+  });
 }
 
 void TickLoop::stop() {

@@ -1,12 +1,19 @@
 #include "worker_pool.h"
 
 #include <algorithm>
+#include <string>
+
+#include "thread_name.h"
 
 namespace animd {
 
 WorkerPool::WorkerPool(int threads)
     : threads_(std::max(1, threads)), start_(threads_), done_(threads_) {
-  for (int i = 1; i < threads_; ++i) workers_.emplace_back([this] { worker(); });
+  for (int i = 1; i < threads_; ++i)
+    workers_.emplace_back([this, i] {
+      name_this_thread("animd-work-" + std::to_string(i));
+      worker();
+    });
 }
 
 WorkerPool::~WorkerPool() {
