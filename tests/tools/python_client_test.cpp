@@ -27,9 +27,26 @@ ProcessResult run_script(const std::string& script, std::vector<std::string> arg
   return animtest::run_process(argv, {kPythonPath});
 }
 
-TEST(PythonClient, InstalledDistributionIsTheOneImported) {
-  if (!python_with_protobuf())
-    GTEST_SKIP() << "skipped: /usr/bin/python3 with python3-protobuf not available";
+// Every test needs /usr/bin/python3 with python3-protobuf; without them it is skipped.
+class PythonClient : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!python_with_protobuf())
+      GTEST_SKIP() << "skipped: /usr/bin/python3 with python3-protobuf not available";
+  }
+
+  // Runs `script` (python3 -c) with the installed distribution on the path; its sys.argv[1]
+  // is the daemon's port, then `args`.
+  static ProcessResult run_python(const std::string& script, const animtest::DaemonProcess& daemon,
+                                  const std::vector<std::string>& args = {}) {
+    std::vector<std::string> argv = {"/usr/bin/python3", "-c", script,
+                                     std::to_string(daemon.port())};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return animtest::run_process(argv, {kPythonPath});
+  }
+};
+
+TEST_F(PythonClient, InstalledDistributionIsTheOneImported) {
   const ProcessResult r = animtest::run_process(
       {"/usr/bin/python3", "-c",
        "import importlib.metadata as m, animd_client, anim.v1.envelope_pb2 as e\n"
@@ -46,9 +63,7 @@ TEST(PythonClient, InstalledDistributionIsTheOneImported) {
                        "['animd-py-example', 'animd-py-load-example']\n");
 }
 
-TEST(PythonClient, ExampleSpawnsPlaysAndPrintsFrames) {
-  if (!python_with_protobuf())
-    GTEST_SKIP() << "skipped: /usr/bin/python3 with python3-protobuf not available";
+TEST_F(PythonClient, ExampleSpawnsPlaysAndPrintsFrames) {
   animtest::DaemonProcess daemon;
   ASSERT_TRUE(daemon.start()) << daemon.error() << daemon.log_tail();
   const ProcessResult r =
@@ -65,9 +80,7 @@ TEST(PythonClient, ExampleSpawnsPlaysAndPrintsFrames) {
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 
-TEST(PythonClient, ExampleDecodesTheCompactStream) {
-  if (!python_with_protobuf())
-    GTEST_SKIP() << "skipped: /usr/bin/python3 with python3-protobuf not available";
+TEST_F(PythonClient, ExampleDecodesTheCompactStream) {
   animtest::DaemonProcess daemon;
   ASSERT_TRUE(daemon.start()) << daemon.error() << daemon.log_tail();
   const ProcessResult r = run_script(
@@ -85,9 +98,7 @@ TEST(PythonClient, ExampleDecodesTheCompactStream) {
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 
-TEST(PythonClient, LoadExampleReportsFramesAndNoErrors) {
-  if (!python_with_protobuf())
-    GTEST_SKIP() << "skipped: /usr/bin/python3 with python3-protobuf not available";
+TEST_F(PythonClient, LoadExampleReportsFramesAndNoErrors) {
   animtest::DaemonProcess daemon;
   ASSERT_TRUE(daemon.start()) << daemon.error() << daemon.log_tail();
   const ProcessResult r =
@@ -101,9 +112,7 @@ TEST(PythonClient, LoadExampleReportsFramesAndNoErrors) {
 
 // Interest management from Python: a region subscription sees the character inside, then the
 // one moved in, and names the one moved out in `left`; update_subscription moves the region.
-TEST(PythonClient, RegionSubscriptionFollowsMovingCharacters) {
-  if (!python_with_protobuf())
-    GTEST_SKIP() << "skipped: /usr/bin/python3 with python3-protobuf not available";
+TEST_F(PythonClient, RegionSubscriptionFollowsMovingCharacters) {
   animtest::DaemonProcess daemon;
   ASSERT_TRUE(daemon.start()) << daemon.error() << daemon.log_tail();
   const std::string script = R"(
@@ -130,8 +139,7 @@ c.update_subscription(sub, Client.box_region((15, -1, -1), (25, 1, 1)))
 m, left = until(c.stats().tick + 2)
 print("box", sorted(m) == [a], left.count(b) == 1)
 )";
-  const ProcessResult r = animtest::run_process(
-      {"/usr/bin/python3", "-c", script, std::to_string(daemon.port())}, {kPythonPath});
+  const ProcessResult r = run_python(script, daemon);
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("first True"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("moved True True"), std::string::npos) << r.out;
@@ -141,9 +149,7 @@ print("box", sorted(m) == [a], left.count(b) == 1)
 
 // Foot and aim IK from Python: the typed helpers reach the daemon, the pose shows them, a
 // bad value comes back as a ServerError naming the field.
-TEST(PythonClient, FootAndAimIk) {
-  if (!python_with_protobuf())
-    GTEST_SKIP() << "skipped: /usr/bin/python3 with python3-protobuf not available";
+TEST_F(PythonClient, FootAndAimIk) {
   animtest::DaemonProcess daemon;
   ASSERT_TRUE(daemon.start()) << daemon.error() << daemon.log_tail();
   const std::string script = R"(
@@ -167,8 +173,7 @@ except ServerError as e:
 c.clear_aim_ik(a)
 c.clear_foot_ik(a)
 )";
-  const ProcessResult r = animtest::run_process(
-      {"/usr/bin/python3", "-c", script, std::to_string(daemon.port())}, {kPythonPath});
+  const ProcessResult r = run_python(script, daemon);
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("feet 0.85 -0.01"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("refused True"), std::string::npos) << r.out;
@@ -177,9 +182,7 @@ c.clear_foot_ik(a)
 
 // BVH from Python: a file under the asset root as its own asset, and uploaded text
 // retargeted onto the built-in character.
-TEST(PythonClient, LoadsAndAttachesBvh) {
-  if (!python_with_protobuf())
-    GTEST_SKIP() << "skipped: /usr/bin/python3 with python3-protobuf not available";
+TEST_F(PythonClient, LoadsAndAttachesBvh) {
   const std::string bvh =
       "HIERARCHY\nROOT root\n{\nOFFSET 0 0 0\nCHANNELS 6 Xposition Yposition Zposition "
       "Zrotation Xrotation Yrotation\nJOINT hips\n{\nOFFSET 0 95 0\nCHANNELS 3 Zrotation "
@@ -203,10 +206,7 @@ try:
 except ServerError as e:
     print("refused", "already has a clip named 'sway'" in str(e))
 )";
-  const ProcessResult r =
-      animtest::run_process({"/usr/bin/python3", "-c", script, std::to_string(daemon.port()),
-                             (root.path() / "hips.bvh").string()},
-                            {kPythonPath});
+  const ProcessResult r = run_python(script, daemon, {(root.path() / "hips.bvh").string()});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("asset scaled 3 0 ['hips']"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("attached builtin sway 0.5"), std::string::npos) << r.out;
@@ -216,9 +216,7 @@ except ServerError as e:
 
 // Root motion from Python: switched on from a named joint and off; an unknown joint is a
 // ServerError carrying the daemon's NOT_FOUND and message.
-TEST(PythonClient, RootMotionOnOffAndAnUnknownJoint) {
-  if (!python_with_protobuf())
-    GTEST_SKIP() << "skipped: /usr/bin/python3 with python3-protobuf not available";
+TEST_F(PythonClient, RootMotionOnOffAndAnUnknownJoint) {
   animtest::DaemonProcess daemon;
   ASSERT_TRUE(daemon.start()) << daemon.error() << daemon.log_tail();
   const std::string script = R"(
@@ -235,8 +233,7 @@ except ServerError as e:
     print("refused", e.code == types_pb2.STATUS_NOT_FOUND, e.status_message)
 print("off", c.set_root_motion(a, on=False) > 0)
 )";
-  const ProcessResult r = animtest::run_process(
-      {"/usr/bin/python3", "-c", script, std::to_string(daemon.port())}, {kPythonPath});
+  const ProcessResult r = run_python(script, daemon);
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("on True"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("refused True set_root_motion.joint: unknown joint 'tail' in asset "
@@ -249,9 +246,7 @@ print("off", c.set_root_motion(a, on=False) > 0)
 
 // Blend spaces from Python: defined on the built-in asset (a 2D one answers its triangles),
 // played by name, driven by a smoothed parameter, listed; bad input is a ServerError.
-TEST(PythonClient, BlendSpacesDefinedPlayedAndDriven) {
-  if (!python_with_protobuf())
-    GTEST_SKIP() << "skipped: /usr/bin/python3 with python3-protobuf not available";
+TEST_F(PythonClient, BlendSpacesDefinedPlayedAndDriven) {
   animtest::DaemonProcess daemon;
   ASSERT_TRUE(daemon.start()) << daemon.error() << daemon.log_tail();
   const std::string script = R"(
@@ -276,8 +271,7 @@ except ServerError as e:
     print("refused", e.status_message)
 print("listed", [ch.blend_space for ch in c.list_characters() if ch.character_id == a])
 )";
-  const ProcessResult r = animtest::run_process(
-      {"/usr/bin/python3", "-c", script, std::to_string(daemon.port())}, {kPythonPath});
+  const ProcessResult r = run_python(script, daemon);
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("1d 0\n2d 2\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("refused define_blend_space.samples: all points are on one line"),
@@ -291,9 +285,7 @@ print("listed", [ch.blend_space for ch in c.list_characters() if ch.character_id
 
 // Animation events from Python: added to the built-in walk, streamed on a subscription
 // that asks for them (name, payload, weight); a bad time is a ServerError.
-TEST(PythonClient, ClipEventsStreamToAnEventSubscription) {
-  if (!python_with_protobuf())
-    GTEST_SKIP() << "skipped: /usr/bin/python3 with python3-protobuf not available";
+TEST_F(PythonClient, ClipEventsStreamToAnEventSubscription) {
   animtest::DaemonProcess daemon;
   ASSERT_TRUE(daemon.start()) << daemon.error() << daemon.log_tail();
   const std::string script = R"(
@@ -314,8 +306,7 @@ for f in c.frames(count=120):
     if len(seen) >= 2: break
 print("events", seen[:2])
 )";
-  const ProcessResult r = animtest::run_process(
-      {"/usr/bin/python3", "-c", script, std::to_string(daemon.port())}, {kPythonPath});
+  const ProcessResult r = run_python(script, daemon);
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("listed [('step_l', 0.25, 'left'), ('step_r', 0.75, '')]"),
             std::string::npos)
@@ -332,9 +323,7 @@ print("events", seen[:2])
 
 // Hit queries from Python: a ray straight down onto the head at the tick it was there, after
 // the character moved away; overlap_sphere; hit volumes set, shown and refused.
-TEST(PythonClient, HitQueriesAtAPastTick) {
-  if (!python_with_protobuf())
-    GTEST_SKIP() << "skipped: /usr/bin/python3 with python3-protobuf not available";
+TEST_F(PythonClient, HitQueriesAtAPastTick) {
   animtest::DaemonProcess daemon({"--history-seconds", "20"});
   ASSERT_TRUE(daemon.start()) << daemon.error() << daemon.log_tail();
   const std::string script = R"(
@@ -370,8 +359,7 @@ except ServerError as e:
 c.set_hit_volumes("builtin", reset=True)
 print("reset", c.get_hit_volumes("builtin").fitted)
 )";
-  const ProcessResult r = animtest::run_process(
-      {"/usr/bin/python3", "-c", script, std::to_string(daemon.port())}, {kPythonPath});
+  const ProcessResult r = run_python(script, daemon);
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("hit True True head"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("now False"), std::string::npos) << r.out;
@@ -389,9 +377,7 @@ print("reset", c.get_hit_volumes("builtin").fitted)
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 
-TEST(PythonClient, UnreachableDaemonIsAClearErrorAndExit1) {
-  if (!python_with_protobuf())
-    GTEST_SKIP() << "skipped: /usr/bin/python3 with python3-protobuf not available";
+TEST_F(PythonClient, UnreachableDaemonIsAClearErrorAndExit1) {
   // Port 1 on loopback: nothing listens there without root.
   const ProcessResult r = run_script("animd-py-example", {"--port", "1"});
   EXPECT_EQ(r.exit_code, 1);
