@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <optional>
@@ -81,6 +82,33 @@ inline std::map<uint64_t, anim::v1::StreamFrame> collect_frames(animclient::Clie
     if (tick >= last_tick) break;
   }
   return frames;
+}
+
+// query_pose of character `id` at each streamed frame's tick (those within 40 ticks of the
+// newest: well inside the 60-tick default history) must give the palette the stream carried,
+// bit for bit (the history re-evaluates what the tick evaluated). Returns how many frames were
+// compared.
+inline int expect_history_matches_stream(animclient::Client& c, uint32_t id,
+                                         const std::map<uint64_t, anim::v1::StreamFrame>& frames) {
+  if (frames.empty()) return 0;
+  int compared = 0;
+  for (const auto& [tick, frame] : frames) {
+    if (tick + 40 < frames.rbegin()->first) continue;
+    anim::v1::Request q;
+    q.mutable_query_pose()->set_character_id(id);
+    q.mutable_query_pose()->set_tick(tick);
+    auto reply = call_ok(c, q);
+    const auto& pose = reply.query_pose();
+    const auto& streamed = frame.characters(0);
+    EXPECT_EQ(pose.palette_size(), streamed.palette_size()) << "tick " << tick;
+    if (pose.palette_size() != streamed.palette_size()) continue;
+    EXPECT_EQ(std::memcmp(pose.palette().data(), streamed.palette().data(),
+                          sizeof(float) * static_cast<size_t>(pose.palette_size())),
+              0)
+        << "tick " << tick;
+    ++compared;
+  }
+  return compared;
 }
 
 // The daemon's latest completed tick, from stats.

@@ -105,19 +105,7 @@ TEST(QueryPoseHistory, PastTicksWithLayersGoalsAndFadesEqualTheStreamExactly) {
   const uint64_t from = current_tick(*client);
   auto frames = collect_frames(*client, s->subscription_id(), from + 20);
   ASSERT_GE(frames.size(), 10u);
-  int compared = 0;
-  for (const auto& [tick, frame] : frames) {
-    if (tick + 40 < frames.rbegin()->first) continue;  // well inside the 60-tick window
-    auto reply = call_ok(*client, query(id, tick));
-    const auto& pose = reply.query_pose();
-    const auto& streamed = frame.characters(0);
-    ASSERT_EQ(pose.palette_size(), streamed.palette_size());
-    EXPECT_EQ(std::memcmp(pose.palette().data(), streamed.palette().data(),
-                          sizeof(float) * static_cast<size_t>(pose.palette_size())),
-              0)
-        << "tick " << tick;
-    ++compared;
-  }
+  const int compared = expect_history_matches_stream(*client, id, frames);
   EXPECT_GE(compared, 10);
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
