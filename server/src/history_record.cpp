@@ -49,14 +49,24 @@ struct Reader {
   }
 };
 
-uint32_t words_for(size_t fades, size_t layers, size_t goals, bool root_scale, bool ik_scale,
-                   bool root_motion, bool reported, size_t terms = 0, bool aim = false,
-                   bool feet = false) {
-  return static_cast<uint32_t>(1 + 2 + 7 + (root_scale ? 3 : 0) + 3 * fades + 2 * layers +
-                               4 * goals + (ik_scale ? 1 : 0) + (root_motion ? 1 : 0) +
-                               (terms > 0 ? 1 + 3 * terms : 0) + (reported ? 10 : 0) +
-                               (aim ? kAimWords : 0) + (feet ? kFeetWords : 0));
-}
+// The optional and repeated parts a record holds: its size in words follows from them.
+struct RecordShape {
+  size_t fades = 0, layers = 0, goals = 0;
+  size_t terms = 0;          // blend-space terms of the sources
+  bool root_scale = false;   // the root's scale is not 1
+  bool ik_scale = false;     // the IK iteration budget was scaled down
+  bool root_motion = false;  // root motion extracted from a joint
+  bool reported = false;     // the reported root differs from the evaluated one
+  bool aim = false, feet = false;
+
+  uint32_t words() const {
+    // head, base clip and time, root translation and rotation: 1 + 2 + 7.
+    return static_cast<uint32_t>(1 + 2 + 7 + (root_scale ? 3 : 0) + 3 * fades + 2 * layers +
+                                 4 * goals + (ik_scale ? 1 : 0) + (root_motion ? 1 : 0) +
+                                 (terms > 0 ? 1 + 3 * terms : 0) + (reported ? 10 : 0) +
+                                 (aim ? kAimWords : 0) + (feet ? kFeetWords : 0));
+  }
+};
 
 // The blend-space terms of a record's sources (base, then the fades).
 size_t terms_of(const anim::PoseInputs& in) {
@@ -83,56 +93,64 @@ uint32_t record_bound(const anim::Animator& a) {
   const anim::Transform& root = a.root_transform();
   // The next update evaluates the current root; a skipped tick reports it next to the last
   // evaluated one: either way one of the two root layouts, bounded by both.
-  return words_for(
-      std::max<size_t>(last.fades.size(), a.num_active_fades()),
-      std::max(last.layers.size(), layers), std::max(last.goals.size(), goals),
-      !unit_scale(root) || !unit_scale(last.root),
-      a.ik_iteration_scale() != 1.0f || last.ik_iteration_scale != 1.0f,
-      a.root_motion().mode == anim::RootMotionMode::kExtract || last.root_motion.joint >= 0,
-      !same_bits(root, last.root),
-      // A blend space source has at most two terms; the last evaluation's are bounded too.
+  RecordShape bound;
+  bound.fades = std::max<size_t>(last.fades.size(), a.num_active_fades());
+  bound.layers = std::max(last.layers.size(), layers);
+  bound.goals = std::max(last.goals.size(), goals);
+  bound.root_scale = !unit_scale(root) || !unit_scale(last.root);
+  bound.ik_scale = a.ik_iteration_scale() != 1.0f || last.ik_iteration_scale != 1.0f;
+  bound.root_motion =
+      a.root_motion().mode == anim::RootMotionMode::kExtract || last.root_motion.joint >= 0;
+  bound.reported = !same_bits(root, last.root);
+  // A blend space source has at most two terms; the last evaluation's are bounded too.
+  bound.terms =
       std::max(terms_of(last),
-               a.plays_blend_space() ? 2 * (1 + static_cast<size_t>(a.num_active_fades())) : 0),
-      a.has_aim_ik() || aim_runs(last), a.has_foot_ik() || feet_run(last));
+               a.plays_blend_space() ? 2 * (1 + static_cast<size_t>(a.num_active_fades())) : 0);
+  bound.aim = a.has_aim_ik() || aim_runs(last);
+  bound.feet = a.has_foot_ik() || feet_run(last);
+  return bound.words();
 }
 
 uint32_t record_animator(const anim::Animator& a, const anim::Transform& reported,
                          std::span<uint32_t> out) {
   const anim::PoseInputs in = a.evaluated_inputs();
-  const bool root_scale = !unit_scale(in.root);
-  const bool ik_scale = in.ik_iteration_scale != 1.0f;
-  const bool root_motion = in.root_motion.joint >= 0;
-  const bool report = !same_bits(reported, in.root);
-  const bool aim = aim_runs(in), feet = feet_run(in);
-  const size_t terms = terms_of(in);
+  RecordShape shape;
+  shape.fades = in.fades.size();
+  shape.layers = in.layers.size();
+  shape.goals = in.goals.size();
+  shape.root_scale = !unit_scale(in.root);
+  shape.ik_scale = in.ik_iteration_scale != 1.0f;
+  shape.root_motion = in.root_motion.joint >= 0;
+  shape.reported = !same_bits(reported, in.root);
+  shape.aim = aim_runs(in);
+  shape.feet = feet_run(in);
+  shape.terms = terms_of(in);
   uint32_t head = static_cast<uint32_t>(in.fades.size()) |
                   static_cast<uint32_t>(in.layers.size()) << kLayerShift |
                   static_cast<uint32_t>(in.goals.size()) << kGoalShift;
-  if (root_scale) head |= kRootScale;
-  if (ik_scale) head |= kIkScale;
-  if (root_motion) head |= kRootMotion;
-  if (report) head |= kReportedRoot;
-  if (terms > 0) head |= kBlendTerms;
-  if (aim) head |= kAim;
-  if (feet) head |= kFeet;
-  if (out.size() < words_for(in.fades.size(), in.layers.size(), in.goals.size(), root_scale,
-                             ik_scale, root_motion, report, terms, aim, feet))
-    return 0;
+  if (shape.root_scale) head |= kRootScale;
+  if (shape.ik_scale) head |= kIkScale;
+  if (shape.root_motion) head |= kRootMotion;
+  if (shape.reported) head |= kReportedRoot;
+  if (shape.terms > 0) head |= kBlendTerms;
+  if (shape.aim) head |= kAim;
+  if (shape.feet) head |= kFeet;
+  if (out.size() < shape.words()) return 0;
   Writer w{out.data()};
   w.u(head);
   w.i(in.base.clip);
   w.f(in.base.time);
   w.vec(in.root.translation);
   w.quat(in.root.rotation);
-  if (root_scale) w.vec(in.root.scale);
+  if (shape.root_scale) w.vec(in.root.scale);
   for (const auto& f : in.fades) w.i(f.source.clip), w.f(f.source.time), w.f(f.weight);
   for (const auto& l : in.layers) w.f(l.time), w.f(l.weight);
   for (const auto& g : in.goals) w.vec(g.target), w.f(g.weight);
-  if (ik_scale) w.f(in.ik_iteration_scale);
-  if (root_motion)
+  if (shape.ik_scale) w.f(in.ik_iteration_scale);
+  if (shape.root_motion)
     w.u(static_cast<uint32_t>(in.root_motion.joint) |
         (in.root_motion.vertical ? kRootMotionVertical : 0u));
-  if (terms > 0) {
+  if (shape.terms > 0) {
     uint32_t counts = static_cast<uint32_t>(in.base.num_terms);
     for (size_t k = 0; k < in.fades.size(); ++k)
       counts |= static_cast<uint32_t>(in.fades[k].source.num_terms) << (2 * k + 2);
@@ -146,9 +164,9 @@ uint32_t record_animator(const anim::Animator& a, const anim::Transform& reporte
     source_terms(in.base);
     for (const auto& f : in.fades) source_terms(f.source);
   }
-  if (report) w.transform(reported);
-  if (aim) w.vec(in.aim.target), w.f(in.aim.weight);
-  if (feet) {
+  if (shape.reported) w.transform(reported);
+  if (shape.aim) w.vec(in.aim.target), w.f(in.aim.weight);
+  if (shape.feet) {
     const auto& f = in.feet;
     w.u((f.samples ? 1u : 0u) | (f.locks[0].capture ? 2u : 0u) | (f.locks[1].capture ? 4u : 0u));
     w.f(f.weight);
