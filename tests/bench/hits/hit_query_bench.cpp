@@ -159,6 +159,19 @@ void reply_bytes(const anim::Expected<Result>& result, std::string& bytes) {
   benchmark::DoNotOptimize(bytes.data());
 }
 
+// Casts `rays` against the crowd's history, one per iteration; counts the hit rate.
+void cast_rays(benchmark::State& state, Crowd& c, const std::vector<animd::Raycast>& rays) {
+  std::string bytes;
+  size_t hits = 0;
+  run(state, [&](size_t i, animd::HitQueryCost& cost) {
+    auto hit = animd::raycast_history(*c.world->history(), *c.world->hit_volumes(), rays[i],
+                                      c.config.max_hit_query_poses, nullptr, &cost);
+    hits += hit && hit->hit;
+    reply_bytes(hit, bytes);
+  });
+  state.counters["hit_rate"] = static_cast<double>(hits) / static_cast<double>(state.iterations());
+}
+
 void BM_RaycastAimed(benchmark::State& state) {
   Crowd* c = crowd(static_cast<int>(state.range(0)));
   if (!c) return state.SkipWithError("bench64.glb not found under ../shared/assets");
@@ -169,15 +182,7 @@ void BM_RaycastAimed(benchmark::State& state) {
     const glm::vec3 from = t.centre + 10.0f * heading(rng);
     r = {from, glm::normalize(t.centre - from), 100.0f, t.tick, {}};
   }
-  std::string bytes;
-  size_t hits = 0;
-  run(state, [&](size_t i, animd::HitQueryCost& cost) {
-    auto hit = animd::raycast_history(*c->world->history(), *c->world->hit_volumes(), rays[i],
-                                      c->config.max_hit_query_poses, nullptr, &cost);
-    hits += hit && hit->hit;
-    reply_bytes(hit, bytes);
-  });
-  state.counters["hit_rate"] = static_cast<double>(hits) / static_cast<double>(state.iterations());
+  cast_rays(state, *c, rays);
 }
 
 void BM_RaycastRandom(benchmark::State& state) {
@@ -188,15 +193,7 @@ void BM_RaycastRandom(benchmark::State& state) {
   std::vector<animd::Raycast> rays(kQueries);
   for (auto& r : rays)
     r = {{across(rng), height(rng), across(rng)}, heading(rng), 50.0f, c->newest - rng() % 60, {}};
-  std::string bytes;
-  size_t hits = 0;
-  run(state, [&](size_t i, animd::HitQueryCost& cost) {
-    auto hit = animd::raycast_history(*c->world->history(), *c->world->hit_volumes(), rays[i],
-                                      c->config.max_hit_query_poses, nullptr, &cost);
-    hits += hit && hit->hit;
-    reply_bytes(hit, bytes);
-  });
-  state.counters["hit_rate"] = static_cast<double>(hits) / static_cast<double>(state.iterations());
+  cast_rays(state, *c, rays);
 }
 
 void BM_OverlapSphere(benchmark::State& state) {
