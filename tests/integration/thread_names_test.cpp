@@ -34,11 +34,17 @@ TEST(ThreadNames, EveryDaemonThreadSaysWhatItIs) {
   ASSERT_TRUE(daemon.start()) << daemon.error() << daemon.log_tail();
   const std::set<std::string> expected = {"animd-net-1",  "animd-net-2",  "animd-tick",
                                           "animd-work-1", "animd-work-2", "animd-load"};
-  // The loader names itself from its first task: wait for it (bounded, not a timing check).
+  // The network threads start after the port is written and the loader names itself from its
+  // first task: wait until every name is there (bounded, not a timing check).
   std::multiset<std::string> names;
-  for (int i = 0; i < 200; ++i) {
+  auto all_named = [&] {
+    for (const auto& name : expected)
+      if (names.count(name) == 0) return false;
+    return true;
+  };
+  for (int i = 0; i < 500; ++i) {
     names = thread_names(daemon.pid());
-    if (names.count("animd-load") > 0) break;
+    if (all_named()) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   for (const auto& name : expected)
