@@ -15,8 +15,11 @@ namespace animtest {
 inline const std::filesystem::path& process_tmp_dir() {
   struct Folder {
     std::filesystem::path path;
-    Folder()
-        : path(std::filesystem::path(ANIMD_TEST_TMP_DIR) / ("p" + std::to_string(::getpid()))) {
+    Folder() {
+      // Appended, not "p" + ...: that trips GCC 12's false -Wrestrict.
+      std::string name = "p";
+      name += std::to_string(::getpid());
+      path = std::filesystem::path(ANIMD_TEST_TMP_DIR) / name;
       std::filesystem::create_directories(path);
     }
     ~Folder() {

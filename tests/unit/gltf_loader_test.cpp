@@ -2,7 +2,7 @@
 // expectations computed by hand: joint reordering and index maps, folding of non-joint
 // ancestors into root_transform (model space = scene space), rigidly attached meshes, merged skins,
 // STEP / LINEAR / CUBICSPLINE channels, normalized rotations, sparse accessors, byteStride, the
-// three file layouts, warnings, and every bad-file case.
+// three file layouts, warnings, and (bad files: gltf_loader_errors_test.cpp).
 #include "anim/gltf_loader.h"
 
 #include <cmath>
@@ -13,147 +13,13 @@
 #include <glm/gtc/matrix_transform.hpp>
 
 #include "anim/palette.h"
+#include "gltf_rig.h"
 #include "gltf_test_files.h"
 
 namespace anim {
 namespace {
 
-using animtest::GltfFile;
-using nlohmann::json;
-
-constexpr float kPi = std::numbers::pi_v<float>;
-
-// Scene (node index: name, local transform):
-//   0 Armature  T(1,2,3) S(2)          non-joint ancestor of the joints
-//   2   Root    T(0,1,0)               joint, skin.joints[1]
-//   3     Child T(0,2,0)               joint, skin.joints[0] (listed before its parent)
-//   1 Body      T(0,0,-5), mesh 0, skin 0
-// World matrices at rest: Root = T(1,4,3) S(2), Child = T(1,8,3) S(2), Body = T(0,0,-5).
-// Inverse binds are inverse(world(joint)) * world(Body), so the rest palette is identity.
-struct Rig {
-  GltfFile file;
-  int armature, body, root, child;
-};
-
-glm::mat4 translate(float x, float y, float z) {
-  return glm::translate(glm::mat4(1.0f), {x, y, z});
-}
-glm::mat4 scale(float s) {
-  return glm::scale(glm::mat4(1.0f), glm::vec3(s));
-}
-
-void expect_mat_near(const glm::mat4& a, const glm::mat4& b, float eps = 1e-5f) {
-  for (int c = 0; c < 4; ++c)
-    for (int r = 0; r < 4; ++r)
-      EXPECT_NEAR(a[c][r], b[c][r], eps) << "element [" << c << "][" << r << "]";
-}
-
-void expect_vec3_near(const glm::vec3& a, const glm::vec3& b, float eps = 1e-5f) {
-  EXPECT_NEAR(a.x, b.x, eps);
-  EXPECT_NEAR(a.y, b.y, eps);
-  EXPECT_NEAR(a.z, b.z, eps);
-}
-
-void expect_same_rotation(const glm::quat& a, const glm::quat& b, float eps = 1e-5f) {
-  EXPECT_NEAR(std::abs(glm::dot(a, b)), 1.0f, eps);
-}
-
-Rig make_rig() {
-  Rig rig;
-  GltfFile& f = rig.file;
-  rig.armature =
-      f.add_node({{"name", "Armature"}, {"translation", {1, 2, 3}}, {"scale", {2, 2, 2}}});
-  rig.body = f.add_node({{"name", "Body"}, {"translation", {0, 0, -5}}, {"mesh", 0}, {"skin", 0}});
-  rig.root = f.add_node({{"name", "Root"}, {"translation", {0, 1, 0}}}, rig.armature);
-  rig.child = f.add_node({{"name", "Child"}, {"translation", {0, 2, 0}}}, rig.root);
-
-  const glm::mat4 body_world = translate(0, 0, -5);
-  const glm::mat4 child_ibm = glm::inverse(translate(1, 8, 3) * scale(2)) * body_world;
-  const glm::mat4 root_ibm = glm::inverse(translate(1, 4, 3) * scale(2)) * body_world;
-  std::vector<float> ibm(32);
-  for (int i = 0; i < 16; ++i) {
-    ibm[i] = child_ibm[i / 4][i % 4];
-    ibm[16 + i] = root_ibm[i / 4][i % 4];
-  }
-  f.doc["skins"] = json::array({{{"name", "rig"},
-                                 {"joints", {rig.child, rig.root}},
-                                 {"inverseBindMatrices", f.add_floats(ibm, "MAT4", 16)}}});
-
-  // One triangle, POSITION and TEXCOORD_0 interleaved (stride 20), no indices, no normals.
-  const std::vector<float> interleaved = {0, 0, 0, 0, 0,  //
-                                          1, 0, 0, 1, 0,  //
-                                          0, 1, 0, 0, 1};
-  const int view = f.add_view(interleaved.data(), interleaved.size() * 4, 20);
-  const int pos = f.add_accessor(view, animtest::kFloat, 3, "VEC3");
-  const int uv = f.add_accessor(view, animtest::kFloat, 3, "VEC2", false, 12);
-  // Joint indices are skin.joints indices: 0 = Child, 1 = Root.
-  const int joints = f.add_data(std::vector<uint8_t>{0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0},
-                                animtest::kUnsignedByte, "VEC4", 4);
-  const int weights = f.add_floats({1, 0, 0, 0, 1, 0, 0, 0, 2, 2, 0, 0}, "VEC4", 4);
-  f.doc["meshes"] = json::array(
-      {{{"name", "body"},
-        {"primitives",
-         {{{"attributes",
-            {{"POSITION", pos}, {"TEXCOORD_0", uv}, {"JOINTS_0", joints}, {"WEIGHTS_0", weights}}},
-           {"material", 0}}}}}});
-  f.doc["materials"] = json::array({{{"name", "skin_mat"}}});
-
-  // Animation 0 (unnamed): Child STEP translation, LINEAR rotation, CUBICSPLINE scale;
-  // Root constant translation; a channel on the non-joint Armature.
-  const int t01 = f.add_floats({0, 1}, "SCALAR", 1);
-  const int t02 = f.add_floats({0, 2}, "SCALAR", 1);
-  const int t_const = f.add_floats({0, 0.5f, 1}, "SCALAR", 1);
-  const float s45 = std::sin(kPi / 4);
-  const int step_vals = f.add_floats({0, 0, 0, 1, 0, 0}, "VEC3", 3);
-  const int rot_vals = f.add_floats({0, 0, 0, 1, 0, 0, s45, s45}, "VEC4", 4);  // x y z w
-  // (in-tangent, value, out-tangent) per key: p0 = 1, out0 = 2 /s; in1 = 0, p1 = 3.
-  const int cubic_vals = f.add_floats({0, 0, 0, 1, 1, 1, 2, 2, 2,  //
-                                       0, 0, 0, 3, 3, 3, 9, 9, 9},
-                                      "VEC3", 3);
-  const int const_vals = f.add_floats({0, 1, 0, 0, 1, 0, 0, 1, 0}, "VEC3", 3);
-  const int arm_vals = f.add_floats({0, 0, 0, 5, 5, 5}, "VEC3", 3);
-  json a0;
-  a0["samplers"] =
-      json::array({{{"input", t01}, {"output", step_vals}, {"interpolation", "STEP"}},
-                   {{"input", t02}, {"output", rot_vals}, {"interpolation", "LINEAR"}},
-                   {{"input", t01}, {"output", cubic_vals}, {"interpolation", "CUBICSPLINE"}},
-                   {{"input", t_const}, {"output", const_vals}},
-                   {{"input", t01}, {"output", arm_vals}}});
-  a0["channels"] = json::array(
-      {{{"sampler", 0}, {"target", {{"node", rig.child}, {"path", "translation"}}}},
-       {{"sampler", 1}, {"target", {{"node", rig.child}, {"path", "rotation"}}}},
-       {{"sampler", 2}, {"target", {{"node", rig.child}, {"path", "scale"}}}},
-       {{"sampler", 3}, {"target", {{"node", rig.root}, {"path", "translation"}}}},
-       {{"sampler", 4}, {"target", {{"node", rig.armature}, {"path", "translation"}}}}});
-
-  // Animation 1 "Walk": Root rotation as normalized shorts (identity -> 90 deg about Z) and a
-  // morph-target weights channel on Body.
-  const int16_t q = 23170;  // round(32767 * sin(45 deg))
-  const int rot_short = f.add_data(std::vector<int16_t>{0, 0, 0, 32767, 0, 0, q, q},
-                                   animtest::kShort, "VEC4", 4, true);
-  const int morph = f.add_floats({0, 1}, "SCALAR", 1);
-  json a1;
-  a1["name"] = "Walk";
-  a1["samplers"] =
-      json::array({{{"input", t01}, {"output", rot_short}}, {{"input", t01}, {"output", morph}}});
-  a1["channels"] =
-      json::array({{{"sampler", 0}, {"target", {{"node", rig.root}, {"path", "rotation"}}}},
-                   {{"sampler", 1}, {"target", {{"node", rig.body}, {"path", "weights"}}}}});
-  f.doc["animations"] = json::array({a0, a1});
-  return rig;
-}
-
-Asset load_ok(const std::string& path) {
-  Expected<Asset> a = load_gltf(path);
-  EXPECT_TRUE(a.has_value()) << (a ? "" : a.error().message());
-  return a ? std::move(*a) : Asset{};
-}
-
-bool has_warning(const Asset& a, const std::string& needle) {
-  for (const std::string& w : a.warnings)
-    if (w.find(needle) != std::string::npos) return true;
-  return false;
-}
+using namespace gltf_rig;
 
 TEST(GltfLoader, ReordersJointsParentFirstAndMapsIndices) {
   const Asset a = load_ok(make_rig().file.write_embedded("rig_skeleton"));
@@ -391,21 +257,6 @@ TEST(GltfLoader, ConvertsTriangleStripsAndFansToLists) {
   EXPECT_FALSE(has_warning(a, "skipped"));
 }
 
-TEST(GltfLoaderErrors, StripWithFewerThanThreeIndices) {
-  Rig rig = make_rig();
-  GltfFile& f = rig.file;
-  json strip = f.doc["meshes"][0]["primitives"][0];
-  strip["mode"] = 5;
-  strip["indices"] = f.add_data(std::vector<uint16_t>{0, 1}, animtest::kUnsignedShort, "SCALAR", 1);
-  f.doc["meshes"][0]["primitives"].push_back(strip);
-  const std::string path = f.write_embedded("short_strip");
-  const Expected<Asset> a = load_gltf(path);
-  ASSERT_FALSE(a.has_value());
-  EXPECT_NE(a.error().message().find("triangle strip has 2 indices"), std::string::npos)
-      << a.error().message();
-  EXPECT_NE(a.error().message().find(path), std::string::npos) << a.error().message();
-}
-
 TEST(GltfLoader, PicksSkinByIndexOrNameAndRejectsUnknownOnes) {
   Rig rig = make_rig();
   GltfFile& f = rig.file;
@@ -583,154 +434,6 @@ TEST(GltfLoader, AppliesSparseAccessorValues) {
 }
 
 // ---- Bad files: an error naming the file and the problem, never a crash or a partial asset.
-
-void expect_error(const std::string& path, const std::string& problem) {
-  const Expected<Asset> a = load_gltf(path);
-  ASSERT_FALSE(a.has_value()) << path << " loaded but should fail with: " << problem;
-  const std::string& msg = a.error().message();
-  EXPECT_NE(msg.find(std::filesystem::path(path).filename().string()), std::string::npos)
-      << "message does not name the file: " << msg;
-  EXPECT_NE(msg.find(problem), std::string::npos)
-      << "message does not say '" << problem << "': " << msg;
-}
-
-TEST(GltfLoaderErrors, MissingFile) {
-  expect_error((animtest::test_tmp_dir() / "no_such_file.glb").string(), "file not found");
-}
-
-TEST(GltfLoaderErrors, TruncatedBinFile) {
-  const Rig rig = make_rig();
-  const std::string half = rig.file.bin.substr(0, rig.file.bin.size() / 2);
-  expect_error(rig.file.write_separate("truncated_bin", &half), "size mismatch");
-}
-
-TEST(GltfLoaderErrors, TruncatedGlb) {
-  const std::string bytes = make_rig().file.glb_bytes();
-  for (size_t keep : {size_t{0}, size_t{10}, size_t{40}, bytes.size() / 2, bytes.size() - 4}) {
-    SCOPED_TRACE(keep);
-    const std::string path = GltfFile::write_text("truncated.glb", bytes.substr(0, keep));
-    const Expected<Asset> a = load_gltf(path);
-    ASSERT_FALSE(a.has_value());
-    EXPECT_NE(a.error().message().find("truncated.glb"), std::string::npos) << a.error().message();
-    EXPECT_NE(a.error().message().find(keep == 0 ? "empty" : "glb"), std::string::npos)
-        << a.error().message();
-  }
-}
-
-TEST(GltfLoaderErrors, AccessorBeyondItsBufferView) {
-  Rig rig = make_rig();
-  // The inverse bind accessor claims 5 matrices; its view holds 2.
-  rig.file.doc["accessors"][rig.file.doc["skins"][0]["inverseBindMatrices"].get<int>()]["count"] =
-      5;
-  expect_error(rig.file.write_embedded("accessor_range"), "accessor out of range");
-}
-
-TEST(GltfLoaderErrors, BufferViewBeyondItsBuffer) {
-  Rig rig = make_rig();
-  rig.file.doc["bufferViews"][0]["byteLength"] = 100000;
-  expect_error(rig.file.write_embedded("view_range"), "exceeds buffer");
-}
-
-TEST(GltfLoaderErrors, VertexJointIndexOutOfRange) {
-  Rig rig = make_rig();
-  GltfFile& f = rig.file;
-  const int bad = f.add_data(std::vector<uint8_t>{0, 0, 0, 0, 5, 0, 0, 0, 0, 1, 0, 0},
-                             animtest::kUnsignedByte, "VEC4", 4);
-  f.doc["meshes"][0]["primitives"][0]["attributes"]["JOINTS_0"] = bad;
-  expect_error(f.write_embedded("vertex_joint"), "joint index out of range");
-}
-
-TEST(GltfLoaderErrors, SkinJointNodeOutOfRange) {
-  Rig rig = make_rig();
-  rig.file.doc["skins"][0]["joints"] = {rig.child, 99};
-  expect_error(rig.file.write_embedded("skin_joint"), "joint index out of range");
-}
-
-TEST(GltfLoaderErrors, NaNKeyTime) {
-  Rig rig = make_rig();
-  GltfFile& f = rig.file;
-  const int bad = f.add_floats({0, std::nanf("")}, "SCALAR", 1);
-  f.doc["animations"][0]["samplers"][0]["input"] = bad;
-  expect_error(f.write_embedded("nan_time"), "NaN");
-}
-
-TEST(GltfLoaderErrors, NaNKeyValue) {
-  Rig rig = make_rig();
-  GltfFile& f = rig.file;
-  const int bad = f.add_floats({0, 0, 0, 1, std::nanf(""), 0, 0, 1}, "VEC4", 4);
-  f.doc["animations"][0]["samplers"][1]["output"] = bad;
-  expect_error(f.write_embedded("nan_value"), "NaN");
-}
-
-TEST(GltfLoaderErrors, CyclicNodeHierarchy) {
-  Rig rig = make_rig();
-  // Child becomes the parent of Root, which is already Child's parent.
-  rig.file.doc["nodes"][rig.child]["children"] = {rig.root};
-  rig.file.doc["nodes"][rig.armature].erase("children");
-  expect_error(rig.file.write_embedded("cycle"), "cyclic");
-}
-
-TEST(GltfLoaderErrors, NodeWithTwoParents) {
-  Rig rig = make_rig();
-  rig.file.doc["nodes"][rig.body]["children"] = {rig.child};  // Child is also Root's child
-  expect_error(rig.file.write_embedded("two_parents"), "two parents");
-}
-
-TEST(GltfLoaderErrors, NonUniformScaleBetweenJoints) {
-  Rig rig = make_rig();
-  GltfFile& f = rig.file;
-  const int socket = f.add_node({{"name", "Squash"}, {"scale", {1, 2, 1}}}, rig.root);
-  f.doc["nodes"][rig.root]["children"] = {socket};
-  f.doc["nodes"][socket]["children"] = {rig.child};
-  expect_error(f.write_embedded("squash"), "non-uniform");
-}
-
-TEST(GltfLoaderErrors, NotGltfAtAll) {
-  expect_error(GltfFile::write_text("garbage.gltf", "{ this is not json"), "garbage.gltf");
-}
-
-// Deterministic corruption: overwrite bytes of a valid .glb (header, JSON and binary chunk)
-// and check each load either fails cleanly or yields an asset that keeps every invariant.
-// Run under ASan this is where an unchecked offset would show up.
-TEST(GltfLoaderErrors, CorruptedGlbNeverCrashes) {
-  const std::string good = make_rig().file.glb_bytes();
-  uint32_t rng = 12345;
-  auto next = [&rng] { return rng = rng * 1664525u + 1013904223u; };
-  int failed = 0, loaded = 0;
-  for (int round = 0; round < 300; ++round) {
-    std::string bytes = good;
-    const int flips = 1 + static_cast<int>(next() % 4);
-    for (int k = 0; k < flips; ++k) bytes[next() % bytes.size()] = static_cast<char>(next() >> 24);
-    const std::string path = GltfFile::write_text("corrupt.glb", bytes);
-    const Expected<Asset> a = load_gltf(path);
-    if (!a) {
-      ++failed;
-      EXPECT_NE(a.error().message().find("corrupt.glb"), std::string::npos) << a.error().message();
-      continue;
-    }
-    ++loaded;
-    ASSERT_TRUE(a->skeleton.validate().is_ok()) << "round " << round;
-    const SkinnedMesh& m = a->mesh;
-    for (uint32_t i : m.indices) ASSERT_LT(i, static_cast<uint32_t>(m.num_vertices()));
-    for (size_t v = 0; v < m.joints.size(); ++v) {
-      float sum = 0;
-      for (int k = 0; k < 4; ++k) {
-        ASSERT_LT(m.joints[v][k], a->skeleton.num_joints());
-        sum += m.weights[v][k];
-      }
-      ASSERT_NEAR(sum, 1.0f, 1e-5f);
-    }
-  }
-  EXPECT_GT(failed, 0);  // the corruption does reach parts that are checked
-  EXPECT_GT(loaded, 0);  // and some bytes (e.g. inside key values) are harmless
-}
-
-TEST(GltfLoaderErrors, AGoodFileStillLoadsAfterBadOnes) {
-  // No state survives a failed load: the same process loads a good file normally.
-  ASSERT_FALSE(load_gltf((animtest::test_tmp_dir() / "no_such_file.gltf").string()).has_value());
-  const Asset a = load_ok(make_rig().file.write_glb("after_bad"));
-  EXPECT_EQ(a.skeleton.num_joints(), 2);
-}
 
 }  // namespace
 }  // namespace anim
