@@ -48,6 +48,9 @@ std::optional<int> parse_config(int argc, char** argv, Config& c) {
                  "load_asset paths are relative to it");
   in_range(app, "--tick-rate", c.tick_rate, 1.0, 1000.0, "Fixed tick rate in Hz");
   in_range(app, "--workers", c.workers, 0, 256, "Character update threads (0 = number of cores)");
+  in_range(app, "--tick-slice-us", c.tick_slice_us, 0, 100000,
+           "Scheduler slice of the tick thread and workers, microseconds (0 = kernel default); "
+           "short slices let network threads answer without waiting for the tick");
   in_range(app, "--history-seconds", c.history_seconds, 0.0, 60.0,
            "Pose history kept per character");
   in_range(app, "--spawn-builtin", c.spawn_builtin, 0, 1000000,

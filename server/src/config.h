@@ -21,9 +21,11 @@ struct Config {
   int io_threads = 2;                 // network threads (Asio)
 
   // World.
-  std::string assets_dir;        // asset root; every .glb/.gltf/.md5mesh under it loads at start
-  double tick_rate = 60.0;       // Hz
-  int workers = 0;               // threads updating characters; 0 = hardware concurrency
+  std::string assets_dir;   // asset root; every .glb/.gltf/.md5mesh under it loads at start
+  double tick_rate = 60.0;  // Hz
+  int workers = 0;          // threads updating characters; 0 = hardware concurrency
+  int tick_slice_us = 100;  // scheduler slice the tick thread and workers ask for (thread_slice.h);
+                            // 0 = the kernel's default
   double history_seconds = 1.0;  // pose history kept per character
   int spawn_builtin = 0;         // debug/bench: spawn N built-in characters at start
 

@@ -5,6 +5,7 @@
 #include "proto_convert.h"
 #include "reply_sink.h"
 #include "thread_name.h"
+#include "thread_slice.h"
 
 namespace animd {
 
@@ -26,6 +27,7 @@ TickLoop::~TickLoop() {
 void TickLoop::start() {
   thread_ = std::thread([this] {
     name_this_thread("animd-tick");
+    request_thread_slice(std::chrono::microseconds(config_.tick_slice_us));
     run();
   });
 }

@@ -4,14 +4,16 @@
 #include <string>
 
 #include "thread_name.h"
+#include "thread_slice.h"
 
 namespace animd {
 
-WorkerPool::WorkerPool(int threads)
+WorkerPool::WorkerPool(int threads, std::chrono::microseconds slice)
     : threads_(std::max(1, threads)), start_(threads_), done_(threads_) {
   for (int i = 1; i < threads_; ++i)
-    workers_.emplace_back([this, i] {
+    workers_.emplace_back([this, i, slice] {
       name_this_thread("animd-work-" + std::to_string(i));
+      request_thread_slice(slice);
       worker();
     });
 }

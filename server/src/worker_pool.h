@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <barrier>
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <thread>
@@ -20,7 +21,9 @@ class WorkerPool {
  public:
   using Job = void (*)(void* context, size_t begin, size_t end);
 
-  explicit WorkerPool(int threads);
+  // `threads` in all, the caller's included (threads - 1 are started); the started ones ask
+  // for `slice` (thread_slice.h; 0 = the kernel's default).
+  explicit WorkerPool(int threads, std::chrono::microseconds slice = {});
   ~WorkerPool();
   WorkerPool(const WorkerPool&) = delete;
   WorkerPool& operator=(const WorkerPool&) = delete;

@@ -1,16 +1,22 @@
 // The daemon names its threads (thread_name.h), so that an operator's `top -H` or `perf top`
-// and /proc/PID/task/TID/comm say which is the tick, a worker, a network thread or the loader.
+// and /proc/PID/task/TID/comm say which is the tick, a worker, a network thread or the loader;
+// and the tick thread and its workers ask for short scheduler slices (--tick-slice-us,
+// thread_slice.h), so that a query is answered without waiting out a worker's slice.
 
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
 #include "daemon_process.h"
+#include "thread_slice.h"
 
 namespace {
 
@@ -24,6 +30,22 @@ std::multiset<std::string> thread_names(pid_t pid) {
     if (std::getline(comm, name)) names.insert(name);
   }
   return names;
+}
+
+// Each thread's name and scheduler slice (nanoseconds).
+std::multimap<std::string, uint64_t> thread_slices(pid_t pid) {
+  std::multimap<std::string, uint64_t> out;
+  std::error_code ec;
+  const std::filesystem::path tasks = "/proc/" + std::to_string(pid) + "/task";
+  for (const auto& t : std::filesystem::directory_iterator(tasks, ec)) {
+    std::ifstream comm(t.path() / "comm");
+    std::string name;
+    if (!std::getline(comm, name)) continue;
+    const auto tid = static_cast<pid_t>(std::stol(t.path().filename().string()));
+    if (const auto slice = animd::thread_slice(tid))
+      out.emplace(name, static_cast<uint64_t>(slice->count()));
+  }
+  return out;
 }
 
 TEST(ThreadNames, EveryDaemonThreadSaysWhatItIs) {
@@ -52,6 +74,57 @@ TEST(ThreadNames, EveryDaemonThreadSaysWhatItIs) {
   // The main thread keeps the process's name (it is also the first network thread). A
   // sanitizer's own threads inherit it, so there may be more than one.
   EXPECT_GE(names.count("animd"), 1u);
+  EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
+}
+
+// The slices of the tick thread and workers, and of the network threads, once all started.
+struct Slices {
+  std::vector<uint64_t> tick_side;  // animd-tick and animd-work-*
+  std::vector<uint64_t> network;    // animd-net-*
+};
+
+Slices slices_when_started(pid_t pid, size_t tick_side_threads, size_t net_threads) {
+  Slices v;
+  for (int i = 0; i < 500; ++i) {
+    v = {};
+    for (const auto& [name, slice] : thread_slices(pid)) {
+      if (name == "animd-tick" || name.rfind("animd-work-", 0) == 0) v.tick_side.push_back(slice);
+      if (name.rfind("animd-net-", 0) == 0) v.network.push_back(slice);
+    }
+    if (v.tick_side.size() == tick_side_threads && v.network.size() == net_threads) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return v;
+}
+
+TEST(ThreadSlice, TheTickAndItsWorkersAskForTheConfiguredSlice) {
+#if !defined(__linux__)
+  GTEST_SKIP() << "skipped: scheduler slices are a Linux feature";
+#endif
+  if (!animd::thread_slice())
+    GTEST_SKIP() << "skipped: this kernel does not report thread slices (Linux 6.12+ does)";
+  animtest::DaemonProcess daemon({"--workers", "3", "--io-threads", "2", "--tick-slice-us", "250"});
+  ASSERT_TRUE(daemon.start()) << daemon.error() << daemon.log_tail();
+  const Slices v = slices_when_started(daemon.pid(), 3, 1);
+  ASSERT_EQ(v.tick_side.size(), 3u) << "tick thread and 2 workers";
+  for (uint64_t slice : v.tick_side) EXPECT_EQ(slice, 250000u);
+  ASSERT_EQ(v.network.size(), 1u);
+  EXPECT_NE(v.network[0], 250000u) << "network threads keep the kernel's default";
+  EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
+}
+
+TEST(ThreadSlice, ZeroKeepsTheKernelsDefault) {
+#if !defined(__linux__)
+  GTEST_SKIP() << "skipped: scheduler slices are a Linux feature";
+#endif
+  if (!animd::thread_slice())
+    GTEST_SKIP() << "skipped: this kernel does not report thread slices (Linux 6.12+ does)";
+  animtest::DaemonProcess daemon({"--workers", "2", "--io-threads", "2", "--tick-slice-us", "0"});
+  ASSERT_TRUE(daemon.start()) << daemon.error() << daemon.log_tail();
+  const Slices v = slices_when_started(daemon.pid(), 2, 1);
+  ASSERT_EQ(v.tick_side.size(), 2u);
+  ASSERT_EQ(v.network.size(), 1u);
+  for (uint64_t slice : v.tick_side) EXPECT_EQ(slice, v.network[0]);
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 

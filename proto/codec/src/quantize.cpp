@@ -111,17 +111,21 @@ void rotation_steps(const glm::quat& q, float scale, float limit, std::array<int
     exact[0] = exact[1] = exact[2] = 0.0f;
     return;
   }
+  // The largest magnitude (the first of equals), chosen with selects: which component it is
+  // varies from joint to joint, and a branch on it mispredicts.
   int l = 0;
-  for (int i = 1; i < 4; ++i)
-    if (std::fabs(c[i]) > std::fabs(c[l])) l = i;
+  float m = std::fabs(c[0]);
+  for (int i = 1; i < 4; ++i) {
+    const float a = std::fabs(c[i]);
+    l = a > m ? i : l;
+    m = a > m ? a : m;
+  }
+  static constexpr uint8_t kOthers[4][3] = {{1, 2, 3}, {0, 2, 3}, {0, 1, 3}, {0, 1, 2}};
   const float s = (c[l] < 0.0f ? -scale : scale) / std::sqrt(n2);
-  int k = 0;
-  for (int i = 0; i < 4; ++i)
-    if (i != l) {
-      exact[k] = c[i] * s;
-      r[k] = static_cast<int16_t>(round_steps(exact[k], limit));
-      ++k;
-    }
+  for (int k = 0; k < 3; ++k) {
+    exact[k] = c[kOthers[l][k]] * s;
+    r[k] = static_cast<int16_t>(round_steps(exact[k], limit));
+  }
   largest = static_cast<uint8_t>(l);
 }
 
