@@ -97,12 +97,15 @@ Slices slices_when_started(pid_t pid, size_t tick_side_threads, size_t net_threa
   return v;
 }
 
-TEST(ThreadSlice, TheTickAndItsWorkersAskForTheConfiguredSlice) {
-#if !defined(__linux__)
-  GTEST_SKIP() << "skipped: scheduler slices are a Linux feature";
-#endif
-  if (!animd::thread_slice())
-    GTEST_SKIP() << "skipped: this kernel does not report thread slices (Linux 6.12+ does)";
+class ThreadSlice : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!animd::thread_slice())
+      GTEST_SKIP() << "skipped: this kernel does not report thread slices (Linux 6.12+ does)";
+  }
+};
+
+TEST_F(ThreadSlice, TheTickAndItsWorkersAskForTheConfiguredSlice) {
   animtest::DaemonProcess daemon({"--workers", "3", "--io-threads", "2", "--tick-slice-us", "250"});
   ASSERT_TRUE(daemon.start()) << daemon.error() << daemon.log_tail();
   const Slices v = slices_when_started(daemon.pid(), 3, 1);
@@ -113,12 +116,7 @@ TEST(ThreadSlice, TheTickAndItsWorkersAskForTheConfiguredSlice) {
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 
-TEST(ThreadSlice, ZeroKeepsTheKernelsDefault) {
-#if !defined(__linux__)
-  GTEST_SKIP() << "skipped: scheduler slices are a Linux feature";
-#endif
-  if (!animd::thread_slice())
-    GTEST_SKIP() << "skipped: this kernel does not report thread slices (Linux 6.12+ does)";
+TEST_F(ThreadSlice, ZeroKeepsTheKernelsDefault) {
   animtest::DaemonProcess daemon({"--workers", "2", "--io-threads", "2", "--tick-slice-us", "0"});
   ASSERT_TRUE(daemon.start()) << daemon.error() << daemon.log_tail();
   const Slices v = slices_when_started(daemon.pid(), 2, 1);
