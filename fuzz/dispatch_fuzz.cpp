@@ -43,6 +43,7 @@ std::shared_ptr<anim::Asset> builtin() {
 }
 
 void check_snapshot(const animd::Snapshot& snap) {
+  require(snap.has_palettes || snap.palettes.empty(), "palettes in a snapshot without them");
   for (const auto& m : snap.palettes)
     for (float v : m.m) require(std::isfinite(v), "non-finite palette value");
 }
@@ -79,6 +80,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto run_tick = [&] {
     world.apply(batch, tick, double(tick) / 60.0);
     batch.clear();
+    // Float subscribers come and go: ticks with and without palettes, and the switches.
+    metrics.float_subscriptions = (size + tick) % 3 != 0 ? 1 : 0;
     auto snap = world.update(1.0f / 60.0f, tick, double(tick) / 60.0, tick % 3 == 0);
     check_snapshot(*snap);
     ++tick;

@@ -282,7 +282,7 @@ void Animator::apply_root_motion_step() {
   root_ = moved;
 }
 
-Status Animator::update(float dt) {
+Status Animator::update(float dt, PaletteUpdate palette) {
   if (!std::isfinite(dt) || dt < 0.0f) return kBadDt;
 
   // 0. Parameters, then the samples every blend space uses in this update.
@@ -358,8 +358,15 @@ Status Animator::update(float dt) {
   evaluate_pose(*skeleton_, clips_, evaluated_inputs(), evaluated_setup_.get(), scratch_,
                 {pose_.locals, model_, &foot_output_});
   keep_foot_locks();
-  build_palette(*skeleton_, model_, palette_);
+  palette_current_ = false;
+  if (palette == PaletteUpdate::kBuild) refresh_palette();
   return Status::ok();
+}
+
+void Animator::refresh_palette() {
+  if (palette_current_) return;
+  build_palette(*skeleton_, model_, palette_);
+  palette_current_ = true;
 }
 
 Status Animator::set_event_table(std::shared_ptr<const ClipEventTable> table) {

@@ -48,6 +48,9 @@ struct Metrics {
   // the World quantizes poses only while this is above 0. Counted before the subscribe
   // reaches the tick, so the subscription's first snapshot is quantized.
   std::atomic<int64_t> compact_subscriptions{0};
+  // ENCODING_FLOAT_3X4 subscriptions, counted the same way: the World builds skin palettes
+  // only while this is above 0 (nothing else needs them).
+  std::atomic<int64_t> float_subscriptions{0};
 
   // Lifecycle (for health probes): true once listening and ticking, false when draining.
   std::atomic<bool> ready{false};

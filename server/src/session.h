@@ -101,9 +101,9 @@ class Session : public ReplySink, public std::enable_shared_from_this<Session> {
 
   // Streaming.
   void on_snapshot();
-  // Brings this session's share of Metrics::compact_subscriptions up to date (its compact
-  // subscriptions, pending or active; 0 once closed).
-  void recount_compact();
+  // Brings this session's shares of Metrics::compact_subscriptions and float_subscriptions
+  // up to date (its subscriptions of each encoding, pending or active; 0 once closed).
+  void recount_encodings();
   void count_drops(uint32_t n);
   // Ends the subscriptions `ids` (all when empty) with a SubscriptionEnded each.
   void end_subscriptions(const std::string& reason, std::vector<uint32_t> ids = {});
@@ -181,7 +181,8 @@ class Session : public ReplySink, public std::enable_shared_from_this<Session> {
   bool snapshot_posted_ = false;               // guarded by snapshot_mutex_
   std::atomic<uint32_t> coalesced_drops_{0};
   uint32_t dropped_since_last_ = 0;
-  int64_t compact_counted_ = 0;  // what recount_compact() last added to the metric
+  int64_t compact_counted_ = 0;  // what recount_encodings() last added to each metric
+  int64_t float_counted_ = 0;
   uint64_t dropped_total_ = 0;
   std::optional<Clock::time_point> dropping_since_;  // every frame dropped since then
   EncodedFrame encoded_;

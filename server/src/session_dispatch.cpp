@@ -163,7 +163,7 @@ void Session::handle_subscribe(Request& r, uint64_t seq) {
   sub.event_min_weight = s.events().min_weight();
   const uint32_t id = sub.id;
   pending_subscribes_.emplace(seq, std::move(sub));
-  recount_compact();
+  recount_encodings();
   push_command(r, seq, id);
 }
 
@@ -173,7 +173,7 @@ void Session::push_command(Request& r, uint64_t seq, uint32_t subscription_id) {
     pending_subscribes_.erase(seq);
     pending_unsubscribes_.erase(seq);
     pending_region_moves_.erase(seq);
-    recount_compact();
+    recount_encodings();
     reply_error(seq, r, anim::v1::STATUS_RESOURCE_EXHAUSTED, std::move(why));
   };
   if (pending_commands_ >= cfg.max_pending_commands_per_connection)
@@ -186,7 +186,7 @@ void Session::push_command(Request& r, uint64_t seq, uint32_t subscription_id) {
     pending_subscribes_.erase(seq);
     pending_unsubscribes_.erase(seq);
     pending_region_moves_.erase(seq);
-    recount_compact();
+    recount_encodings();
     return reply_error(seq, r, to_proto(request.error().code()), request.error().message());
   }
   if (auto* sub = std::get_if<Subscribe>(&*request)) sub->subscription_id = subscription_id;

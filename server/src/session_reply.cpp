@@ -47,7 +47,7 @@ void Session::on_reply(uint64_t seq, anim::v1::Reply reply, size_t drawn) {
     }
     pending_unsubscribes_.erase(it);
   }
-  recount_compact();
+  recount_encodings();
   complete(seq, std::move(reply), drawn);
   resume_if_drained();
 }

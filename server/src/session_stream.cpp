@@ -29,17 +29,22 @@ void Session::offer_snapshot(const SnapshotPtr& snapshot) {
     asio::post(transport_.get_executor(), [self = shared_from_this()] { self->on_snapshot(); });
 }
 
-void Session::recount_compact() {
-  int64_t n = 0;
+void Session::recount_encodings() {
+  int64_t compact = 0, total = 0;
   if (!closed_) {
-    for (const auto& sub : subscriptions_) n += sub.encoding == anim::v1::ENCODING_COMPACT;
+    for (const auto& sub : subscriptions_) compact += sub.encoding == anim::v1::ENCODING_COMPACT;
     for (const auto& [seq, sub] : pending_subscribes_)
-      n += sub.encoding == anim::v1::ENCODING_COMPACT;
+      compact += sub.encoding == anim::v1::ENCODING_COMPACT;
+    total = static_cast<int64_t>(subscriptions_.size() + pending_subscribes_.size());
   }
-  if (n != compact_counted_)
-    server_.metrics().compact_subscriptions.fetch_add(n - compact_counted_,
-                                                      std::memory_order_relaxed);
-  compact_counted_ = n;
+  const int64_t floats = total - compact;
+  Metrics& m = server_.metrics();
+  if (compact != compact_counted_)
+    m.compact_subscriptions.fetch_add(compact - compact_counted_, std::memory_order_relaxed);
+  if (floats != float_counted_)
+    m.float_subscriptions.fetch_add(floats - float_counted_, std::memory_order_relaxed);
+  compact_counted_ = compact;
+  float_counted_ = floats;
 }
 
 void Session::count_drops(uint32_t n) {
@@ -137,7 +142,7 @@ void Session::end_subscriptions(const std::string& reason, std::vector<uint32_t>
   std::erase_if(subscriptions_, [&](const StreamSubscription& sub) {
     return std::find(ids.begin(), ids.end(), sub.id) != ids.end();
   });
-  recount_compact();
+  recount_encodings();
   streaming_.store(!subscriptions_.empty());
   if (subscriptions_.empty()) {
     dropping_since_.reset();

@@ -106,7 +106,7 @@ void Session::close(const std::string& reason, uint16_t ws_code) {
   if (closed_) return;
   closed_ = true;
   streaming_.store(false);
-  recount_compact();
+  recount_encodings();
   // The reason is logged before the socket closes, so that by the time the peer sees the
   // close the log already says why (operators and tests read it in that order). Abnormal
   // closes are what an attacker can cause at will: rate-limited per kind.

@@ -94,8 +94,11 @@ struct Snapshot {
   uint64_t tick = 0;
   double server_time = 0.0;  // seconds since the daemon started (steady clock), tick start
   std::vector<SnapshotCharacter> characters;  // sorted by id
-  std::vector<anim::PaletteMatrix> palettes;  // every character's palette, back to back
-  std::vector<anim::FiredEvent> events;       // every character's events, in character order
+  // Every character's palette, back to back; built only while a float subscription exists
+  // (has_palettes; otherwise empty).
+  std::vector<anim::PaletteMatrix> palettes;
+  bool has_palettes = false;
+  std::vector<anim::FiredEvent> events;  // every character's events, in character order
 
   // ENCODING_COMPACT: this tick's quantized poses and the two ticks before (null when
   // absent), and the lazily encoded frames (one CompactEntries per character, by index).

@@ -157,6 +157,9 @@ void encode_stream_frame(StreamSubscription& sub, const Snapshot& snap, uint32_t
 
   // Compact: each character's entry, chosen by what the client holds of it.
   const bool compact = sub.encoding == anim::v1::ENCODING_COMPACT;
+  // Nothing to send floats from (not expected: a float subscription is counted before it
+  // starts, so every snapshot it sees has palettes).
+  if (!compact && !snap.has_palettes) chars.clear();
   thread_local std::string body;               // the entries, back to back
   thread_local std::vector<size_t> entry_end;  // where each ends in `body`
   if (compact) {

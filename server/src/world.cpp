@@ -358,6 +358,7 @@ struct UpdateJob {
   uint64_t tick;
   double server_time;
   bool degrade;
+  bool palettes;  // build and copy skin palettes (a float subscription exists)
   std::span<const StreamRegion> regions;  // region subscriptions: who is in one is watched
 
   bool watched(const Character& c) const {
@@ -378,14 +379,19 @@ struct UpdateJob {
       if (skip) {
         c.pending_dt += j.dt;
       } else {
-        c.animator.update(c.pending_dt + j.dt);
+        c.animator.update(c.pending_dt + j.dt,
+                          j.palettes ? anim::PaletteUpdate::kBuild : anim::PaletteUpdate::kSkip);
         c.pending_dt = 0.0f;
       }
       // The root after the update: root motion moved it.
       j.snapshot->characters[i].root = c.animator.root_transform();
       record_entry(*j.history, i, c.animator);
-      const auto palette = c.animator.palette();
-      std::copy(palette.begin(), palette.end(), j.snapshot->palettes.begin() + c.palette_offset);
+      if (j.palettes) {
+        // A character skipped now may have been updated without one while nobody wanted it.
+        c.animator.refresh_palette();
+        const auto palette = c.animator.palette();
+        std::copy(palette.begin(), palette.end(), j.snapshot->palettes.begin() + c.palette_offset);
+      }
       if (j.snapshot->quant) quantize_character(*j.snapshot, i, c.animator);
     }
   }
@@ -429,7 +435,10 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
     c.quant_tick[0] = tick, c.quant_offset[0] = offset, c.quant_index[0] = static_cast<uint32_t>(i);
     offset += sc.num_joints;
   }
-  snap->palettes.resize(offset);
+  // Skin palettes: only while a float subscription exists (nothing else reads them, and
+  // building and copying them is a sixth of the tick).
+  snap->has_palettes = metrics_.float_subscriptions.load(std::memory_order_relaxed) > 0;
+  snap->palettes.resize(snap->has_palettes ? offset : 0);
   if (quant) {
     quant->joints.resize(offset);
     quant->roots.resize(characters_.size());
@@ -444,8 +453,8 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
     for (const auto& [id, s] : sessions_)
       for (const auto& [sub, w] : s.subscriptions)
         if (w.region) watched_regions_.push_back(*w.region);
-  UpdateJob job{&characters_, snap.get(),  &history, dt,
-                tick,         server_time, degrade,  watched_regions_};
+  UpdateJob job{&characters_, snap.get(),         &history,        dt, tick, server_time,
+                degrade,      snap->has_palettes, watched_regions_};
   pool_.run(characters_.size(), &UpdateJob::run, &job);
   gather_events(*snap);
   quant_recent_[1] = std::move(quant_recent_[0]);

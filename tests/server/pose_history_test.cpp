@@ -39,6 +39,7 @@ class PoseHistoryTest : public ::testing::Test {
     config_.tick_rate = 60.0;
     config_.history_seconds = 0.5;  // 30 ticks
     config_.ik_budget = 1u << 30;
+    metrics_.float_subscriptions = 1;  // these tests read the snapshots' palettes
     world_ = std::make_unique<World>(config_, metrics_, catalog_, pool_);
     EXPECT_TRUE(world_->add_asset(std::make_shared<anim::Asset>(anim::make_builtin_character())));
   }

@@ -79,6 +79,7 @@ TEST(SnapshotPool, SnapshotsMayOutliveThePoolAndBeReleasedOnAnotherThread) {
 TEST(SnapshotPool, WorldUpdateRecyclesSnapshotsAndFillsThemAfresh) {
   Config config;
   Metrics metrics;
+  metrics.float_subscriptions = 1;  // the snapshots carry palettes
   AssetCatalog catalog;
   WorkerPool workers{1};
   World world(config, metrics, catalog, workers);

@@ -24,6 +24,7 @@ Snapshot make_snapshot(const std::vector<uint32_t>& ids, uint32_t joints, uint64
   Snapshot s;
   s.tick = tick;
   s.server_time = 0.7;
+  s.has_palettes = true;
   uint32_t offset = 0;
   for (uint32_t id : ids) {
     SnapshotCharacter c;

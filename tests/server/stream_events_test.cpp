@@ -34,6 +34,7 @@ struct EventSnapshots {
                 const std::vector<uint64_t>& overflowed = {}) const {
     Snapshot s;
     s.tick = tick;
+    s.has_palettes = true;  // of 0 joints: the float frames carry the characters
     for (uint32_t id = 1; id <= 3; ++id) {
       SnapshotCharacter c;
       c.id = id;

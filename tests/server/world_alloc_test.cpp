@@ -26,6 +26,7 @@ TEST(WorldAllocations, UpdateAllocatesNothingInSteadyState) {
   AssetCatalog catalog;
   WorkerPool workers{2};
   metrics.compact_subscriptions = 1;  // quantizing for ENCODING_COMPACT allocates nothing either
+  metrics.float_subscriptions = 1;    // nor do the palettes for ENCODING_FLOAT_3X4
   World world(config, metrics, catalog, workers);
   ASSERT_TRUE(world.add_asset(std::make_shared<anim::Asset>(anim::make_builtin_character())));
   for (int i = 0; i < 5; ++i) {

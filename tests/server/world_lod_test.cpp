@@ -34,6 +34,7 @@ class WorldLodTest : public ::testing::Test {
  protected:
   WorldLodTest() {
     config_.tick_rate = 10.0;
+    metrics_.float_subscriptions = 1;  // these tests read the snapshots' palettes
     world_ = std::make_unique<World>(config_, metrics_, catalog_, pool_);
     EXPECT_TRUE(world_->add_asset(std::make_shared<anim::Asset>(anim::make_builtin_character())));
     asset_ = catalog_.get()->at("builtin");
@@ -248,6 +249,41 @@ TEST_F(WorldLodTest, UpdateSubscriptionNamesWhatIsWrong) {
   auto other = run(2, UpdateSubscription{4, r}, 1);
   ASSERT_FALSE(other);
   EXPECT_EQ(other.error().code(), anim::StatusCode::kNotFound);
+}
+
+TEST_F(WorldLodTest, PalettesAreBuiltOnlyWhileAFloatSubscriptionExists) {
+  metrics_.float_subscriptions = 0;
+  const uint32_t a = spawn_walking();
+  const uint32_t b = spawn_walking();  // the other parity: a degraded tick skips one of them
+  auto at_prev = reference(), at_now = reference();  // after tick - 1 and after tick
+  for (uint64_t tick = 1; tick <= 5; ++tick) {
+    SnapshotPtr s = world_->update(kDt, tick, double(tick) * kDt, false);
+    EXPECT_FALSE(s->has_palettes);
+    EXPECT_TRUE(s->palettes.empty()) << "tick " << tick;
+    if (tick > 1) ASSERT_TRUE(at_prev->update(kDt));
+    ASSERT_TRUE(at_now->update(kDt));
+  }
+  // A float subscriber appears, and the first tick with palettes is a degraded one: the
+  // character it skips shows its pose of the tick before (built now: no tick built it), the
+  // other its pose of this tick.
+  metrics_.float_subscriptions = 1;
+  ASSERT_TRUE(at_prev->update(kDt));
+  ASSERT_TRUE(at_now->update(kDt));
+  SnapshotPtr s = world_->update(kDt, 6, 0.6, true);
+  ASSERT_TRUE(s->has_palettes);
+  int skipped = 0, updated = 0;
+  for (uint32_t id : {a, b}) {
+    const auto p = palette_of(*s, id);
+    if (same(p, at_prev->palette()))
+      ++skipped;
+    else if (same(p, at_now->palette()))
+      ++updated;
+    else
+      ADD_FAILURE() << "character " << id << " has neither its previous pose nor its current one";
+  }
+  EXPECT_EQ(skipped, 1);
+  EXPECT_EQ(updated, 1);
+  EXPECT_FALSE(same(at_prev->palette(), at_now->palette())) << "the walk did not move";
 }
 
 }  // namespace

@@ -49,6 +49,7 @@ class WorldTest : public ::testing::Test {
     make_world(nullptr);
   }
   void make_world(ByteBudget* outbound) {
+    metrics_.float_subscriptions = 1;  // these tests read the snapshots' palettes
     world_ = std::make_unique<World>(config_, metrics_, catalog_, pool_, outbound);
     EXPECT_TRUE(world_->add_asset(std::make_shared<anim::Asset>(anim::make_builtin_character())));
   }

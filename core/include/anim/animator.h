@@ -172,13 +172,23 @@ class Animator {
   uint64_t events_overflowed() const { return events_overflowed_; }
 
   // Advances every clock by dt seconds (>= 0, finite) and recomputes pose, model matrices
-  // and palette. No allocation, no lock. A bad dt is rejected and nothing changes.
-  Status update(float dt);
+  // and (unless PaletteUpdate::kSkip) palette. No allocation, no lock. A bad dt is rejected
+  // and nothing changes. kSkip is for a caller that needs the palette only some of the time
+  // (the daemon builds none while nobody streams float palettes): palette() then keeps the
+  // one from before until refresh_palette().
+  Status update(float dt, PaletteUpdate palette = PaletteUpdate::kBuild);
+  // Builds the palette from the current model matrices if the last update skipped it
+  // (nothing to do otherwise). No allocation, no lock.
+  void refresh_palette();
+  // Whether palette() is the skin palette of model_matrices() (false after an update with
+  // PaletteUpdate::kSkip, until refresh_palette()).
+  bool palette_current() const { return palette_current_; }
 
   const Pose& local_pose() const { return pose_; }
   // Model-space matrix of every joint (skeleton order), including Skeleton::root_transform
   // but not the Animator's root transform.
   std::span<const glm::mat4> model_matrices() const { return model_; }
+  // The skin palette (joint order); see palette_current().
   std::span<const PaletteMatrix> palette() const { return palette_; }
 
   // Introspection for queries and tests.
@@ -327,6 +337,7 @@ class Animator {
   Pose pose_;
   std::vector<glm::mat4> model_;
   std::vector<PaletteMatrix> palette_;
+  bool palette_current_ = true;  // palette_ matches model_ (see palette_current())
 
   // The last evaluation's inputs. The spans of inputs_ only say how many entries of the
   // arrays are in use (copying an Animator copies them as they are).

@@ -8,6 +8,10 @@
 
 namespace anim {
 
+// Whether Animator::update builds the skin palette (kSkip: pose and model matrices only; the
+// palette is built later by refresh_palette(), if at all).
+enum class PaletteUpdate : uint8_t { kBuild, kSkip };
+
 struct PlayOptions {
   bool loop = true;         // loop, or clamp on the last frame (reverse: clamp on the first)
   float speed = 1.0f;       // clip playback rate multiplier, finite; negative plays in reverse
