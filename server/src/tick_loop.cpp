@@ -1,5 +1,8 @@
 #include "tick_loop.h"
 
+#include <cerrno>
+#include <cstring>
+
 #include <spdlog/spdlog.h>
 
 #include "proto_convert.h"
@@ -27,7 +30,12 @@ TickLoop::~TickLoop() {
 void TickLoop::start() {
   thread_ = std::thread([this] {
     name_this_thread("animd-tick");
-    request_thread_slice(std::chrono::microseconds(config_.tick_slice_us));
+    // The workers ask the same kernel for the same slice: one message covers them too.
+    if (!request_thread_slice(std::chrono::microseconds(config_.tick_slice_us)))
+      spdlog::info(
+          "--tick-slice-us {}: the kernel refused the slice (sched_setattr: {}); the "
+          "tick threads keep the default one",
+          config_.tick_slice_us, std::strerror(errno));
     run();
   });
 }
