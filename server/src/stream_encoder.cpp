@@ -1,6 +1,7 @@
 #include "stream_encoder.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 
 #include "anim/v1/envelope.pb.h"
@@ -8,49 +9,84 @@
 
 namespace animd {
 
-std::unique_ptr<std::string> frame_message(const anim::v1::ServerMessage& message,
-                                           std::string_view frame_tail) {
-  const size_t head = message.ByteSizeLong();
-  // With a tail, the StreamFrame (ServerMessage.frame, field 2) grows by it: its length
-  // prefix is rewritten below, so the message is written field by field.
-  if (!frame_tail.empty()) {
-    const anim::v1::StreamFrame& f = message.frame();
-    const size_t inner = f.ByteSizeLong() + frame_tail.size();
-    std::string varint;
-    for (uint64_t v = inner;; v >>= 7) {
-      varint.push_back(static_cast<char>((v & 0x7F) | (v >= 0x80 ? 0x80 : 0)));
-      if (v < 0x80) break;
-    }
-    const size_t size = 1 + varint.size() + inner;
-    auto out = std::make_unique<std::string>(4 + 1 + varint.size() + f.ByteSizeLong(), '\0');
+namespace {
+
+size_t varint_size(uint64_t v) {
+  size_t n = 1;
+  while (v >= 0x80) v >>= 7, ++n;
+  return n;
+}
+
+void append_varint(std::string& out, uint64_t v) {
+  char b[10];
+  size_t n = 0;
+  for (;; v >>= 7) {
+    b[n++] = static_cast<char>((v & 0x7F) | (v >= 0x80 ? 0x80 : 0));
+    if (v < 0x80) break;
+  }
+  out.append(b, n);
+}
+
+void append_le32(std::string& out, size_t v) {
+  const char b[4] = {static_cast<char>(v), static_cast<char>(v >> 8), static_cast<char>(v >> 16),
+                     static_cast<char>(v >> 24)};
+  out.append(b, 4);
+}
+
+// The message with its length prefix, then `tail_size` more bytes of message.frame() that
+// append_tail(out) appends. The string is allocated once at its final size and written in
+// order (no zero fill, no reallocation: a float frame's tail is megabytes).
+template <class AppendTail>
+std::unique_ptr<std::string> framed(const anim::v1::ServerMessage& message, size_t tail_size,
+                                    AppendTail&& append_tail) {
+  auto out = std::make_unique<std::string>();
+  if (tail_size == 0) {
+    const size_t size = message.ByteSizeLong();
+    out->resize(4 + size);
     auto* p = reinterpret_cast<uint8_t*>(out->data());
-    p[0] = static_cast<uint8_t>(size);
-    p[1] = static_cast<uint8_t>(size >> 8);
-    p[2] = static_cast<uint8_t>(size >> 16);
-    p[3] = static_cast<uint8_t>(size >> 24);
-    p[4] = 0x12;  // ServerMessage.frame: field 2, length-delimited
-    std::memcpy(p + 5, varint.data(), varint.size());
-    f.SerializeWithCachedSizesToArray(p + 5 + varint.size());
-    out->append(frame_tail);
+    for (int i = 0; i < 4; ++i) p[i] = static_cast<uint8_t>(size >> (8 * i));
+    message.SerializeWithCachedSizesToArray(p + 4);
     return out;
   }
-  const size_t size = head;
-  auto out = std::make_unique<std::string>(4 + size, '\0');
-  auto* p = reinterpret_cast<uint8_t*>(out->data());
-  p[0] = static_cast<uint8_t>(size);
-  p[1] = static_cast<uint8_t>(size >> 8);
-  p[2] = static_cast<uint8_t>(size >> 16);
-  p[3] = static_cast<uint8_t>(size >> 24);
-  message.SerializeWithCachedSizesToArray(p + 4);
+  // With a tail, the StreamFrame (ServerMessage.frame, field 2) grows by it: its length
+  // prefix is written here and its own fields after it.
+  const anim::v1::StreamFrame& f = message.frame();
+  const size_t fields = f.ByteSizeLong();
+  const size_t inner = fields + tail_size;
+  const size_t size = 1 + varint_size(inner) + inner;
+  out->reserve(4 + size);
+  append_le32(*out, size);
+  out->push_back(static_cast<char>(0x12));  // ServerMessage.frame: field 2, length-delimited
+  append_varint(*out, inner);
+  const size_t at = out->size();
+  out->resize(at + fields);
+  f.SerializeWithCachedSizesToArray(reinterpret_cast<uint8_t*>(out->data() + at));
+  append_tail(*out);
   return out;
 }
 
-namespace {
-// Bytes a character adds to a frame: its fields plus tag and length (upper bound).
-size_t character_bytes(const SnapshotCharacter& c) {
-  return 64 + c.asset->name.size() + size_t{c.num_joints} * 48 + 8;
-}
+// A float character entry (StreamFrame.characters, field 5): id, asset and root serialized
+// through a scratch message, then the palette as one packed field (CharacterFrame.palette,
+// field 4) straight from the snapshot, instead of copying 48 bytes a joint into a
+// RepeatedField (zero-filled first) and serializing that again.
+static_assert(std::endian::native == std::endian::little,
+              "packed floats are little-endian on the wire: the palette is copied as it is");
+static_assert(sizeof(anim::PaletteMatrix) == 12 * sizeof(float), "12 floats a joint, no padding");
+struct FloatEntry {
+  uint32_t head_begin = 0, head_size = 0;  // in the heads buffer: CharacterFrame fields 1-3
+  uint32_t palette_bytes = 0;
+  size_t inner() const {
+    return head_size + (palette_bytes ? 1 + varint_size(palette_bytes) + palette_bytes : 0);
+  }
+  size_t bytes() const { return 1 + varint_size(inner()) + inner(); }
+};
+
 }  // namespace
+
+std::unique_ptr<std::string> frame_message(const anim::v1::ServerMessage& message,
+                                           std::string_view frame_tail) {
+  return framed(message, frame_tail.size(), [&](std::string& out) { out.append(frame_tail); });
+}
 
 uint64_t collect_events(StreamSubscription& sub, const Snapshot& snap) {
   uint64_t dropped_here = 0;
@@ -189,13 +225,33 @@ void encode_stream_frame(StreamSubscription& sub, const Snapshot& snap, uint32_t
     }
     sub.held = std::move(held);
   }
+  // Float: the characters' heads, serialized now (sizes known before the parts are cut).
+  thread_local std::string heads;
+  thread_local std::vector<FloatEntry> floats;
+  thread_local anim::v1::CharacterFrame head;
+  if (!compact) {
+    heads.clear();
+    floats.clear();
+    for (const SnapshotCharacter* c : chars) {
+      head.set_character_id(c->id);
+      head.set_asset(c->asset->name);
+      to_proto(c->root, head.mutable_root());
+      FloatEntry e;
+      e.head_begin = static_cast<uint32_t>(heads.size());
+      e.head_size = static_cast<uint32_t>(head.ByteSizeLong());
+      e.palette_bytes = c->num_joints * static_cast<uint32_t>(sizeof(anim::PaletteMatrix));
+      heads.resize(heads.size() + e.head_size);
+      head.SerializeWithCachedSizesToArray(reinterpret_cast<uint8_t*>(heads.data() + e.head_begin));
+      floats.push_back(e);
+    }
+  }
   auto entry_bytes = [&](size_t i) {
-    return compact ? entry_end[i] - (i > 0 ? entry_end[i - 1] : 0) : character_bytes(*chars[i]);
+    return compact ? entry_end[i] - (i > 0 ? entry_end[i - 1] : 0) : floats[i].bytes();
   };
   const size_t count = compact ? entry_end.size() : chars.size();
 
-  // Split the characters into parts whose (estimated, for floats) size fits the bound (at
-  // least one character per part, so a part may exceed it only if one character alone does).
+  // Split the characters into parts whose size fits the bound (at least one character per
+  // part, so a part may exceed it only if one character alone does).
   const size_t members =
       dropped > 0 ? (sub.region || sub.all ? sub.last_ids.size() : sub.ids.size()) : 0;
   const size_t header = 64 + (despawned.size() + left.size() + members) * 5;
@@ -253,16 +309,21 @@ void encode_stream_frame(StreamSubscription& sub, const Snapshot& snap, uint32_t
       const size_t to = end > 0 ? entry_end[end - 1] : 0;
       bytes = frame_message(scratch, std::string_view(body).substr(from, to - from));
     } else {
-      for (size_t i = begin; i < end; ++i) {
-        const SnapshotCharacter& c = *chars[i];
-        auto* cf = f->add_characters();
-        cf->set_character_id(c.id);
-        cf->set_asset(c.asset->name);
-        to_proto(c.root, cf->mutable_root());
-        append_palette(snap.palettes.data() + c.palette_offset, c.num_joints,
-                       cf->mutable_palette());
-      }
-      bytes = frame_message(scratch);
+      size_t tail = 0;
+      for (size_t i = begin; i < end; ++i) tail += floats[i].bytes();
+      bytes = framed(scratch, tail, [&](std::string& s) {
+        for (size_t i = begin; i < end; ++i) {
+          const FloatEntry& e = floats[i];
+          s.push_back(static_cast<char>(0x2A));  // StreamFrame.characters: field 5
+          append_varint(s, e.inner());
+          s.append(heads, e.head_begin, e.head_size);
+          if (e.palette_bytes == 0) continue;
+          s.push_back(static_cast<char>(0x22));  // CharacterFrame.palette: field 4, packed
+          append_varint(s, e.palette_bytes);
+          s.append(reinterpret_cast<const char*>(snap.palettes.data() + chars[i]->palette_offset),
+                   e.palette_bytes);
+        }
+      });
     }
     out.bytes += bytes->size();
     out.messages.push_back(std::move(bytes));

@@ -109,6 +109,30 @@ TEST(StreamEncoder, SmallFrameIsOneMessage) {
   }
 }
 
+// The float entries are written by hand (the palette straight from the snapshot): the bytes
+// must be what protobuf itself writes for the same message. Ids that need multi-byte varints,
+// a palette whose length needs two bytes and a character of 0 joints; nothing dropped and no
+// events, so the frame holds no field numbered above `characters` and the canonical order is
+// the order written.
+TEST(StreamEncoder, FloatFrameBytesAreProtobufsOwn) {
+  Snapshot snap = make_snapshot({1, 300, 70000}, 3);
+  snap.characters[2].num_joints = 0;
+  snap.characters[1].root.rotation = glm::quat(0.5f, 0.5f, -0.5f, 0.5f);
+  EncodedFrame out;
+  auto sub = all_sub(129);
+  encode_stream_frame(sub, snap, 0, 987654321, 1 << 20, out);
+  ASSERT_EQ(out.messages.size(), 1u);
+  const std::string& bytes = *out.messages[0];
+  ServerMessage m;
+  ASSERT_TRUE(m.ParseFromArray(bytes.data() + 4, static_cast<int>(bytes.size() - 4)));
+  ASSERT_EQ(m.frame().characters_size(), 3);
+  EXPECT_EQ(m.frame().characters(1).palette_size(), 36);
+  EXPECT_EQ(m.frame().characters(2).palette_size(), 0);
+  EXPECT_FLOAT_EQ(m.frame().characters(1).root().rotation().y(),
+                  snap.characters[1].root.rotation.y);
+  EXPECT_EQ(bytes.substr(4), m.SerializeAsString());
+}
+
 TEST(StreamEncoder, LargeFrameIsSplitIntoPartsInOrder) {
   std::vector<uint32_t> ids;
   for (uint32_t i = 0; i < 25; ++i) ids.push_back(10 + i * 3);

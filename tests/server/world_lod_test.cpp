@@ -260,7 +260,9 @@ TEST_F(WorldLodTest, PalettesAreBuiltOnlyWhileAFloatSubscriptionExists) {
     SnapshotPtr s = world_->update(kDt, tick, double(tick) * kDt, false);
     EXPECT_FALSE(s->has_palettes);
     EXPECT_TRUE(s->palettes.empty()) << "tick " << tick;
-    if (tick > 1) ASSERT_TRUE(at_prev->update(kDt));
+    if (tick > 1) {
+      ASSERT_TRUE(at_prev->update(kDt));
+    }
     ASSERT_TRUE(at_now->update(kDt));
   }
   // A float subscriber appears, and the first tick with palettes is a degraded one: the
