@@ -77,6 +77,19 @@ inline anim::Clip make_swing_clip(const std::string& name, int num_joints, float
   return clip;
 }
 
+// The rig with the pair of clips most Animator tests drive: "walk" (1 s, tilting about x,
+// root 0 -> +1 x) and "run" (0.6 s, tilting about z, root 0 -> +2 x). Tests add their own
+// clips after these two.
+struct WalkRunRig {
+  anim::Skeleton skeleton = make_rig();
+  std::vector<anim::Clip> clips;
+  WalkRunRig() {
+    const int n = skeleton.num_joints();
+    clips.push_back(make_swing_clip("walk", n, 1.0f, 0.8f, {1, 0, 0}, 1.0f));
+    clips.push_back(make_swing_clip("run", n, 0.6f, -1.2f, {0, 0, 1}, 2.0f));
+  }
+};
+
 inline bool same_bits(const anim::PaletteMatrix& a, const anim::PaletteMatrix& b) {
   for (int i = 0; i < 12; ++i)
     if (std::memcmp(&a.m[i], &b.m[i], sizeof(float)) != 0) return false;

@@ -15,14 +15,7 @@ namespace {
 
 constexpr float kDt = 1.0f / 60.0f;
 
-struct Fixture {
-  Skeleton skeleton = animtest::make_rig();
-  std::vector<Clip> clips;
-  Fixture() {
-    const int n = skeleton.num_joints();
-    clips.push_back(animtest::make_swing_clip("walk", n, 1.0f, 0.8f, {1, 0, 0}, 1.0f));
-    clips.push_back(animtest::make_swing_clip("run", n, 0.6f, -1.2f, {0, 0, 1}, 2.0f));
-  }
+struct Fixture : animtest::WalkRunRig {
   // An Animator walking, then crossfading to run: every update moves every joint.
   Animator walking_into_run() const {
     Animator a(skeleton, clips);

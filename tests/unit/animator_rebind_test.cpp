@@ -11,15 +11,7 @@
 namespace anim {
 namespace {
 
-struct Rig {
-  Skeleton skeleton = animtest::make_rig();
-  std::vector<Clip> clips;
-  Rig() {
-    const int n = skeleton.num_joints();
-    clips.push_back(animtest::make_swing_clip("walk", n, 1.0f, 0.8f, {1, 0, 0}, 1.0f));
-    clips.push_back(animtest::make_swing_clip("run", n, 0.6f, -1.2f, {0, 0, 1}, 2.0f));
-  }
-};
+using Rig = animtest::WalkRunRig;
 
 bool same_palette(const Animator& a, const Animator& b) {
   const auto pa = a.palette(), pb = b.palette();

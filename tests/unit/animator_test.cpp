@@ -16,13 +16,9 @@ namespace {
 using animtest::axis_angle;
 using animtest::kPi;
 
-struct Fixture {
-  Skeleton skeleton = animtest::make_rig();
-  std::vector<Clip> clips;
+struct Fixture : animtest::WalkRunRig {
   Fixture() {
     const int n = skeleton.num_joints();
-    clips.push_back(animtest::make_swing_clip("walk", n, 1.0f, 0.8f, {1, 0, 0}, 1.0f));
-    clips.push_back(animtest::make_swing_clip("run", n, 0.6f, -1.2f, {0, 0, 1}, 2.0f));
     clips.push_back(animtest::make_swing_clip("idle", n, 2.0f, 0.3f, {0, 1, 0}, 0.0f));
     clips.push_back(animtest::make_swing_clip("wave", n, 1.5f, 1.5f, {1, 1, 0}, 0.0f));
   }

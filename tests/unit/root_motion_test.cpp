@@ -66,14 +66,7 @@ RootMotionOptions extract(int joint = -1, bool vertical = false) {
 
 // The rig's walk (root 0 -> +1 x in 1 s, tilting about x) and run (0 -> +2 x in 0.6 s,
 // tilting about z): anim_test_rig.h.
-struct Walkers {
-  Skeleton skeleton = animtest::make_rig();
-  std::vector<Clip> clips;
-  Walkers() {
-    const int n = skeleton.num_joints();
-    clips.push_back(animtest::make_swing_clip("walk", n, 1.0f, 0.8f, {1, 0, 0}, 1.0f));
-    clips.push_back(animtest::make_swing_clip("run", n, 0.6f, -1.2f, {0, 0, 1}, 2.0f));
-  }
+struct Walkers : animtest::WalkRunRig {
   Animator animator() const {
     Animator a(skeleton, clips);
     EXPECT_TRUE(a.set_root_motion(extract()));
