@@ -9,6 +9,7 @@
 #include "reply_sink.h"
 #include "thread_name.h"
 #include "thread_slice.h"
+#include "tick_overrun.h"
 
 namespace animd {
 
@@ -55,24 +56,52 @@ void TickLoop::run() {
   uint64_t tick = 0;
   bool degrade = false;
   auto last_publish = start;
+  // Overruns are logged with their phases, at most one line a second (the rest counted).
+  auto last_overrun_line = start - std::chrono::seconds(1);
+  uint64_t unlogged_overruns = 0;
+  auto us_between = [](Clock::time_point a, Clock::time_point b) {
+    return std::chrono::duration<double, std::micro>(b - a).count();
+  };
   while (!stop_.load(std::memory_order_relaxed)) {
     std::this_thread::sleep_until(next);
     if (stop_.load(std::memory_order_relaxed)) break;
     const auto t0 = Clock::now();
+    const double cpu0 = thread_cpu_us();
     ++tick;  // tick 0 never runs: replies of tick 0 mean "not tied to a tick"
     const double server_time = std::chrono::duration<double>(t0 - start).count();
     commands_.take(batch, config_.max_commands_per_tick);
+    TickPhases phases;
+    phases.commands = batch.size();
     world_.apply(batch, tick, server_time);
     batch.clear();
+    const auto applied = Clock::now();
     SnapshotPtr snap = world_.update(dt, tick, server_time, degrade);
+    const auto updated = Clock::now();
     publish_(snap);
     metrics_.tick.store(tick, std::memory_order_relaxed);
     const auto t1 = Clock::now();
-    const double us = std::chrono::duration<double, std::micro>(t1 - t0).count();
+    const double us = us_between(t0, t1);
     world_.tick_stats().record(us);
     if (observe_) observe_(t1 - t0, period);
     degrade = t1 - t0 > period;
-    if (degrade) metrics_.tick_overruns.fetch_add(1, std::memory_order_relaxed);
+    if (degrade) {
+      metrics_.tick_overruns.fetch_add(1, std::memory_order_relaxed);
+      if (t1 - last_overrun_line >= std::chrono::seconds(1)) {
+        phases.apply_us = us_between(t0, applied);
+        phases.update_us = us_between(applied, updated);
+        phases.publish_us = us_between(updated, t1);
+        phases.wall_us = us;
+        phases.thread_cpu_us = thread_cpu_us() - cpu0;
+        spdlog::warn("{}",
+                     describe_overrun(tick, phases,
+                                      std::chrono::duration<double, std::micro>(period).count(),
+                                      unlogged_overruns));
+        last_overrun_line = t1;
+        unlogged_overruns = 0;
+      } else {
+        ++unlogged_overruns;
+      }
+    }
     next += period;
     if (next < t1) next = t1;  // behind schedule: re-base, never burst to catch up
     if (t1 - last_publish > std::chrono::seconds(1)) {
