@@ -67,6 +67,7 @@ void TickLoop::run() {
     if (stop_.load(std::memory_order_relaxed)) break;
     const auto t0 = Clock::now();
     const double cpu0 = thread_cpu_us();
+    const double workers0 = world_.pool().workers_cpu_us();
     ++tick;  // tick 0 never runs: replies of tick 0 mean "not tied to a tick"
     const double server_time = std::chrono::duration<double>(t0 - start).count();
     commands_.take(batch, config_.max_commands_per_tick);
@@ -92,6 +93,8 @@ void TickLoop::run() {
         phases.publish_us = us_between(updated, t1);
         phases.wall_us = us;
         phases.thread_cpu_us = thread_cpu_us() - cpu0;
+        phases.workers_cpu_us = world_.pool().workers_cpu_us() - workers0;
+        phases.threads = world_.pool().threads();
         spdlog::warn("{}",
                      describe_overrun(tick, phases,
                                       std::chrono::duration<double, std::micro>(period).count(),

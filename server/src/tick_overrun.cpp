@@ -19,12 +19,18 @@ std::string describe_overrun(uint64_t tick, const TickPhases& p, double period_u
   std::string s = "tick " + std::to_string(tick) + " overran: " + ms(p.wall_us) + " (period " +
                   ms(period_us) + "): apply " + ms(p.apply_us) + " (" + std::to_string(p.commands) +
                   " commands), update " + ms(p.update_us) + ", publish " + ms(p.publish_us) +
-                  "; the tick thread was on a core " + ms(p.thread_cpu_us);
-  // Below half the wall time: most of the tick was spent waiting, not computing.
-  if (p.thread_cpu_us < 0.5 * p.wall_us)
-    s += " of it (it waited for a core or for workers without one: the host is short of CPU)";
+                  "; on a core: the tick thread " + ms(p.thread_cpu_us);
+  if (p.threads > 1) s += ", the workers " + ms(p.workers_cpu_us);
+  const double possible = p.wall_us + double(p.threads - 1) * p.update_us;
+  const double used = p.thread_cpu_us + p.workers_cpu_us;
+  char share[16];
+  std::snprintf(share, sizeof share, "%.0f%%", possible > 0.0 ? 100.0 * used / possible : 0.0);
+  // Under three quarters of what the threads could have used: they spent the rest waiting.
+  if (used < 0.75 * possible)
+    s += std::string(" (") + share +
+         " of what they could use: they waited for cores, the host is short of CPU)";
   else
-    s += " of it (it was computing: more work than the period holds)";
+    s += std::string(" (") + share + " of what they could use: more work than the period holds)";
   if (unlogged > 0)
     s += "; " + std::to_string(unlogged) + " more overrun" + (unlogged > 1 ? "s" : "") +
          " since the last line";

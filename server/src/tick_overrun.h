@@ -1,24 +1,28 @@
 #pragma once
 // What an operator needs to read an overrun from the log: where the tick's time went (its
-// phases) and whether the tick thread was working or waiting. The tick thread takes blocks
-// of characters like the workers do, so when its time on a core is close to the tick's wall
-// time the tick had more work than the period holds; when it is much less, the thread waited
-// (for a worker that had no core, or for a core itself): the host is short of CPU.
+// phases) and whether the tick's threads were computing or waiting. The tick thread works
+// the whole tick; the workers only during the update, taking blocks of characters from the
+// same cursor as the tick thread. So the CPU the tick's threads could have used is the wall
+// time plus (threads - 1) x the update's; when they used most of it the tick had more work
+// than the period holds, and when they used much less a thread waited for a core (one
+// thread's blocks are then done by the others, late): the host is short of CPU.
 
 #include <cstdint>
 #include <string>
 
 namespace animd {
 
-// One tick's phases, microseconds of wall time (steady clock), and the tick thread's own CPU
-// time over the whole tick (CLOCK_THREAD_CPUTIME_ID). wall_us >= the sum of the phases.
+// One tick's phases, microseconds of wall time (steady clock), and the CPU time of the tick's
+// threads over the tick (their CPU clocks). wall_us >= the sum of the phases.
 struct TickPhases {
-  double apply_us = 0.0;    // World::apply of the tick's commands
-  double update_us = 0.0;   // World::update: every character, snapshot, history
-  double publish_us = 0.0;  // the snapshot offered to every session
-  double wall_us = 0.0;     // the whole tick
-  double thread_cpu_us = 0.0;
-  uint64_t commands = 0;  // commands applied
+  double apply_us = 0.0;        // World::apply of the tick's commands
+  double update_us = 0.0;       // World::update: every character, snapshot, history
+  double publish_us = 0.0;      // the snapshot offered to every session
+  double wall_us = 0.0;         // the whole tick
+  double thread_cpu_us = 0.0;   // the tick thread's CPU time over the tick
+  double workers_cpu_us = 0.0;  // the other threads of the pool, summed
+  int threads = 1;              // the pool's threads, the tick thread's included
+  uint64_t commands = 0;        // commands applied
 };
 
 // One log line for an overrun of tick `tick` against `period_us`; `unlogged`: overruns since

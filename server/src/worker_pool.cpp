@@ -16,6 +16,19 @@ WorkerPool::WorkerPool(int threads, std::chrono::microseconds slice)
       request_thread_slice(slice);
       worker();
     });
+  for (auto& t : workers_) {
+    clockid_t c;
+    if (pthread_getcpuclockid(t.native_handle(), &c) == 0) clocks_.push_back(c);
+  }
+}
+
+double WorkerPool::workers_cpu_us() const {
+  double us = 0.0;
+  for (clockid_t c : clocks_) {
+    timespec t{};
+    if (clock_gettime(c, &t) == 0) us += double(t.tv_sec) * 1e6 + double(t.tv_nsec) / 1e3;
+  }
+  return us;
 }
 
 WorkerPool::~WorkerPool() {

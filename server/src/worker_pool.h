@@ -7,6 +7,9 @@
 // Two barriers per run; the job is a plain function pointer + context so that a run
 // allocates nothing. The job must not assume which thread runs which block.
 
+#include <pthread.h>
+#include <time.h>
+
 #include <atomic>
 #include <barrier>
 #include <chrono>
@@ -29,6 +32,9 @@ class WorkerPool {
   WorkerPool& operator=(const WorkerPool&) = delete;
 
   int threads() const { return threads_; }
+  // The started threads' CPU time so far, microseconds, summed (the caller's own is not in
+  // it). For diagnostics (tick_overrun.h): one clock read per thread.
+  double workers_cpu_us() const;
   void run(size_t n, Job job, void* context);
 
  private:
@@ -39,6 +45,7 @@ class WorkerPool {
   std::barrier<> start_;
   std::barrier<> done_;
   std::vector<std::thread> workers_;
+  std::vector<clockid_t> clocks_;  // each started thread's CPU clock
   // Written by run() before the start barrier, read by workers after it.
   size_t n_ = 0;
   size_t block_ = 1;

@@ -104,6 +104,7 @@ class World {
 
   // Tick-time samples, fed by the tick loop (for StatsReply).
   TickStats& tick_stats() { return tick_stats_; }
+  const WorkerPool& pool() const { return pool_; }
   size_t num_characters() const { return characters_.size(); }
 
  private:

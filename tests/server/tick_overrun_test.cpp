@@ -1,7 +1,9 @@
-// The overrun log line: the tick's phases, and whether its thread computed or waited.
+// The overrun log line: the tick's phases, and whether its threads computed or waited.
 #include "tick_overrun.h"
 
 #include <gtest/gtest.h>
+
+#include "worker_pool.h"
 
 namespace animd {
 namespace {
@@ -16,30 +18,56 @@ TEST(TickOverrun, AComputingTickNamesItsPhasesAndSaysTheWorkIsTooMuch) {
   p.update_us = 19'240.0;
   p.publish_us = 450.0;
   p.wall_us = 20'000.0;
-  p.thread_cpu_us = 18'000.0;
+  p.thread_cpu_us = 19'000.0;
+  p.workers_cpu_us = 18'000.0;
+  p.threads = 2;
   p.commands = 42;
+  // Could use 20.0 + 19.24 ms, used 37.0 ms: 94 %.
   const std::string line = describe_overrun(1234, p, 16'666.7, 0);
   EXPECT_TRUE(has(line, "tick 1234 overran: 20.0 ms (period 16.7 ms)")) << line;
   EXPECT_TRUE(has(line, "apply 0.3 ms (42 commands), update 19.2 ms, publish 0.5 ms")) << line;
-  EXPECT_TRUE(has(line, "on a core 18.0 ms of it")) << line;
+  EXPECT_TRUE(has(line, "on a core: the tick thread 19.0 ms, the workers 18.0 ms (94% of")) << line;
   EXPECT_TRUE(has(line, "more work than the period holds")) << line;
   EXPECT_FALSE(has(line, "short of CPU")) << line;
   EXPECT_FALSE(has(line, "since the last line")) << line;
 }
 
-TEST(TickOverrun, AWaitingTickBlamesTheHostAndCountsTheUnloggedOnes) {
+TEST(TickOverrun, ALongSerialApplyIsWorkNotWaiting) {
+  // Spawning 640 characters: the apply runs on the tick thread alone, the workers idle.
   TickPhases p;
-  p.update_us = 24'000.0;
-  p.wall_us = 25'000.0;
-  p.thread_cpu_us = 4'000.0;
-  const std::string three = describe_overrun(7, p, 16'666.7, 3);
-  EXPECT_TRUE(has(three, "on a core 4.0 ms of it")) << three;
-  EXPECT_TRUE(has(three, "the host is short of CPU")) << three;
-  EXPECT_TRUE(has(three, "; 3 more overruns since the last line")) << three;
-  EXPECT_TRUE(has(describe_overrun(7, p, 16'666.7, 1), "; 1 more overrun since the last line"));
+  p.apply_us = 22'400.0;
+  p.update_us = 3'200.0;
+  p.wall_us = 25'600.0;
+  p.thread_cpu_us = 24'100.0;
+  p.workers_cpu_us = 1'600.0;
+  p.threads = 2;
+  const std::string line = describe_overrun(86, p, 16'666.7, 0);
+  EXPECT_TRUE(has(line, "more work than the period holds")) << line;
 }
 
-TEST(TickOverrun, TheThreadsCpuClockAdvancesWithWork) {
+TEST(TickOverrun, AWorkerWithoutACoreBlamesTheHostAndCountsTheUnloggedOnes) {
+  // The tick thread did most blocks itself while the worker waited for a core.
+  TickPhases p;
+  p.apply_us = 800.0;
+  p.update_us = 18'200.0;
+  p.wall_us = 19'000.0;
+  p.thread_cpu_us = 16'400.0;
+  p.workers_cpu_us = 4'000.0;
+  p.threads = 2;
+  const std::string three = describe_overrun(974, p, 16'666.7, 3);
+  EXPECT_TRUE(has(three,
+                  "(55% of what they could use: they waited for cores, the host is short "
+                  "of CPU)"))
+      << three;
+  EXPECT_TRUE(has(three, "; 3 more overruns since the last line")) << three;
+  EXPECT_TRUE(has(describe_overrun(7, p, 16'666.7, 1), "; 1 more overrun since the last line"));
+  // One thread: no workers named.
+  p.threads = 1;
+  p.workers_cpu_us = 0.0;
+  EXPECT_FALSE(has(describe_overrun(7, p, 16'666.7, 0), "the workers")) << three;
+}
+
+TEST(TickOverrun, TheThreadsCpuClocksAdvanceWithWork) {
   const double before = thread_cpu_us();
   volatile double x = 0.0;
   double after = before;
@@ -50,6 +78,23 @@ TEST(TickOverrun, TheThreadsCpuClockAdvancesWithWork) {
   }
   EXPECT_GT(before, 0.0);
   EXPECT_GT(after, before);
+
+  // The pool's workers: their clocks move when a job runs on them.
+  WorkerPool pool(2);
+  const double workers_before = pool.workers_cpu_us();
+  struct Spin {
+    static void run(void*, size_t begin, size_t end) {
+      volatile double y = 0.0;
+      for (size_t i = begin; i < end; ++i)
+        for (int k = 0; k < 20'000; ++k) y = y + 1.0;
+    }
+  };
+  double workers_after = workers_before;
+  for (int round = 0; round < 200 && workers_after <= workers_before; ++round) {
+    pool.run(4096, &Spin::run, nullptr);
+    workers_after = pool.workers_cpu_us();
+  }
+  EXPECT_GT(workers_after, workers_before) << "the worker never took a block";
 }
 
 }  // namespace
