@@ -91,6 +91,7 @@ void Session::on_snapshot() {
                               std::chrono::system_clock::now().time_since_epoch())
                               .count();
       encode_stream_frame(sub, *snap, dropped_since_last_, now_us, part_bytes, encoded_);
+      if (encoded_.messages.empty()) continue;  // nothing to send from this snapshot
       if (encoded_.bytes > cfg.max_queued_bytes) {
         // Even in parts it would never fit the queue: say so instead of going dark.
         ended_.push_back(sub.id);

@@ -148,6 +148,10 @@ void encode_stream_frame(StreamSubscription& sub, const Snapshot& snap, uint32_t
   // One scratch message per network thread: its repeated fields keep their capacity between
   // frames without every connection holding a frame-sized buffer.
   thread_local anim::v1::ServerMessage scratch;
+  // Nothing to send floats from (not expected: a float subscription is counted before it
+  // starts, so every snapshot it sees has palettes): no frame, and the subscription's
+  // bookkeeping stays as it is, so its next frame reports what changed meanwhile.
+  if (sub.encoding != anim::v1::ENCODING_COMPACT && !snap.has_palettes) return;
 
   std::vector<const SnapshotCharacter*> chars;
   std::vector<uint32_t> despawned;
@@ -193,9 +197,6 @@ void encode_stream_frame(StreamSubscription& sub, const Snapshot& snap, uint32_t
 
   // Compact: each character's entry, chosen by what the client holds of it.
   const bool compact = sub.encoding == anim::v1::ENCODING_COMPACT;
-  // Nothing to send floats from (not expected: a float subscription is counted before it
-  // starts, so every snapshot it sees has palettes).
-  if (!compact && !snap.has_palettes) chars.clear();
   thread_local std::string body;               // the entries, back to back
   thread_local std::vector<size_t> entry_end;  // where each ends in `body`
   if (compact) {
@@ -250,8 +251,9 @@ void encode_stream_frame(StreamSubscription& sub, const Snapshot& snap, uint32_t
   };
   const size_t count = compact ? entry_end.size() : chars.size();
 
-  // Split the characters into parts whose size fits the bound (at least one character per
-  // part, so a part may exceed it only if one character alone does).
+  // Split the characters into parts that fit the bound: the characters' entries are counted
+  // exactly, the frame's own fields and part 0's events by estimate (at least one character
+  // per part, so a part may exceed it if one character alone does).
   const size_t members =
       dropped > 0 ? (sub.region || sub.all ? sub.last_ids.size() : sub.ids.size()) : 0;
   const size_t header = 64 + (despawned.size() + left.size() + members) * 5;

@@ -68,6 +68,7 @@ void TickLoop::run() {
     const auto t0 = Clock::now();
     const double cpu0 = thread_cpu_us();
     const double workers0 = world_.pool().workers_cpu_us();
+    const double parallel0 = world_.pool().parallel_us();
     ++tick;  // tick 0 never runs: replies of tick 0 mean "not tied to a tick"
     const double server_time = std::chrono::duration<double>(t0 - start).count();
     commands_.take(batch, config_.max_commands_per_tick);
@@ -95,6 +96,7 @@ void TickLoop::run() {
         phases.thread_cpu_us = thread_cpu_us() - cpu0;
         phases.workers_cpu_us = world_.pool().workers_cpu_us() - workers0;
         phases.threads = world_.pool().threads();
+        phases.parallel_us = world_.pool().parallel_us() - parallel0;
         spdlog::warn("{}",
                      describe_overrun(tick, phases,
                                       std::chrono::duration<double, std::micro>(period).count(),

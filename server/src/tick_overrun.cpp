@@ -21,7 +21,7 @@ std::string describe_overrun(uint64_t tick, const TickPhases& p, double period_u
                   " commands), update " + ms(p.update_us) + ", publish " + ms(p.publish_us) +
                   "; on a core: the tick thread " + ms(p.thread_cpu_us);
   if (p.threads > 1) s += ", the workers " + ms(p.workers_cpu_us);
-  const double possible = p.wall_us + double(p.threads - 1) * p.update_us;
+  const double possible = p.wall_us + double(p.threads - 1) * p.parallel_us;
   const double used = p.thread_cpu_us + p.workers_cpu_us;
   char share[16];
   std::snprintf(share, sizeof share, "%.0f%%", possible > 0.0 ? 100.0 * used / possible : 0.0);

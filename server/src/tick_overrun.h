@@ -1,11 +1,13 @@
 #pragma once
 // What an operator needs to read an overrun from the log: where the tick's time went (its
 // phases) and whether the tick's threads were computing or waiting. The tick thread works
-// the whole tick; the workers only during the update, taking blocks of characters from the
+// the whole tick; the workers only while the pool runs the characters' updates (the rest of
+// World::update, and apply and publish, are the tick thread's alone), taking blocks from the
 // same cursor as the tick thread. So the CPU the tick's threads could have used is the wall
-// time plus (threads - 1) x the update's; when they used most of it the tick had more work
-// than the period holds, and when they used much less a thread waited for a core (one
-// thread's blocks are then done by the others, late): the host is short of CPU.
+// time plus (threads - 1) x the pool's run time; when they used most of it the tick had more
+// work than the period holds, and when they used much less a thread waited for a core (one
+// thread's blocks are then done by the others, late): the host is short of CPU. (Spinning at
+// the pool's barriers counts as CPU: a wait can read as work, not work as a wait.)
 
 #include <cstdint>
 #include <string>
@@ -21,6 +23,7 @@ struct TickPhases {
   double wall_us = 0.0;         // the whole tick
   double thread_cpu_us = 0.0;   // the tick thread's CPU time over the tick
   double workers_cpu_us = 0.0;  // the other threads of the pool, summed
+  double parallel_us = 0.0;     // wall time in which the workers ran (WorkerPool::parallel_us)
   int threads = 1;              // the pool's threads, the tick thread's included
   uint64_t commands = 0;        // commands applied
 };

@@ -65,9 +65,12 @@ void WorkerPool::run(size_t n, Job job, void* context) {
     if (n > 0) job(context, 0, n);
     return;
   }
+  const auto t0 = std::chrono::steady_clock::now();
   start_.arrive_and_wait();
   run_blocks();
   done_.arrive_and_wait();
+  parallel_us_ +=
+      std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
 }
 
 void WorkerPool::worker() {

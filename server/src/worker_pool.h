@@ -35,6 +35,10 @@ class WorkerPool {
   // The started threads' CPU time so far, microseconds, summed (the caller's own is not in
   // it). For diagnostics (tick_overrun.h): one clock read per thread.
   double workers_cpu_us() const;
+  // Wall time of the runs that woke the workers, microseconds, summed since the start (the
+  // time the workers could work in; runs too small to wake them are not in it). Read by the
+  // thread that calls run().
+  double parallel_us() const { return parallel_us_; }
   void run(size_t n, Job job, void* context);
 
  private:
@@ -53,6 +57,7 @@ class WorkerPool {
   Job job_ = nullptr;
   void* context_ = nullptr;
   bool stop_ = false;
+  double parallel_us_ = 0.0;  // the caller's thread only
 };
 
 }  // namespace animd

@@ -109,12 +109,13 @@ TEST(StreamEncoder, SmallFrameIsOneMessage) {
   }
 }
 
-// The float entries are written by hand (the palette straight from the snapshot): the bytes
-// must be what protobuf itself writes for the same message. Ids that need multi-byte varints,
-// a palette whose length needs two bytes and a character of 0 joints; nothing dropped and no
-// events, so the frame holds no field numbered above `characters` and the canonical order is
-// the order written.
-TEST(StreamEncoder, FloatFrameBytesAreProtobufsOwn) {
+// The float entries are written by hand (the palette straight from the snapshot), after the
+// frame's own fields. For a frame with no field numbered above `characters` (nothing dropped,
+// despawned or left, no events, one part) that is protobuf's canonical order, so the bytes
+// must be exactly what protobuf writes: ids that need multi-byte varints, a palette whose
+// length needs two bytes and a character of 0 joints. (With those fields the entries come
+// before them on the wire: the same message to a parser; the tests below check its contents.)
+TEST(StreamEncoder, ASimpleFloatFrameIsByteForByteProtobufs) {
   Snapshot snap = make_snapshot({1, 300, 70000}, 3);
   snap.characters[2].num_joints = 0;
   snap.characters[1].root.rotation = glm::quat(0.5f, 0.5f, -0.5f, 0.5f);
@@ -123,14 +124,39 @@ TEST(StreamEncoder, FloatFrameBytesAreProtobufsOwn) {
   encode_stream_frame(sub, snap, 0, 987654321, 1 << 20, out);
   ASSERT_EQ(out.messages.size(), 1u);
   const std::string& bytes = *out.messages[0];
+  const StreamFrame f = parse_frame(bytes);  // checks the length prefix
+  ASSERT_EQ(f.characters_size(), 3);
+  EXPECT_EQ(f.characters(1).palette_size(), 36);
+  EXPECT_EQ(f.characters(2).palette_size(), 0);
+  EXPECT_FLOAT_EQ(f.characters(1).root().rotation().y(), snap.characters[1].root.rotation.y);
   ServerMessage m;
-  ASSERT_TRUE(m.ParseFromArray(bytes.data() + 4, static_cast<int>(bytes.size() - 4)));
-  ASSERT_EQ(m.frame().characters_size(), 3);
-  EXPECT_EQ(m.frame().characters(1).palette_size(), 36);
-  EXPECT_EQ(m.frame().characters(2).palette_size(), 0);
-  EXPECT_FLOAT_EQ(m.frame().characters(1).root().rotation().y(),
-                  snap.characters[1].root.rotation.y);
+  *m.mutable_frame() = f;
   EXPECT_EQ(bytes.substr(4), m.SerializeAsString());
+}
+
+// A float subscription never gets a frame from a snapshot without palettes (not expected in
+// the daemon: it is counted before it starts): no message, and its bookkeeping unchanged.
+TEST(StreamEncoder, NoFloatFrameFromASnapshotWithoutPalettes) {
+  Snapshot snap = make_snapshot({1, 2}, 3);
+  auto sub = all_sub();
+  EncodedFrame out;
+  encode_stream_frame(sub, snap, 0, 0, 1 << 20, out);
+  ASSERT_EQ(out.messages.size(), 1u);
+  const auto frames_before = sub.frames;
+  const auto ids_before = sub.last_ids;
+  Snapshot without = make_snapshot({2}, 3, 43);  // character 1 despawned meanwhile
+  without.has_palettes = false;
+  without.palettes.clear();
+  encode_stream_frame(sub, without, 0, 0, 1 << 20, out);
+  EXPECT_TRUE(out.messages.empty());
+  EXPECT_EQ(out.bytes, 0u);
+  EXPECT_EQ(sub.frames, frames_before);
+  EXPECT_EQ(sub.last_ids, ids_before);
+  // The next snapshot with palettes reports the despawn.
+  const auto frames = encode(sub, make_snapshot({2}, 3, 44), 0, 1 << 20);
+  ASSERT_EQ(frames.size(), 1u);
+  ASSERT_EQ(frames[0].despawned_size(), 1);
+  EXPECT_EQ(frames[0].despawned(0), 1u);
 }
 
 TEST(StreamEncoder, LargeFrameIsSplitIntoPartsInOrder) {
