@@ -12,16 +12,24 @@ bool has(const std::string& s, const std::string& part) {
   return s.find(part) != std::string::npos;
 }
 
-TEST(TickOverrun, AComputingTickNamesItsPhasesAndSaysTheWorkIsTooMuch) {
+// A two-thread tick, microseconds: phases, then the CPU the tick thread and the worker used
+// and the time the pool ran (in which the worker could work).
+TickPhases two_threads(double apply, double update, double wall, double tick_cpu, double worker_cpu,
+                       double parallel) {
   TickPhases p;
-  p.apply_us = 310.0;
-  p.update_us = 19'240.0;
-  p.publish_us = 450.0;
-  p.wall_us = 20'000.0;
-  p.thread_cpu_us = 19'000.0;
-  p.workers_cpu_us = 18'000.0;
-  p.parallel_us = 19'000.0;
+  p.apply_us = apply;
+  p.update_us = update;
+  p.wall_us = wall;
+  p.thread_cpu_us = tick_cpu;
+  p.workers_cpu_us = worker_cpu;
+  p.parallel_us = parallel;
   p.threads = 2;
+  return p;
+}
+
+TEST(TickOverrun, AComputingTickNamesItsPhasesAndSaysTheWorkIsTooMuch) {
+  TickPhases p = two_threads(310.0, 19'240.0, 20'000.0, 19'000.0, 18'000.0, 19'000.0);
+  p.publish_us = 450.0;
   p.commands = 42;
   // Could use 20.0 + 19.0 ms, used 37.0 ms: 95 %.
   const std::string line = describe_overrun(1234, p, 16'666.7, 0);
@@ -35,28 +43,14 @@ TEST(TickOverrun, AComputingTickNamesItsPhasesAndSaysTheWorkIsTooMuch) {
 
 TEST(TickOverrun, ALongSerialApplyIsWorkNotWaiting) {
   // Spawning 640 characters: the apply runs on the tick thread alone, the workers idle.
-  TickPhases p;
-  p.apply_us = 22'400.0;
-  p.update_us = 3'200.0;
-  p.wall_us = 25'600.0;
-  p.thread_cpu_us = 24'100.0;
-  p.workers_cpu_us = 1'600.0;
-  p.parallel_us = 3'000.0;
-  p.threads = 2;
+  const TickPhases p = two_threads(22'400.0, 3'200.0, 25'600.0, 24'100.0, 1'600.0, 3'000.0);
   const std::string line = describe_overrun(86, p, 16'666.7, 0);
   EXPECT_TRUE(has(line, "more work than the period holds")) << line;
 }
 
 TEST(TickOverrun, AWorkerWithoutACoreBlamesTheHostAndCountsTheUnloggedOnes) {
   // The tick thread did most blocks itself while the worker waited for a core.
-  TickPhases p;
-  p.apply_us = 800.0;
-  p.update_us = 18'200.0;
-  p.wall_us = 19'000.0;
-  p.thread_cpu_us = 16'400.0;
-  p.workers_cpu_us = 4'000.0;
-  p.parallel_us = 18'000.0;
-  p.threads = 2;
+  TickPhases p = two_threads(800.0, 18'200.0, 19'000.0, 16'400.0, 4'000.0, 18'000.0);
   const std::string three = describe_overrun(974, p, 16'666.7, 3);
   EXPECT_TRUE(has(three,
                   "(55% of what they could use: they waited for cores, the host is short "
