@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "wire_varint.h"
+
 namespace animd {
 
 const SnapshotCharacter* Snapshot::find(uint32_t id) const {
@@ -26,20 +28,6 @@ bool Snapshot::has_baseline(size_t index, animcodec::FrameKind kind) const {
 }
 
 namespace {
-
-void put_varint(std::string& out, uint64_t v) {
-  while (v >= 0x80) {
-    out.push_back(static_cast<char>(v | 0x80));
-    v >>= 7;
-  }
-  out.push_back(static_cast<char>(v));
-}
-
-size_t varint_size(uint64_t v) {
-  size_t n = 1;
-  while (v >= 0x80) v >>= 7, ++n;
-  return n;
-}
 
 // StreamFrame.characters (field 5) holding CharacterFrame{1: id, 2: asset, 5: compact}.
 void build_entry(const Snapshot& s, size_t index, animcodec::FrameKind kind, std::string& out) {

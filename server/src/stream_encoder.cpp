@@ -6,26 +6,11 @@
 
 #include "anim/v1/envelope.pb.h"
 #include "proto_convert.h"
+#include "wire_varint.h"
 
 namespace animd {
 
 namespace {
-
-size_t varint_size(uint64_t v) {
-  size_t n = 1;
-  while (v >= 0x80) v >>= 7, ++n;
-  return n;
-}
-
-void append_varint(std::string& out, uint64_t v) {
-  char b[10];
-  size_t n = 0;
-  for (;; v >>= 7) {
-    b[n++] = static_cast<char>((v & 0x7F) | (v >= 0x80 ? 0x80 : 0));
-    if (v < 0x80) break;
-  }
-  out.append(b, n);
-}
 
 void append_le32(std::string& out, size_t v) {
   const char b[4] = {static_cast<char>(v), static_cast<char>(v >> 8), static_cast<char>(v >> 16),
@@ -57,7 +42,7 @@ std::unique_ptr<std::string> framed(const anim::v1::ServerMessage& message, size
   out->reserve(4 + size);
   append_le32(*out, size);
   out->push_back(static_cast<char>(0x12));  // ServerMessage.frame: field 2, length-delimited
-  append_varint(*out, inner);
+  put_varint(*out, inner);
   const size_t at = out->size();
   out->resize(at + fields);
   f.SerializeWithCachedSizesToArray(reinterpret_cast<uint8_t*>(out->data() + at));
@@ -317,11 +302,11 @@ void encode_stream_frame(StreamSubscription& sub, const Snapshot& snap, uint32_t
         for (size_t i = begin; i < end; ++i) {
           const FloatEntry& e = floats[i];
           s.push_back(static_cast<char>(0x2A));  // StreamFrame.characters: field 5
-          append_varint(s, e.inner());
+          put_varint(s, e.inner());
           s.append(heads, e.head_begin, e.head_size);
           if (e.palette_bytes == 0) continue;
           s.push_back(static_cast<char>(0x22));  // CharacterFrame.palette: field 4, packed
-          append_varint(s, e.palette_bytes);
+          put_varint(s, e.palette_bytes);
           s.append(reinterpret_cast<const char*>(snap.palettes.data() + chars[i]->palette_offset),
                    e.palette_bytes);
         }

@@ -379,15 +379,15 @@ struct UpdateJob {
       if (skip) {
         c.pending_dt += j.dt;
       } else {
-        c.animator.update(c.pending_dt + j.dt,
-                          j.palettes ? anim::PaletteUpdate::kBuild : anim::PaletteUpdate::kSkip);
+        // The palette is built below, only when wanted.
+        c.animator.update(c.pending_dt + j.dt, anim::PaletteUpdate::kSkip);
         c.pending_dt = 0.0f;
       }
       // The root after the update: root motion moved it.
       j.snapshot->characters[i].root = c.animator.root_transform();
       record_entry(*j.history, i, c.animator);
       if (j.palettes) {
-        // A character skipped now may have been updated without one while nobody wanted it.
+        // Also for a character this tick skipped: its last update may have built none.
         c.animator.refresh_palette();
         const auto palette = c.animator.palette();
         std::copy(palette.begin(), palette.end(), j.snapshot->palettes.begin() + c.palette_offset);
