@@ -77,6 +77,36 @@ TEST(CodecBits, ReaderRoundTripAndOverrun) {
   EXPECT_TRUE(z.failed());
 }
 
+TEST(CodecBits, ExactSizeBuffersGetTheSameBytes) {
+  // The writer stores 8 bytes at a time while there is room and a byte at a time near the
+  // end: a buffer of exactly the stream's size, and every smaller one, must see the same
+  // bytes or a refusal. Fields of every width, long codes (split writes) included.
+  auto write = [](BitWriter& w) {
+    for (int i = 0; i < 40; ++i) {
+      w.put(static_cast<uint64_t>(i) * 0x9E3779B97F4A7C15ull, 1 + (i * 7) % 64);
+      w.seg((i % 2 ? -1 : 1) * (int64_t{1} << (i % 45)), i % 9);
+      w.bit(i % 3 == 0);
+    }
+  };
+  std::vector<uint8_t> big(1024, 0xAA);
+  BitWriter reference(big.data(), big.size());
+  write(reference);
+  big.resize(reference.finish());
+  ASSERT_GT(big.size(), 16u);
+  for (size_t size : {big.size(), big.size() - 1, big.size() - 7, size_t{8}, size_t{3}}) {
+    std::vector<uint8_t> buf(size, 0x55);
+    BitWriter w(buf.data(), buf.size());
+    write(w);
+    const size_t written = w.finish();
+    if (size < big.size()) {
+      EXPECT_EQ(written, 0u) << size;
+      EXPECT_TRUE(w.overflowed());
+    } else {
+      EXPECT_EQ(buf, big);
+    }
+  }
+}
+
 TEST(CodecQuantize, RotationsByHand) {
   std::array<int16_t, 3> r;
   uint8_t largest;

@@ -9,6 +9,7 @@
 #include "animcodec/compact.h"
 #include "codec_internal.h"
 #include "frame_format.h"
+#include "shift_cost.h"
 
 namespace animcodec {
 
@@ -21,54 +22,6 @@ struct Values {
   uint64_t u[3 * kMaxJoints];
   size_t n = 0;
   void add(uint64_t v) { u[n++] = v; }
-};
-
-constexpr int kShifts = 1 << kShiftBits;
-
-// The bits a section's codes of one class take at every shift, built a code at a time. A value
-// of bit length a coded with order k takes a + |a - 1 - k| bits, and k = clamp(context +
-// shift - 8, 0, kMaxK) grows by one per shift step inside a range of shifts (flat where the
-// clamp holds it). So a code's bits, as a function of the shift, fall by one a step until k
-// reaches a - 1 and rise by one after it, flat outside the range: three changes of slope. The
-// sum's second differences, three entries per code, give the total at all 16 shifts in one
-// pass (the search it replaces walked the codes once per shift tried). Codes can be taken out
-// again (weight -1): the cross-predicted variant of a section is the plain one with the moving
-// joints' codes swapped.
-struct ShiftCost {
-  int64_t slope_change[kShifts] = {};  // second differences of the sum over shifts
-  int64_t at_zero = 0;                 // sum of |a - 1 - k| at shift 0
-  int64_t lengths = 0;                 // sum of a
-  int64_t count = 0;
-
-  void add(uint64_t u, int ctx, int weight = 1) {
-    const int a = static_cast<int>(std::bit_width(u));
-    const int k0 = std::clamp(ctx - kShiftBias, 0, kMaxK);
-    // k rises on the steps s -> s + 1 for s in [lo, hi); it reaches a - 1 at s = turn.
-    const int lo = std::clamp(kShiftBias - ctx, 0, kShifts - 1);
-    const int hi = std::clamp(kShiftBias + kMaxK - ctx, 0, kShifts - 1);
-    const int turn = std::clamp(a - 1 + kShiftBias - ctx, lo, hi);
-    slope_change[lo] -= weight;
-    slope_change[turn] += 2 * weight;
-    slope_change[hi] -= weight;
-    at_zero += weight * std::abs(a - 1 - k0);
-    lengths += weight * a;
-    count += weight;
-  }
-
-  // The shift with the fewest bits (the smallest of equals) and those bits; with no codes,
-  // shift 8 and 0 bits.
-  int64_t best(int& shift) const {
-    shift = kShiftBias;
-    if (count == 0) return 0;
-    int64_t cost = at_zero, slope = 0, best_cost = at_zero;
-    shift = 0;
-    for (int s = 1; s < kShifts; ++s) {
-      slope += slope_change[s - 1];
-      cost += slope;
-      if (cost < best_cost) best_cost = cost, shift = s;
-    }
-    return lengths + best_cost;
-  }
 };
 
 // A triple's codes both ways: plain (components in order, class 0) and, when it moves, with
@@ -102,17 +55,19 @@ void encode_triples(BitWriter& w, const Triple* t, size_t n, bool allow_mask, Tr
       if (!t[j].cross_ok) continue;
       const Triple& tj = t[j];
       TripleCodes& c = codes[j];
+      // The major component first, then the other two in order (no branch on which: it
+      // changes from joint to joint).
       const int m = major_axis(tj.vel);
+      const int o[2] = {m == 0 ? 1 : 0, m == 2 ? 1 : 2};
       c.cross[0] = c.plain[m];
       c.cross_ctx[0] = tj.ctx[m];
-      int k = 1;
-      for (int i = 0; i < 3; ++i) {
-        if (i == m) continue;
-        first.add(c.plain[i], tj.ctx[i], -1);
-        c.cross[k] = BitWriter::zigzag(tj.r[i] - cross_prediction(tj.r[m], tj.vel[i], tj.vel[m]));
-        c.cross_ctx[k] = tj.ctx[i];
-        others.add(c.cross[k], tj.ctx[i]);
-        ++k;
+      for (int k = 0; k < 2; ++k) {
+        const int i = o[k];
+        first.remove(c.plain[i], tj.ctx[i]);
+        c.cross[k + 1] =
+            BitWriter::zigzag(tj.r[i] - cross_prediction(tj.r[m], tj.vel[i], tj.vel[m]));
+        c.cross_ctx[k + 1] = tj.ctx[i];
+        others.add(c.cross[k + 1], tj.ctx[i]);
       }
     }
     int cross_shift[2];
@@ -147,10 +102,14 @@ void encode_triples(BitWriter& w, const Triple* t, size_t n, bool allow_mask, Tr
     }
     mask = zero_cost > static_cast<int64_t>(n);
   }
-  w.bit(cross);
-  w.put(static_cast<uint64_t>(shift[0]), kShiftBits);
-  if (cross) w.put(static_cast<uint64_t>(shift[1]), kShiftBits);
-  if (allow_mask) w.bit(mask);
+  // Written through a local copy of the writer: its state stays in registers (stores into
+  // the caller's bytes could alias the caller's writer, and would make the compiler reload it
+  // after every word).
+  BitWriter out = w;
+  out.bit(cross);
+  out.put(static_cast<uint64_t>(shift[0]), kShiftBits);
+  if (cross) out.put(static_cast<uint64_t>(shift[1]), kShiftBits);
+  if (allow_mask) out.bit(mask);
   for (size_t j = 0; j < n; ++j) {
     const uint64_t* u;
     const int* ctx;
@@ -158,11 +117,23 @@ void encode_triples(BitWriter& w, const Triple* t, size_t n, bool allow_mask, Tr
     chosen(j, u, ctx, cls);
     if (mask) {
       const bool zero = (u[0] | u[1] | u[2]) == 0;
-      w.bit(!zero);
+      out.bit(!zero);
       if (zero) continue;
     }
-    for (int i = 0; i < 3; ++i) w.ueg(u[i], k_for(ctx[i], shift[cls[i]]));
+    // The three codes in one put when they fit (nearly always), else one at a time.
+    uint64_t field[3] = {};
+    int bits[3] = {};
+    bool one = true;
+    for (int i = 0; i < 3; ++i)
+      one &= BitWriter::ueg_field(u[i], k_for(ctx[i], shift[cls[i]]), field[i], bits[i]);
+    if (one && bits[0] + bits[1] + bits[2] <= 56) {
+      out.put(field[0] | field[1] << bits[0] | field[2] << (bits[0] + bits[1]),
+              bits[0] + bits[1] + bits[2]);
+    } else {
+      for (int i = 0; i < 3; ++i) out.ueg(u[i], k_for(ctx[i], shift[cls[i]]));
+    }
   }
+  w = out;
 }
 
 int best_key_k(const uint64_t* u, size_t n) {
@@ -220,7 +191,7 @@ template <class Get>
 void encode_delta_channel(BitWriter& w, const Layout& l, std::span<const QJoint> pose,
                           const Baseline& b, bool second_order, Get get, EncoderScratch& scratch) {
   const size_t n = l.num_joints();
-  auto nonzero = [](const auto& c) { return c[0] != 0 || c[1] != 0 || c[2] != 0; };
+  auto nonzero = [](const auto& c) { return (c[0] | c[1] | c[2]) != 0; };
   // Joints that become non-zero while they were zero in the newest frame held: listed.
   size_t added = 0;
   for (size_t j = 0; j < n; ++j)

@@ -22,6 +22,12 @@ inline constexpr int kRootDeltaK = 1;     // delta frames: root translation resi
 inline constexpr int kRootRotDeltaK = 2;  // delta frames: root rotation residuals
 inline constexpr int kMaxK = 30;
 
+// bit_width(u) without a branch: std::bit_width tests for zero first (bsr is undefined at 0
+// on x86-64 without lzcnt), and zero residuals and velocities are common and unpredictable.
+inline int bit_length(uint64_t u) {
+  return static_cast<int>(std::bit_width(u | 1)) - static_cast<int>(u == 0);
+}
+
 inline int64_t predict(int64_t a, int64_t b, bool second_order) {
   return second_order ? 2 * a - b : a;
 }
@@ -32,15 +38,14 @@ inline int rotation_context(const Layout& l, size_t j, int i, const Baseline& b,
                             bool second_order) {
   if (!second_order || b.prev1[j].largest != b.prev2[j].largest)
     return std::max(0, static_cast<int>(l.precision[j].rotation_bits) - 6);
-  return static_cast<int>(
-      std::bit_width(static_cast<unsigned>(std::abs(b.prev1[j].r[i] - b.prev2[j].r[i]))));
+  return bit_length(static_cast<unsigned>(std::abs(b.prev1[j].r[i] - b.prev2[j].r[i])));
 }
 
 template <class Get>
 inline int channel_context(size_t j, int i, const Baseline& b, bool second_order, Get get) {
   if (!second_order) return 0;
   const int64_t d = int64_t{get(b.prev1[j])[i]} - int64_t{get(b.prev2[j])[i]};
-  return static_cast<int>(std::bit_width(static_cast<uint64_t>(d < 0 ? -d : d)));
+  return bit_length(static_cast<uint64_t>(d < 0 ? -d : d));
 }
 
 inline int k_for(int context, int shift) {
@@ -61,11 +66,12 @@ inline bool rot_second_order(const Baseline& b, size_t j, bool second_order) {
 template <class Get>
 inline bool chan_second_order(size_t j, const Baseline& b, bool second_order, Get get) {
   if (!second_order) return false;
+  bool moving = false;  // all three tested (no early exit: a branch per component mispredicts)
   for (int i = 0; i < 3; ++i) {
     const int64_t d = int64_t{get(b.prev1[j])[i]} - int64_t{get(b.prev2[j])[i]};
-    if (d >= kMinExtrapolationSpeed || d <= -kMinExtrapolationSpeed) return true;
+    moving |= (d >= kMinExtrapolationSpeed) | (d <= -kMinExtrapolationSpeed);
   }
-  return false;
+  return moving;
 }
 
 // ---- the residual coder ----

@@ -18,32 +18,58 @@ class BitWriter {
  public:
   BitWriter(uint8_t* data, size_t capacity) : data_(data), capacity_(capacity) {}
 
-  // Appends the low `n` bits of `v` (n <= 57 per call; wider fields are split).
+  // Appends the low `n` bits of `v` (n <= 56 per call; wider fields are split).
+  //
+  // Whole bytes leave the accumulator at once: 8 bytes are stored at the end of the output on
+  // every call and the end moves by the whole bytes they held (the rest is overwritten by the
+  // next store). No branch on when a word fills up: which call completes one is noise to the
+  // branch predictor. Near the end of the buffer the bytes go out one at a time, checked.
   void put(uint64_t v, int n) {
-    if (n > 32) {
+    if (n > 56) {
       put(v & 0xffffffffu, 32);
       put(v >> 32, n - 32);
       return;
     }
     if (n <= 0) return;
-    acc_ |= (v & ((uint64_t{1} << n) - 1)) << fill_;
+    acc_ |= (v & ((uint64_t{1} << n) - 1)) << fill_;  // fill_ < 8 between calls
     fill_ += n;
-    if (fill_ >= 32) flush_word();  // fill_ stays below 32 between calls
+    const int bytes = fill_ >> 3;
+    if (capacity_ - size_ >= 8) [[likely]] {
+      store_word(acc_);
+      size_ += static_cast<size_t>(bytes);
+    } else {
+      for (int i = 0; i < bytes; ++i) emit(static_cast<uint8_t>(acc_ >> (8 * i)));
+    }
+    acc_ >>= 8 * bytes;  // bytes <= 7
+    fill_ &= 7;
   }
   void bit(bool b) { put(b ? 1 : 0, 1); }
   // Exp-Golomb of order k of an unsigned value (< 2^62): z zero bits, a one bit, then the low
   // z + k bits of u + 2^k, where z = bit_length(u + 2^k) - k - 1.
   void ueg(uint64_t u, int k) {
+    uint64_t field;
+    int bits;
+    if (ueg_field(u, k, field, bits)) {  // the usual case: one field
+      put(field, bits);
+      return;
+    }
+    const uint64_t w = u + (uint64_t{1} << k);
+    const int len = std::bit_width(w);
+    put(0, len - k - 1);
+    put(1, 1);
+    put(w, len - 1);
+  }
+  // ueg(u, k) as one field (`field`, `bits` long: zeros, the one, w's low bits) when it takes
+  // at most 56 bits; else false. For callers that gather several codes into one put(): a
+  // put's cost is its chain through the writer's state, not the field's width.
+  static bool ueg_field(uint64_t u, int k, uint64_t& field, int& bits) {
     const uint64_t w = u + (uint64_t{1} << k);
     const int len = std::bit_width(w);
     const int z = len - k - 1;
-    if (z + len <= 57) {  // the usual case: one field (zeros, the one, w's low bits)
-      put(((w & ((uint64_t{1} << (len - 1)) - 1)) << 1 | 1) << z, z + len);
-      return;
-    }
-    put(0, z);
-    put(1, 1);
-    put(w, len - 1);
+    bits = z + len;
+    if (bits > 56) return false;
+    field = ((w & ((uint64_t{1} << (len - 1)) - 1)) << 1 | 1) << z;
+    return true;
   }
   // Signed: zigzag (0, -1, 1, -2, ... -> 0, 1, 2, 3, ...) then ueg.
   void seg(int64_t v, int k) { ueg(zigzag(v), k); }
@@ -73,22 +99,13 @@ class BitWriter {
   }
 
  private:
-  // Moves the accumulator's low 32 bits out, as 4 bytes in stream order (a word store when
-  // they fit: byte-at-a-time stores made the encoder reload its state after each one).
-  void flush_word() {
-    const auto word = static_cast<uint32_t>(acc_);
-    if (capacity_ - size_ >= 4) {
-      if constexpr (std::endian::native == std::endian::little) {
-        std::memcpy(data_ + size_, &word, 4);
-      } else {
-        for (int i = 0; i < 4; ++i) data_[size_ + i] = static_cast<uint8_t>(word >> (8 * i));
-      }
-      size_ += 4;
+  // The accumulator's 8 bytes at the end of the output, in stream order.
+  void store_word(uint64_t word) {
+    if constexpr (std::endian::native == std::endian::little) {
+      std::memcpy(data_ + size_, &word, 8);
     } else {
-      for (int i = 0; i < 4; ++i) emit(static_cast<uint8_t>(word >> (8 * i)));
+      for (int i = 0; i < 8; ++i) data_[size_ + i] = static_cast<uint8_t>(word >> (8 * i));
     }
-    acc_ >>= 32;
-    fill_ -= 32;
   }
   void emit(uint8_t b) {
     if (size_ < capacity_)
