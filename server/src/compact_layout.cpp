@@ -31,11 +31,15 @@ void quantize_character(Snapshot& snap, size_t index, const anim::Animator& anim
     prev_root[k] = &snap.quant_prev[k]->roots[c.prev_index[k]];
   }
   const auto& locals = animator.local_pose().locals;
-  animcodec::QJoint* out = frame.joints.data() + c.palette_offset;
-  for (size_t j = 0; j < locals.size(); ++j)
-    out[j] = animcodec::quantize_joint(*c.layout, j, locals[j].translation, locals[j].rotation,
-                                       locals[j].scale, prev[0] ? prev[0] + j : nullptr,
-                                       prev[1] ? prev[1] + j : nullptr);
+  if (!locals.empty()) {
+    static_assert(sizeof(anim::Transform) == 10 * sizeof(float),
+                  "anim::Transform read in place as translation, rotation, scale (PoseView)");
+    const animcodec::PoseView view{&locals[0].translation.x, &locals[0].rotation.x,
+                                   &locals[0].scale.x, sizeof(anim::Transform) / sizeof(float),
+                                   locals.size()};
+    animcodec::quantize_pose(*c.layout, view, prev[0], prev[1],
+                             {frame.joints.data() + c.palette_offset, locals.size()});
+  }
   const anim::Transform& root = animator.root_transform();
   frame.roots[index] = animcodec::quantize_root(root.translation, root.rotation, root.scale,
                                                 prev_root[0], prev_root[1]);

@@ -81,7 +81,9 @@ template <class T>
 void pull(T& q, double exact, int64_t pred, double limit) {
   const auto p = static_cast<double>(pred);
   const bool take = (std::fabs(exact - p) <= kPredictionPull) & (std::fabs(p) <= limit);
-  q = take ? static_cast<T>(pred) : q;
+  // A mask, not `take ? pred : q`: the compiler turns that into branches.
+  const int64_t mask = -static_cast<int64_t>(take);
+  q = static_cast<T>((pred & mask) | (int64_t{q} & ~mask));
 }
 
 template <class A>

@@ -106,6 +106,35 @@ void BM_QuantizeCharacter(benchmark::State& state) {
 }
 BENCHMARK(BM_QuantizeCharacter);
 
+// The same pose through quantize_pose (four joints at a time), as the daemon's workers run it.
+void BM_QuantizePose(benchmark::State& state) {
+  if (!ready(state)) return;
+  const Sequence& s = sequence();
+  const size_t n = s.skeleton.layout.num_joints();
+  std::vector<QJoint> out(n);
+  auto quantize = [&](int t) {
+    const auto& l = s.locals[t];
+    const animcodec::PoseView view{&l[0].translation.x, &l[0].rotation.x, &l[0].scale.x,
+                                   sizeof(anim::Transform) / sizeof(float), n};
+    animcodec::quantize_pose(s.skeleton.layout, view, s.quant[t - 1].data(),
+                             s.quant[t - 2].data(), out);
+  };
+  int t = 2;
+  for (auto _ : state) {
+    quantize(t);
+    benchmark::DoNotOptimize(out.data());
+    t = t + 1 < kTicks ? t + 1 : 2;
+  }
+  // Poses that differ from quantize_joint's (always 0; the unit test says which joint).
+  size_t mismatches = 0;
+  for (t = 2; t < kTicks; ++t) {
+    quantize(t);
+    mismatches += out != s.quant[t];
+  }
+  state.counters["mismatched_poses"] = static_cast<double>(mismatches);
+}
+BENCHMARK(BM_QuantizePose);
+
 void BM_EncodeDelta2(benchmark::State& state) {
   if (!ready(state)) return;
   const Sequence& s = sequence();

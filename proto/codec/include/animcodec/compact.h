@@ -158,6 +158,27 @@ QJoint quantize_joint(const Layout& layout, size_t joint, const glm::vec3& t, co
 QRoot quantize_root(const glm::vec3& t, const glm::quat& r, const glm::vec3& s,
                     const QRoot* prev1 = nullptr, const QRoot* prev2 = nullptr);
 
+// A pose's local transforms as quantize_pose reads them, in place: joint j's translation
+// (x, y, z), rotation (x, y, z, w: glm's memory order) and scale (x, y, z) start at
+// `translation`, `rotation` and `scale` + j * `stride` floats. Trs and anim::Transform are both
+// three such members in one struct of 10 floats (pose_view() makes the view of Trs).
+struct PoseView {
+  const float* translation = nullptr;
+  const float* rotation = nullptr;
+  const float* scale = nullptr;
+  size_t stride = 0;  // floats from one joint's values to the next joint's
+  size_t count = 0;   // joints
+};
+PoseView pose_view(std::span<const Trs> locals);
+
+// Every joint of a pose: out[j] = quantize_joint(layout, j, ..., prev1 + j, prev2 + j), the
+// same integers, four joints at a time in SSE2 (joints whose values or held frames are beyond
+// +-2^20 steps, or not finite, take quantize_joint itself). prev1 / prev2: the character's
+// previous quantized frames (layout.num_joints() entries each) or null; prev2 only with prev1.
+// `out` has pose.count entries, pose.count == layout.num_joints(). Allocates nothing.
+void quantize_pose(const Layout& layout, const PoseView& pose, const QJoint* prev1,
+                   const QJoint* prev2, std::span<QJoint> out);
+
 // ---- Frames ----
 
 enum class FrameKind : uint8_t { kKey = 0, kDelta1 = 1, kDelta2 = 2 };

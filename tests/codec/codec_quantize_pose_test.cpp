@@ -1,0 +1,221 @@
+// quantize_pose (four joints at a time) gives quantize_joint's integers, joint for joint: on the
+// built-in character and every shared asset's clips as the daemon runs them (each frame pulled
+// toward the two before), and on random and extreme values (zero, NaN and infinite
+// quaternions, ties between components, translations around and far past the vector range,
+// held frames of every kind).
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <random>
+
+#include <gtest/gtest.h>
+
+#include "anim/animator.h"
+#include "anim/builtin_character.h"
+#include "anim/gltf_loader.h"
+#include "anim/md5_loader.h"
+#include "animcodec/compact.h"
+#include "codec_harness.h"
+#include "shared_assets.h"
+
+using namespace animcodec;
+
+namespace {
+
+animcodec::PoseView view_of(std::span<const anim::Transform> locals) {
+  return {&locals[0].translation.x, &locals[0].rotation.x, &locals[0].scale.x,
+          sizeof(anim::Transform) / sizeof(float), locals.size()};
+}
+
+// Both ways, against the same held frames; returns the number of joints compared.
+size_t expect_same(const Layout& layout, const PoseView& view, const std::vector<QJoint>* prev1,
+                   const std::vector<QJoint>* prev2, std::vector<QJoint>& batch,
+                   const std::string& where) {
+  const size_t n = view.count;
+  batch.assign(n, QJoint{});
+  quantize_pose(layout, view, prev1 ? prev1->data() : nullptr, prev2 ? prev2->data() : nullptr,
+                batch);
+  for (size_t j = 0; j < n; ++j) {
+    const float* t = view.translation + j * view.stride;
+    const float* r = view.rotation + j * view.stride;
+    const float* s = view.scale + j * view.stride;
+    const QJoint one = quantize_joint(
+        layout, j, {t[0], t[1], t[2]}, glm::quat(r[3], r[0], r[1], r[2]), {s[0], s[1], s[2]},
+        prev1 ? &(*prev1)[j] : nullptr, prev2 ? &(*prev2)[j] : nullptr);
+    EXPECT_EQ(batch[j], one) << where << " joint " << j << ": batch r " << batch[j].r[0] << ","
+                             << batch[j].r[1] << "," << batch[j].r[2] << " l "
+                             << int{batch[j].largest} << " t " << batch[j].t[0] << " against r "
+                             << one.r[0] << "," << one.r[1] << "," << one.r[2] << " l "
+                             << int{one.largest} << " t " << one.t[0];
+    if (!(batch[j] == one)) return j;  // one message per pose is enough
+  }
+  return n;
+}
+
+// Plays every clip of `asset` for 90 ticks, crossfading into the next clip halfway, with the
+// frames held as the daemon holds them; every frame compared.
+void expect_same_on_clips(const anim::Asset& asset) {
+  const Skeleton s = codectest::codec_skeleton(asset);
+  size_t compared = 0;
+  for (size_t clip = 0; clip < asset.clips.size(); ++clip) {
+    anim::Animator animator(asset.skeleton, asset.clips);
+    ASSERT_TRUE(animator.play(static_cast<int>(clip)).is_ok());
+    std::vector<QJoint> held[2], pose;
+    int count = 0;
+    for (int f = 0; f < 90; ++f) {
+      if (f == 45 && asset.clips.size() > 1)
+        ASSERT_TRUE(
+            animator.crossfade(static_cast<int>((clip + 1) % asset.clips.size()), 0.3f).is_ok());
+      ASSERT_TRUE(animator.update(1.0f / 60.0f).is_ok());
+      const auto& locals = animator.local_pose().locals;
+      compared +=
+          expect_same(s.layout, view_of(locals), count >= 1 ? &held[0] : nullptr,
+                      count >= 2 ? &held[1] : nullptr, pose,
+                      asset.name + " clip " + std::to_string(clip) + " tick " + std::to_string(f));
+      if (::testing::Test::HasFailure()) return;
+      held[1] = std::move(held[0]);
+      held[0] = pose;
+      count = std::min(count + 1, 2);
+    }
+  }
+  EXPECT_GT(compared, 0u);
+}
+
+// A layout with `n` joints of mixed precisions (rotation 6..15 bits, translation and scale
+// steps from 2^-3 to 2^-14).
+Layout mixed_layout(size_t n) {
+  std::vector<JointPrecision> p(n);
+  std::vector<Trs> rest(n);
+  for (size_t j = 0; j < n; ++j) {
+    p[j] = {static_cast<uint8_t>(kMinRotationBits + j % 10), static_cast<int8_t>(3 + j % 12),
+            static_cast<int8_t>(4 + j % 9)};
+    rest[j].t = {0.1f * j, 0.5f, -0.25f};
+    rest[j].s = {1.0f, 1.0f + 0.01f * j, 1.0f};
+  }
+  return layout_from_precision(p, rest, 77);
+}
+
+}  // namespace
+
+TEST(QuantizePose, SameIntegersAsQuantizeJointOnTheBuiltinCharacter) {
+  anim::Asset asset = anim::make_builtin_character();
+  asset.name = "builtin";
+  expect_same_on_clips(asset);
+}
+
+TEST(QuantizePose, SameIntegersAsQuantizeJointOnEverySharedAssetAndClip) {
+  ANIMD_REQUIRE_SHARED();
+  namespace fs = std::filesystem;
+  std::vector<fs::path> files;
+  for (const auto& e : fs::recursive_directory_iterator(animtest::shared_path("assets")))
+    if (e.path().extension() == ".glb" || e.path().extension() == ".md5mesh")
+      files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  int assets = 0;
+  for (const fs::path& p : files) {
+    anim::Expected<anim::Asset> asset =
+        p.extension() == ".glb"
+            ? anim::load_gltf(p.string())
+            : anim::load_md5(p.string(),
+                             {(p.parent_path() / (p.stem().string() + ".md5anim")).string()});
+    ASSERT_TRUE(asset) << p << ": " << asset.error().message();
+    if (asset->clips.empty()) continue;
+    asset->name = p.stem().string();
+    expect_same_on_clips(*asset);
+    if (::testing::Test::HasFailure()) return;
+    ++assets;
+  }
+  EXPECT_GE(assets, 6);
+}
+
+TEST(QuantizePose, SameIntegersAsQuantizeJointOnRandomAndExtremeValues) {
+  // 23 joints: five groups of four and three left over for the scalar tail.
+  constexpr size_t kJoints = 23;
+  const Layout layout = mixed_layout(kJoints);
+  std::mt19937 rng(20261127);
+  std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
+  std::uniform_int_distribution<int> pick(0, 99);
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+
+  auto value = [&](float range) {
+    const int k = pick(rng);
+    if (k < 2) return nan;
+    if (k < 4) return k == 2 ? inf : -inf;
+    if (k < 8) return unit(rng) * 1e12f;  // far past the vector range
+    if (k < 16) return std::ldexp(unit(rng) > 0 ? 1.0f : -1.0f, 20) * (1.0f + 1e-3f * unit(rng));
+    return unit(rng) * range;
+  };
+  auto rotation = [&]() -> glm::quat {
+    const int k = pick(rng);
+    if (k < 3) return glm::quat(0, 0, 0, 0);
+    if (k < 5) return glm::quat(nan, 0, 0, 1);
+    if (k < 7) return glm::quat(1e30f, 1e30f, 0, 0);         // the norm overflows
+    if (k < 9) return glm::quat(1e-21f, 0, -1e-21f, 0);      // tiny but not zero
+    if (k < 14) return glm::quat(-0.5f, 0.5f, -0.5f, 0.5f);  // four equal magnitudes
+    if (k < 18) return glm::quat(0.70710677f, 0, -0.70710677f, 0);
+    return glm::quat(unit(rng), unit(rng), unit(rng), unit(rng)) * (k < 30 ? 3.0f : 1.0f);
+  };
+  auto held = [&](const std::vector<QJoint>& near) {
+    std::vector<QJoint> out(kJoints);
+    for (size_t j = 0; j < kJoints; ++j) {
+      QJoint& q = out[j];
+      const int k = pick(rng);
+      q = near[j];
+      q.largest = static_cast<uint8_t>(k < 70 ? near[j].largest : pick(rng) % 4);
+      for (int i = 0; i < 3; ++i) {
+        const int d = pick(rng) % 9 - 4;  // small steps: pulls and extrapolations happen
+        q.r[i] = static_cast<int16_t>(std::clamp(q.r[i] + d, -23000, 23000));
+        const int64_t big = k > 95 ? int64_t{1} << 30 : (k > 90 ? int64_t{1} << 20 : 0);
+        q.t[i] = static_cast<int32_t>(
+            std::clamp<int64_t>(int64_t{q.t[i]} + d + big, INT32_MIN, INT32_MAX));
+        q.s[i] =
+            static_cast<int32_t>(std::clamp<int64_t>(int64_t{q.s[i]} - d, INT32_MIN, INT32_MAX));
+      }
+    }
+    return out;
+  };
+
+  size_t compared = 0;
+  std::vector<QJoint> batch;
+  for (int round = 0; round < 400; ++round) {
+    std::vector<anim::Transform> locals(kJoints);
+    for (size_t j = 0; j < kJoints; ++j) {
+      const bool wild = pick(rng) < 15;
+      locals[j].translation = wild ? glm::vec3(value(50), value(50), value(50))
+                                   : layout.rest[j].t + glm::vec3(unit(rng), unit(rng), unit(rng));
+      locals[j].rotation = rotation();
+      locals[j].scale = wild ? glm::vec3(value(4), value(4), value(4))
+                             : layout.rest[j].s + 0.1f * glm::vec3(unit(rng), unit(rng), unit(rng));
+    }
+    const PoseView view = view_of(locals);
+    // The pose alone, then held frames near it (pulls and extrapolations), then far ones.
+    std::vector<QJoint> plain;
+    compared +=
+        expect_same(layout, view, nullptr, nullptr, plain, "round " + std::to_string(round));
+    const std::vector<QJoint> p1 = held(plain), p2 = held(p1);
+    compared +=
+        expect_same(layout, view, &p1, nullptr, batch, "prev1, round " + std::to_string(round));
+    compared +=
+        expect_same(layout, view, &p1, &p2, batch, "prev1+2, round " + std::to_string(round));
+    if (::testing::Test::HasFailure()) return;
+  }
+  EXPECT_EQ(compared, 400u * 3 * kJoints);
+}
+
+TEST(QuantizePose, AViewOfTrsReadsEveryMember) {
+  const Layout layout = mixed_layout(5);
+  std::vector<Trs> locals(5);
+  for (size_t j = 0; j < locals.size(); ++j) {
+    locals[j].t = layout.rest[j].t + glm::vec3(0.5f, -0.25f, 0.125f * j);
+    locals[j].r = glm::angleAxis(0.3f * j, glm::normalize(glm::vec3(1, 2, 3)));
+    locals[j].s = layout.rest[j].s * 1.5f;
+  }
+  std::vector<QJoint> out(locals.size());
+  quantize_pose(layout, pose_view(locals), nullptr, nullptr, out);
+  for (size_t j = 0; j < locals.size(); ++j)
+    EXPECT_EQ(out[j], quantize_joint(layout, j, locals[j].t, locals[j].r, locals[j].s)) << j;
+  // A translation by hand: 0.5 at step 2^-exp.
+  EXPECT_EQ(out[0].t[0],
+            static_cast<int32_t>(std::ldexp(0.5, layout.precision[0].translation_exp)));
+}
