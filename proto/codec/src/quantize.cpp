@@ -96,8 +96,10 @@ bool moving(const A& a, const A& b) {
   return any;
 }
 
-// Round half away from zero without a libm call, inside +-limit.
+// Round half away from zero without a libm call, inside +-limit; NaN gives 0 (the daemon never
+// has one; the conversion stays defined anyway).
 inline int32_t round_steps(float x, float limit) {
+  x = x == x ? x : 0.0f;
   x = std::min(std::max(x, -limit), limit);
   return static_cast<int32_t>(x + std::copysign(0.5f, x));
 }

@@ -102,9 +102,10 @@ void store(const QLanes& l, QJoint* q) {
   }
 }
 
-// quantize.cpp's round_steps: clamp to +-limit, add 0.5 with x's sign, truncate.
+// quantize.cpp's round_steps: NaN to 0, clamp to +-limit, add 0.5 with x's sign, truncate.
 inline __m128i round_steps(__m128 x, __m128 limit) {
   const __m128 sign = _mm_set1_ps(-0.0f);
+  x = _mm_and_ps(x, _mm_cmpeq_ps(x, x));
   x = _mm_min_ps(_mm_max_ps(x, _mm_xor_ps(limit, sign)), limit);
   const __m128 half = _mm_or_ps(_mm_and_ps(x, sign), _mm_set1_ps(0.5f));
   return _mm_cvttps_epi32(_mm_add_ps(x, half));

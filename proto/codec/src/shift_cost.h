@@ -47,8 +47,10 @@ constexpr CostRows make_cost_rows() {
   return rows;
 }
 
-// kShiftCostRows[context][a]: computed at compile time.
-inline constexpr CostRows kShiftCostRows = make_cost_rows();
+// kShiftCostRows[context][a]. `const`, not `constexpr`: the compiler computes it at compile
+// time where its constant-evaluation limits allow (GCC), else at start-up (clang stops after
+// 2^20 evaluation steps and would reject a constexpr table of 40,560 entries).
+inline const CostRows kShiftCostRows = make_cost_rows();
 
 class ShiftCost {
  public:
