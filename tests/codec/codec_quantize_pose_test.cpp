@@ -63,9 +63,10 @@ void expect_same_on_clips(const anim::Asset& asset) {
     std::vector<QJoint> held[2], pose;
     int count = 0;
     for (int f = 0; f < 90; ++f) {
-      if (f == 45 && asset.clips.size() > 1)
+      if (f == 45 && asset.clips.size() > 1) {
         ASSERT_TRUE(
             animator.crossfade(static_cast<int>((clip + 1) % asset.clips.size()), 0.3f).is_ok());
+      }
       ASSERT_TRUE(animator.update(1.0f / 60.0f).is_ok());
       const auto& locals = animator.local_pose().locals;
       compared +=
