@@ -123,27 +123,7 @@ TEST(CodecAccuracy, BuiltinCharacterEveryClip) {
 
 TEST(CodecAccuracy, EverySharedAssetAndClip) {
   ANIMD_REQUIRE_SHARED();
-  namespace fs = std::filesystem;
-  const fs::path root = animtest::shared_path("assets");
-  int assets = 0;
-  std::vector<fs::path> files;
-  for (const auto& e : fs::recursive_directory_iterator(root))
-    if (e.path().extension() == ".glb" || e.path().extension() == ".md5mesh")
-      files.push_back(e.path());
-  std::sort(files.begin(), files.end());
-  for (const fs::path& p : files) {
-    anim::Expected<anim::Asset> asset =
-        p.extension() == ".glb"
-            ? anim::load_gltf(p.string())
-            : anim::load_md5(p.string(),
-                             {(p.parent_path() / (p.stem().string() + ".md5anim")).string()});
-    ASSERT_TRUE(asset) << p << ": " << asset.error().message();
-    if (asset->clips.empty()) continue;
-    asset->name = p.stem().string();
-    expect_within_budget(*asset);
-    ++assets;
-  }
-  EXPECT_GE(assets, 6);
+  EXPECT_GE(codectest::for_each_shared_asset([](anim::Asset& a) { expect_within_budget(a); }), 6);
 }
 
 namespace {

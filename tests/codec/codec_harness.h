@@ -2,6 +2,9 @@
 // Test helpers for the compact encoding: a layout from a core skeleton, and a sender/receiver
 // pair that runs the codec frame after frame as the daemon and a client would.
 
+#include <algorithm>
+#include <filesystem>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -9,11 +12,40 @@
 #include <gtest/gtest.h>
 
 #include "anim/asset.h"
+#include "anim/gltf_loader.h"
+#include "anim/md5_loader.h"
 #include "anim/pose.h"
 #include "anim/skeleton.h"
 #include "animcodec/compact.h"
+#include "shared_assets.h"
 
 namespace codectest {
+
+// Calls `fn` with every .glb and .md5mesh asset under ../shared/assets that has clips (in
+// file-name order, named after its file; an MD5 mesh with the .md5anim beside it) and returns
+// how many. A file that does not load fails the test. The caller skips when shared is absent.
+inline int for_each_shared_asset(const std::function<void(anim::Asset&)>& fn) {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> files;
+  for (const auto& e : fs::recursive_directory_iterator(animtest::shared_path("assets")))
+    if (e.path().extension() == ".glb" || e.path().extension() == ".md5mesh")
+      files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  int assets = 0;
+  for (const fs::path& p : files) {
+    anim::Expected<anim::Asset> asset =
+        p.extension() == ".glb"
+            ? anim::load_gltf(p.string())
+            : anim::load_md5(p.string(),
+                             {(p.parent_path() / (p.stem().string() + ".md5anim")).string()});
+    EXPECT_TRUE(asset) << p << ": " << asset.error().message();
+    if (!asset || asset->clips.empty()) continue;
+    asset->name = p.stem().string();
+    fn(*asset);
+    ++assets;
+  }
+  return assets;
+}
 
 // The codec's skeleton of an asset, with the layout the daemon derives (mesh included).
 inline animcodec::Skeleton codec_skeleton(const anim::Asset& asset) {

@@ -106,27 +106,7 @@ TEST(QuantizePose, SameIntegersAsQuantizeJointOnTheBuiltinCharacter) {
 
 TEST(QuantizePose, SameIntegersAsQuantizeJointOnEverySharedAssetAndClip) {
   ANIMD_REQUIRE_SHARED();
-  namespace fs = std::filesystem;
-  std::vector<fs::path> files;
-  for (const auto& e : fs::recursive_directory_iterator(animtest::shared_path("assets")))
-    if (e.path().extension() == ".glb" || e.path().extension() == ".md5mesh")
-      files.push_back(e.path());
-  std::sort(files.begin(), files.end());
-  int assets = 0;
-  for (const fs::path& p : files) {
-    anim::Expected<anim::Asset> asset =
-        p.extension() == ".glb"
-            ? anim::load_gltf(p.string())
-            : anim::load_md5(p.string(),
-                             {(p.parent_path() / (p.stem().string() + ".md5anim")).string()});
-    ASSERT_TRUE(asset) << p << ": " << asset.error().message();
-    if (asset->clips.empty()) continue;
-    asset->name = p.stem().string();
-    expect_same_on_clips(*asset);
-    if (::testing::Test::HasFailure()) return;
-    ++assets;
-  }
-  EXPECT_GE(assets, 6);
+  EXPECT_GE(codectest::for_each_shared_asset([](anim::Asset& a) { expect_same_on_clips(a); }), 6);
 }
 
 TEST(QuantizePose, SameIntegersAsQuantizeJointOnRandomAndExtremeValues) {
