@@ -31,15 +31,8 @@ void quantize_character(Snapshot& snap, size_t index, const anim::Animator& anim
     prev_root[k] = &snap.quant_prev[k]->roots[c.prev_index[k]];
   }
   const auto& locals = animator.local_pose().locals;
-  if (!locals.empty()) {
-    static_assert(sizeof(anim::Transform) == 10 * sizeof(float),
-                  "anim::Transform read in place as translation, rotation, scale (PoseView)");
-    const animcodec::PoseView view{&locals[0].translation.x, &locals[0].rotation.x,
-                                   &locals[0].scale.x, sizeof(anim::Transform) / sizeof(float),
-                                   locals.size()};
-    animcodec::quantize_pose(*c.layout, view, prev[0], prev[1],
-                             {frame.joints.data() + c.palette_offset, locals.size()});
-  }
+  animcodec::quantize_pose(*c.layout, animcodec::transform_view<anim::Transform>(locals), prev[0],
+                           prev[1], {frame.joints.data() + c.palette_offset, locals.size()});
   const anim::Transform& root = animator.root_transform();
   frame.roots[index] = animcodec::quantize_root(root.translation, root.rotation, root.scale,
                                                 prev_root[0], prev_root[1]);

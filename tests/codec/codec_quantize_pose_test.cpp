@@ -22,11 +22,6 @@ using namespace animcodec;
 
 namespace {
 
-animcodec::PoseView view_of(std::span<const anim::Transform> locals) {
-  return {&locals[0].translation.x, &locals[0].rotation.x, &locals[0].scale.x,
-          sizeof(anim::Transform) / sizeof(float), locals.size()};
-}
-
 // Both ways, against the same held frames; returns the number of joints compared.
 size_t expect_same(const Layout& layout, const PoseView& view, const std::vector<QJoint>* prev1,
                    const std::vector<QJoint>* prev2, std::vector<QJoint>& batch,
@@ -70,8 +65,8 @@ void expect_same_on_clips(const anim::Asset& asset) {
       ASSERT_TRUE(animator.update(1.0f / 60.0f).is_ok());
       const auto& locals = animator.local_pose().locals;
       compared +=
-          expect_same(s.layout, view_of(locals), count >= 1 ? &held[0] : nullptr,
-                      count >= 2 ? &held[1] : nullptr, pose,
+          expect_same(s.layout, transform_view<anim::Transform>(locals),
+                      count >= 1 ? &held[0] : nullptr, count >= 2 ? &held[1] : nullptr, pose,
                       asset.name + " clip " + std::to_string(clip) + " tick " + std::to_string(f));
       if (::testing::Test::HasFailure()) return;
       held[1] = std::move(held[0]);
@@ -169,7 +164,7 @@ TEST(QuantizePose, SameIntegersAsQuantizeJointOnRandomAndExtremeValues) {
       locals[j].scale = wild ? glm::vec3(value(4), value(4), value(4))
                              : layout.rest[j].s + 0.1f * glm::vec3(unit(rng), unit(rng), unit(rng));
     }
-    const PoseView view = view_of(locals);
+    const PoseView view = transform_view<anim::Transform>(locals);
     // The pose alone, then held frames near it (pulls and extrapolations), then far ones.
     std::vector<QJoint> plain;
     compared +=

@@ -114,10 +114,8 @@ void BM_QuantizePose(benchmark::State& state) {
   std::vector<QJoint> out(n);
   auto quantize = [&](int t) {
     const auto& l = s.locals[t];
-    const animcodec::PoseView view{&l[0].translation.x, &l[0].rotation.x, &l[0].scale.x,
-                                   sizeof(anim::Transform) / sizeof(float), n};
-    animcodec::quantize_pose(s.skeleton.layout, view, s.quant[t - 1].data(), s.quant[t - 2].data(),
-                             out);
+    animcodec::quantize_pose(s.skeleton.layout, animcodec::transform_view<anim::Transform>(l),
+                             s.quant[t - 1].data(), s.quant[t - 2].data(), out);
   };
   int t = 2;
   for (auto _ : state) {

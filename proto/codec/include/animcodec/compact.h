@@ -170,6 +170,16 @@ struct PoseView {
   size_t count = 0;   // joints
 };
 PoseView pose_view(std::span<const Trs> locals);
+// The same view of another struct of glm members `translation`, `rotation`, `scale` laid out
+// like Trs (anim::Transform: animcodec does not depend on the core); empty for no joints.
+template <class Transform>
+PoseView transform_view(std::span<const Transform> locals) {
+  static_assert(sizeof(Transform) == 10 * sizeof(float),
+                "read in place as translation, rotation, scale: 10 floats, no padding");
+  if (locals.empty()) return {};
+  return {&locals[0].translation.x, &locals[0].rotation.x, &locals[0].scale.x,
+          sizeof(Transform) / sizeof(float), locals.size()};
+}
 
 // Every joint of a pose: out[j] = quantize_joint(layout, j, ..., prev1 + j, prev2 + j), the
 // same integers, four joints at a time in SSE2 (joints whose values or held frames are beyond
