@@ -284,7 +284,35 @@ void Animator::apply_root_motion_step() {
 
 Status Animator::update(float dt, PaletteUpdate palette) {
   if (!std::isfinite(dt) || dt < 0.0f) return kBadDt;
+  advance(dt);
+  evaluate(dt, scratch_, model_);
+  model_current_ = true;
+  palette_current_ = false;
+  if (palette == PaletteUpdate::kBuild) refresh_palette();
+  return Status::ok();
+}
 
+Status Animator::update(float dt, UpdateBuffers& buffers) {
+  if (!std::isfinite(dt) || dt < 0.0f) return kBadDt;
+  const size_t n = model_.size();
+  if (buffers.model.size() < n) buffers.model.resize(n);
+  advance(dt);
+  evaluate(dt, buffers.scratch, std::span(buffers.model).first(n));
+  model_current_ = false;
+  palette_current_ = false;
+  return Status::ok();
+}
+
+void Animator::evaluate(float dt, PoseScratch& scratch, std::span<glm::mat4> model) {
+  plan_foot_locks(dt);
+  gather_inputs();
+  if (evaluated_setup_ != setup_) evaluated_setup_ = setup_;
+  evaluate_pose(*skeleton_, clips_, evaluated_inputs(), evaluated_setup_.get(), scratch,
+                {pose_.locals, model, &foot_output_});
+  keep_foot_locks();
+}
+
+void Animator::advance(float dt) {
   // 0. Parameters, then the samples every blend space uses in this update.
   smooth_parameters(dt);
   refresh_weights(base_);
@@ -351,20 +379,19 @@ Status Animator::update(float dt, PaletteUpdate palette) {
   }
   // 5. Events the playheads crossed.
   fire_events();
-  // 6. The pose, from the inputs gathered now (kept: evaluated_inputs()).
-  plan_foot_locks(dt);
-  gather_inputs();
-  if (evaluated_setup_ != setup_) evaluated_setup_ = setup_;
-  evaluate_pose(*skeleton_, clips_, evaluated_inputs(), evaluated_setup_.get(), scratch_,
-                {pose_.locals, model_, &foot_output_});
-  keep_foot_locks();
-  palette_current_ = false;
-  if (palette == PaletteUpdate::kBuild) refresh_palette();
-  return Status::ok();
+  // 6. The pose is evaluated next (evaluate()), from the inputs gathered then (kept:
+  // evaluated_inputs()).
+}
+
+void Animator::refresh_model() {
+  if (model_current_) return;
+  local_to_model(*skeleton_, pose_.locals, model_);
+  model_current_ = true;
 }
 
 void Animator::refresh_palette() {
   if (palette_current_) return;
+  refresh_model();
   build_palette(*skeleton_, model_, palette_);
   palette_current_ = true;
 }

@@ -32,7 +32,7 @@ void run_sampling(const Skeleton& skeleton, const Clip& clip, float time, Sampli
 // A clip's pose (the rest pose for clip -1), with root motion taken out; a blend space's
 // further samples (each pinned too, so their bodies blend, not their headings) mixed in.
 void sample_clip(const Skeleton& skeleton, std::span<const Clip> clips, const ClipInput& in,
-                 const RootMotionInput& root_motion, std::vector<Transform>& term,
+                 const RootMotionInput& root_motion, std::vector<Transform>& term_buffer,
                  std::span<Transform> out) {
   if (in.clip < 0) {
     // The rest pose is its own rest motion frame: nothing to take out.
@@ -42,7 +42,8 @@ void sample_clip(const Skeleton& skeleton, std::span<const Clip> clips, const Cl
   run_sampling(skeleton, clips[in.clip], in.time, in.cursor, out);
   remove_root_motion(skeleton, root_motion, out);
   if (in.num_terms <= 0) return;
-  if (term.size() != out.size()) term.resize(out.size());
+  if (term_buffer.size() < out.size()) term_buffer.resize(out.size());
+  const std::span<Transform> term = std::span(term_buffer).first(out.size());
   for (int k = 0; k < in.num_terms && k < 2; ++k) {
     const BlendTermInput& t = in.terms[static_cast<size_t>(k)];
     run_sampling(skeleton, clips[t.clip], t.time, t.cursor, term);
@@ -140,8 +141,8 @@ void apply_ik(const Skeleton& s, const PoseInputs& inputs, const PoseSetup& setu
 void evaluate_pose(const Skeleton& skeleton, std::span<const Clip> clips, const PoseInputs& inputs,
                    const PoseSetup* setup, PoseScratch& scratch, PoseOutput output) {
   const size_t n = static_cast<size_t>(skeleton.num_joints());
-  if (scratch.sample.size() != n) scratch.sample.resize(n);
-  const std::span<Transform> sample = scratch.sample;
+  if (scratch.sample.size() < n) scratch.sample.resize(n);
+  const std::span<Transform> sample = std::span(scratch.sample).first(n);
   // Base, then every fade blended onto the result so far, then layers, then IK.
   sample_clip(skeleton, clips, inputs.base, inputs.root_motion, scratch.term, output.locals);
   for (const FadeInput& f : inputs.fades) {

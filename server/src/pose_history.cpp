@@ -158,7 +158,8 @@ void add_entry(HistoryFrame& f, uint32_t character, const std::shared_ptr<const 
   f.placements.emplace_back();
 }
 
-void record_entry(HistoryFrame& f, size_t index, const anim::Animator& a) {
+void record_entry(HistoryFrame& f, size_t index, const anim::Animator& a,
+                  std::span<const glm::mat4> model) {
   HistoryEntry& e = f.entries[index];
   e.setup = a.evaluated_setup().get();
   // Its room: up to the next entry's record (offsets are not written during the update).
@@ -168,7 +169,7 @@ void record_entry(HistoryFrame& f, size_t index, const anim::Animator& a) {
   // The pose's bound, placed by the root. Capsules reach beyond joints by their extents,
   // which assume the asset's scale bounds: void with additive layers on an asset that
   // animates scale (its fitted volumes say so; set_hit_volumes keeps that).
-  const anim::PoseBound bound = anim::pose_bound(a.model_matrices());
+  const anim::PoseBound bound = anim::pose_bound(model);
   const anim::Transform& root = a.root_transform();
   const float scale =
       std::max({std::abs(root.scale.x), std::abs(root.scale.y), std::abs(root.scale.z)});

@@ -139,7 +139,9 @@ void add_entry(HistoryFrame& frame, uint32_t character,
                const std::shared_ptr<const anim::Asset>& asset, const anim::Animator& animator);
 // 2. in the per-character update, after the Animator's update (or its skip): entry `index`'s
 //    record, from what the Animator last evaluated, with its current root as the tick's
-//    root, and its placement. Any worker thread, one per entry; no allocation, no lock.
-void record_entry(HistoryFrame& frame, size_t index, const anim::Animator& animator);
+//    root, and its placement (the bound of `model`: the model-space matrices of that pose).
+//    Any worker thread, one per entry; no allocation, no lock.
+void record_entry(HistoryFrame& frame, size_t index, const anim::Animator& animator,
+                  std::span<const glm::mat4> model);
 
 }  // namespace animd

@@ -350,6 +350,19 @@ void World::unwatch(const Watch& w) {
 }
 
 namespace {
+// The buffers every update on this thread is evaluated in (Animator::update(dt, buffers)):
+// one set stays in the core's cache, where each character's own scratch and matrices would be
+// cold memory (9 KB a 64-joint character, a third of the tick's time at 5,000 characters).
+// Sized for the largest skeleton on the thread's first tick, so no update allocates.
+anim::UpdateBuffers& thread_update_buffers() {
+  thread_local anim::UpdateBuffers buffers = [] {
+    anim::UpdateBuffers b;
+    b.reserve(anim::Skeleton::kMaxJoints);
+    return b;
+  }();
+  return buffers;
+}
+
 struct UpdateJob {
   std::vector<std::unique_ptr<Character>>* characters;
   Snapshot* snapshot;
@@ -371,26 +384,30 @@ struct UpdateJob {
 
   static void run(void* self, size_t begin, size_t end) {
     auto& j = *static_cast<UpdateJob*>(self);
+    anim::UpdateBuffers& buffers = thread_update_buffers();
     for (size_t i = begin; i < end; ++i) {
       Character& c = *(*j.characters)[i];
       // Degraded: an unwatched character updates on every other tick, with both ticks' dt.
       const bool skip = j.degrade && ((c.id + j.tick) & 1u) != 0 && !j.watched(c);
       c.updated = !skip;
+      // This tick's model-space matrices: the update's, in the thread's buffers; for a
+      // character this tick skipped, its own (brought up to date with its last pose).
+      std::span<const glm::mat4> model;
       if (skip) {
         c.pending_dt += j.dt;
+        c.animator.refresh_model();
+        model = c.animator.model_matrices();
       } else {
-        // The palette is built below, only when wanted.
-        c.animator.update(c.pending_dt + j.dt, anim::PaletteUpdate::kSkip);
+        c.animator.update(c.pending_dt + j.dt, buffers);
         c.pending_dt = 0.0f;
+        model = std::span(buffers.model).first(c.animator.model_matrices().size());
       }
       // The root after the update: root motion moved it.
       j.snapshot->characters[i].root = c.animator.root_transform();
-      record_entry(*j.history, i, c.animator);
+      record_entry(*j.history, i, c.animator, model);
       if (j.palettes) {
-        // Also for a character this tick skipped: its last update may have built none.
-        c.animator.refresh_palette();
-        const auto palette = c.animator.palette();
-        std::copy(palette.begin(), palette.end(), j.snapshot->palettes.begin() + c.palette_offset);
+        const auto out = std::span(j.snapshot->palettes).subspan(c.palette_offset, model.size());
+        anim::build_palette(c.animator.skeleton(), model, out);
       }
       if (j.snapshot->quant) quantize_character(*j.snapshot, i, c.animator);
     }

@@ -1,9 +1,7 @@
 // Animator::update() allocates nothing: this file installs the counting operator new of
-// counting_new.h in the unit test binary and counts what
-// update() allocates with every feature running: root motion, animation events (more than
-// an update keeps), overlapping crossfades with sync, additive layers with masks and all
-// three time sources, and CCD / FABRIK / two-bone goals with constraints and world-space
-// targets.
+// counting_new.h in the unit test binary and counts what update() allocates with every
+// feature running (every_feature_animator.h), with foot and aim IK, with blend spaces, and
+// in buffers lent by the caller (update(dt, buffers), as the daemon's threads run it).
 #include <atomic>
 #include <cstdlib>
 #include <limits>
@@ -15,6 +13,7 @@
 
 #include "anim/builtin_character.h"
 #include "anim_test_rig.h"
+#include "every_feature_animator.h"
 
 using animtest::g_allocations;
 
@@ -22,53 +21,9 @@ namespace anim {
 namespace {
 
 TEST(AnimatorAllocations, UpdateAllocatesNothingWithEveryFeatureRunning) {
-  Skeleton s = animtest::make_rig();
-  const int n = s.num_joints();
-  std::vector<Clip> clips;
-  clips.push_back(animtest::make_swing_clip("walk", n, 1.0f, 0.8f, {1, 0, 0}, 1.0f));
-  clips.push_back(animtest::make_swing_clip("run", n, 0.6f, -1.2f, {0, 0, 1}, 2.0f));
-  clips.push_back(animtest::make_swing_clip("idle", n, 2.0f, 0.3f, {0, 1, 0}));
-  clips.push_back(animtest::make_swing_clip("lean", n, 1.5f, 0.5f, {1, 0, 1}));
-  // Events on the base, the fades and the layers' clip, some fired every tick.
-  clips[0].events = {{"step_l", 0.25f, "left"}, {"step_r", 0.75f, "right"}};
-  clips[1].events = {{"plant", 0.0f, ""}, {"push", 0.3f, ""}};
-  for (int k = 0; k < 40; ++k)
-    clips[3].events.push_back({"tick", static_cast<float>(k) * 1.5f / 40.0f, ""});
-  Animator a(s, clips);
-  ASSERT_TRUE(a.set_root_transform({{1, 0, 2}, animtest::axis_angle(0.4f, {0, 1, 0}), {1, 1, 1}}));
-  ASSERT_TRUE(a.set_root_motion({RootMotionMode::kExtract, -1, false}));
-  ASSERT_TRUE(a.play(0));
-  ASSERT_TRUE(a.crossfade(1, 2.0f, {.sync_normalized_time = true}));
-  ASSERT_TRUE(a.crossfade(2, 3.0f));
-  AdditiveLayerDesc own;
-  own.clip = 3;
-  own.weight = 0.6f;
-  own.speed = 100.0f;  // over a cycle of its 40 events per tick
-  own.mask = *JointMask::subtree(s, s.find_joint("chest"));
-  AdditiveLayerDesc synced = own;
-  synced.time_source = LayerTimeSource::kBaseNormalized;
-  synced.mask = {};
-  synced.reference_clip = 0;
-  AdditiveLayerDesc param = own;
-  param.time_source = LayerTimeSource::kParameter;
-  param.parameter = 0.3f;
-  for (const auto& d : {own, synced, param}) ASSERT_TRUE(a.add_layer(d).has_value());
-  IkGoalDesc leg = animtest::goal("thigh", "foot", IkSolver::kTwoBone, {-0.1f, -0.6f, 0.3f});
-  leg.has_pole = true;
-  leg.pole = {0, -0.4f, 1};
-  leg.soften = 0.95f;
-  IkGoalDesc arm = animtest::goal("upper_arm", "hand", IkSolver::kFabrik, {0.4f, 0.8f, 0.3f});
-  arm.space = IkSpace::kWorld;
-  arm.constraints.resize(3);
-  arm.constraints[0].kind = JointConstraint::Kind::kBallSocket;
-  arm.constraints[0].cone_angle = 1.0f;
-  arm.constraints[1].kind = JointConstraint::Kind::kHinge;
-  arm.constraints[1].axis = {0, 0, 1};
-  arm.constraints[1].min_angle = -2.5f;
-  IkGoalDesc spine = animtest::goal("spine", "head", IkSolver::kCcd, {0.2f, 1.1f, 0.1f});
-  spine.weight = 0.5f;
-  spine.joint_weights = {0.5f, 1.0f, 1.0f};
-  for (const auto& g : {leg, arm, spine}) ASSERT_TRUE(a.set_ik_goal(g).has_value());
+  const animtest::EveryFeatureRig rig;
+  Animator a(rig.skeleton, rig.clips);
+  ASSERT_TRUE(rig.set_up(a));
 
   const long before = g_allocations.load();
   uint64_t fired = 0, overflowed = 0;
@@ -96,8 +51,33 @@ TEST(AnimatorAllocations, UpdateAllocatesNothingWithEveryFeatureRunning) {
   EXPECT_TRUE(animtest::same_palettes(a.palette(), kept));
   // The counter does see allocations (the test can fail): a command allocates.
   const long before_cmd = g_allocations.load();
-  ASSERT_TRUE(a.add_layer(own).has_value());
+  ASSERT_TRUE(a.add_layer(rig.own_clock_layer()).has_value());
   EXPECT_GT(g_allocations.load() - before_cmd, 0);
+}
+
+// The daemon's update: every character of a thread evaluated in the thread's buffers, sized
+// beforehand for the largest skeleton. Two skeletons of different sizes take turns in them.
+TEST(AnimatorAllocations, UpdatesInLentBuffersAllocateNothing) {
+  const animtest::EveryFeatureRig rig;
+  Animator a(rig.skeleton, rig.clips);
+  ASSERT_TRUE(rig.set_up(a));
+  const Asset builtin = make_builtin_character();
+  Animator b(builtin.skeleton, builtin.clips);
+  ASSERT_TRUE(b.set_foot_ik({}));
+  ASSERT_TRUE(b.play(1));
+  UpdateBuffers buffers;
+  buffers.reserve(Skeleton::kMaxJoints);
+  const long before = g_allocations.load();
+  for (int i = 0; i < 300; ++i) {
+    ASSERT_TRUE(a.update(1.0f / 60.0f, buffers).is_ok());
+    ASSERT_TRUE(b.update(1.0f / 60.0f, buffers).is_ok());
+    if (i % 50 == 0) {  // the deferred matrices and palette, now and then
+      a.refresh_palette();
+      b.refresh_model();
+    }
+  }
+  const long during = g_allocations.load() - before;
+  EXPECT_EQ(during, 0) << "update(dt, buffers) allocated " << during << " times in 300 ticks";
 }
 
 TEST(AnimatorAllocations, FootAndAimIkAllocateNothingPerTick) {

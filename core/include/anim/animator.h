@@ -35,6 +35,24 @@
 
 namespace anim {
 
+// Working memory that one thread lends to every Animator::update(dt, buffers) it runs, so
+// that the evaluation stays in the core's cache from character to character.
+struct UpdateBuffers {
+  PoseScratch scratch;
+  // Model-space matrices of the last update run in these buffers (its skeleton's
+  // num_joints first entries; the rest unused).
+  std::vector<glm::mat4> model;
+
+  // Sizes everything for skeletons of up to `max_joints` joints, so that no update of such a
+  // skeleton allocates (smaller buffers are grown by the update that needs more).
+  void reserve(int max_joints) {
+    const size_t n = static_cast<size_t>(max_joints);
+    if (scratch.sample.size() < n) scratch.sample.resize(n);
+    if (scratch.term.size() < n) scratch.term.resize(n);
+    if (model.size() < n) model.resize(n);
+  }
+};
+
 class Animator {
  public:
   static constexpr int kMaxFades = anim::kMaxFades;      // overlapping crossfades; more collapse
@@ -177,16 +195,33 @@ class Animator {
   // (the daemon builds none while nobody streams float palettes): palette() then keeps the
   // one from before until refresh_palette().
   Status update(float dt, PaletteUpdate palette = PaletteUpdate::kBuild);
+  // The same update (the same local pose, bit for bit), evaluated in `buffers`, which one
+  // thread lends to every Animator it updates: the model-space matrices of this update are
+  // buffers.model's first num_joints entries (until the buffers' next use), and the
+  // Animator's own model_matrices() and palette() are left out of date (model_current() and
+  // palette_current() false) until refresh_model() or refresh_palette(). A daemon updating
+  // thousands of characters a tick keeps the evaluation in the core's cache this way: each
+  // Animator's own scratch and matrices would be ~9 KB of cold memory per 64-joint update.
+  // No lock; no allocation once the buffers are sized (UpdateBuffers::reserve).
+  Status update(float dt, UpdateBuffers& buffers);
+  // Recomputes model_matrices() from the local pose if the last update left them out of date
+  // (the same matrices the evaluation had: every IK step keeps them equal to the local
+  // pose's). No allocation, no lock.
+  void refresh_model();
   // Builds the palette from the current model matrices if the last update skipped it
-  // (nothing to do otherwise). No allocation, no lock.
+  // (refreshing the model matrices first if needed; nothing to do otherwise). No allocation,
+  // no lock.
   void refresh_palette();
+  // Whether model_matrices() are those of local_pose() (false after update(dt, buffers),
+  // until refresh_model() or refresh_palette()).
+  bool model_current() const { return model_current_; }
   // Whether palette() is the skin palette of model_matrices() (false after an update with
-  // PaletteUpdate::kSkip, until refresh_palette()).
+  // PaletteUpdate::kSkip or buffers, until refresh_palette()).
   bool palette_current() const { return palette_current_; }
 
   const Pose& local_pose() const { return pose_; }
   // Model-space matrix of every joint (skeleton order), including Skeleton::root_transform
-  // but not the Animator's root transform.
+  // but not the Animator's root transform; see model_current().
   std::span<const glm::mat4> model_matrices() const { return model_; }
   // The skin palette (joint order); see palette_current().
   std::span<const PaletteMatrix> palette() const { return palette_; }
@@ -337,6 +372,7 @@ class Animator {
   Pose pose_;
   std::vector<glm::mat4> model_;
   std::vector<PaletteMatrix> palette_;
+  bool model_current_ = true;    // model_ matches pose_ (see model_current())
   bool palette_current_ = true;  // palette_ matches model_ (see palette_current())
 
   // The last evaluation's inputs. The spans of inputs_ only say how many entries of the
@@ -357,6 +393,10 @@ class Animator {
   std::array<bool, kNumFeet> lock_held_{};
   // Per update, before the pose: which feet are planted and their locks; after it: captures.
   void plan_foot_locks(float dt);
+  // An update's two halves: clocks, fades, root motion, layer clocks and events; then the
+  // pose (into `scratch` and `model`, the latter sized to the skeleton).
+  void advance(float dt);
+  void evaluate(float dt, PoseScratch& scratch, std::span<glm::mat4> model);
   void keep_foot_locks();
   // Blend spaces and parameters.
   std::shared_ptr<const BlendSpaceTable> spaces_;

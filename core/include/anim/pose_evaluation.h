@@ -188,9 +188,11 @@ struct PoseInputs {
 };
 
 // Working memory of one evaluation; reusable for any number of them (one thread at a time).
+// Its vectors may be larger than a skeleton (only their first num_joints entries are used),
+// so one scratch sized for the largest skeleton serves every skeleton without allocating.
 struct PoseScratch {
-  std::vector<Transform> sample;  // one clip sample; resized to the skeleton by evaluate_pose
-  // A blend space's further samples while `sample` holds the source being built; resized
+  std::vector<Transform> sample;  // one clip sample; grown to the skeleton by evaluate_pose
+  // A blend space's further samples while `sample` holds the source being built; grown
   // by evaluate_pose on first use.
   std::vector<Transform> term;
   std::array<glm::vec3, kMaxChainJoints> positions{};
@@ -214,8 +216,8 @@ struct PoseOutput {
 // the inputs have no layers and no goals. Preconditions (checked by the callers that build inputs,
 // as the Animator's commands do): clip indices valid for `clips` with the skeleton's joint count,
 // inputs and setup of matching lengths, outputs sized to the skeleton. `scratch.sample` (and
-// `scratch.term`, when a source has blend terms) is resized when it does not have one entry per
-// joint (the only allocation, on first use).
+// `scratch.term`, when a source has blend terms) is grown when it has fewer entries than the
+// skeleton has joints (the only allocation, on first use).
 void evaluate_pose(const Skeleton& skeleton, std::span<const Clip> clips, const PoseInputs& inputs,
                    const PoseSetup* setup, PoseScratch& scratch, PoseOutput output);
 
