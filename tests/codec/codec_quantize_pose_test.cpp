@@ -195,3 +195,41 @@ TEST(QuantizePose, AViewOfTrsReadsEveryMember) {
   EXPECT_EQ(out[0].t[0],
             static_cast<int32_t>(std::ldexp(0.5, layout.precision[0].translation_exp)));
 }
+
+TEST(QuantizePose, AViewOfAnotherLayoutGivesTheSameIntegers) {
+  // Views laid out like Trs are read with two 4-float loads a joint, which reach one float past
+  // the translation and one before the scale (the joint's own there); any other layout is read
+  // component by component. Here scale first, translation last, 11 floats a joint: the same
+  // integers, and no read outside the array (the fast loads would read before the first joint
+  // and past the last one: the ASan build says so).
+  struct Odd {
+    float s[3];
+    float pad;
+    float r[4];  // x y z w
+    float t[3];
+  };
+  constexpr size_t kJoints = 12;  // three groups of four: the last joint is in a group
+  const Layout layout = mixed_layout(kJoints);
+  std::vector<Odd> odd(kJoints);
+  std::vector<Trs> trs(kJoints);
+  for (size_t j = 0; j < kJoints; ++j) {
+    const float f = static_cast<float>(j);
+    trs[j].t = layout.rest[j].t + glm::vec3(0.3f - 0.05f * f, 0.01f * f, -0.2f);
+    trs[j].r = glm::angleAxis(0.2f * f - 1.0f, glm::normalize(glm::vec3(1, -2, 0.5f)));
+    trs[j].s = layout.rest[j].s * (1.0f + 0.02f * f);
+    for (int i = 0; i < 3; ++i) odd[j].t[i] = trs[j].t[i], odd[j].s[i] = trs[j].s[i];
+    odd[j].pad = std::numeric_limits<float>::quiet_NaN();  // never read
+    odd[j].r[0] = trs[j].r.x, odd[j].r[1] = trs[j].r.y, odd[j].r[2] = trs[j].r.z;
+    odd[j].r[3] = trs[j].r.w;
+  }
+  const PoseView view{odd[0].t, odd[0].r, odd[0].s, sizeof(Odd) / sizeof(float), kJoints};
+  std::vector<QJoint> from_odd, from_trs, p1;
+  EXPECT_EQ(expect_same(layout, view, nullptr, nullptr, from_odd, "odd"), kJoints);
+  EXPECT_EQ(expect_same(layout, pose_view(trs), nullptr, nullptr, from_trs, "trs"), kJoints);
+  EXPECT_EQ(from_odd, from_trs);
+  p1 = from_trs;
+  for (QJoint& q : p1) q.t[0] += 1;  // held one step away: pulled back to it
+  EXPECT_EQ(expect_same(layout, view, &p1, nullptr, from_odd, "odd, held"), kJoints);
+  EXPECT_EQ(expect_same(layout, pose_view(trs), &p1, nullptr, from_trs, "trs, held"), kJoints);
+  EXPECT_EQ(from_odd, from_trs);
+}

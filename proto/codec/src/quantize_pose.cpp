@@ -153,6 +153,31 @@ inline __m128 gather(const float* base, size_t stride, int component) {
                      base[3 * stride + component]);
 }
 
+// Four joints' translations and scales, one joint a lane, from values `stride` floats apart.
+// `trs`: the layout is Trs's (translation, then rotation x y z w, then scale, 10 floats in all,
+// as every view the daemon makes): two 4-float loads a joint, transposed, whose extra float
+// (rotation.x after the translation, rotation.w before the scale) is the joint's own. Any
+// other layout could put those outside the array: one gather per component.
+inline void load_translation_scale(const float* t, const float* s, size_t stride, bool trs,
+                                   __m128 out_t[3], __m128 out_s[3]) {
+  if (trs) {
+    __m128 a[4], b[4];
+    for (int i = 0; i < 4; ++i) {
+      a[i] = _mm_loadu_ps(t + i * stride);
+      b[i] = _mm_loadu_ps(s - 1 + i * stride);
+    }
+    _MM_TRANSPOSE4_PS(a[0], a[1], a[2], a[3]);
+    _MM_TRANSPOSE4_PS(b[0], b[1], b[2], b[3]);
+    for (int k = 0; k < 3; ++k) out_t[k] = a[k], out_s[k] = b[k + 1];
+    return;
+  }
+  for (int k = 0; k < 3; ++k) out_t[k] = gather(t, stride, k), out_s[k] = gather(s, stride, k);
+}
+
+inline bool trs_layout(const float* t, const float* r, const float* s, size_t stride) {
+  return r == t + 3 && s == t + 7 && stride >= 10;
+}
+
 // Joints j..j+3; false (nothing written) when a translation or scale is out of the range the
 // float comparisons are exact in.
 bool quantize_four(const Layout& layout, const PoseView& pose, size_t j, const QJoint* prev1,
@@ -206,16 +231,16 @@ bool quantize_four(const Layout& layout, const PoseView& pose, size_t j, const Q
   const __m128 limit = _mm_set1_ps(2.1e9f);
   __m128 exact_t[3], exact_s[3];
   __m128 in_range = _mm_castsi128_ps(_mm_set1_epi32(-1));
-  const float* rest = &layout.rest[j].t.x;
-  constexpr size_t kRestStride = sizeof(Trs) / sizeof(float);
-  constexpr size_t kRestScale = offsetof(Trs, s) / sizeof(float);
+  static_assert(offsetof(Trs, r) == 3 * sizeof(float) && offsetof(Trs, s) == 7 * sizeof(float));
+  __m128 pose_t[3], pose_s[3], rest_t[3], rest_s[3];
+  load_translation_scale(pose.translation + j * stride, pose.scale + j * stride, stride,
+                         trs_layout(pose.translation, pose.rotation, pose.scale, stride), pose_t,
+                         pose_s);
+  load_translation_scale(&layout.rest[j].t.x, &layout.rest[j].s.x, sizeof(Trs) / sizeof(float),
+                         true, rest_t, rest_s);
   for (int i = 0; i < 3; ++i) {
-    exact_t[i] = _mm_mul_ps(
-        _mm_sub_ps(gather(pose.translation + j * stride, stride, i), gather(rest, kRestStride, i)),
-        t_scale);
-    exact_s[i] = _mm_mul_ps(_mm_sub_ps(gather(pose.scale + j * stride, stride, i),
-                                       gather(rest + kRestScale, kRestStride, i)),
-                            s_scale);
+    exact_t[i] = _mm_mul_ps(_mm_sub_ps(pose_t[i], rest_t[i]), t_scale);
+    exact_s[i] = _mm_mul_ps(_mm_sub_ps(pose_s[i], rest_s[i]), s_scale);
     q.t[i] = round_steps(exact_t[i], limit);
     q.s[i] = round_steps(exact_s[i], limit);
     in_range = _mm_and_ps(in_range, _mm_and_ps(small(exact_t[i]), small(exact_s[i])));
