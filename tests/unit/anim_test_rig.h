@@ -158,4 +158,18 @@ inline anim::IkGoalDesc goal(const char* root, const char* effector, anim::IkSol
   return g;
 }
 
+// The rig's arm as a FABRIK goal in world space, with a ball-socket shoulder (cone 1 rad) and a
+// hinged elbow (about z, from -2.5 rad): the constrained goal of the every-feature tests.
+inline anim::IkGoalDesc constrained_arm_goal(glm::vec3 world_target) {
+  anim::IkGoalDesc arm = goal("upper_arm", "hand", anim::IkSolver::kFabrik, world_target);
+  arm.space = anim::IkSpace::kWorld;
+  arm.constraints.resize(3);
+  arm.constraints[0].kind = anim::JointConstraint::Kind::kBallSocket;
+  arm.constraints[0].cone_angle = 1.0f;
+  arm.constraints[1].kind = anim::JointConstraint::Kind::kHinge;
+  arm.constraints[1].axis = {0, 0, 1};
+  arm.constraints[1].min_angle = -2.5f;
+  return arm;
+}
+
 }  // namespace animtest

@@ -84,15 +84,7 @@ TEST(AnimatorAllocations, FootAndAimIkAllocateNothingPerTick) {
   // The per-tick commands too: set_ground, update_aim_target and set_foot_ik_weight.
   const Asset asset = make_builtin_character();
   Animator a(asset.skeleton, asset.clips);
-  ASSERT_TRUE(a.set_foot_ik({}));
-  AimIkDesc aim;
-  aim.root_joint = "spine";
-  aim.end_joint = "head";
-  aim.space = IkSpace::kWorld;
-  aim.has_pole = true;
-  aim.max_angles = {0.5f, 0.5f, 0.5f, 0.5f};
-  ASSERT_TRUE(a.set_aim_ik(aim));
-  ASSERT_TRUE(a.play(1));
+  ASSERT_TRUE(animtest::set_up_foot_and_aim(a));
   const long before = g_allocations.load();
   for (int i = 0; i < 300; ++i) {
     GroundDesc g;

@@ -379,15 +379,7 @@ std::vector<std::vector<PaletteMatrix>> run_full_session(const Fixture& f, float
   leg.has_pole = true;
   leg.pole = to_world({-0.1f, -0.4f, 1.0f});
   leg.soften = 0.9f;
-  IkGoalDesc arm = animtest::goal("upper_arm", "hand", IkSolver::kFabrik, {0.4f, 0.8f, 0.3f});
-  arm.space = IkSpace::kWorld;
-  arm.target = to_world(arm.target);
-  arm.constraints.resize(3);
-  arm.constraints[0].kind = JointConstraint::Kind::kBallSocket;
-  arm.constraints[0].cone_angle = 1.0f;
-  arm.constraints[1].kind = JointConstraint::Kind::kHinge;
-  arm.constraints[1].axis = {0, 0, 1};
-  arm.constraints[1].min_angle = -2.5f;
+  IkGoalDesc arm = animtest::constrained_arm_goal(to_world({0.4f, 0.8f, 0.3f}));
   IkGoalDesc spine = animtest::goal("spine", "head", IkSolver::kCcd, {0.2f, 1.1f, 0.1f});
   spine.weight = 0.7f;
   spine.joint_weights = {0.5f, 1.0f, 1.0f};

@@ -72,13 +72,7 @@ TEST(AnimatorUpdateBuffers, FootAndAimIkGiveTheOwnUpdatesPoseBitForBit) {
   // Animator later computes from its locals alone must be the ones the evaluation had.
   const Asset asset = make_builtin_character();
   Animator own(asset.skeleton, asset.clips);
-  ASSERT_TRUE(own.set_foot_ik({}));
-  AimIkDesc aim;
-  aim.root_joint = "spine";
-  aim.end_joint = "head";
-  aim.space = IkSpace::kWorld;
-  ASSERT_TRUE(own.set_aim_ik(aim));
-  ASSERT_TRUE(own.play(1));
+  ASSERT_TRUE(animtest::set_up_foot_and_aim(own));
   GroundDesc ground;
   ground.kind = GroundDesc::Kind::kPlane;
   ground.point = {0.0f, 0.05f, 0.0f};  // a tilted floor a little above the feet

@@ -2,8 +2,9 @@
 // An Animator on the test rig with every per-tick feature running at once: root motion,
 // animation events (more per tick than an update keeps), overlapping crossfades with sync,
 // additive layers with masks and all three time sources, and CCD / FABRIK / two-bone goals
-// with constraints and world-space targets. For the tests that must see all of update()'s
-// paths (no allocation, the same pose in lent buffers).
+// with constraints and world-space targets; and the built-in character's foot and aim IK. For
+// the tests that must see all of update()'s paths (no allocation, the same pose in lent
+// buffers).
 #include <memory>
 #include <vector>
 
@@ -68,14 +69,7 @@ struct EveryFeatureRig {
     leg.has_pole = true;
     leg.pole = {0, -0.4f, 1};
     leg.soften = 0.95f;
-    IkGoalDesc arm = goal("upper_arm", "hand", IkSolver::kFabrik, {0.4f, 0.8f, 0.3f});
-    arm.space = IkSpace::kWorld;
-    arm.constraints.resize(3);
-    arm.constraints[0].kind = JointConstraint::Kind::kBallSocket;
-    arm.constraints[0].cone_angle = 1.0f;
-    arm.constraints[1].kind = JointConstraint::Kind::kHinge;
-    arm.constraints[1].axis = {0, 0, 1};
-    arm.constraints[1].min_angle = -2.5f;
+    const IkGoalDesc arm = constrained_arm_goal({0.4f, 0.8f, 0.3f});
     IkGoalDesc spine = goal("spine", "head", IkSolver::kCcd, {0.2f, 1.1f, 0.1f});
     spine.weight = 0.5f;
     spine.joint_weights = {0.5f, 1.0f, 1.0f};
@@ -83,5 +77,20 @@ struct EveryFeatureRig {
     return ok;
   }
 };
+
+// Foot IK and a world-space aim IK (spine to head, with a pole and angle limits) on an
+// Animator of the built-in character, playing its clip 1; false (with a test failure) when a
+// command is refused.
+inline bool set_up_foot_and_aim(anim::Animator& a) {
+  anim::AimIkDesc aim;
+  aim.root_joint = "spine";
+  aim.end_joint = "head";
+  aim.space = anim::IkSpace::kWorld;
+  aim.has_pole = true;
+  aim.max_angles = {0.5f, 0.5f, 0.5f, 0.5f};
+  const bool ok = a.set_foot_ik({}).is_ok() && a.set_aim_ik(aim).is_ok() && a.play(1).is_ok();
+  EXPECT_TRUE(ok);
+  return ok;
+}
 
 }  // namespace animtest
