@@ -139,18 +139,13 @@ std::string decode_delta_channel(BitReader& rd, const Layout& l, std::span<QJoin
   const SectionHeader h = read_section_header(rd, false);
   for (size_t j = 0; j < n; ++j) {
     if (!listed[j] && !nonzero(getc(b.prev1[j]))) continue;
-    const bool so = chan_second_order(j, b, second, getc);
     Triple t;
-    for (int i = 0; i < 3; ++i) {
-      t.ctx[i] = channel_context(j, i, b, second, getc);
-      t.vel[i] = second ? int64_t{getc(b.prev1[j])[i]} - getc(b.prev2[j])[i] : 0;
-    }
-    set_motion(t, so);
+    int64_t pred[3];
+    channel_triple(j, b, second, getc, t, pred);
     read_triple(rd, h, t);
     if (rd.failed()) return "compact frame: truncated";
     for (int i = 0; i < 3; ++i) {
-      const int64_t p = predict(getc(b.prev1[j])[i], so ? getc(b.prev2[j])[i] : 0, so);
-      const int64_t v = p + t.r[i];
+      const int64_t v = pred[i] + t.r[i];
       if (t.r[i] < kInt32Min * 4 || t.r[i] > kInt32Max * 4 || v < kInt32Min || v > kInt32Max)
         return joint_error(j, "value out of range");
       get(pose[j])[i] = static_cast<int32_t>(v);
@@ -278,18 +273,17 @@ std::string decode_frame(const Layout& l, std::span<const uint8_t> bytes, const 
   const SectionHeader sh = read_section_header(rd, true);
   for (size_t j = 0; j < n; ++j) {
     if (escaped[j]) continue;
-    const bool so = rot_second_order(b, j, second);
     const int bits = l.precision[j].rotation_bits;
     pose[j].largest = b.prev1[j].largest;
     Triple t;
-    rotation_triple(l, j, b, second, t);
+    int64_t pred[3];
+    rotation_triple(l, j, b, second, t, pred);
     read_triple(rd, sh, t);
     if (rd.failed()) return "compact frame: truncated";
     const int limit = rotation_limit(bits);
     for (int i = 0; i < 3; ++i) {
-      const int64_t p = predict(b.prev1[j].r[i], so ? b.prev2[j].r[i] : 0, so);
       if (t.r[i] < -4 * limit || t.r[i] > 4 * limit) return joint_error(j, "rotation out of range");
-      const int64_t v = p + t.r[i];
+      const int64_t v = pred[i] + t.r[i];
       if (v < -limit || v > limit) return joint_error(j, "rotation out of range");
       pose[j].r[i] = static_cast<int16_t>(v);
     }

@@ -209,15 +209,10 @@ void encode_delta_channel(BitWriter& w, const Layout& l, std::span<const QJoint>
   size_t count = 0;
   for (size_t j = 0; j < n; ++j) {
     if (!nonzero(get(b.prev1[j])) && !nonzero(get(pose[j]))) continue;
-    const bool so = chan_second_order(j, b, second_order, get);
     Triple& t = triples[count++];
-    for (int i = 0; i < 3; ++i) {
-      t.ctx[i] = channel_context(j, i, b, second_order, get);
-      t.vel[i] = second_order ? int64_t{get(b.prev1[j])[i]} - get(b.prev2[j])[i] : 0;
-      const int64_t p = predict(get(b.prev1[j])[i], so ? get(b.prev2[j])[i] : 0, so);
-      t.r[i] = int64_t{get(pose[j])[i]} - p;
-    }
-    set_motion(t, so);
+    int64_t pred[3];
+    channel_triple(j, b, second_order, get, t, pred);
+    for (int i = 0; i < 3; ++i) t.r[i] = int64_t{get(pose[j])[i]} - pred[i];
   }
   if (count == 0) return;
   encode_triples(w, triples, count, false, scratch.codes);
@@ -324,10 +319,9 @@ size_t encode_frame(const Layout& l, FrameKind kind, std::span<const QJoint> pos
   for (size_t j = 0; j < n; ++j) {
     if (pose[j].largest != b.prev1[j].largest) continue;
     Triple& t = triples[count++];
-    rotation_triple(l, j, b, second, t);
-    const bool so = rot_second_order(b, j, second);
-    for (int i = 0; i < 3; ++i)
-      t.r[i] = pose[j].r[i] - predict(b.prev1[j].r[i], so ? b.prev2[j].r[i] : 0, so);
+    int64_t pred[3];
+    rotation_triple(l, j, b, second, t, pred);
+    for (int i = 0; i < 3; ++i) t.r[i] = pose[j].r[i] - pred[i];
   }
   encode_triples(w, triples, count, true, scratch.codes);
 

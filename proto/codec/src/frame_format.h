@@ -32,22 +32,6 @@ inline int64_t predict(int64_t a, int64_t b, bool second_order) {
   return second_order ? 2 * a - b : a;
 }
 
-// Residual context of component i of joint j: how fast it moved (second-order frames), else
-// (rotations) its precision. Both sides compute it from frames they hold.
-inline int rotation_context(const Layout& l, size_t j, int i, const Baseline& b,
-                            bool second_order) {
-  if (!second_order || b.prev1[j].largest != b.prev2[j].largest)
-    return std::max(0, static_cast<int>(l.precision[j].rotation_bits) - 6);
-  return bit_length(static_cast<unsigned>(std::abs(b.prev1[j].r[i] - b.prev2[j].r[i])));
-}
-
-template <class Get>
-inline int channel_context(size_t j, int i, const Baseline& b, bool second_order, Get get) {
-  if (!second_order) return 0;
-  const int64_t d = int64_t{get(b.prev1[j])[i]} - int64_t{get(b.prev2[j])[i]};
-  return bit_length(static_cast<uint64_t>(d < 0 ? -d : d));
-}
-
 inline int k_for(int context, int shift) {
   return std::clamp(context + shift - kShiftBias, 0, kMaxK);
 }
@@ -55,24 +39,6 @@ inline int k_for(int context, int shift) {
 // Below this speed (steps per tick, largest component) a channel is mostly rounding noise:
 // extrapolating would double it, so the prediction is the newest frame instead.
 inline constexpr int64_t kMinExtrapolationSpeed = 3;
-
-inline bool rot_second_order(const Baseline& b, size_t j, bool second_order) {
-  if (!second_order || b.prev1[j].largest != b.prev2[j].largest) return false;
-  int m = 0;
-  for (int i = 0; i < 3; ++i) m = std::max(m, std::abs(b.prev1[j].r[i] - b.prev2[j].r[i]));
-  return m >= kMinExtrapolationSpeed;
-}
-
-template <class Get>
-inline bool chan_second_order(size_t j, const Baseline& b, bool second_order, Get get) {
-  if (!second_order) return false;
-  bool moving = false;  // all three tested (no early exit: a branch per component mispredicts)
-  for (int i = 0; i < 3; ++i) {
-    const int64_t d = int64_t{get(b.prev1[j])[i]} - int64_t{get(b.prev2[j])[i]};
-    moving |= (d >= kMinExtrapolationSpeed) | (d <= -kMinExtrapolationSpeed);
-  }
-  return moving;
-}
 
 // ---- the residual coder ----
 //
@@ -115,20 +81,60 @@ inline int64_t cross_prediction(int64_t rm, int64_t vi, int64_t vm) {
   return (num < 0) != (vm < 0) ? -q : q;
 }
 
-inline void set_motion(Triple& t, bool second_order_used) {
-  int64_t m = 0;
-  for (int64_t x : t.vel) m = std::max(m, x < 0 ? -x : x);
-  t.cross_ok = second_order_used && m >= kMinExtrapolationSpeed && m < kCrossLimit;
+// Joint j's rotation as the residual coder sees it (velocity, contexts, whether it moves; the
+// residuals are left to the caller) and each component's prediction, from the frames held.
+// Second-order frames whose two held rotations share their largest component: the context
+// is the bit length of the component's velocity, and the prediction extrapolates when the
+// fastest component moved kMinExtrapolationSpeed steps or more. Otherwise the context is the
+// joint's precision and the prediction the newest frame.
+inline void rotation_triple(const Layout& l, size_t j, const Baseline& b, bool second, Triple& t,
+                            int64_t pred[3]) {
+  const QJoint& p1 = b.prev1[j];
+  if (!second || b.prev2[j].largest != p1.largest) {
+    const int ctx = std::max(0, static_cast<int>(l.precision[j].rotation_bits) - 6);
+    for (int i = 0; i < 3; ++i) t.ctx[i] = ctx, t.vel[i] = 0, pred[i] = p1.r[i];
+    t.cross_ok = false;
+    return;
+  }
+  const QJoint& p2 = b.prev2[j];
+  int d[3], m = 0;
+  for (int i = 0; i < 3; ++i) {
+    d[i] = p1.r[i] - p2.r[i];
+    m = std::max(m, std::abs(d[i]));
+  }
+  const bool moving = m >= kMinExtrapolationSpeed;
+  for (int i = 0; i < 3; ++i) {
+    t.ctx[i] = bit_length(static_cast<unsigned>(std::abs(d[i])));
+    t.vel[i] = moving ? d[i] : 0;
+    pred[i] = moving ? p1.r[i] + d[i] : p1.r[i];
+  }
+  t.cross_ok = moving;  // speeds of 16-bit components are far below kCrossLimit
 }
 
-// Velocity and contexts of joint j's rotation (residuals not filled).
-inline void rotation_triple(const Layout& l, size_t j, const Baseline& b, bool second, Triple& t) {
-  const bool so = rot_second_order(b, j, second);
-  for (int i = 0; i < 3; ++i) {
-    t.ctx[i] = rotation_context(l, j, i, b, second);
-    t.vel[i] = so ? b.prev1[j].r[i] - b.prev2[j].r[i] : 0;
+// The same for joint j's translation or scale channel (`get` picks it). Second-order frames:
+// the velocity and its bit lengths as contexts, extrapolated when some component moved
+// kMinExtrapolationSpeed steps or more; otherwise contexts 0 and the newest frame.
+template <class Get>
+inline void channel_triple(size_t j, const Baseline& b, bool second, Get get, Triple& t,
+                           int64_t pred[3]) {
+  const auto& c1 = get(b.prev1[j]);
+  if (!second) {
+    for (int i = 0; i < 3; ++i) t.ctx[i] = 0, t.vel[i] = 0, pred[i] = c1[i];
+    t.cross_ok = false;
+    return;
   }
-  set_motion(t, so);
+  const auto& c2 = get(b.prev2[j]);
+  int64_t m = 0;
+  for (int i = 0; i < 3; ++i) {
+    const int64_t d = int64_t{c1[i]} - int64_t{c2[i]};
+    const int64_t a = d < 0 ? -d : d;
+    t.vel[i] = d;
+    t.ctx[i] = bit_length(static_cast<uint64_t>(a));
+    m = std::max(m, a);
+  }
+  const bool moving = m >= kMinExtrapolationSpeed;
+  for (int i = 0; i < 3; ++i) pred[i] = moving ? c1[i] + t.vel[i] : c1[i];
+  t.cross_ok = moving && m < kCrossLimit;
 }
 
 // A joint's translation and scale channels, for the code both channels share.
