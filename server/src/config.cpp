@@ -51,6 +51,9 @@ std::optional<int> parse_config(int argc, char** argv, Config& c) {
   in_range(app, "--tick-slice-us", c.tick_slice_us, 0, 100000,
            "Scheduler slice of the tick thread and workers, microseconds (0 = kernel default); "
            "short slices let network threads answer without waiting for the tick");
+  shown(app, "--tick-yield", c.tick_yield,
+        "The tick thread and workers yield their core after each block of characters "
+        "(true/false), so that a waiting network thread runs without waiting for the tick");
   in_range(app, "--history-seconds", c.history_seconds, 0.0, 60.0,
            "Pose history kept per character");
   in_range(app, "--spawn-builtin", c.spawn_builtin, 0, 1000000,

@@ -26,6 +26,7 @@ struct Config {
   int workers = 0;          // threads updating characters; 0 = hardware concurrency
   int tick_slice_us = 100;  // scheduler slice the tick thread and workers ask for (thread_slice.h);
                             // 0 = the kernel's default
+  bool tick_yield = true;   // the tick's threads yield their core after each block (WorkerPool)
   double history_seconds = 1.0;  // pose history kept per character
   int spawn_builtin = 0;         // debug/bench: spawn N built-in characters at start
 

@@ -179,8 +179,8 @@ bool Server::init() {
     for (int code = 1; code < static_cast<int>(m.request_errors_by_code.size()); ++code)
       om.set_request_errors_total(code, m.request_errors_by_code[code].load());
   });
-  pool_ = std::make_unique<WorkerPool>(config_.workers,
-                                       std::chrono::microseconds(config_.tick_slice_us));
+  pool_ = std::make_unique<WorkerPool>(
+      config_.workers, std::chrono::microseconds(config_.tick_slice_us), config_.tick_yield);
   world_ = std::make_unique<World>(config_, metrics_, catalog_, *pool_, &stream_budget_);
   history_ = world_->history();
   hit_volumes_ = world_->hit_volumes();

@@ -1,7 +1,7 @@
 #pragma once
 // Runs one job over [0, n) split into contiguous blocks, on the calling thread plus
 // (threads - 1) workers, and returns when every block is done. Blocks are taken from a
-// shared cursor (about 8 per thread), not dealt out in advance: when a thread is preempted
+// shared cursor (about 128 per thread), not dealt out in advance: when a thread is preempted
 // (the daemon shares its cores with network threads and whatever else runs on the host), the
 // others take its remaining blocks, so the tick waits for one block, not for a thread's half.
 // Two barriers per run; the job is a plain function pointer + context so that a run
@@ -25,8 +25,13 @@ class WorkerPool {
   using Job = void (*)(void* context, size_t begin, size_t end);
 
   // `threads` in all, the caller's included (threads - 1 are started); the started ones ask
-  // for `slice` (thread_slice.h; 0 = the kernel's default).
-  explicit WorkerPool(int threads, std::chrono::microseconds slice = {});
+  // for `slice` (thread_slice.h; 0 = the kernel's default). `yield_between_blocks`: every
+  // thread offers its core (sched_yield) after each block it runs, so that a thread queued
+  // on that core (a network thread woken by a query) runs within one block's time instead of
+  // at the next scheduler tick (up to 4 ms on a HZ=250 kernel that does not preempt a worker
+  // for it). Free when nothing else waits.
+  explicit WorkerPool(int threads, std::chrono::microseconds slice = {},
+                      bool yield_between_blocks = false);
   ~WorkerPool();
   WorkerPool(const WorkerPool&) = delete;
   WorkerPool& operator=(const WorkerPool&) = delete;
@@ -57,6 +62,7 @@ class WorkerPool {
   Job job_ = nullptr;
   void* context_ = nullptr;
   bool stop_ = false;
+  const bool yield_;
   double parallel_us_ = 0.0;  // the caller's thread only
 };
 

@@ -23,17 +23,23 @@ struct Counts {
   }
 };
 
+void EveryIndexRunsExactlyOnceIn(WorkerPool&& pool) {
+  const int threads = pool.threads();
+  for (size_t n :
+       {size_t{0}, size_t{1}, size_t{5}, size_t{16}, size_t{17}, size_t{1000}, size_t{5003}}) {
+    Counts counts(n);
+    for (int round = 0; round < 3; ++round) pool.run(n, &Counts::job, &counts);
+    for (size_t i = 0; i < n; ++i)
+      ASSERT_EQ(counts.runs[i].load(), 3)
+          << "index " << i << " of " << n << ", " << threads << " threads";
+  }
+}
+
 TEST(WorkerPool, EveryIndexRunsExactlyOnce) {
   for (int threads : {1, 2, 3, 8}) {
-    WorkerPool pool(threads);
-    for (size_t n :
-         {size_t{0}, size_t{1}, size_t{5}, size_t{16}, size_t{17}, size_t{1000}, size_t{5003}}) {
-      Counts counts(n);
-      for (int round = 0; round < 3; ++round) pool.run(n, &Counts::job, &counts);
-      for (size_t i = 0; i < n; ++i)
-        ASSERT_EQ(counts.runs[i].load(), 3)
-            << "index " << i << " of " << n << ", " << threads << " threads";
-    }
+    EveryIndexRunsExactlyOnceIn(WorkerPool(threads));
+    // Yielding the core after each block changes nothing of what runs.
+    EveryIndexRunsExactlyOnceIn(WorkerPool(threads, {}, true));
   }
 }
 
@@ -65,12 +71,14 @@ struct StallFirst {
 };
 
 TEST(WorkerPool, AStalledThreadsRemainingBlocksAreTakenByTheOthers) {
-  WorkerPool pool(2);
-  StallFirst s;
-  s.n = 4096;
-  pool.run(s.n, &StallFirst::job, &s);
-  EXPECT_FALSE(s.gave_up) << "the other thread could not take the stalled thread's blocks";
-  EXPECT_EQ(s.done.load(), s.n);
+  for (bool yield : {false, true}) {
+    WorkerPool pool(2, {}, yield);
+    StallFirst s;
+    s.n = 4096;
+    pool.run(s.n, &StallFirst::job, &s);
+    EXPECT_FALSE(s.gave_up) << "the other thread could not take the stalled thread's blocks";
+    EXPECT_EQ(s.done.load(), s.n);
+  }
 }
 
 }  // namespace
