@@ -161,6 +161,14 @@ void put_float(BitWriter& w, float f) {
   w.put(std::bit_cast<uint32_t>(f), 32);
 }
 
+// The frames an encode reads were written by other threads, ticks ago, and are rarely in
+// this core's cache: asking for all their lines at once overlaps the misses that the joint
+// loops would otherwise take one after another.
+void prefetch_frame(std::span<const QJoint> frame) {
+  const char* p = reinterpret_cast<const char*>(frame.data());
+  for (size_t off = 0; off < frame.size_bytes(); off += 64) __builtin_prefetch(p + off);
+}
+
 // The encoder's scratch, one per thread (no allocation per frame).
 struct EncoderScratch {
   Values values;
@@ -225,18 +233,6 @@ size_t max_frame_bytes(size_t num_joints) {
   // translation and a scale entry (index + 3 values of up to ~70 bits each).
   return 96 + num_joints * 72;
 }
-
-namespace {
-
-// The frames an encode reads were written by other threads, ticks ago, and are rarely in
-// this core's cache: asking for all their lines at once overlaps the misses that the joint
-// loops would otherwise take one after another.
-void prefetch_frame(std::span<const QJoint> frame) {
-  const char* p = reinterpret_cast<const char*>(frame.data());
-  for (size_t off = 0; off < frame.size_bytes(); off += 64) __builtin_prefetch(p + off);
-}
-
-}  // namespace
 
 size_t encode_frame(const Layout& l, FrameKind kind, std::span<const QJoint> pose,
                     const QRoot& root, const Baseline& b, std::span<uint8_t> out) {

@@ -178,10 +178,10 @@ inline bool trs_layout(const float* t, const float* r, const float* s, size_t st
   return r == t + 3 && s == t + 7 && stride >= 10;
 }
 
-// Joints j..j+3; false (nothing written) when a translation or scale is out of the range the
-// float comparisons are exact in.
-bool quantize_four(const Layout& layout, const PoseView& pose, size_t j, const QJoint* prev1,
-                   const QJoint* prev2, QJoint* out) {
+// Joints j..j+3 (`trs`: the view is laid out like Trs, trs_layout); false (nothing written) when a
+// translation or scale is out of the range the float comparisons are exact in.
+bool quantize_four(const Layout& layout, const PoseView& pose, bool trs, size_t j,
+                   const QJoint* prev1, const QJoint* prev2, QJoint* out) {
   const size_t stride = pose.stride;
   // The steps: rotation scale, rotation limit, translation scale, scale scale.
   __m128 k[4];
@@ -233,9 +233,8 @@ bool quantize_four(const Layout& layout, const PoseView& pose, size_t j, const Q
   __m128 in_range = _mm_castsi128_ps(_mm_set1_epi32(-1));
   static_assert(offsetof(Trs, r) == 3 * sizeof(float) && offsetof(Trs, s) == 7 * sizeof(float));
   __m128 pose_t[3], pose_s[3], rest_t[3], rest_s[3];
-  load_translation_scale(pose.translation + j * stride, pose.scale + j * stride, stride,
-                         trs_layout(pose.translation, pose.rotation, pose.scale, stride), pose_t,
-                         pose_s);
+  load_translation_scale(pose.translation + j * stride, pose.scale + j * stride, stride, trs,
+                         pose_t, pose_s);
   load_translation_scale(&layout.rest[j].t.x, &layout.rest[j].s.x, sizeof(Trs) / sizeof(float),
                          true, rest_t, rest_s);
   for (int i = 0; i < 3; ++i) {
@@ -284,8 +283,9 @@ void quantize_pose(const Layout& layout, const PoseView& pose, const QJoint* pre
   if (!prev1) prev2 = nullptr;
   size_t j = 0;
 #if ANIMCODEC_QUANTIZE_SSE2
+  const bool trs = trs_layout(pose.translation, pose.rotation, pose.scale, pose.stride);
   for (; j + 4 <= n; j += 4)
-    if (!quantize_four(layout, pose, j, prev1, prev2, out.data()))
+    if (!quantize_four(layout, pose, trs, j, prev1, prev2, out.data()))
       for (size_t i = j; i < j + 4; ++i) quantize_scalar(layout, pose, i, prev1, prev2, out[i]);
 #endif
   for (; j < n; ++j) quantize_scalar(layout, pose, j, prev1, prev2, out[j]);
