@@ -36,42 +36,46 @@ struct TripleCodes {
 // Writes a section of `n` triples: cross flag, shifts, optional changed-joint mask, codes.
 // `codes` is scratch for n entries.
 void encode_triples(BitWriter& w, const Triple* t, size_t n, bool allow_mask, TripleCodes* codes) {
-  ShiftCost plain;
+  // The section's price both ways, from three sums: `shared`, the codes both ways send (every
+  // code of a joint coded plainly either way, and the major component of a moving one);
+  // `plain_rest` and `cross_rest`, a moving joint's other two components coded plainly or
+  // cross-predicted. Plain = shared + plain_rest; cross = shared (class 0) and cross_rest
+  // (class 1). Each code is priced once.
+  ShiftCost shared, plain_rest, cross_rest;
   bool any_cross = false;
   for (size_t j = 0; j < n; ++j) {
-    for (int i = 0; i < 3; ++i) {
-      codes[j].plain[i] = BitWriter::zigzag(t[j].r[i]);
-      plain.add(codes[j].plain[i], t[j].ctx[i]);
+    const Triple& tj = t[j];
+    TripleCodes& c = codes[j];
+    for (int i = 0; i < 3; ++i) c.plain[i] = BitWriter::zigzag(tj.r[i]);
+    if (!tj.cross_ok) {
+      for (int i = 0; i < 3; ++i) shared.add(c.plain[i], tj.ctx[i]);
+      continue;
     }
-    any_cross |= t[j].cross_ok;
+    any_cross = true;
+    // The major component first, then the other two in order (no branch on which: it
+    // changes from joint to joint).
+    const int m = major_axis(tj.vel);
+    const int o[2] = {m == 0 ? 1 : 0, m == 2 ? 1 : 2};
+    shared.add(c.plain[m], tj.ctx[m]);
+    c.cross[0] = c.plain[m];
+    c.cross_ctx[0] = tj.ctx[m];
+    for (int k = 0; k < 2; ++k) {
+      const int i = o[k];
+      plain_rest.add(c.plain[i], tj.ctx[i]);
+      c.cross[k + 1] = BitWriter::zigzag(tj.r[i] - cross_prediction(tj.r[m], tj.vel[i], tj.vel[m]));
+      c.cross_ctx[k + 1] = tj.ctx[i];
+      cross_rest.add(c.cross[k + 1], tj.ctx[i]);
+    }
   }
   int shift[2] = {kShiftBias, kShiftBias};
+  ShiftCost plain = shared;
+  plain.merge(plain_rest);
   const int64_t plain_bits = plain.best(shift[0]);
   // With inter-component prediction only the moving joints' codes change; the shorter wins.
   bool cross = false;
   if (any_cross) {
-    ShiftCost first = plain, others;
-    for (size_t j = 0; j < n; ++j) {
-      if (!t[j].cross_ok) continue;
-      const Triple& tj = t[j];
-      TripleCodes& c = codes[j];
-      // The major component first, then the other two in order (no branch on which: it
-      // changes from joint to joint).
-      const int m = major_axis(tj.vel);
-      const int o[2] = {m == 0 ? 1 : 0, m == 2 ? 1 : 2};
-      c.cross[0] = c.plain[m];
-      c.cross_ctx[0] = tj.ctx[m];
-      for (int k = 0; k < 2; ++k) {
-        const int i = o[k];
-        first.remove(c.plain[i], tj.ctx[i]);
-        c.cross[k + 1] =
-            BitWriter::zigzag(tj.r[i] - cross_prediction(tj.r[m], tj.vel[i], tj.vel[m]));
-        c.cross_ctx[k + 1] = tj.ctx[i];
-        others.add(c.cross[k + 1], tj.ctx[i]);
-      }
-    }
     int cross_shift[2];
-    const int64_t cross_bits = first.best(cross_shift[0]) + others.best(cross_shift[1]);
+    const int64_t cross_bits = shared.best(cross_shift[0]) + cross_rest.best(cross_shift[1]);
     if (cross_bits + kShiftBits < plain_bits) {
       cross = true;
       shift[0] = cross_shift[0];
@@ -174,6 +178,7 @@ struct EncoderScratch {
   Values values;
   Triple triples[kMaxJoints];
   TripleCodes codes[kMaxJoints];
+  uint8_t joint_state[kMaxJoints];
 };
 
 template <class Get>
@@ -205,18 +210,23 @@ void encode_delta_channel(BitWriter& w, const Layout& l, std::span<const QJoint>
                           const Baseline& b, bool second_order, Get get, EncoderScratch& scratch) {
   const size_t n = l.num_joints();
   auto nonzero = [](const auto& c) { return (c[0] | c[1] | c[2]) != 0; };
-  // Joints that become non-zero while they were zero in the newest frame held: listed.
+  // Per joint: bit 0, non-zero in the newest frame held; bit 1, non-zero now.
+  uint8_t* state = scratch.joint_state;
   size_t added = 0;
-  for (size_t j = 0; j < n; ++j)
-    if (!nonzero(get(b.prev1[j])) && nonzero(get(pose[j]))) ++added;
+  for (size_t j = 0; j < n; ++j) {
+    state[j] = static_cast<uint8_t>(nonzero(get(b.prev1[j])) | nonzero(get(pose[j])) << 1);
+    added += state[j] == 2;
+  }
+  // Joints that become non-zero while they were zero in the newest frame held: listed.
   w.ueg(added, 0);
-  for (size_t j = 0; j < n; ++j)
-    if (!nonzero(get(b.prev1[j])) && nonzero(get(pose[j]))) w.put(j, l.index_bits);
+  if (added > 0)
+    for (size_t j = 0; j < n; ++j)
+      if (state[j] == 2) w.put(j, l.index_bits);
   // Residuals of every coded joint (non-zero in the newest frame held, or listed).
   Triple* triples = scratch.triples;
   size_t count = 0;
   for (size_t j = 0; j < n; ++j) {
-    if (!nonzero(get(b.prev1[j])) && !nonzero(get(pose[j]))) continue;
+    if (state[j] == 0) continue;
     Triple& t = triples[count++];
     int64_t pred[3];
     channel_triple(j, b, second_order, get, t, pred);

@@ -6,8 +6,9 @@
 // 2^k to the value carries into a new bit; the encoder only compares shifts with it). A code's
 // prices at the 16 shifts depend on (context, a) alone, so they are a table row; a section's price
 // at every shift is the sum of its codes' rows, added 16 lanes at a time (two SSE2 registers of
-// 16-bit lanes, moved into 32-bit totals every kBlock codes so that they never overflow). The
-// encoder asks once per section for the cheapest shift. Not part of the codec's interface.
+// 16-bit lanes, moved into 64-bit totals every kBlock codes so that they never overflow). The
+// encoder prices a section in parts (merged: the sum of their codes) and asks for the cheapest
+// shift once per variant. Not part of the codec's interface.
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -54,9 +55,19 @@ inline const CostRows kShiftCostRows = make_cost_rows();
 
 class ShiftCost {
  public:
-  // Adds (or, for the cross-predicted variant of a section, takes out again) a code.
-  void add(uint64_t u, int context) { apply(row(u, context), false); }
-  void remove(uint64_t u, int context) { apply(row(u, context), true); }
+  // Adds a code.
+  void add(uint64_t u, int context) { apply(row(u, context)); }
+
+  // Adds another section's codes (the encoder prices a section as the sum of two parts).
+  void merge(const ShiftCost& other) {
+    int64_t t[kShifts];
+    other.totals(t);
+#if ANIMCODEC_SHIFT_COST_SSE2
+    flush();
+#endif
+    for (int s = 0; s < kShifts; ++s) total_[s] += t[s];
+    count_ += other.count_;
+  }
 
   // The shift with the fewest bits (the smallest of equals) and those bits; with no codes,
   // shift 8 and 0 bits.
@@ -72,8 +83,8 @@ class ShiftCost {
   }
 
  private:
-  // At most this many rows (each <= 127) between moves into the 32-bit totals: the 16-bit
-  // lanes stay within +-32,512.
+  // At most this many rows (each <= 127) between moves into the totals: the 16-bit lanes
+  // stay below 32,512.
   static constexpr int kBlock = 256;
 
   static const uint8_t* row(uint64_t u, int context) {
@@ -82,23 +93,18 @@ class ShiftCost {
     return kShiftCostRows[c][a].bits;
   }
 
-  void apply(const uint8_t* r, bool subtract) {
+  void apply(const uint8_t* r) {
 #if ANIMCODEC_SHIFT_COST_SSE2
     const __m128i bytes = _mm_load_si128(reinterpret_cast<const __m128i*>(r));
     const __m128i zero = _mm_setzero_si128();
     const __m128i lo = _mm_unpacklo_epi8(bytes, zero), hi = _mm_unpackhi_epi8(bytes, zero);
-    if (subtract) {
-      lo_ = _mm_sub_epi16(lo_, lo);
-      hi_ = _mm_sub_epi16(hi_, hi);
-    } else {
-      lo_ = _mm_add_epi16(lo_, lo);
-      hi_ = _mm_add_epi16(hi_, hi);
-    }
+    lo_ = _mm_add_epi16(lo_, lo);
+    hi_ = _mm_add_epi16(hi_, hi);
     if (++pending_ == kBlock) flush();
 #else
-    for (int s = 0; s < kShifts; ++s) total_[s] += subtract ? -int64_t{r[s]} : int64_t{r[s]};
+    for (int s = 0; s < kShifts; ++s) total_[s] += r[s];
 #endif
-    count_ += subtract ? -1 : 1;
+    ++count_;
   }
 
 #if ANIMCODEC_SHIFT_COST_SSE2
