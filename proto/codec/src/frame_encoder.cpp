@@ -43,10 +43,13 @@ void encode_triples(BitWriter& w, const Triple* t, size_t n, bool allow_mask, Tr
   // (class 1). Each code is priced once.
   ShiftCost shared, plain_rest, cross_rest;
   bool any_cross = false;
+  size_t unchanged = 0;
   for (size_t j = 0; j < n; ++j) {
     const Triple& tj = t[j];
     TripleCodes& c = codes[j];
     for (int i = 0; i < 3; ++i) c.plain[i] = BitWriter::zigzag(tj.r[i]);
+    // A joint with no residual sends zeros either way (a cross prediction from 0 is 0).
+    unchanged += (c.plain[0] | c.plain[1] | c.plain[2]) == 0;
     if (!tj.cross_ok) {
       for (int i = 0; i < 3; ++i) shared.add(c.plain[i], tj.ctx[i]);
       continue;
@@ -92,9 +95,9 @@ void encode_triples(BitWriter& w, const Triple* t, size_t n, bool allow_mask, Tr
     }
   };
   bool mask = false;
-  if (allow_mask) {
+  if (allow_mask && unchanged > 0) {
     // Without a mask an unchanged joint costs its 3 codes of zero (k + 1 bits each); with
-    // one, 1 bit (and 1 more bit per changed joint).
+    // one, 1 bit (and 1 more bit per changed joint). No unchanged joint: no mask.
     int64_t zero_cost = 0;
     for (size_t j = 0; j < n; ++j) {
       const uint64_t* u;
