@@ -294,7 +294,10 @@ function decodeCharacter(c, cf, tick) {
   } else {
     const need = kind === compact.DELTA1 ? 1 : 2;
     const h = c.held;
-    if (h.length < need || h[0].tick + 1 !== tick || (need === 2 && h[1].tick + 2 !== tick))
+    // The ticks of the frames the delta refers to (CharacterFrame.baseline_ticks_skipped).
+    const newest = tick - 1 - (cf.baseline_ticks_skipped || 0);
+    const older = newest - 1 - (cf.baseline2_ticks_skipped || 0);
+    if (h.length < need || h[0].tick !== newest || (need === 2 && h[1].tick !== older))
       throw new compact.CompactError("a delta frame against frames this page does not hold (a frame was lost)");
     skeleton = assets.get(c.asset).skeleton;
     [pose, root] = compact.decodeFrame(skeleton, cf.compact, h[0].pose, h[0].root,

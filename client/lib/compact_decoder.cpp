@@ -1,5 +1,6 @@
 #include "compact_decoder.h"
 
+#include <algorithm>
 #include <span>
 
 namespace animclient::detail {
@@ -72,8 +73,10 @@ bool CompactDecoder::decode_character(uint64_t tick, CharacterFrame& cf, Charact
     state.held = 0;
   } else {
     const int need = h.kind == FrameKind::kDelta1 ? 1 : 2;
-    if (state.held < need || state.ticks[0] + 1 != tick ||
-        (need == 2 && state.ticks[1] + 2 != tick)) {
+    // The ticks of the frames the delta refers to (CharacterFrame.baseline_ticks_skipped).
+    const uint64_t newest = tick - 1 - cf.baseline_ticks_skipped();
+    const uint64_t older = newest - 1 - cf.baseline2_ticks_skipped();
+    if (state.held < need || state.ticks[0] != newest || (need == 2 && state.ticks[1] != older)) {
       error = "a delta frame against frames this client does not hold (a frame was lost)";
       return false;
     }
@@ -120,16 +123,25 @@ bool CompactDecoder::decode_character(uint64_t tick, CharacterFrame& cf, Charact
 
 void CompactDecoder::decode(StreamFrame& frame) {
   const uint32_t sub = frame.subscription_id();
+  // What the server no longer refers to: characters gone from the subscription, and after
+  // dropped frames, every character not among its members. A frame may leave members out
+  // (an outer zone's off turns, or none in the region): their next deltas refer to what is
+  // held, so it stays.
+  auto forget = [&](uint32_t id) { characters_.erase({sub, id}); };
+  for (uint32_t id : frame.despawned()) forget(id);
+  for (uint32_t id : frame.left()) forget(id);
+  if (frame.dropped_since_last() > 0 && frame.part() == 0) {
+    auto it = characters_.lower_bound({sub, 0});
+    while (it != characters_.end() && it->first.first == sub) {
+      if (std::binary_search(frame.members().begin(), frame.members().end(), it->first.second))
+        ++it;
+      else
+        it = characters_.erase(it);
+    }
+  }
   bool compact = false;
   for (const CharacterFrame& cf : frame.characters()) compact |= !cf.compact().empty();
-  if (!compact) {
-    // A float frame, or a compact one without characters: nothing the server still holds as
-    // a baseline for this subscription stays here either.
-    if (frame.characters_size() == 0) forget_subscription(sub);
-    return;
-  }
-  // The server forgets a character's baselines when a frame leaves it out: so does this
-  // (states of this subscription not decoded in this frame are swept at the end).
+  if (!compact) return;  // a float frame, or a compact one without characters
   auto* chars = frame.mutable_characters();
   int out = 0;
   for (int i = 0; i < chars->size(); ++i) {
@@ -140,7 +152,7 @@ void CompactDecoder::decode(StreamFrame& frame) {
       if (!decode_character(frame.tick(), cf, state, error)) {
         fail("subscription " + std::to_string(sub) + ", tick " + std::to_string(frame.tick()) +
              ", character " + std::to_string(cf.character_id()) + ": " + error);
-        state.held = 0;  // swept below
+        characters_.erase({sub, cf.character_id()});  // until its next key frame
         continue;
       }
     }
@@ -148,13 +160,6 @@ void CompactDecoder::decode(StreamFrame& frame) {
     ++out;
   }
   while (chars->size() > out) chars->RemoveLast();
-  auto it = characters_.lower_bound({sub, 0});
-  while (it != characters_.end() && it->first.first == sub) {
-    if (it->second.held == 0 || it->second.ticks[0] != frame.tick())
-      it = characters_.erase(it);
-    else
-      ++it;
-  }
 }
 
 }  // namespace animclient::detail

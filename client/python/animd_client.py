@@ -821,7 +821,10 @@ class _CompactStreams:
             pose, root = animd_compact.decode_frame(held, cf.compact)
         else:
             need = 1 if kind == animd_compact.DELTA1 else 2
-            if state.held < need or state.ticks[0] + 1 != tick or (need == 2 and state.ticks[1] + 2 != tick):
+            # The ticks of the frames the delta refers to (CharacterFrame.baseline_ticks_skipped).
+            newest = tick - 1 - cf.baseline_ticks_skipped
+            older = newest - 1 - cf.baseline2_ticks_skipped
+            if state.held < need or state.ticks[0] != newest or (need == 2 and state.ticks[1] != older):
                 raise animd_compact.CompactError(
                     "a delta frame against frames this client does not hold (a frame was lost)")
             pose, root = animd_compact.decode_frame(

@@ -104,7 +104,9 @@ class Session : public ReplySink, public std::enable_shared_from_this<Session> {
   // Brings this session's shares of Metrics::compact_subscriptions and float_subscriptions
   // up to date (its subscriptions of each encoding, pending or active; 0 once closed).
   void recount_encodings();
-  void count_drops(uint32_t n);
+  // Counts `n` stream frames lost; `encoded`: they were encoded (and queued), so what the
+  // client holds is no longer what the subscriptions think (StreamSubscription::baselines_lost).
+  void count_drops(uint32_t n, bool encoded);
   // Ends the subscriptions `ids` (all when empty) with a SubscriptionEnded each.
   void end_subscriptions(const std::string& reason, std::vector<uint32_t> ids = {});
 

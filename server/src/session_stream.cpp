@@ -47,12 +47,14 @@ void Session::recount_encodings() {
   float_counted_ = floats;
 }
 
-void Session::count_drops(uint32_t n) {
+void Session::count_drops(uint32_t n, bool encoded) {
   if (n == 0) return;
-  // A lost frame may have carried compact frames that later deltas refer to: every
-  // subscription starts over with key frames (the client discards deltas that arrive before
-  // them against frames it never got).
-  for (auto& sub : subscriptions_) sub.baselines_lost();
+  // A lost frame that was encoded may have carried compact frames that later deltas refer
+  // to: every subscription starts over with key frames (the client discards deltas that
+  // arrive before them against frames it never got). A tick skipped before encoding loses
+  // nothing: the next deltas name the ticks the client holds.
+  if (encoded)
+    for (auto& sub : subscriptions_) sub.baselines_lost();
   dropped_since_last_ += n;
   dropped_total_ += n;
   server_.metrics().stream_frames_dropped.fetch_add(n, std::memory_order_relaxed);
@@ -68,7 +70,7 @@ void Session::on_snapshot() {
   }
   if (const uint32_t c = coalesced_drops_.exchange(0))
     // The session was too busy to encode a tick: each subscription missed a frame.
-    count_drops(c * static_cast<uint32_t>(subscriptions_.size()));
+    count_drops(c * static_cast<uint32_t>(subscriptions_.size()), false);
   const Config& cfg = server_.config();
   // A part is at most a quarter of the write queue, so a frame always fits in pieces.
   const size_t part_bytes = std::max<size_t>(cfg.max_queued_bytes / 4, 4096);
@@ -84,7 +86,9 @@ void Session::on_snapshot() {
       // Nothing to gain from encoding what the queue or the daemon's budget cannot take
       // (a crowd of readers that do not read must not cost the network threads either).
       if (!write_queue_.stream_frame_fits(sub.last_bytes)) {
-        count_drops(1 + write_queue_.shed_above_fair_share());
+        const uint32_t shed = write_queue_.shed_above_fair_share();  // encoded, queued
+        count_drops(1, false);
+        count_drops(shed, true);
         continue;
       }
       const auto now_us = std::chrono::duration_cast<std::chrono::microseconds>(

@@ -28,7 +28,7 @@ void Session::enqueue_reply(std::unique_ptr<std::string> bytes, size_t drawn) {
 
 void Session::enqueue_stream(std::unique_ptr<std::string> bytes) {
   if (closed_) return;
-  count_drops(write_queue_.push_stream(std::move(bytes)));
+  count_drops(write_queue_.push_stream(std::move(bytes)), true);
   write_more();
 }
 

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,6 +25,14 @@ struct QuantFrame {
   uint64_t tick = 0;
   std::vector<animcodec::QJoint> joints;  // every character's pose, at its palette_offset
   std::vector<animcodec::QRoot> roots;    // by character index (the snapshot's order)
+  // By character index: its id (sorted) and where its pose starts in `joints`. What a
+  // subscription needs to find a character in a frame it kept from an earlier tick.
+  std::vector<uint32_t> ids;
+  std::vector<uint32_t> offsets;
+  // Character `id`'s pose and root in this frame, if it was quantized here with `num_joints`
+  // joints (else false).
+  bool find(uint32_t id, size_t num_joints, std::span<const animcodec::QJoint>& pose,
+            const animcodec::QRoot*& root) const;
   // Snapshots holding it (QuantRef); the pool reuses a frame only at 0.
   std::atomic<int> users{0};
 };
@@ -118,6 +127,13 @@ struct Snapshot {
   // calling thread's next call (a frame encoded concurrently by another thread is copied).
   // Needs quant, and has_baseline(index, kind).
   std::string_view compact_entry(size_t index, animcodec::FrameKind kind) const;
+  // The same for a delta against other frames than the two ticks before (one subscriber's
+  // own: encoded on every call, not shared). `baseline`: the frames the client holds, at
+  // `skipped[0]` ticks before this one's previous tick and `skipped[1]` before that
+  // (CharacterFrame.baseline_ticks_skipped, baseline2_ticks_skipped). Needs quant.
+  std::string_view compact_entry_against(size_t index, animcodec::FrameKind kind,
+                                         const animcodec::Baseline& baseline,
+                                         const uint64_t skipped[2]) const;
   // Makes room for `n` characters' CompactEntries and empties them (tick thread, before
   // publishing).
   void reset_compact(size_t n);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <iterator>
 
 #include "anim/v1/envelope.pb.h"
 #include "proto_convert.h"
@@ -65,6 +66,82 @@ struct FloatEntry {
   }
   size_t bytes() const { return 1 + varint_size(inner()) + inner(); }
 };
+
+// Character `index`'s compact entry for `sub` and its kind. Shared when the client holds the
+// character's frames of the tick before (and the one before that, for DELTA2); else the
+// subscriber's own delta against the newest one or two frames it holds, if `sub` kept them;
+// else a key frame.
+std::string_view compact_character(const StreamSubscription& sub, const Snapshot& snap,
+                                   size_t index, const StreamSubscription::Held* prev,
+                                   animcodec::FrameKind& kind) {
+  using animcodec::FrameKind;
+  kind = FrameKind::kKey;
+  if (!prev) return snap.compact_entry(index, kind);
+  if (prev->tick + 1 == snap.tick) {
+    if (prev->prev_tick != 0 && prev->prev_tick + 2 == snap.tick &&
+        snap.has_baseline(index, FrameKind::kDelta2))
+      kind = FrameKind::kDelta2;
+    else if (snap.has_baseline(index, FrameKind::kDelta1))
+      kind = FrameKind::kDelta1;
+    if (kind != FrameKind::kKey) return snap.compact_entry(index, kind);
+  }
+  const SnapshotCharacter& c = snap.characters[index];
+  auto kept = [&](uint64_t tick) -> const QuantFrame* {
+    for (const QuantRef& q : sub.kept)
+      if (q->tick == tick) return q.get();
+    return nullptr;
+  };
+  animcodec::Baseline b;
+  const QuantFrame* f1 = prev->tick < snap.tick ? kept(prev->tick) : nullptr;
+  if (!f1 || !f1->find(c.id, c.num_joints, b.prev1, b.root1))
+    return snap.compact_entry(index, kind);
+  kind = FrameKind::kDelta1;
+  const uint64_t skipped[2] = {
+      snap.tick - prev->tick - 1,
+      prev->prev_tick != 0 && prev->prev_tick < prev->tick ? prev->tick - prev->prev_tick - 1 : 0};
+  if (prev->prev_tick != 0 && prev->prev_tick < prev->tick)
+    if (const QuantFrame* f2 = kept(prev->prev_tick))
+      if (f2->find(c.id, c.num_joints, b.prev2, b.root2)) kind = FrameKind::kDelta2;
+  if (kind == FrameKind::kDelta1) b.prev2 = {}, b.root2 = nullptr;
+  return snap.compact_entry_against(index, kind, b, skipped);
+}
+
+// Region subscriptions: members not sent this frame (an outer zone's off turns) keep what
+// the client holds of them. `held`: this frame's, sorted by id; sub.last_ids: the members.
+void keep_members_not_sent(const StreamSubscription& sub,
+                           std::vector<StreamSubscription::Held>& held) {
+  std::vector<StreamSubscription::Held> carried;
+  size_t n = 0;
+  for (const StreamSubscription::Held& e : sub.held) {
+    while (n < held.size() && held[n].id < e.id) ++n;
+    if (n < held.size() && held[n].id == e.id) continue;  // sent this frame
+    if (std::binary_search(sub.last_ids.begin(), sub.last_ids.end(), e.id)) carried.push_back(e);
+  }
+  if (carried.empty()) return;
+  std::vector<StreamSubscription::Held> merged;
+  merged.reserve(held.size() + carried.size());
+  std::merge(held.begin(), held.end(), carried.begin(), carried.end(), std::back_inserter(merged),
+             [](const auto& a, const auto& b) { return a.id < b.id; });
+  held = std::move(merged);
+}
+
+// Keeps the quantized frames (this snapshot's and those kept before) of the ticks some held
+// entry refers to, newest first, at most kMaxKeptFrames.
+void keep_frames(StreamSubscription& sub, const Snapshot& snap) {
+  auto referenced = [&](uint64_t tick) {
+    for (const StreamSubscription::Held& e : sub.held)
+      if (e.tick == tick || e.prev_tick == tick) return true;
+    return false;
+  };
+  std::vector<QuantRef> next;
+  next.reserve(StreamSubscription::kMaxKeptFrames);
+  if (snap.quant && referenced(snap.tick)) next.push_back(snap.quant);
+  for (const QuantRef& q : sub.kept)
+    if (next.size() < StreamSubscription::kMaxKeptFrames && q->tick < snap.tick &&
+        referenced(q->tick))
+      next.push_back(q);
+  sub.kept = std::move(next);
+}
 
 }  // namespace
 
@@ -195,21 +272,16 @@ void encode_stream_frame(StreamSubscription& sub, const Snapshot& snap, uint32_t
       const StreamSubscription::Held* prev =
           h < sub.held.size() && sub.held[h].id == c->id ? &sub.held[h] : nullptr;
       const size_t index = static_cast<size_t>(c - snap.characters.data());
-      using animcodec::FrameKind;
-      FrameKind kind = FrameKind::kKey;
-      if (prev && prev->tick + 1 == snap.tick) {
-        if (prev->frames >= 2 && snap.has_baseline(index, FrameKind::kDelta2))
-          kind = FrameKind::kDelta2;
-        else if (snap.has_baseline(index, FrameKind::kDelta1))
-          kind = FrameKind::kDelta1;
-      }
       if (!snap.quant) continue;  // nothing to send it from (not expected: always quantized)
-      body.append(snap.compact_entry(index, kind));
+      animcodec::FrameKind kind;
+      body.append(compact_character(sub, snap, index, prev, kind));
       entry_end.push_back(body.size());
-      const uint8_t frames = kind == FrameKind::kKey ? 1 : 2;
-      held.push_back({c->id, snap.tick, frames});
+      // A key frame replaces what the client held; a delta adds to it.
+      held.push_back({c->id, snap.tick, kind == animcodec::FrameKind::kKey ? 0 : prev->tick});
     }
+    if (sub.region) keep_members_not_sent(sub, held);
     sub.held = std::move(held);
+    keep_frames(sub, snap);
   }
   // Float: the characters' heads, serialized now (sizes known before the parts are cut).
   thread_local std::string heads;

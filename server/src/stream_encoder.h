@@ -34,16 +34,23 @@ struct StreamSubscription {
   size_t last_bytes = 0;    // size of the last frame encoded (all parts)
   anim::v1::Encoding encoding = anim::v1::ENCODING_FLOAT_3X4;
 
-  // ENCODING_COMPACT: the characters of the previous frame encoded, sorted by id, with the
-  // frames the client holds of each (what its next delta may refer to). Emptied when a frame
-  // of the connection is dropped (baselines_lost()): every character's next frame is a key.
+  // ENCODING_COMPACT: the characters the client holds frames of, sorted by id, with the
+  // ticks of the newest two (what its next delta may refer to), and the quantized frames of
+  // those ticks (at most kMaxKeptFrames; a character whose frames are not kept gets a key
+  // frame). Emptied when an encoded frame of the connection is lost (baselines_lost()): every
+  // character's next frame is a key frame. Ticks skipped before encoding lose nothing.
   struct Held {
     uint32_t id = 0;
-    uint64_t tick = 0;   // the tick of the newest frame it holds
-    uint8_t frames = 0;  // consecutive ticks held up to `tick`: 1, or 2 (two or more)
+    uint64_t tick = 0;       // the tick of the newest frame it holds
+    uint64_t prev_tick = 0;  // the tick of the frame before it, 0 if none
   };
   std::vector<Held> held;
-  void baselines_lost() { held.clear(); }
+  static constexpr size_t kMaxKeptFrames = 6;
+  std::vector<QuantRef> kept;  // newest first
+  void baselines_lost() {
+    held.clear();
+    kept.clear();
+  }
 
   // Animation events (SubscribeRequest.events): gathered from every snapshot from start_tick
   // on (collect_events), sent with the next frame encoded (part 0), so ticks the rate divisor
@@ -73,10 +80,11 @@ struct EncodedFrame {
 
 // Encodes `sub`'s frame of `snap` (updating its despawn and baseline bookkeeping); part 0
 // carries the pending events (emptied) and events_dropped (zeroed). Compact
-// frames are the snapshot's shared per-character entries (Snapshot::compact_entry): a key
-// frame for a character the client holds nothing of (first frame, region entry, after a
-// drop, a rate divisor > 1 or an outer-zone gap), else a delta against the last one or two
-// ticks it holds. `dropped`: frames of the
+// frames are the snapshot's shared per-character entries (Snapshot::compact_entry) when the
+// client holds the character's frames of the two ticks before (or the one before), else a
+// delta of its own against the newest one or two frames it holds (a rate divisor, an outer
+// zone, skipped ticks), or a key frame when it holds none that is kept (first frame, region
+// entry, after a lost frame). `dropped`: frames of the
 // connection dropped since the last one sent (carried by part 0). `unix_time_us`: the
 // encode time stamp.
 void encode_stream_frame(StreamSubscription& sub, const Snapshot& snap, uint32_t dropped,

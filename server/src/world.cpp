@@ -432,10 +432,15 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
     snap->quant_prev[k] = quant && quant_recent_[k] && quant_recent_[k]->tick + k + 1 == tick
                               ? quant_recent_[k]
                               : QuantRef();
+  if (quant) {
+    quant->ids.resize(characters_.size());
+    quant->offsets.resize(characters_.size());
+  }
   uint32_t offset = 0;
   for (size_t i = 0; i < characters_.size(); ++i) {
     Character& c = *characters_[i];
     c.palette_offset = offset;
+    if (quant) quant->ids[i] = c.id, quant->offsets[i] = offset;
     auto& sc = snap->characters[i];
     sc.id = c.id;
     sc.asset = c.asset;

@@ -1,9 +1,12 @@
 // ENCODING_COMPACT through the real daemon: libanimclient's decoded palettes match a float
 // subscription of the same ticks within the accuracy bound (skinned vertices of the built-in
 // character, 1.8 m tall: p99 <= 0.5 mm, max <= 2 mm), and on the wire (a raw connection) a
-// subscription starts with key frames, continues with deltas that carry no asset name, and
-// starts over with key frames after a resubscribe, a region entry and dropped frames.
+// subscription starts with key frames, continues with deltas that carry no asset name, starts
+// over with key frames after a resubscribe and a region entry, and after dropped frames
+// refers only to frames the connection received.
 #include <algorithm>
+#include <map>
+#include <set>
 #include <span>
 
 #include <gtest/gtest.h>
@@ -122,6 +125,8 @@ struct WireFrame {
   uint32_t subscription = 0;
   uint32_t dropped = 0;
   std::vector<std::pair<FrameKind, std::string>> characters;  // kind, asset field
+  std::vector<uint32_t> ids;                                  // by character, in order
+  std::vector<std::pair<uint64_t, uint64_t>> skipped;         // baseline(2)_ticks_skipped, in order
 };
 
 std::optional<WireFrame> next_wire_frame(RawConnection& raw) {
@@ -136,6 +141,8 @@ std::optional<WireFrame> next_wire_frame(RawConnection& raw) {
       const auto* bytes = reinterpret_cast<const uint8_t*>(cf.compact().data());
       EXPECT_EQ(animcodec::read_header({bytes, cf.compact().size()}, h), "");
       w.characters.emplace_back(h.kind, cf.asset());
+      w.ids.push_back(cf.character_id());
+      w.skipped.emplace_back(cf.baseline_ticks_skipped(), cf.baseline2_ticks_skipped());
     }
     return w;
   }
@@ -184,7 +191,39 @@ TEST(CompactStream, KeyFramesFirstAfterResubscribeAndAfterDrops) {
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 
-TEST(CompactStream, TheFrameAfterDropsCarriesKeyFrames) {
+// What a client holds of each character (the ticks of its newest two frames), and whether a
+// frame's character refers only to frames it holds (as libanimclient checks).
+struct HeldTicks {
+  struct Ticks {
+    uint64_t newest = 0, older = 0;
+    int count = 0;
+  };
+  std::map<uint32_t, Ticks> held;
+
+  // Takes character k of `w`; false (and nothing held of it) for a delta against frames not
+  // held.
+  bool take(const WireFrame& w, size_t k) {
+    Ticks& t = held[w.ids[k]];
+    const FrameKind kind = w.characters[k].first;
+    if (kind != FrameKind::kKey) {
+      const uint64_t newest = w.tick - 1 - w.skipped[k].first;
+      const uint64_t older = newest - 1 - w.skipped[k].second;
+      const int need = kind == FrameKind::kDelta1 ? 1 : 2;
+      if (t.count < need || t.newest != newest || (need == 2 && t.older != older)) {
+        held.erase(w.ids[k]);
+        return false;
+      }
+    } else {
+      t.count = 0;
+    }
+    t.older = t.newest;
+    t.newest = w.tick;
+    t.count = std::min(t.count + 1, 2);
+    return true;
+  }
+};
+
+TEST(CompactStream, AfterDropsTheStreamRefersOnlyToFramesReceived) {
   // 40 characters and a small queue behind a reader that stops reading: frames are dropped.
   DaemonProcess daemon({"--spawn-builtin", "40", "--max-queued-bytes", "65536"});
   ANIMD_START(daemon);
@@ -200,22 +239,35 @@ TEST(CompactStream, TheFrameAfterDropsCarriesKeyFrames) {
     std::this_thread::sleep_for(100ms);
   }
   ASSERT_GT(dropped, 0u);
-  // Read on (past the frames the kernel buffered before the drops): the first frame that
-  // reports drops has only key frames.
-  bool checked = false;
+  // Read on (past the frames the kernel buffered before the drops). From the first frame
+  // that reports drops on, each character is a key frame or a delta against frames this
+  // connection received: ticks skipped before encoding are named by the delta
+  // (baseline_ticks_skipped). The one exception the protocol allows: a frame queued before
+  // an older queued frame was shed may refer to it; that character's next frame is then a
+  // key frame.
+  HeldTicks client;
+  std::set<uint32_t> resync;  // characters whose next frame must be a key frame
+  bool after_drops = false;
+  int frames_after = 0;
+  size_t deltas_after = 0;
   const auto read_until = std::chrono::steady_clock::now() + kWait;
-  while (!checked && std::chrono::steady_clock::now() < read_until) {
+  while (frames_after < 20 && std::chrono::steady_clock::now() < read_until) {
     auto w = next_wire_frame(raw);
     ASSERT_TRUE(w);
-    if (w->dropped == 0) continue;
-    ASSERT_FALSE(w->characters.empty());
-    for (const auto& [kind, asset] : w->characters) {
-      EXPECT_EQ(kind, FrameKind::kKey);
-      EXPECT_EQ(asset, "builtin");
+    after_drops |= w->dropped > 0;
+    for (size_t k = 0; k < w->characters.size(); ++k) {
+      const bool key = w->characters[k].first == FrameKind::kKey;
+      EXPECT_EQ(w->characters[k].second, key ? "builtin" : "");
+      if (after_drops && resync.erase(w->ids[k]) > 0) {
+        EXPECT_TRUE(key) << "character " << w->ids[k] << " at tick " << w->tick;
+      }
+      if (!client.take(*w, k) && after_drops) resync.insert(w->ids[k]);
+      deltas_after += after_drops && !key;
     }
-    checked = true;
+    frames_after += after_drops;
   }
-  EXPECT_TRUE(checked);
+  EXPECT_EQ(frames_after, 20);
+  EXPECT_GT(deltas_after, 0u);  // and the stream goes on in deltas
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 

@@ -144,5 +144,41 @@ TEST(Region, TheOuterZoneIsStreamedEveryNthFrameAndNeverLeaves) {
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 
+// ENCODING_COMPACT at a rate divisor, with an outer zone: the frames between ticks and an outer
+// member's turns are deltas naming the ticks between, and libanimclient decodes every one.
+TEST(Region, CompactOuterZoneAndRateDivisorDecodeAsDeltas) {
+  DaemonProcess daemon;
+  ANIMD_START(daemon);
+  auto client = connect_client(daemon);
+  ASSERT_TRUE(client);
+  const uint32_t near = spawn_at(*client, 1.0f), far = spawn_at(*client, 8.0f);
+
+  anim::v1::SubscribeRequest sub;
+  *sub.mutable_region() = sphere(0.0f, 3.0f);
+  sub.mutable_region()->set_outer_margin(10.0f);
+  sub.mutable_region()->set_outer_rate_divisor(3);
+  sub.set_rate_divisor(2);
+  sub.set_encoding(anim::v1::ENCODING_COMPACT);
+  auto s = client->subscribe(sub);
+  ASSERT_TRUE(s) << s.error().to_string();
+  const auto frames = collect_frames(*client, s->subscription_id(), current_tick(*client) + 60);
+  ASSERT_GE(frames.size(), 10u);
+  size_t with_far = 0;
+  for (const auto& [tick, f] : frames) {
+    for (const auto& ch : f.characters()) {
+      EXPECT_TRUE(ch.character_id() == near || ch.character_id() == far);
+      EXPECT_EQ(ch.palette_size(), 12 * 22) << "tick " << tick;  // decoded
+      with_far += ch.character_id() == far;
+    }
+  }
+  EXPECT_GE(with_far, 3u);  // a key frame and deltas after it
+  const auto counters = client->counters();
+  EXPECT_EQ(counters.compact_errors, 0u) << client->last_compact_error();
+  // Deltas, not a key frame every time: ~94 bytes a frame (two characters and the frame's
+  // own fields); a key frame every time was ~225.
+  EXPECT_LT(static_cast<double>(counters.stream_bytes_received) / counters.frames_received, 150.0);
+  EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
+}
+
 }  // namespace
 }  // namespace animtest

@@ -1,9 +1,10 @@
 // ENCODING_COMPACT in the daemon, from World::update's snapshots through encode_stream_frame
 // to bytes a client decodes with animcodec: the kinds chosen (key first, then deltas; a key
-// after a lost frame, for a rate divisor > 1, on region entry), the decoded poses equal the
-// snapshot's quantized ones bit for bit, the asset name only on key frames, subscribers
-// in the same state share one encoding of each character, and a root that root motion moves
-// and turns every tick decodes to the streamed root.
+// after a lost frame and on region entry; deltas naming the ticks between under a rate
+// divisor, across ticks skipped before encoding and on an outer zone's turns), the decoded
+// poses equal the snapshot's quantized ones bit for bit, the asset name only on key frames,
+// subscribers in the same state share one encoding of each character, and a root that root
+// motion moves and turns every tick decodes to the streamed root.
 #include <algorithm>
 #include <map>
 #include <memory>
@@ -38,6 +39,8 @@ struct Receiver {
   std::map<uint32_t, Held> held;
   std::map<uint32_t, std::vector<FrameKind>> kinds;
   std::map<uint32_t, std::vector<std::string>> assets;
+  std::map<uint32_t, std::vector<std::pair<uint64_t, uint64_t>>> skips;  // per frame
+  std::map<uint32_t, std::vector<size_t>> sizes;                         // compact bytes
 
   // Decodes every character of the frame's messages; checks them against the snapshot.
   void receive(const EncodedFrame& encoded, const Snapshot& snap) {
@@ -53,16 +56,25 @@ struct Receiver {
         ASSERT_EQ(animcodec::read_header(data, h), "");
         Held& s = held[cf.character_id()];
         animcodec::Baseline b;
+        // The frames the delta names: the newest held `skip1` ticks before the previous
+        // tick, the older `skip2` ticks before that.
+        const uint64_t skip1 = cf.baseline_ticks_skipped(), skip2 = cf.baseline2_ticks_skipped();
         if (h.kind != FrameKind::kKey) {
           ASSERT_GE(s.count, 1);
-          ASSERT_EQ(s.ticks[0] + 1, snap.tick);
+          ASSERT_EQ(s.ticks[0], snap.tick - 1 - skip1);
           b.prev1 = s.frames[0], b.root1 = &s.roots[0];
+        } else {
+          EXPECT_EQ(skip1, 0u);
         }
         if (h.kind == FrameKind::kDelta2) {
           ASSERT_GE(s.count, 2);
-          ASSERT_EQ(s.ticks[1] + 2, snap.tick);
+          ASSERT_EQ(s.ticks[1], s.ticks[0] - 1 - skip2);
           b.prev2 = s.frames[1], b.root2 = &s.roots[1];
+        } else {
+          EXPECT_EQ(skip2, 0u);
         }
+        skips[cf.character_id()].push_back({skip1, skip2});
+        sizes[cf.character_id()].push_back(cf.compact().size());
         std::vector<animcodec::QJoint> pose(layout->num_joints());
         animcodec::QRoot root;
         ASSERT_EQ(animcodec::decode_frame(*layout, data, b, pose, root), "");
@@ -213,18 +225,78 @@ TEST_F(CompactStreamTest, LostFrameForcesKeyFrames) {
   EXPECT_EQ(receiver_.kinds[a], expected);
 }
 
-TEST_F(CompactStreamTest, RateDivisorAboveOneSendsKeyFrames) {
+TEST_F(CompactStreamTest, RateDivisorAboveOneSendsDeltasAgainstTheFramesSent) {
   const uint32_t a = spawn(0.0f);
   StreamSubscription sub = compact_all();
   sub.divisor = 2;
-  for (int i = 0; i < 8; ++i) {
+  for (int i = 0; i < 10; ++i) {
     const SnapshotPtr snap = tick();
     if (snap->tick % 2 != 0) continue;  // as the session skips the ticks between
     EncodedFrame out;
     encode_stream_frame(sub, *snap, 0, 0, 1 << 20, out);
     receiver_.receive(out, *snap);
   }
-  EXPECT_EQ(receiver_.kinds[a], std::vector<FrameKind>(4, FrameKind::kKey));
+  const std::vector<FrameKind> expected{FrameKind::kKey, FrameKind::kDelta1, FrameKind::kDelta2,
+                                        FrameKind::kDelta2, FrameKind::kDelta2};
+  EXPECT_EQ(receiver_.kinds[a], expected);
+  // Each delta names the tick skipped before it (and DELTA2 the one between its baselines).
+  const std::vector<std::pair<uint64_t, uint64_t>> skips{{0, 0}, {1, 0}, {1, 1}, {1, 1}, {1, 1}};
+  EXPECT_EQ(receiver_.skips[a], skips);
+  // What it is for: a delta is a fraction of a key frame.
+  const auto& sizes = receiver_.sizes[a];
+  for (size_t i = 2; i < sizes.size(); ++i) EXPECT_LT(2 * sizes[i], sizes[0]) << i;
+  EXPECT_LE(sub.kept.size(), 2u);  // the frames the deltas refer to, no more
+}
+
+TEST_F(CompactStreamTest, TicksSkippedBeforeEncodingKeepDeltas) {
+  const uint32_t a = spawn(0.0f);
+  StreamSubscription sub = compact_all();
+  for (int i = 0; i < 7; ++i) {
+    const SnapshotPtr snap = tick();
+    // Tick 4 is never encoded for this subscription (the session was behind, or its queue
+    // full): nothing the client holds changes, and the next frame refers to tick 3.
+    if (snap->tick == 4) continue;
+    EncodedFrame out;
+    encode_stream_frame(sub, *snap, snap->tick == 5 ? 1 : 0, 0, 1 << 20, out);
+    receiver_.receive(out, *snap);
+  }
+  // Tick 5: its own DELTA2 against ticks 3 and 2; tick 6: the shared DELTA1 against tick 5
+  // (its older frame, tick 3, is not the tick before that); then shared DELTA2s again.
+  const std::vector<FrameKind> expected{FrameKind::kKey,    FrameKind::kDelta1, FrameKind::kDelta2,
+                                        FrameKind::kDelta2, FrameKind::kDelta1, FrameKind::kDelta2};
+  EXPECT_EQ(receiver_.kinds[a], expected);
+  const std::vector<std::pair<uint64_t, uint64_t>> skips{{0, 0}, {0, 0}, {0, 0},
+                                                         {1, 0}, {0, 0}, {0, 0}};
+  EXPECT_EQ(receiver_.skips[a], skips);
+}
+
+TEST_F(CompactStreamTest, OuterZoneMembersGetDeltasOnTheirTurns) {
+  const uint32_t inner = spawn(0.0f), outer = spawn(3.0f);
+  StreamSubscription sub = compact_all();
+  sub.all = false;
+  StreamRegion region;
+  region.center = glm::vec3(0.0f);
+  region.radius = 1.0f;
+  region.outer_margin = 5.0f;
+  region.outer_divisor = 3;
+  sub.region = region;
+  for (int i = 0; i < 10; ++i) {
+    const SnapshotPtr snap = tick();
+    EncodedFrame out;
+    encode_stream_frame(sub, *snap, 0, 0, 1 << 20, out);
+    receiver_.receive(out, *snap);
+    EXPECT_LE(sub.kept.size(), StreamSubscription::kMaxKeptFrames);
+  }
+  // The outer member goes out on frames 0, 3, 6 and 9: a key frame, then deltas 3 ticks apart.
+  const std::vector<FrameKind> outer_kinds{FrameKind::kKey, FrameKind::kDelta1, FrameKind::kDelta2,
+                                           FrameKind::kDelta2};
+  EXPECT_EQ(receiver_.kinds[outer], outer_kinds);
+  const std::vector<std::pair<uint64_t, uint64_t>> outer_skips{{0, 0}, {2, 0}, {2, 2}, {2, 2}};
+  EXPECT_EQ(receiver_.skips[outer], outer_skips);
+  const auto& k = receiver_.kinds[inner];
+  ASSERT_EQ(k.size(), 10u);
+  EXPECT_EQ(k[0], FrameKind::kKey);
+  for (size_t i = 2; i < k.size(); ++i) EXPECT_EQ(k[i], FrameKind::kDelta2) << i;
 }
 
 TEST_F(CompactStreamTest, RegionEntryIsAKeyFrame) {
