@@ -77,6 +77,7 @@ void Session::on_snapshot() {
   for (const SnapshotPtr& snap : encoding_) {
     if (closed_ || draining_) break;
     for (auto& sub : subscriptions_) {
+      sub.let_go_before(snap->tick);
       if (snap->tick < sub.start_tick) continue;
       // Every tick's events, also of ticks whose frame is skipped or dropped below.
       if (sub.events)

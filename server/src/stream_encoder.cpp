@@ -138,7 +138,7 @@ void keep_frames(StreamSubscription& sub, const Snapshot& snap) {
   if (snap.quant && referenced(snap.tick)) next.push_back(snap.quant);
   for (const QuantRef& q : sub.kept)
     if (next.size() < StreamSubscription::kMaxKeptFrames && q->tick < snap.tick &&
-        referenced(q->tick))
+        q->tick + StreamSubscription::kMaxKeptAge >= snap.tick && referenced(q->tick))
       next.push_back(q);
   sub.kept = std::move(next);
 }

@@ -46,10 +46,20 @@ struct StreamSubscription {
   };
   std::vector<Held> held;
   static constexpr size_t kMaxKeptFrames = 6;
+  // Frames older than this many ticks are let go, encoded or not: the frames all
+  // subscriptions keep are then at most the world's last kMaxKeptAge ticks (each a whole
+  // tick's quantized poses: 10 MB at 5,000 64-joint characters), however many subscribers
+  // stop reading.
+  static constexpr uint64_t kMaxKeptAge = 8;
   std::vector<QuantRef> kept;  // newest first
   void baselines_lost() {
     held.clear();
     kept.clear();
+  }
+  // Lets go of kept frames more than kMaxKeptAge ticks before `tick` (every snapshot the
+  // session sees, whether this subscription encodes it or not).
+  void let_go_before(uint64_t tick) {
+    std::erase_if(kept, [&](const QuantRef& q) { return q->tick + kMaxKeptAge < tick; });
   }
 
   // Animation events (SubscribeRequest.events): gathered from every snapshot from start_tick

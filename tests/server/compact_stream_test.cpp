@@ -248,6 +248,27 @@ TEST_F(CompactStreamTest, RateDivisorAboveOneSendsDeltasAgainstTheFramesSent) {
   EXPECT_LE(sub.kept.size(), 2u);  // the frames the deltas refer to, no more
 }
 
+TEST_F(CompactStreamTest, FramesOlderThanTheKeptAgeAreLetGoAndKeyFramesFollow) {
+  const uint32_t a = spawn(0.0f);
+  StreamSubscription sub = compact_all();
+  sub.divisor = 10;  // frames 10 ticks apart, beyond kMaxKeptAge
+  static_assert(StreamSubscription::kMaxKeptAge < 10);
+  for (int i = 0; i < 30; ++i) {
+    const SnapshotPtr snap = tick();
+    sub.let_go_before(snap->tick);  // as the session does for every snapshot it sees
+    if (snap->tick % 10 != 0) {
+      // No frame of a tick more than kMaxKeptAge old stays held, encoded or not.
+      for (const QuantRef& q : sub.kept)
+        EXPECT_LE(snap->tick - q->tick, StreamSubscription::kMaxKeptAge);
+      continue;
+    }
+    EncodedFrame out;
+    encode_stream_frame(sub, *snap, 0, 0, 1 << 20, out);
+    receiver_.receive(out, *snap);
+  }
+  EXPECT_EQ(receiver_.kinds[a], std::vector<FrameKind>(3, FrameKind::kKey));
+}
+
 TEST_F(CompactStreamTest, TicksSkippedBeforeEncodingKeepDeltas) {
   const uint32_t a = spawn(0.0f);
   StreamSubscription sub = compact_all();
