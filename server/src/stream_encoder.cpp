@@ -67,23 +67,21 @@ struct FloatEntry {
   size_t bytes() const { return 1 + varint_size(inner()) + inner(); }
 };
 
-// Character `index`'s compact entry for `sub` and its kind. Shared when the client holds the
-// character's frames of the tick before (and the one before that, for DELTA2); else the
-// subscriber's own delta against the newest one or two frames it holds, if `sub` kept them;
-// else a key frame.
+// Character `index`'s compact entry for `sub` and its kind, the first of: the shared DELTA2
+// (the client holds the character's frames of the two ticks before); the subscriber's own
+// DELTA2 against the newest two frames it holds, if `sub` kept them; the shared DELTA1 (it
+// holds the tick before); its own DELTA1; a key frame.
 std::string_view compact_character(const StreamSubscription& sub, const Snapshot& snap,
                                    size_t index, const StreamSubscription::Held* prev,
                                    animcodec::FrameKind& kind) {
   using animcodec::FrameKind;
   kind = FrameKind::kKey;
   if (!prev) return snap.compact_entry(index, kind);
-  if (prev->tick + 1 == snap.tick) {
-    if (prev->prev_tick != 0 && prev->prev_tick + 2 == snap.tick &&
-        snap.has_baseline(index, FrameKind::kDelta2))
-      kind = FrameKind::kDelta2;
-    else if (snap.has_baseline(index, FrameKind::kDelta1))
-      kind = FrameKind::kDelta1;
-    if (kind != FrameKind::kKey) return snap.compact_entry(index, kind);
+  const bool previous_tick = prev->tick + 1 == snap.tick;
+  if (previous_tick && prev->prev_tick != 0 && prev->prev_tick + 2 == snap.tick &&
+      snap.has_baseline(index, FrameKind::kDelta2)) {
+    kind = FrameKind::kDelta2;
+    return snap.compact_entry(index, kind);
   }
   const SnapshotCharacter& c = snap.characters[index];
   auto kept = [&](uint64_t tick) -> const QuantFrame* {
@@ -93,16 +91,23 @@ std::string_view compact_character(const StreamSubscription& sub, const Snapshot
   };
   animcodec::Baseline b;
   const QuantFrame* f1 = prev->tick < snap.tick ? kept(prev->tick) : nullptr;
-  if (!f1 || !f1->find(c.id, c.num_joints, b.prev1, b.root1))
-    return snap.compact_entry(index, kind);
-  kind = FrameKind::kDelta1;
-  const uint64_t skipped[2] = {
-      snap.tick - prev->tick - 1,
-      prev->prev_tick != 0 && prev->prev_tick < prev->tick ? prev->tick - prev->prev_tick - 1 : 0};
-  if (prev->prev_tick != 0 && prev->prev_tick < prev->tick)
+  const bool own1 = f1 && f1->find(c.id, c.num_joints, b.prev1, b.root1);
+  const bool older = prev->prev_tick != 0 && prev->prev_tick < prev->tick;
+  const uint64_t skipped[2] = {snap.tick - prev->tick - 1,
+                               older ? prev->tick - prev->prev_tick - 1 : 0};
+  if (own1 && older)
     if (const QuantFrame* f2 = kept(prev->prev_tick))
-      if (f2->find(c.id, c.num_joints, b.prev2, b.root2)) kind = FrameKind::kDelta2;
-  if (kind == FrameKind::kDelta1) b.prev2 = {}, b.root2 = nullptr;
+      if (f2->find(c.id, c.num_joints, b.prev2, b.root2)) {
+        kind = FrameKind::kDelta2;
+        return snap.compact_entry_against(index, kind, b, skipped);
+      }
+  if (previous_tick && snap.has_baseline(index, FrameKind::kDelta1)) {
+    kind = FrameKind::kDelta1;
+    return snap.compact_entry(index, kind);
+  }
+  if (!own1) return snap.compact_entry(index, kind);
+  kind = FrameKind::kDelta1;
+  b.prev2 = {}, b.root2 = nullptr;
   return snap.compact_entry_against(index, kind, b, skipped);
 }
 
