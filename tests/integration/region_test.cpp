@@ -111,6 +111,15 @@ TEST(Region, CharactersEnterLeaveAndFollowTheMovedRegion) {
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 
+// A sphere of 3 m around the origin with an outer zone 10 m wider, sent every 3rd frame.
+anim::v1::SubscribeRequest outer_zone_subscription() {
+  anim::v1::SubscribeRequest sub;
+  *sub.mutable_region() = sphere(0.0f, 3.0f);
+  sub.mutable_region()->set_outer_margin(10.0f);
+  sub.mutable_region()->set_outer_rate_divisor(3);
+  return sub;
+}
+
 TEST(Region, TheOuterZoneIsStreamedEveryNthFrameAndNeverLeaves) {
   DaemonProcess daemon;
   ANIMD_START(daemon);
@@ -119,11 +128,7 @@ TEST(Region, TheOuterZoneIsStreamedEveryNthFrameAndNeverLeaves) {
   const uint32_t near = spawn_at(*client, 1.0f), far = spawn_at(*client, 8.0f);
   spawn_at(*client, 50.0f);  // outside both
 
-  anim::v1::SubscribeRequest sub;
-  *sub.mutable_region() = sphere(0.0f, 3.0f);
-  sub.mutable_region()->set_outer_margin(10.0f);
-  sub.mutable_region()->set_outer_rate_divisor(3);
-  auto s = client->subscribe(sub);
+  auto s = client->subscribe(outer_zone_subscription());
   ASSERT_TRUE(s) << s.error().to_string();
   const auto frames = collect_frames(*client, s->subscription_id(), current_tick(*client) + 30);
   ASSERT_GE(frames.size(), 10u);
@@ -153,10 +158,7 @@ TEST(Region, CompactOuterZoneAndRateDivisorDecodeAsDeltas) {
   ASSERT_TRUE(client);
   const uint32_t near = spawn_at(*client, 1.0f), far = spawn_at(*client, 8.0f);
 
-  anim::v1::SubscribeRequest sub;
-  *sub.mutable_region() = sphere(0.0f, 3.0f);
-  sub.mutable_region()->set_outer_margin(10.0f);
-  sub.mutable_region()->set_outer_rate_divisor(3);
+  anim::v1::SubscribeRequest sub = outer_zone_subscription();
   sub.set_rate_divisor(2);
   sub.set_encoding(anim::v1::ENCODING_COMPACT);
   auto s = client->subscribe(sub);
