@@ -180,6 +180,7 @@ class Session : public ReplySink, public std::enable_shared_from_this<Session> {
   static constexpr size_t kMaxPendingSnapshots = 4;
   std::deque<SnapshotPtr> pending_snapshots_;  // guarded by snapshot_mutex_
   std::deque<SnapshotPtr> encoding_;           // strand only: the batch being encoded
+  std::vector<uint64_t> newest_due_;           // strand only: per subscription, in the batch
   bool snapshot_posted_ = false;               // guarded by snapshot_mutex_
   std::atomic<uint32_t> coalesced_drops_{0};
   uint32_t dropped_since_last_ = 0;

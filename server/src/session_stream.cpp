@@ -74,58 +74,69 @@ void Session::on_snapshot() {
   const Config& cfg = server_.config();
   // A part is at most a quarter of the write queue, so a frame always fits in pieces.
   const size_t part_bytes = std::max<size_t>(cfg.max_queued_bytes / 4, 4096);
-  for (auto& sub : subscriptions_) {
+  // A compact subscription encodes only the newest snapshot due (every divisor-th tick) of
+  // those waiting: catching up costs one encode, and its deltas name the ticks between. The
+  // older ones count as dropped frames (their events still go out). Float subscriptions
+  // encode each.
+  auto due = [](const StreamSubscription& sub, const Snapshot& snap) {
+    return snap.tick >= sub.start_tick && (snap.tick - sub.start_tick) % sub.divisor == 0;
+  };
+  newest_due_.assign(subscriptions_.size(), 0);
+  for (size_t i = 0; i < subscriptions_.size(); ++i)
+    for (const SnapshotPtr& snap : encoding_)
+      if (due(subscriptions_[i], *snap)) newest_due_[i] = snap->tick;
+  for (const SnapshotPtr& snap : encoding_) {
     if (closed_ || draining_) break;
-    // Every tick's events, also of ticks whose frame is skipped or dropped below; and the
-    // newest snapshot due for a frame (every divisor-th tick). A session that fell behind
-    // encodes only that one: the older ones are dropped frames, and the newest's deltas
-    // name the ticks between.
-    const Snapshot* due = nullptr;
-    uint32_t behind = 0;
-    for (const SnapshotPtr& snap : encoding_) {
+    for (size_t i = 0; i < subscriptions_.size(); ++i) {
+      StreamSubscription& sub = subscriptions_[i];
       sub.let_go_before(snap->tick);
       if (snap->tick < sub.start_tick) continue;
+      // Every tick's events, also of ticks whose frame is skipped or dropped below.
       if (sub.events)
         if (const uint64_t lost = collect_events(sub, *snap))
           server_.metrics().events_dropped.fetch_add(lost, std::memory_order_relaxed);
-      if ((snap->tick - sub.start_tick) % sub.divisor != 0) continue;
-      behind += due != nullptr;
-      due = snap.get();
+      if (!due(sub, *snap)) continue;
+      if (sub.encoding == anim::v1::ENCODING_COMPACT && snap->tick < newest_due_[i]) {
+        count_drops(1, false);
+        continue;
+      }
+      // Nothing to gain from encoding what the queue or the daemon's budget cannot take
+      // (a crowd of readers that do not read must not cost the network threads either).
+      if (!write_queue_.stream_frame_fits(sub.last_bytes)) {
+        const uint32_t shed = write_queue_.shed_above_fair_share();  // encoded, queued
+        count_drops(1, false);
+        count_drops(shed, true);
+        continue;
+      }
+      const auto now_us = std::chrono::duration_cast<std::chrono::microseconds>(
+                              std::chrono::system_clock::now().time_since_epoch())
+                              .count();
+      encode_stream_frame(sub, *snap, dropped_since_last_, now_us, part_bytes, encoded_);
+      if (encoded_.messages.empty()) continue;  // nothing to send from this snapshot
+      if (encoded_.bytes > cfg.max_queued_bytes) {
+        // Even in parts it would never fit the queue: say so instead of going dark.
+        ended_.push_back(sub.id);
+        end_reason_ = "a frame of this subscription is " + std::to_string(encoded_.bytes) +
+                      " bytes, more than --max-queued-bytes " +
+                      std::to_string(cfg.max_queued_bytes) +
+                      " can hold; subscribe to fewer characters";
+        continue;
+      }
+      const uint32_t dropped_before = dropped_since_last_;
+      dropped_since_last_ = 0;
+      if (encoded_.events)
+        server_.metrics().events_sent.fetch_add(encoded_.events, std::memory_order_relaxed);
+      for (auto& m : encoded_.messages) enqueue_stream(std::move(m));
+      // A part that did not fit was counted; the frame as a whole is one drop, and the count
+      // the client was told about must be told again.
+      if (dropped_since_last_ > 0) dropped_since_last_ += dropped_before;
+      if (closed_) break;
     }
-    count_drops(behind, false);
-    if (!due) continue;
-    const Snapshot* snap = due;
-    // Nothing to gain from encoding what the queue or the daemon's budget cannot take
-    // (a crowd of readers that do not read must not cost the network threads either).
-    if (!write_queue_.stream_frame_fits(sub.last_bytes)) {
-      const uint32_t shed = write_queue_.shed_above_fair_share();  // encoded, queued
-      count_drops(1, false);
-      count_drops(shed, true);
-      continue;
-    }
-    const auto now_us = std::chrono::duration_cast<std::chrono::microseconds>(
-                            std::chrono::system_clock::now().time_since_epoch())
-                            .count();
-    encode_stream_frame(sub, *snap, dropped_since_last_, now_us, part_bytes, encoded_);
-    if (encoded_.messages.empty()) continue;  // nothing to send from this snapshot
-    if (encoded_.bytes > cfg.max_queued_bytes) {
-      // Even in parts it would never fit the queue: say so instead of going dark.
-      ended_.push_back(sub.id);
-      end_reason_ = "a frame of this subscription is " + std::to_string(encoded_.bytes) +
-                    " bytes, more than --max-queued-bytes " + std::to_string(cfg.max_queued_bytes) +
-                    " can hold; subscribe to fewer characters";
-      continue;
-    }
-    const uint32_t dropped_before = dropped_since_last_;
-    dropped_since_last_ = 0;
-    if (encoded_.events)
-      server_.metrics().events_sent.fetch_add(encoded_.events, std::memory_order_relaxed);
-    for (auto& m : encoded_.messages) enqueue_stream(std::move(m));
-    // A part that did not fit was counted; the frame as a whole is one drop, and the count
-    // the client was told about must be told again.
-    if (dropped_since_last_ > 0) dropped_since_last_ += dropped_before;
-    if (closed_) break;
   }
+  // A draining session sends no more frames: it lets go of the frames its deltas would refer
+  // to now, not when it closes.
+  if (draining_)
+    for (auto& sub : subscriptions_) sub.baselines_lost();
   encoding_.clear();  // release the snapshots now, not at the next tick
   if (!ended_.empty()) {
     std::vector<uint32_t> ids;

@@ -113,6 +113,23 @@ std::string_view Snapshot::compact_entry(size_t index, animcodec::FrameKind kind
 std::string_view Snapshot::compact_entry_against(size_t index, animcodec::FrameKind kind,
                                                  const animcodec::Baseline& baseline,
                                                  const uint64_t skipped[2]) const {
+  CompactEntries& e = compact[index];
+  for (auto& a : e.against)
+    if (a.state.load(std::memory_order_acquire) == 2 && a.kind == kind &&
+        a.skipped[0] == skipped[0] && a.skipped[1] == skipped[1])
+      return a.bytes;
+  for (auto& a : e.against) {
+    uint8_t state = 0;
+    if (a.state.load(std::memory_order_relaxed) == 0 &&
+        a.state.compare_exchange_strong(state, 1, std::memory_order_acq_rel)) {
+      a.kind = kind;
+      a.skipped[0] = skipped[0], a.skipped[1] = skipped[1];
+      build_entry(*this, index, kind, baseline, skipped, a.bytes);
+      a.state.store(2, std::memory_order_release);
+      return a.bytes;
+    }
+  }
+  // Both slots hold other keys (or are being written): a copy of this caller's own.
   thread_local std::string own;
   build_entry(*this, index, kind, baseline, skipped, own);
   return own;
@@ -136,8 +153,10 @@ void Snapshot::reset_compact(size_t n) {
     compact_capacity = n;
     return;
   }
-  for (size_t i = 0; i < n; ++i)
+  for (size_t i = 0; i < n; ++i) {
     for (auto& s : compact[i].state) s.store(0, std::memory_order_relaxed);
+    for (auto& a : compact[i].against) a.state.store(0, std::memory_order_relaxed);
+  }
 }
 
 }  // namespace animd

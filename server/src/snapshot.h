@@ -97,6 +97,16 @@ struct SnapshotCharacter {
 struct CompactEntries {
   std::atomic<uint8_t> state[3] = {0, 0, 0};  // by animcodec::FrameKind
   std::string bytes[3];
+  // Deltas against other frames (Snapshot::compact_entry_against), shared the same way by
+  // the subscribers that name the same ones (kind and skips: the same ticks, so the same
+  // world frames); `kind` and `skipped` are written before the state becomes 2.
+  struct Against {
+    std::atomic<uint8_t> state{0};
+    animcodec::FrameKind kind = animcodec::FrameKind::kKey;
+    uint64_t skipped[2] = {0, 0};
+    std::string bytes;
+  };
+  Against against[2];
 };
 
 struct Snapshot {
@@ -127,10 +137,12 @@ struct Snapshot {
   // calling thread's next call (a frame encoded concurrently by another thread is copied).
   // Needs quant, and has_baseline(index, kind).
   std::string_view compact_entry(size_t index, animcodec::FrameKind kind) const;
-  // The same for a delta against other frames than the two ticks before (one subscriber's
-  // own: encoded on every call, not shared). `baseline`: the frames the client holds, at
-  // `skipped[0]` ticks before this one's previous tick and `skipped[1]` before that
-  // (CharacterFrame.baseline_ticks_skipped, baseline2_ticks_skipped). Needs quant.
+  // The same for a delta against other frames than the two ticks before. `baseline`: the
+  // frames the client holds, at `skipped[0]` ticks before this one's previous tick and
+  // `skipped[1]` before that (CharacterFrame.baseline_ticks_skipped, baseline2_ticks_skipped).
+  // Encoded once per snapshot, character, kind and skips for the first two such keys of a
+  // character (subscribers at the same rate divisor and phase, or behind by as much, share
+  // it); others on every call. Needs quant.
   std::string_view compact_entry_against(size_t index, animcodec::FrameKind kind,
                                          const animcodec::Baseline& baseline,
                                          const uint64_t skipped[2]) const;

@@ -46,10 +46,10 @@ struct StreamSubscription {
   };
   std::vector<Held> held;
   static constexpr size_t kMaxKeptFrames = 6;
-  // Frames older than this many ticks are let go, encoded or not: the frames all
-  // subscriptions keep are then at most the world's last kMaxKeptAge ticks (each a whole
-  // tick's quantized poses: 10 MB at 5,000 64-joint characters), however many subscribers
-  // stop reading.
+  // Frames more than this many ticks before the newest snapshot the session has taken are
+  // let go, encoded or not: the frames all subscriptions keep are then those of a few ticks
+  // (each a whole tick's quantized poses: 10 MB at 5,000 64-joint characters), however many
+  // subscribers stop reading.
   static constexpr uint64_t kMaxKeptAge = 8;
   std::vector<QuantRef> kept;  // newest first
   void baselines_lost() {

@@ -364,6 +364,31 @@ TEST_F(CompactStreamTest, SubscribersInTheSameStateShareOneEncoding) {
   }
 }
 
+TEST_F(CompactStreamTest, SubscribersAtTheSameDivisorShareTheirOwnDeltas) {
+  spawn(0.0f);
+  spawn(1.0f);
+  StreamSubscription one = compact_all(), two = compact_all();
+  two.id = 2;
+  one.divisor = two.divisor = 2;
+  for (int i = 0; i < 8; ++i) {
+    const SnapshotPtr snap = tick();
+    if (snap->tick % 2 != 0) continue;
+    EncodedFrame a, b;
+    encode_stream_frame(one, *snap, 0, 0, 1 << 20, a);
+    encode_stream_frame(two, *snap, 0, 0, 1 << 20, b);
+    ASSERT_EQ(a.messages.size(), 1u);
+    const std::string_view x = *a.messages[0], y = *b.messages[0];
+    EXPECT_EQ(x.substr(x.size() - 40), y.substr(y.size() - 40));
+    if (snap->tick < 4) continue;  // the key frames
+    // Deltas 2 ticks apart: one encoding of each character, in one of its two slots.
+    for (size_t c = 0; c < snap->characters.size(); ++c) {
+      int ready = 0;
+      for (const auto& slot : snap->compact[c].against) ready += slot.state.load() == 2;
+      EXPECT_EQ(ready, 1) << "tick " << snap->tick << " character " << c;
+    }
+  }
+}
+
 TEST_F(CompactStreamTest, NoQuantizingWithoutCompactSubscriptions) {
   spawn(0.0f);
   metrics_.compact_subscriptions = 0;
