@@ -342,6 +342,18 @@ TEST_F(CompactStreamTest, RegionEntryIsAKeyFrame) {
   EXPECT_EQ(receiver_.kinds[a], expected);
 }
 
+// Encodes `snap` for both subscriptions: one message each, the characters' bytes (the frame's
+// tail) the same.
+void expect_same_frames(StreamSubscription& one, StreamSubscription& two, const Snapshot& snap) {
+  EncodedFrame a, b;
+  encode_stream_frame(one, snap, 0, 0, 1 << 20, a);
+  encode_stream_frame(two, snap, 0, 0, 1 << 20, b);
+  ASSERT_EQ(a.messages.size(), 1u);
+  ASSERT_EQ(b.messages.size(), 1u);
+  const std::string_view x = *a.messages[0], y = *b.messages[0];
+  EXPECT_EQ(x.substr(x.size() - 40), y.substr(y.size() - 40));
+}
+
 TEST_F(CompactStreamTest, SubscribersInTheSameStateShareOneEncoding) {
   spawn(0.0f);
   spawn(1.0f);
@@ -349,13 +361,8 @@ TEST_F(CompactStreamTest, SubscribersInTheSameStateShareOneEncoding) {
   two.id = 2;
   for (int i = 0; i < 4; ++i) {
     const SnapshotPtr snap = tick();
-    EncodedFrame a, b;
-    encode_stream_frame(one, *snap, 0, 0, 1 << 20, a);
-    encode_stream_frame(two, *snap, 0, 0, 1 << 20, b);
-    ASSERT_EQ(a.messages.size(), 1u);
     // Same characters, same bytes after the header; the snapshot encoded each once.
-    const std::string_view x = *a.messages[0], y = *b.messages[0];
-    EXPECT_EQ(x.substr(x.size() - 40), y.substr(y.size() - 40));
+    expect_same_frames(one, two, *snap);
     for (size_t c = 0; c < snap->characters.size(); ++c)
       for (const FrameKind k : {FrameKind::kKey, FrameKind::kDelta1, FrameKind::kDelta2})
         if (snap->has_baseline(c, k)) {
@@ -373,12 +380,7 @@ TEST_F(CompactStreamTest, SubscribersAtTheSameDivisorShareTheirOwnDeltas) {
   for (int i = 0; i < 8; ++i) {
     const SnapshotPtr snap = tick();
     if (snap->tick % 2 != 0) continue;
-    EncodedFrame a, b;
-    encode_stream_frame(one, *snap, 0, 0, 1 << 20, a);
-    encode_stream_frame(two, *snap, 0, 0, 1 << 20, b);
-    ASSERT_EQ(a.messages.size(), 1u);
-    const std::string_view x = *a.messages[0], y = *b.messages[0];
-    EXPECT_EQ(x.substr(x.size() - 40), y.substr(y.size() - 40));
+    expect_same_frames(one, two, *snap);
     if (snap->tick < 4) continue;  // the key frames
     // Deltas 2 ticks apart: one encoding of each character, in one of its two slots.
     for (size_t c = 0; c < snap->characters.size(); ++c) {
