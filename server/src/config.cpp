@@ -54,6 +54,13 @@ std::optional<int> parse_config(int argc, char** argv, Config& c) {
   shown(app, "--tick-yield", c.tick_yield,
         "The tick thread and workers yield their core after each block of characters "
         "(true/false), so that a waiting network thread runs without waiting for the tick");
+  in_range(app, "--encode-threads", c.encode_threads, 0, 64,
+           "Threads encoding compact stream frames ahead of the network threads (0 = the "
+           "network threads encode them)");
+  shown(app, "--encode-idle", c.encode_idle,
+        "The encode threads run only on CPU nothing else in the machine wants (SCHED_IDLE; "
+        "true/false): under load the tick and the network threads go first and the compact "
+        "stream slows down");
   in_range(app, "--history-seconds", c.history_seconds, 0.0, 60.0,
            "Pose history kept per character");
   in_range(app, "--spawn-builtin", c.spawn_builtin, 0, 1000000,

@@ -27,6 +27,11 @@ struct Config {
   int tick_slice_us = 100;  // scheduler slice the tick thread and workers ask for (thread_slice.h);
                             // 0 = the kernel's default
   bool tick_yield = true;   // the tick's threads yield their core after each block (WorkerPool)
+  // Compact stream frames encoded ahead of the sessions (encode_stage.h): threads (0 = none:
+  // the network threads encode), and whether they run only on CPU nothing else wants
+  // (SCHED_IDLE) rather than at normal priority.
+  int encode_threads = 2;
+  bool encode_idle = true;
   double history_seconds = 1.0;  // pose history kept per character
   int spawn_builtin = 0;         // debug/bench: spawn N built-in characters at start
 

@@ -8,6 +8,7 @@
 #include "anim/builtin_character.h"
 #include "animops/ops.h"
 #include "asset_loading.h"
+#include "encode_stage.h"
 #include "origin_check.h"
 #include "session.h"
 #include "thread_name.h"
@@ -182,6 +183,10 @@ bool Server::init() {
   pool_ = std::make_unique<WorkerPool>(
       config_.workers, std::chrono::microseconds(config_.tick_slice_us), config_.tick_yield);
   world_ = std::make_unique<World>(config_, metrics_, catalog_, *pool_, &stream_budget_);
+  if (config_.encode_threads > 0)
+    stage_ = std::make_unique<EncodeStage>(
+        config_.encode_threads, config_.encode_idle,
+        [this](uint64_t) { asio::post(io_, [this] { wake_sessions(); }); });
   history_ = world_->history();
   hit_volumes_ = world_->hit_volumes();
   if (!load_assets()) return false;
@@ -447,8 +452,14 @@ void Server::remove_session(uint64_t id) {
 }
 
 void Server::publish(const SnapshotPtr& snapshot) {
+  if (stage_) stage_->offer(snapshot);  // first: it starts while the sessions gather events
   std::lock_guard lock(sessions_mutex_);
   for (auto& [id, s] : sessions_) s->offer_snapshot(snapshot);
+}
+
+void Server::wake_sessions() {
+  std::lock_guard lock(sessions_mutex_);
+  for (auto& [id, s] : sessions_) s->snapshot_prepared();
 }
 
 void Server::schedule_summary() {

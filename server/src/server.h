@@ -38,6 +38,7 @@ class Ops;
 namespace animd {
 
 class Session;
+class EncodeStage;
 class TickLoop;
 class World;
 class WorkerPool;
@@ -74,6 +75,9 @@ class Server {
   // The World's hit volumes in force: sessions answer raycast and overlap_sphere with them.
   const HitVolumeTable& hit_volumes() const { return *hit_volumes_; }
   uint16_t port() const { return port_; }
+  // Whether compact frames are encoded ahead by the encode stage (--encode-threads > 0):
+  // sessions then wait briefly for it (Session::encode_compact).
+  bool encode_staged() const { return stage_ != nullptr; }
   bool shutting_down() const { return shutting_down_.load(std::memory_order_relaxed); }
 
   void remove_session(uint64_t id);
@@ -98,6 +102,8 @@ class Server {
   void accept();
   void wait_signals();
   void publish(const std::shared_ptr<const struct Snapshot>& snapshot);
+  // Network thread: tells every session the encode stage prepared a snapshot.
+  void wake_sessions();
   void schedule_summary();
   void do_stop();
   void finish_stop();  // once every session is gone (or the drain deadline passed)
@@ -131,6 +137,8 @@ class Server {
   std::unique_ptr<World> world_;
   std::shared_ptr<const PoseHistory> history_;         // world_->history(), outliving the World
   std::shared_ptr<const HitVolumeTable> hit_volumes_;  // world_->hit_volumes(), likewise
+  // Before tick_ (destroyed after it): the tick offers it every snapshot.
+  std::unique_ptr<EncodeStage> stage_;
   std::unique_ptr<TickLoop> tick_;
   std::mutex sessions_mutex_;
   std::unordered_map<uint64_t, std::shared_ptr<Session>> sessions_;

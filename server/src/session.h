@@ -61,6 +61,9 @@ class Session : public ReplySink, public std::enable_shared_from_this<Session> {
   // session's strand (absorbs scheduling jitter); beyond that the oldest waiting one is
   // discarded (its frames count as dropped), so a stalled session costs the tick nothing.
   void offer_snapshot(const SnapshotPtr& snapshot);
+  // Any thread: the encode stage prepared a snapshot (encode_stage.h); compact frames that
+  // waited for it are encoded on the strand.
+  void snapshot_prepared();
   // Any thread. Stops reading, writes what is queued, then closes (or closes at `deadline`).
   void drain(std::chrono::steady_clock::time_point deadline);
 
@@ -101,6 +104,10 @@ class Session : public ReplySink, public std::enable_shared_from_this<Session> {
 
   // Streaming.
   void on_snapshot();
+  // The compact subscriptions' frames, from the snapshots waiting in compact_waiting_.
+  void encode_compact();
+  // Encodes and queues `sub`'s frame of `snap` (counted as dropped if the queue is full).
+  void send_frame(StreamSubscription& sub, const Snapshot& snap);
   // Brings this session's shares of Metrics::compact_subscriptions and float_subscriptions
   // up to date (its subscriptions of each encoding, pending or active; 0 once closed).
   void recount_encodings();
@@ -180,8 +187,15 @@ class Session : public ReplySink, public std::enable_shared_from_this<Session> {
   static constexpr size_t kMaxPendingSnapshots = 4;
   std::deque<SnapshotPtr> pending_snapshots_;  // guarded by snapshot_mutex_
   std::deque<SnapshotPtr> encoding_;           // strand only: the batch being encoded
-  std::vector<uint64_t> newest_due_;           // strand only: per subscription, in the batch
-  bool snapshot_posted_ = false;               // guarded by snapshot_mutex_
+  // Strand only: snapshots a compact subscription may still encode (newer than its
+  // compact_through and due), waiting for the encode stage; the newest tick taken.
+  std::deque<SnapshotPtr> compact_waiting_;
+  uint64_t newest_seen_ = 0;
+  // A compact subscription waits this many ticks at most for the encode stage to prepare a
+  // snapshot, then encodes the newest itself (its deltas still name frames kept:
+  // StreamSubscription::kMaxKeptAge is 8).
+  static constexpr uint64_t kStageGraceTicks = 6;
+  bool snapshot_posted_ = false;  // guarded by snapshot_mutex_
   std::atomic<uint32_t> coalesced_drops_{0};
   uint32_t dropped_since_last_ = 0;
   int64_t compact_counted_ = 0;  // what recount_encodings() last added to each metric

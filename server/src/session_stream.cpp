@@ -45,6 +45,12 @@ void Session::recount_encodings() {
     m.float_subscriptions.fetch_add(floats - float_counted_, std::memory_order_relaxed);
   compact_counted_ = compact;
   float_counted_ = floats;
+  // Snapshots waited for by compact subscriptions that are gone: let go of them (and of the
+  // quantized frames they hold) now.
+  if (closed_ || std::none_of(subscriptions_.begin(), subscriptions_.end(), [](const auto& sub) {
+        return sub.encoding == anim::v1::ENCODING_COMPACT;
+      }))
+    compact_waiting_.clear();
 }
 
 void Session::count_drops(uint32_t n, bool encoded) {
@@ -61,6 +67,24 @@ void Session::count_drops(uint32_t n, bool encoded) {
   if (!dropping_since_) dropping_since_ = Clock::now();
 }
 
+void Session::snapshot_prepared() {
+  if (!streaming_.load(std::memory_order_relaxed)) return;
+  {
+    std::lock_guard lock(snapshot_mutex_);
+    if (snapshot_posted_) return;
+    snapshot_posted_ = true;
+  }
+  asio::post(transport_.get_executor(), [self = shared_from_this()] { self->on_snapshot(); });
+}
+
+namespace {
+
+bool due(const StreamSubscription& sub, const Snapshot& snap) {
+  return snap.tick >= sub.start_tick && (snap.tick - sub.start_tick) % sub.divisor == 0;
+}
+
+}  // namespace
+
 void Session::on_snapshot() {
   encoding_.clear();
   {
@@ -71,72 +95,32 @@ void Session::on_snapshot() {
   if (const uint32_t c = coalesced_drops_.exchange(0))
     // The session was too busy to encode a tick: each subscription missed a frame.
     count_drops(c * static_cast<uint32_t>(subscriptions_.size()), false);
-  const Config& cfg = server_.config();
-  // A part is at most a quarter of the write queue, so a frame always fits in pieces.
-  const size_t part_bytes = std::max<size_t>(cfg.max_queued_bytes / 4, 4096);
-  // A compact subscription encodes only the newest snapshot due (every divisor-th tick) of
-  // those waiting: catching up costs one encode, and its deltas name the ticks between. The
-  // older ones count as dropped frames (their events still go out). Float subscriptions
-  // encode each.
-  auto due = [](const StreamSubscription& sub, const Snapshot& snap) {
-    return snap.tick >= sub.start_tick && (snap.tick - sub.start_tick) % sub.divisor == 0;
-  };
-  newest_due_.assign(subscriptions_.size(), 0);
-  for (size_t i = 0; i < subscriptions_.size(); ++i)
-    for (const SnapshotPtr& snap : encoding_)
-      if (due(subscriptions_[i], *snap)) newest_due_[i] = snap->tick;
+  bool compact = false;
+  for (const StreamSubscription& sub : subscriptions_)
+    compact = compact || sub.encoding == anim::v1::ENCODING_COMPACT;
+  // Each new snapshot, in order: kept frames let go, events gathered, float frames encoded.
   for (const SnapshotPtr& snap : encoding_) {
     if (closed_ || draining_) break;
-    for (size_t i = 0; i < subscriptions_.size(); ++i) {
-      StreamSubscription& sub = subscriptions_[i];
+    newest_seen_ = std::max(newest_seen_, snap->tick);
+    for (StreamSubscription& sub : subscriptions_) {
       sub.let_go_before(snap->tick);
       if (snap->tick < sub.start_tick) continue;
       // Every tick's events, also of ticks whose frame is skipped or dropped below.
       if (sub.events)
         if (const uint64_t lost = collect_events(sub, *snap))
           server_.metrics().events_dropped.fetch_add(lost, std::memory_order_relaxed);
-      if (!due(sub, *snap)) continue;
-      if (sub.encoding == anim::v1::ENCODING_COMPACT && snap->tick < newest_due_[i]) {
-        count_drops(1, false);
-        continue;
-      }
-      // Nothing to gain from encoding what the queue or the daemon's budget cannot take
-      // (a crowd of readers that do not read must not cost the network threads either).
-      if (!write_queue_.stream_frame_fits(sub.last_bytes)) {
-        const uint32_t shed = write_queue_.shed_above_fair_share();  // encoded, queued
-        count_drops(1, false);
-        count_drops(shed, true);
-        continue;
-      }
-      const auto now_us = std::chrono::duration_cast<std::chrono::microseconds>(
-                              std::chrono::system_clock::now().time_since_epoch())
-                              .count();
-      encode_stream_frame(sub, *snap, dropped_since_last_, now_us, part_bytes, encoded_);
-      if (encoded_.messages.empty()) continue;  // nothing to send from this snapshot
-      if (encoded_.bytes > cfg.max_queued_bytes) {
-        // Even in parts it would never fit the queue: say so instead of going dark.
-        ended_.push_back(sub.id);
-        end_reason_ = "a frame of this subscription is " + std::to_string(encoded_.bytes) +
-                      " bytes, more than --max-queued-bytes " +
-                      std::to_string(cfg.max_queued_bytes) +
-                      " can hold; subscribe to fewer characters";
-        continue;
-      }
-      const uint32_t dropped_before = dropped_since_last_;
-      dropped_since_last_ = 0;
-      if (encoded_.events)
-        server_.metrics().events_sent.fetch_add(encoded_.events, std::memory_order_relaxed);
-      for (auto& m : encoded_.messages) enqueue_stream(std::move(m));
-      // A part that did not fit was counted; the frame as a whole is one drop, and the count
-      // the client was told about must be told again.
-      if (dropped_since_last_ > 0) dropped_since_last_ += dropped_before;
+      if (sub.encoding != anim::v1::ENCODING_COMPACT && due(sub, *snap)) send_frame(sub, *snap);
       if (closed_) break;
     }
+    if (compact) compact_waiting_.push_back(snap);
   }
+  encode_compact();
   // A draining session sends no more frames: it lets go of the frames its deltas would refer
   // to now, not when it closes.
-  if (draining_)
+  if (draining_) {
     for (auto& sub : subscriptions_) sub.baselines_lost();
+    compact_waiting_.clear();
+  }
   encoding_.clear();  // release the snapshots now, not at the next tick
   if (!ended_.empty()) {
     std::vector<uint32_t> ids;
@@ -145,6 +129,85 @@ void Session::on_snapshot() {
     ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
     end_subscriptions(end_reason_, ids);
   }
+}
+
+void Session::encode_compact() {
+  // The encode stage (encode_stage.h) encodes each snapshot's entries ahead of the sessions;
+  // a snapshot it has not prepared waits for it, or for a newer one that is. It runs on what
+  // CPU the rest leaves: when it prepares none for kStageGraceTicks (a host busy with other
+  // work), the session encodes the newest itself, so the stream slows down but never stops.
+  const bool staged = server_.encode_staged();
+  auto ready = [&](const Snapshot& snap) {
+    return !staged || !snap.quant || snap.prepared.load(std::memory_order_acquire);
+  };
+  // Each compact subscription encodes only the newest ready snapshot due (every divisor-th
+  // tick) of those waiting: catching up costs one encode, and its deltas name the ticks
+  // between. The older ones count as dropped frames (their events go out with the next
+  // frame); newer ones wait for the stage.
+  for (StreamSubscription& sub : subscriptions_) {
+    if (closed_ || draining_) break;
+    if (sub.encoding != anim::v1::ENCODING_COMPACT) continue;
+    const Snapshot *newest = nullptr, *newest_ready = nullptr, *oldest = nullptr;
+    for (const SnapshotPtr& snap : compact_waiting_) {
+      if (snap->tick <= sub.compact_through || !due(sub, *snap)) continue;
+      if (!oldest) oldest = snap.get();
+      newest = snap.get();
+      if (ready(*snap)) newest_ready = snap.get();
+    }
+    if (!newest_ready && oldest && oldest->tick + kStageGraceTicks <= newest_seen_)
+      newest_ready = newest;  // waited long enough: encode it here
+    newest = newest_ready;
+    if (!newest) continue;
+    for (const SnapshotPtr& snap : compact_waiting_)
+      if (snap->tick > sub.compact_through && snap->tick < newest->tick && due(sub, *snap))
+        count_drops(1, false);
+    sub.compact_through = newest->tick;
+    send_frame(sub, *newest);
+  }
+  // Kept while some compact subscription may still encode it.
+  std::erase_if(compact_waiting_, [&](const SnapshotPtr& snap) {
+    if (closed_ || draining_) return true;
+    for (const StreamSubscription& sub : subscriptions_)
+      if (sub.encoding == anim::v1::ENCODING_COMPACT && snap->tick > sub.compact_through &&
+          due(sub, *snap))
+        return false;
+    return true;
+  });
+}
+
+void Session::send_frame(StreamSubscription& sub, const Snapshot& snap) {
+  const Config& cfg = server_.config();
+  // A part is at most a quarter of the write queue, so a frame always fits in pieces.
+  const size_t part_bytes = std::max<size_t>(cfg.max_queued_bytes / 4, 4096);
+  // Nothing to gain from encoding what the queue or the daemon's budget cannot take
+  // (a crowd of readers that do not read must not cost the network threads either).
+  if (!write_queue_.stream_frame_fits(sub.last_bytes)) {
+    const uint32_t shed = write_queue_.shed_above_fair_share();  // encoded, queued
+    count_drops(1, false);
+    count_drops(shed, true);
+    return;
+  }
+  const auto now_us = std::chrono::duration_cast<std::chrono::microseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+  encode_stream_frame(sub, snap, dropped_since_last_, now_us, part_bytes, encoded_);
+  if (encoded_.messages.empty()) return;  // nothing to send from this snapshot
+  if (encoded_.bytes > cfg.max_queued_bytes) {
+    // Even in parts it would never fit the queue: say so instead of going dark.
+    ended_.push_back(sub.id);
+    end_reason_ = "a frame of this subscription is " + std::to_string(encoded_.bytes) +
+                  " bytes, more than --max-queued-bytes " + std::to_string(cfg.max_queued_bytes) +
+                  " can hold; subscribe to fewer characters";
+    return;
+  }
+  const uint32_t dropped_before = dropped_since_last_;
+  dropped_since_last_ = 0;
+  if (encoded_.events)
+    server_.metrics().events_sent.fetch_add(encoded_.events, std::memory_order_relaxed);
+  for (auto& m : encoded_.messages) enqueue_stream(std::move(m));
+  // A part that did not fit was counted; the frame as a whole is one drop, and the count
+  // the client was told about must be told again.
+  if (dropped_since_last_ > 0) dropped_since_last_ += dropped_before;
 }
 
 void Session::end_subscriptions(const std::string& reason, std::vector<uint32_t> ids) {

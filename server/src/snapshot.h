@@ -15,6 +15,7 @@
 #include "anim/transform.h"
 #include "animcodec/compact.h"
 #include "asset_catalog.h"
+#include "stream_region.h"
 
 namespace animd {
 
@@ -76,6 +77,8 @@ struct SnapshotCharacter {
   anim::Transform root;         // world placement at this tick
   uint32_t palette_offset = 0;  // into Snapshot::palettes (and QuantFrame::joints)
   uint32_t num_joints = 0;
+  // An explicit-id or all-characters subscription watches it (regions: Snapshot::regions).
+  bool watched_by_id = false;
   // The compact encoding's view of the skeleton (compact_layout.h); shared per asset.
   std::shared_ptr<const animcodec::Layout> layout;
   // Where the character is in Snapshot::quant_prev[k] (the ticks 1 and 2 before): its palette
@@ -125,6 +128,22 @@ struct Snapshot {
   QuantRef quant_prev[2];
   mutable std::unique_ptr<CompactEntries[]> compact;
   size_t compact_capacity = 0;
+  // The regions of every region subscription at this tick (their inner zones are what the
+  // encode stage prepares; outer-zone members are encoded by the sessions on their turns).
+  std::vector<StreamRegion> regions;
+  // Set by the encode stage (encode_stage.h) once the compact entries an in-step subscriber
+  // needs are encoded; false until then (and for every snapshot the stage skipped). A
+  // snapshot moves (tests build them by value) only before it is shared.
+  struct Flag {
+    std::atomic<bool> value{false};
+    Flag() = default;
+    Flag(Flag&& other) noexcept : value(other.value.load(std::memory_order_relaxed)) {}
+    void store(bool v, std::memory_order order) { value.store(v, order); }
+    bool load(std::memory_order order = std::memory_order_seq_cst) const {
+      return value.load(order);
+    }
+  };
+  mutable Flag prepared;
 
   // The character with `id`, or null (binary search: characters are sorted).
   const SnapshotCharacter* find(uint32_t id) const;

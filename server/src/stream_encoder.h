@@ -32,6 +32,8 @@ struct StreamSubscription {
   uint32_t divisor = 1;     // every Nth tick
   uint64_t start_tick = 0;  // the tick the subscribe took effect
   size_t last_bytes = 0;    // size of the last frame encoded (all parts)
+  // ENCODING_COMPACT: snapshots up to this tick are encoded or skipped (Session).
+  uint64_t compact_through = 0;
   anim::v1::Encoding encoding = anim::v1::ENCODING_FLOAT_3X4;
 
   // ENCODING_COMPACT: the characters the client holds frames of, sorted by id, with the

@@ -446,6 +446,7 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
     sc.asset = c.asset;
     sc.palette_offset = offset;
     sc.num_joints = static_cast<uint32_t>(c.asset->skeleton.num_joints());
+    sc.watched_by_id = c.watchers > 0 || all_watchers_ > 0;
     sc.layout = c.layout;
     for (int k = 0; k < 2; ++k) {
       const bool held = c.quant_tick[k] != 0 && c.quant_tick[k] + k + 1 == tick;
@@ -466,6 +467,12 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
     quant->roots.resize(characters_.size());
   }
   snap->reset_compact(characters_.size());
+  snap->prepared.store(false, std::memory_order_relaxed);
+  snap->regions.clear();
+  if (quant)
+    for (const auto& [id, s] : sessions_)
+      for (const auto& [sub, w] : s.subscriptions)
+        if (w.region) snap->regions.push_back(*w.region);
   HistoryFrame& history = history_->begin_tick(tick, server_time);
   for (const auto& c : characters_) add_entry(history, c->id, c->asset, c->animator);
   // Everybody is watched while an all-characters subscription exists.

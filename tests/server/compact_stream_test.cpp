@@ -3,11 +3,15 @@
 // after a lost frame and on region entry; deltas naming the ticks between under a rate
 // divisor, across ticks skipped before encoding and on an outer zone's turns), the decoded
 // poses equal the snapshot's quantized ones bit for bit, the asset name only on key frames,
-// subscribers in the same state share one encoding of each character, and a root that root
-// motion moves and turns every tick decodes to the streamed root.
+// subscribers in the same state share one encoding of each character, a root that root
+// motion moves and turns every tick decodes to the streamed root, and the encode stage
+// (encode_stage.h) prepares exactly the entries an in-step subscriber then sends.
 #include <algorithm>
+#include <chrono>
+#include <future>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <vector>
@@ -16,6 +20,7 @@
 
 #include "anim/builtin_character.h"
 #include "compact_layout.h"
+#include "encode_stage.h"
 #include "moving_asset.h"
 #include "stream_encoder.h"
 #include "world.h"
@@ -415,6 +420,132 @@ TEST_F(CompactStreamTest, PartsSplitCompactFramesByTheirSize) {
   }
   EXPECT_EQ(receiver_.kinds.size(), 12u);
   for (const auto& [id, k] : receiver_.kinds) EXPECT_EQ(k.back(), FrameKind::kDelta2) << id;
+}
+
+}  // namespace
+}  // namespace animd
+
+namespace animd {
+namespace {
+
+// The snapshot's encoded entries (shared kinds and the two `against` slots), as a bit set.
+std::vector<bool> ready_entries(const Snapshot& snap) {
+  std::vector<bool> ready;
+  for (size_t c = 0; c < snap.characters.size(); ++c) {
+    for (const auto& state : snap.compact[c].state) ready.push_back(state.load() == 2);
+    for (const auto& slot : snap.compact[c].against) ready.push_back(slot.state.load() == 2);
+  }
+  return ready;
+}
+
+// Prepares `snap` as the stage does (`held`: the frames it prepared before, newest first),
+// then encodes it for `sub`: the subscriber finds every entry it sends ready (it encodes
+// nothing itself), and the client decodes it.
+void prepare_then_send(StreamSubscription& sub, const SnapshotPtr& snap, const QuantRef held[2],
+                       Receiver& receiver) {
+  for (size_t c = 0; c < snap->characters.size(); ++c)
+    EncodeStage::prepare_character(*snap, c, held[0].get(), held[1].get());
+  const std::vector<bool> prepared = ready_entries(*snap);
+  EncodedFrame out;
+  encode_stream_frame(sub, *snap, 0, 0, 1 << 20, out);
+  EXPECT_EQ(ready_entries(*snap), prepared) << "tick " << snap->tick << ": the subscriber "
+                                            << "encoded an entry the stage did not prepare";
+  receiver.receive(out, *snap);
+}
+
+TEST_F(CompactStreamTest, TheEncodeStagePreparesWhatAnInStepSubscriberSends) {
+  const uint32_t a = spawn(0.0f);
+  spawn(1.0f);
+  StreamSubscription sub = compact_all();
+  QuantRef held[2];
+  for (int i = 0; i < 5; ++i) {
+    const SnapshotPtr snap = tick();
+    prepare_then_send(sub, snap, held, receiver_);
+    held[1] = held[0];
+    held[0] = snap->quant;
+  }
+  const std::vector<FrameKind> expected{FrameKind::kKey, FrameKind::kDelta1, FrameKind::kDelta2,
+                                        FrameKind::kDelta2, FrameKind::kDelta2};
+  EXPECT_EQ(receiver_.kinds[a], expected);
+}
+
+TEST_F(CompactStreamTest, TheEncodeStagePreparesDeltasAcrossTheTicksItSkipped) {
+  const uint32_t a = spawn(0.0f);
+  StreamSubscription sub = compact_all();
+  QuantRef held[2];
+  for (int i = 0; i < 9; ++i) {
+    const SnapshotPtr snap = tick();
+    // A stage behind the tick prepares every other snapshot; subscribers in step encode
+    // those (the others count as dropped), and their deltas name the ticks between.
+    if (snap->tick % 2 == 0) continue;
+    prepare_then_send(sub, snap, held, receiver_);
+    held[1] = held[0];
+    held[0] = snap->quant;
+  }
+  const std::vector<FrameKind> expected{FrameKind::kKey, FrameKind::kDelta1, FrameKind::kDelta2,
+                                        FrameKind::kDelta2, FrameKind::kDelta2};
+  EXPECT_EQ(receiver_.kinds[a], expected);
+  const std::vector<std::pair<uint64_t, uint64_t>> skips{{0, 0}, {1, 0}, {1, 1}, {1, 1}, {1, 1}};
+  EXPECT_EQ(receiver_.skips[a], skips);
+}
+
+TEST(EncodeStage, WatchedAreTheIdWatchedAndTheRegionsInnerZones) {
+  Snapshot snap;
+  snap.characters.resize(4);
+  snap.characters[0].watched_by_id = true;
+  snap.characters[1].root.translation = glm::vec3(0.5f, 0.0f, 0.0f);  // inner zone
+  snap.characters[2].root.translation = glm::vec3(1.5f, 0.0f, 0.0f);  // outer zone
+  snap.characters[3].root.translation = glm::vec3(9.0f, 0.0f, 0.0f);  // outside
+  EXPECT_TRUE(EncodeStage::watched(snap, 0));
+  EXPECT_FALSE(EncodeStage::watched(snap, 1));  // no region yet
+  StreamRegion region;
+  region.radius = 1.0f;
+  region.outer_margin = 1.0f;
+  region.outer_divisor = 2;
+  snap.regions.push_back(region);
+  EXPECT_TRUE(EncodeStage::watched(snap, 1));
+  // Outer-zone members go out on their turns only: the sessions encode those.
+  EXPECT_FALSE(EncodeStage::watched(snap, 2));
+  EXPECT_FALSE(EncodeStage::watched(snap, 3));
+}
+
+TEST_F(CompactStreamTest, TheEncodeStageThreadsPrepareEachSnapshotOffered) {
+  spawn(0.0f);
+  spawn(1.0f);
+  // An all-characters subscription in the World: every character is watched.
+  Subscribe s;
+  s.all_characters = true;
+  s.subscription_id = 1;
+  ASSERT_TRUE(world_->execute(s, Caller{1, 0}, tick_, 0.0));
+  std::promise<uint64_t>* waiting = nullptr;
+  std::mutex mutex;
+  EncodeStage stage(2, false, [&](uint64_t tick) {
+    std::lock_guard lock(mutex);
+    if (waiting) waiting->set_value(tick), waiting = nullptr;
+  });
+  StreamSubscription sub = compact_all();
+  for (int i = 0; i < 4; ++i) {
+    const SnapshotPtr snap = tick();
+    EXPECT_FALSE(snap->prepared.load());
+    std::promise<uint64_t> done;
+    std::future<uint64_t> tick_prepared = done.get_future();
+    {
+      std::lock_guard lock(mutex);
+      waiting = &done;
+    }
+    stage.offer(snap);
+    // A bound for a broken stage, not a timing check.
+    ASSERT_EQ(tick_prepared.wait_for(std::chrono::seconds(30)), std::future_status::ready);
+    EXPECT_EQ(tick_prepared.get(), snap->tick);
+    EXPECT_TRUE(snap->prepared.load());
+    const std::vector<bool> prepared = ready_entries(*snap);
+    EXPECT_EQ(std::count(prepared.begin(), prepared.end(), true), 2);  // one per character
+    EncodedFrame out;
+    encode_stream_frame(sub, *snap, 0, 0, 1 << 20, out);
+    EXPECT_EQ(ready_entries(*snap), prepared) << "tick " << snap->tick;
+    receiver_.receive(out, *snap);
+  }
+  EXPECT_EQ(stage.prepared(), 4u);
 }
 
 }  // namespace

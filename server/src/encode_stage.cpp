@@ -1,0 +1,151 @@
+#include "encode_stage.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <string>
+
+#include "thread_name.h"
+
+namespace animd {
+
+namespace {
+// Characters a thread takes at a time: small enough that both threads finish together.
+constexpr size_t kBlock = 16;
+}  // namespace
+
+EncodeStage::EncodeStage(int threads, bool idle, std::function<void(uint64_t)> on_prepared)
+    : on_prepared_(std::move(on_prepared)) {
+  for (int i = 0; i < std::max(threads, 1); ++i)
+    threads_.emplace_back([this, i, idle] { run(i + 1, idle); });
+}
+
+EncodeStage::~EncodeStage() {
+  {
+    std::lock_guard lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  for (auto& t : threads_) t.join();
+}
+
+void EncodeStage::offer(const SnapshotPtr& snapshot) {
+  if (!snapshot || !snapshot->quant) return;
+  {
+    std::lock_guard lock(mutex_);
+    if (waiting_) skipped_.fetch_add(1, std::memory_order_relaxed);
+    waiting_ = snapshot;
+  }
+  wake_.notify_one();
+}
+
+bool EncodeStage::watched(const Snapshot& snap, size_t index) {
+  const SnapshotCharacter& c = snap.characters[index];
+  if (c.watched_by_id) return true;
+  for (const StreamRegion& r : snap.regions)
+    if (r.zone(c.root.translation) == StreamRegion::Zone::kInner) return true;
+  return false;
+}
+
+// stream_encoder.cpp's compact_character for a subscriber holding the character's frames of
+// `held1`'s tick (and `held2`'s, when the character is in it): the same entry, so the same
+// shared slot the session then finds ready.
+void EncodeStage::prepare_character(const Snapshot& snap, size_t index, const QuantFrame* held1,
+                                    const QuantFrame* held2) {
+  using animcodec::FrameKind;
+  const SnapshotCharacter& c = snap.characters[index];
+  animcodec::Baseline b;
+  if (!held1 || held1->tick >= snap.tick || !held1->find(c.id, c.num_joints, b.prev1, b.root1)) {
+    snap.compact_entry(index, FrameKind::kKey);
+    return;
+  }
+  const uint64_t p1 = held1->tick;
+  const bool in2 = held2 && held2->tick < p1 && held2->find(c.id, c.num_joints, b.prev2, b.root2);
+  const bool previous_tick = p1 + 1 == snap.tick;
+  if (previous_tick && in2 && held2->tick + 2 == snap.tick &&
+      snap.has_baseline(index, FrameKind::kDelta2)) {
+    snap.compact_entry(index, FrameKind::kDelta2);
+    return;
+  }
+  const uint64_t skipped[2] = {snap.tick - p1 - 1, in2 ? p1 - held2->tick - 1 : 0};
+  if (in2) {
+    snap.compact_entry_against(index, FrameKind::kDelta2, b, skipped);
+    return;
+  }
+  if (previous_tick && snap.has_baseline(index, FrameKind::kDelta1)) {
+    snap.compact_entry(index, FrameKind::kDelta1);
+    return;
+  }
+  b.prev2 = {}, b.root2 = nullptr;
+  snap.compact_entry_against(index, FrameKind::kDelta1, b, skipped);
+}
+
+void EncodeStage::run(int index, bool idle) {
+  name_this_thread("animd-enc-" + std::to_string(index));
+  // Lowering needs no privilege. SCHED_IDLE rather than nice 19: a waking thread of normal
+  // priority (the tick's, a network thread) preempts an idle-policy one at once, where
+  // nice 19 still takes its turns (measured in docs/benchmarks.md).
+  if (idle) {
+    sched_param param{};
+    if (pthread_setschedparam(pthread_self(), SCHED_IDLE, &param) != 0)
+      setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 19);
+  }
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    wake_.wait(lock, [&] {
+      return stop_ ||
+             (job_ && job_->next.load(std::memory_order_relaxed) < job_->snap->characters.size()) ||
+             (!job_ && waiting_);
+    });
+    if (stop_) return;
+    if (!job_) {
+      job_ = std::make_shared<Job>();
+      job_->snap = std::move(waiting_);
+      waiting_.reset();
+      job_->held[0] = last_[0];
+      job_->held[1] = last_[1];
+      if (job_->snap->characters.empty()) {
+        auto job = job_;
+        lock.unlock();
+        finish(job);
+        lock.lock();
+        continue;
+      }
+      wake_.notify_all();  // the other threads take blocks of it too
+    }
+    const std::shared_ptr<Job> job = job_;
+    lock.unlock();
+    const Snapshot& snap = *job->snap;
+    const size_t n = snap.characters.size();
+    size_t mine = 0;
+    for (;;) {
+      const size_t begin = job->next.fetch_add(kBlock, std::memory_order_relaxed);
+      if (begin >= n) break;
+      const size_t end = std::min(begin + kBlock, n);
+      for (size_t i = begin; i < end; ++i)
+        if (watched(snap, i)) prepare_character(snap, i, job->held[0].get(), job->held[1].get());
+      mine += end - begin;
+    }
+    // The thread that completes the last block finishes the job.
+    if (mine > 0 && job->done.fetch_add(mine, std::memory_order_acq_rel) + mine == n) finish(job);
+    lock.lock();
+  }
+}
+
+void EncodeStage::finish(const std::shared_ptr<Job>& job) {
+  {
+    std::lock_guard lock(mutex_);
+    last_[1] = std::move(last_[0]);
+    last_[0] = job->snap->quant;
+    job_.reset();
+  }
+  wake_.notify_all();  // a snapshot may be waiting
+  prepared_.fetch_add(1, std::memory_order_relaxed);
+  job->snap->prepared.store(true, std::memory_order_release);
+  if (on_prepared_) on_prepared_(job->snap->tick);
+}
+
+}  // namespace animd

@@ -1,0 +1,85 @@
+#pragma once
+// EncodeStage: the compact stream's per-character encoding, done ahead of the sessions on
+// threads of their own at the lowest scheduling priority (--encode-threads, --encode-idle).
+//
+// Why: encoding is most of the network threads' CPU when many characters are watched (a
+// DELTA2 is ~4.5 us for 64 joints). On the network threads it competes with the tick at equal
+// priority, so an overloaded stream slows the simulation itself. Here it takes only the CPU
+// the tick and the network threads leave, and the network threads only copy bytes: the tick
+// keeps its rate, queries keep their round trip, and the stream is what slows down.
+//
+// What: for each snapshot with quantized poses (Server::publish offers it), the compact entry
+// an in-step subscriber would ask for, for every character watched (an explicit-id or
+// all-characters subscription, or the inner zone of a region): a subscriber in step holds the
+// frames of the last two snapshots this stage prepared, so the entry is the shared DELTA2
+// against the two ticks before when those are the ticks it prepared, else the delta against
+// the two it prepared (Snapshot::compact_entry_against with their skips), else DELTA1 or a key
+// frame, as stream_encoder.cpp's compact_character chooses. It then marks the snapshot
+// prepared and calls `on_prepared` (which wakes the sessions, session_stream.cpp).
+//
+// Only the newest snapshot offered is worked on: one offered while another is in progress
+// waits, and is replaced by a newer one (the sessions skip the ticks it never prepared; their
+// deltas name the ticks between). Nothing here is required for correctness: a session encodes
+// whatever it finds not ready (and does not wait for the stage beyond a few ticks).
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "snapshot.h"
+
+namespace animd {
+
+class EncodeStage {
+ public:
+  // `threads` >= 1 threads named animd-enc-N; `idle`: each puts itself in SCHED_IDLE (runs
+  // only when no other thread of the machine wants the core, and gives it up as soon as one
+  // wakes; nice 19 where the kernel refuses). `on_prepared(tick)` runs on a stage thread after
+  // each snapshot is prepared: it must not block.
+  EncodeStage(int threads, bool idle, std::function<void(uint64_t)> on_prepared);
+  ~EncodeStage();
+  EncodeStage(const EncodeStage&) = delete;
+  EncodeStage& operator=(const EncodeStage&) = delete;
+
+  // Tick thread: hands over the newest snapshot (ignored without quantized poses). Never
+  // blocks beyond a short lock.
+  void offer(const SnapshotPtr& snapshot);
+  // Snapshots prepared and characters encoded so far (tests, stats).
+  uint64_t prepared() const { return prepared_.load(std::memory_order_relaxed); }
+  uint64_t skipped() const { return skipped_.load(std::memory_order_relaxed); }
+
+  // The entry an in-step subscriber needs for character `index` of `snap`, given the last two
+  // frames prepared before it (`held[0]` newest; null when absent), encoded into the
+  // snapshot's shared entries. Public for the tests.
+  static void prepare_character(const Snapshot& snap, size_t index, const QuantFrame* held1,
+                                const QuantFrame* held2);
+  // Whether character `index` is watched by an in-step subscriber the stage prepares for.
+  static bool watched(const Snapshot& snap, size_t index);
+
+ private:
+  struct Job {
+    SnapshotPtr snap;
+    QuantRef held[2];  // the frames prepared before it, [0] newest
+    std::atomic<size_t> next{0};
+    std::atomic<size_t> done{0};
+  };
+  void run(int index, bool idle);
+  void finish(const std::shared_ptr<Job>& job);
+
+  std::function<void(uint64_t)> on_prepared_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stop_ = false;         // guarded by mutex_
+  SnapshotPtr waiting_;       // guarded by mutex_: the newest offered, not started
+  std::shared_ptr<Job> job_;  // guarded by mutex_: the one being prepared
+  QuantRef last_[2];          // guarded by mutex_: the last two prepared, [0] newest
+  std::atomic<uint64_t> prepared_{0};
+  std::atomic<uint64_t> skipped_{0};
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace animd
