@@ -31,7 +31,7 @@ struct Config {
   // the network threads encode), and whether they run only on CPU nothing else wants
   // (SCHED_IDLE) rather than at normal priority.
   int encode_threads = 2;
-  bool encode_idle = true;
+  bool encode_idle = false;
   double history_seconds = 1.0;  // pose history kept per character
   int spawn_builtin = 0;         // debug/bench: spawn N built-in characters at start
 

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "thread_name.h"
+#include "thread_slice.h"
 
 namespace animd {
 
@@ -17,8 +18,9 @@ namespace {
 constexpr size_t kBlock = 16;
 }  // namespace
 
-EncodeStage::EncodeStage(int threads, bool idle, std::function<void(uint64_t)> on_prepared)
-    : on_prepared_(std::move(on_prepared)) {
+EncodeStage::EncodeStage(int threads, bool idle, std::atomic<bool>* tick_running,
+                         std::function<void(uint64_t)> on_prepared)
+    : on_prepared_(std::move(on_prepared)), tick_running_(tick_running) {
   for (int i = 0; i < std::max(threads, 1); ++i)
     threads_.emplace_back([this, i, idle] { run(i + 1, idle); });
 }
@@ -28,7 +30,9 @@ EncodeStage::~EncodeStage() {
     std::lock_guard lock(mutex_);
     stop_ = true;
   }
+  stopping_.store(true);
   wake_.notify_all();
+  if (tick_running_) tick_running_->notify_all();
   for (auto& t : threads_) t.join();
 }
 
@@ -83,6 +87,12 @@ void EncodeStage::prepare_character(const Snapshot& snap, size_t index, const Qu
   snap.compact_entry_against(index, FrameKind::kDelta1, b, skipped);
 }
 
+void EncodeStage::wait_for_tick() {
+  if (!tick_running_) return;
+  while (tick_running_->load(std::memory_order_acquire) && !stopping_.load())
+    tick_running_->wait(true, std::memory_order_acquire);
+}
+
 void EncodeStage::run(int index, bool idle) {
   name_this_thread("animd-enc-" + std::to_string(index));
   // Lowering needs no privilege. SCHED_IDLE rather than nice 19: a waking thread of normal
@@ -93,6 +103,9 @@ void EncodeStage::run(int index, bool idle) {
     if (pthread_setschedparam(pthread_self(), SCHED_IDLE, &param) != 0)
       setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 19);
   }
+  // Short slices, as the tick's threads ask (thread_slice.h): a thread waking up on a core
+  // this one holds, the tick's at the start of a tick, gets it about this soon.
+  request_thread_slice(std::chrono::microseconds(100));
   std::unique_lock lock(mutex_);
   for (;;) {
     wake_.wait(lock, [&] {
@@ -118,6 +131,7 @@ void EncodeStage::run(int index, bool idle) {
     }
     const std::shared_ptr<Job> job = job_;
     lock.unlock();
+    wait_for_tick();
     const Snapshot& snap = *job->snap;
     const size_t n = snap.characters.size();
     size_t mine = 0;
@@ -128,6 +142,9 @@ void EncodeStage::run(int index, bool idle) {
       for (size_t i = begin; i < end; ++i)
         if (watched(snap, i)) prepare_character(snap, i, job->held[0].get(), job->held[1].get());
       mine += end - begin;
+      // The tick goes first: a tick starting now has the cores within one block.
+      sched_yield();
+      wait_for_tick();
     }
     // The thread that completes the last block finishes the job.
     if (mine > 0 && job->done.fetch_add(mine, std::memory_order_acq_rel) + mine == n) finish(job);

@@ -36,11 +36,14 @@ namespace animd {
 
 class EncodeStage {
  public:
-  // `threads` >= 1 threads named animd-enc-N; `idle`: each puts itself in SCHED_IDLE (runs
-  // only when no other thread of the machine wants the core, and gives it up as soon as one
-  // wakes; nice 19 where the kernel refuses). `on_prepared(tick)` runs on a stage thread after
-  // each snapshot is prepared: it must not block.
-  EncodeStage(int threads, bool idle, std::function<void(uint64_t)> on_prepared);
+  // `threads` >= 1 threads named animd-enc-N. `tick_running` (may be null): while it is true
+  // they do not encode (they finish the block of characters in hand, then wait for it to
+  // clear; whoever clears it notifies it): the tick's threads have the cores to themselves.
+  // `idle`: each also puts itself in SCHED_IDLE (runs only when no other thread of the machine
+  // wants the core; nice 19 where the kernel refuses). `on_prepared(tick)` runs on a stage
+  // thread after each snapshot is prepared: it must not block.
+  EncodeStage(int threads, bool idle, std::atomic<bool>* tick_running,
+              std::function<void(uint64_t)> on_prepared);
   ~EncodeStage();
   EncodeStage(const EncodeStage&) = delete;
   EncodeStage& operator=(const EncodeStage&) = delete;
@@ -68,9 +71,12 @@ class EncodeStage {
     std::atomic<size_t> done{0};
   };
   void run(int index, bool idle);
+  void wait_for_tick();
   void finish(const std::shared_ptr<Job>& job);
 
   std::function<void(uint64_t)> on_prepared_;
+  std::atomic<bool>* tick_running_;
+  std::atomic<bool> stopping_{false};  // stop_, readable without the lock
   std::mutex mutex_;
   std::condition_variable wake_;
   bool stop_ = false;         // guarded by mutex_

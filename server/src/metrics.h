@@ -15,9 +15,15 @@ struct Metrics {
   std::atomic<uint64_t> tick{0};  // the last completed tick
   std::atomic<uint32_t> characters{0};
   std::atomic<uint32_t> assets{0};
-  std::atomic<uint32_t> subscriptions{0};      // across all sessions
-  std::atomic<uint64_t> tick_overruns{0};      // ticks longer than the tick period (total)
-  std::atomic<uint64_t> degraded_ticks{0};     // ticks that skipped unwatched characters
+  std::atomic<uint32_t> subscriptions{0};   // across all sessions
+  std::atomic<uint64_t> tick_overruns{0};   // ticks longer than the tick period (total)
+  std::atomic<uint64_t> degraded_ticks{0};  // ticks that skipped unwatched characters
+  // Compact frames a session encoded itself after waiting kStageGraceTicks for the encode
+  // stage (encode_stage.h): the stage got no CPU (a host with none to spare).
+  std::atomic<uint64_t> stage_fallbacks{0};
+  // True while the tick runs (TickLoop: from taking commands to handing the snapshot over).
+  // The encode stage waits for it to clear (encode_stage.h); notified when it does.
+  std::atomic<bool> tick_running{false};
   std::atomic<uint64_t> orphans_despawned{0};  // characters whose owner left (grace expired)
   std::atomic<float> ik_scale{1.0f};  // IK iteration scale in force (< 1: over --ik-budget)
   // Animation events crossed by playheads, and those lost to the per-character limit.

@@ -183,10 +183,16 @@ bool Server::init() {
   pool_ = std::make_unique<WorkerPool>(
       config_.workers, std::chrono::microseconds(config_.tick_slice_us), config_.tick_yield);
   world_ = std::make_unique<World>(config_, metrics_, catalog_, *pool_, &stream_budget_);
-  if (config_.encode_threads > 0)
+  if (config_.encode_threads > 0) {
+    // When the tick's threads are as many as the cores, the stage waits for each tick to end:
+    // the tick has the cores first, and the stage the time between ticks.
+    const bool tick_fills_cores =
+        pool_->threads() >= static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     stage_ = std::make_unique<EncodeStage>(
         config_.encode_threads, config_.encode_idle,
+        tick_fills_cores ? &metrics_.tick_running : nullptr,
         [this](uint64_t) { asio::post(io_, [this] { wake_sessions(); }); });
+  }
   history_ = world_->history();
   hit_volumes_ = world_->hit_volumes();
   if (!load_assets()) return false;
@@ -477,6 +483,12 @@ void Server::schedule_summary() {
         m.tick_p50_us.load(), m.tick_p99_us.load(), m.tick_max_us.load(), m.tick_overruns.load(),
         m.degraded_ticks.load(), m.bytes_in.load(), m.bytes_out.load(), m.stream_frames_sent.load(),
         m.stream_frames_dropped.load(), m.requests.load(), m.request_errors.load());
+    if (stage_)
+      spdlog::info(
+          "summary: encode stage: {} snapshots prepared, {} skipped (a newer one came first: "
+          "the compact stream ran below the tick rate), {} frames encoded by sessions that "
+          "waited 6 ticks for it (no CPU to spare)",
+          stage_->prepared(), stage_->skipped(), m.stage_fallbacks.load());
     log_limiter_.flush(steady_seconds());
     schedule_summary();
   });

@@ -154,8 +154,10 @@ void Session::encode_compact() {
       newest = snap.get();
       if (ready(*snap)) newest_ready = snap.get();
     }
-    if (!newest_ready && oldest && oldest->tick + kStageGraceTicks <= newest_seen_)
+    if (!newest_ready && oldest && oldest->tick + kStageGraceTicks <= newest_seen_) {
       newest_ready = newest;  // waited long enough: encode it here
+      server_.metrics().stage_fallbacks.fetch_add(1, std::memory_order_relaxed);
+    }
     newest = newest_ready;
     if (!newest) continue;
     for (const SnapshotPtr& snap : compact_waiting_)

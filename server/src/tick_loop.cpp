@@ -65,6 +65,7 @@ void TickLoop::run() {
   while (!stop_.load(std::memory_order_relaxed)) {
     std::this_thread::sleep_until(next);
     if (stop_.load(std::memory_order_relaxed)) break;
+    metrics_.tick_running.store(true, std::memory_order_relaxed);
     const auto t0 = Clock::now();
     const double cpu0 = thread_cpu_us();
     const double workers0 = world_.pool().workers_cpu_us();
@@ -80,6 +81,8 @@ void TickLoop::run() {
     SnapshotPtr snap = world_.update(dt, tick, server_time, degrade);
     const auto updated = Clock::now();
     publish_(snap);
+    metrics_.tick_running.store(false, std::memory_order_release);
+    metrics_.tick_running.notify_all();
     metrics_.tick.store(tick, std::memory_order_relaxed);
     const auto t1 = Clock::now();
     const double us = us_between(t0, t1);

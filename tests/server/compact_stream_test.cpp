@@ -7,6 +7,7 @@
 // motion moves and turns every tick decodes to the streamed root, and the encode stage
 // (encode_stage.h) prepares exactly the entries an in-step subscriber then sends.
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <future>
 #include <map>
@@ -519,7 +520,7 @@ TEST_F(CompactStreamTest, TheEncodeStageThreadsPrepareEachSnapshotOffered) {
   ASSERT_TRUE(world_->execute(s, Caller{1, 0}, tick_, 0.0));
   std::promise<uint64_t>* waiting = nullptr;
   std::mutex mutex;
-  EncodeStage stage(2, false, [&](uint64_t tick) {
+  EncodeStage stage(2, false, nullptr, [&](uint64_t tick) {
     std::lock_guard lock(mutex);
     if (waiting) waiting->set_value(tick), waiting = nullptr;
   });
@@ -546,6 +547,31 @@ TEST_F(CompactStreamTest, TheEncodeStageThreadsPrepareEachSnapshotOffered) {
     receiver_.receive(out, *snap);
   }
   EXPECT_EQ(stage.prepared(), 4u);
+}
+
+TEST_F(CompactStreamTest, TheEncodeStageWaitsForTheTickToEnd) {
+  spawn(0.0f);
+  Subscribe s;
+  s.all_characters = true;
+  s.subscription_id = 1;
+  ASSERT_TRUE(world_->execute(s, Caller{1, 0}, tick_, 0.0));
+  std::atomic<bool> tick_running{true};
+  std::promise<uint64_t> done;
+  std::future<uint64_t> tick_prepared = done.get_future();
+  EncodeStage stage(2, false, &tick_running, [&](uint64_t tick) { done.set_value(tick); });
+  const SnapshotPtr snap = tick();
+  stage.offer(snap);
+  // While the tick runs nothing is encoded (a stage that did not wait would have long
+  // finished one character).
+  EXPECT_EQ(tick_prepared.wait_for(std::chrono::milliseconds(200)), std::future_status::timeout);
+  EXPECT_FALSE(snap->prepared.load());
+  EXPECT_FALSE(ready_entries(*snap)[0]);
+  tick_running.store(false);
+  tick_running.notify_all();
+  ASSERT_EQ(tick_prepared.wait_for(std::chrono::seconds(30)), std::future_status::ready);
+  EXPECT_EQ(tick_prepared.get(), snap->tick);
+  EXPECT_TRUE(snap->prepared.load());
+  EXPECT_TRUE(ready_entries(*snap)[0]);  // its key frame
 }
 
 }  // namespace
