@@ -59,7 +59,7 @@ std::optional<int> parse_config(int argc, char** argv, Config& c) {
            "network threads encode them)");
   shown(app, "--encode-idle", c.encode_idle,
         "The encode threads run only on CPU nothing else in the machine wants (SCHED_IDLE; "
-        "true/false). They always wait for the tick when its threads fill the cores");
+        "true/false). Either way they wait for the tick while its threads fill the cores");
   in_range(app, "--history-seconds", c.history_seconds, 0.0, 60.0,
            "Pose history kept per character");
   in_range(app, "--spawn-builtin", c.spawn_builtin, 0, 1000000,

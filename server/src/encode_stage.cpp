@@ -37,7 +37,15 @@ EncodeStage::~EncodeStage() {
 }
 
 void EncodeStage::offer(const SnapshotPtr& snapshot) {
-  if (!snapshot || !snapshot->quant) return;
+  if (!snapshot) return;
+  if (!snapshot->quant) {
+    // No compact subscription any more: let go of the frames the next deltas would have
+    // referred to (a whole tick's quantized poses each).
+    std::lock_guard lock(mutex_);
+    last_[0].reset();
+    last_[1].reset();
+    return;
+  }
   {
     std::lock_guard lock(mutex_);
     if (waiting_) skipped_.fetch_add(1, std::memory_order_relaxed);
@@ -137,7 +145,7 @@ void EncodeStage::run(int index, bool idle) {
     size_t mine = 0;
     for (;;) {
       const size_t begin = job->next.fetch_add(kBlock, std::memory_order_relaxed);
-      if (begin >= n) break;
+      if (begin >= n || stopping_.load(std::memory_order_relaxed)) break;
       const size_t end = std::min(begin + kBlock, n);
       for (size_t i = begin; i < end; ++i)
         if (watched(snap, i)) prepare_character(snap, i, job->held[0].get(), job->held[1].get());
@@ -146,6 +154,7 @@ void EncodeStage::run(int index, bool idle) {
       sched_yield();
       wait_for_tick();
     }
+    if (stopping_.load()) return;  // the job is abandoned with the stage
     // The thread that completes the last block finishes the job.
     if (mine > 0 && job->done.fetch_add(mine, std::memory_order_acq_rel) + mine == n) finish(job);
     lock.lock();

@@ -1,12 +1,13 @@
 #pragma once
 // EncodeStage: the compact stream's per-character encoding, done ahead of the sessions on
-// threads of their own at the lowest scheduling priority (--encode-threads, --encode-idle).
+// threads of their own that give way to the tick (--encode-threads, --encode-idle).
 //
 // Why: encoding is most of the network threads' CPU when many characters are watched (a
 // DELTA2 is ~4.5 us for 64 joints). On the network threads it competes with the tick at equal
-// priority, so an overloaded stream slows the simulation itself. Here it takes only the CPU
-// the tick and the network threads leave, and the network threads only copy bytes: the tick
-// keeps its rate, queries keep their round trip, and the stream is what slows down.
+// priority, so an overloaded stream slows the simulation itself. Here, when the tick's threads
+// fill the cores, it runs between ticks only (Metrics::tick_running), and the network threads
+// only copy bytes: the tick keeps its rate, queries keep their round trip, and the stream is
+// what slows down.
 //
 // What: for each snapshot with quantized poses (Server::publish offers it), the compact entry
 // an in-step subscriber would ask for, for every character watched (an explicit-id or
@@ -44,6 +45,8 @@ class EncodeStage {
   // thread after each snapshot is prepared: it must not block.
   EncodeStage(int threads, bool idle, std::atomic<bool>* tick_running,
               std::function<void(uint64_t)> on_prepared);
+  // Joins the threads (a job in progress is abandoned). `tick_running` must be false by then
+  // (the tick stopped): a thread waiting for it is woken but waits again while it is true.
   ~EncodeStage();
   EncodeStage(const EncodeStage&) = delete;
   EncodeStage& operator=(const EncodeStage&) = delete;
@@ -51,7 +54,8 @@ class EncodeStage {
   // Tick thread: hands over the newest snapshot (ignored without quantized poses). Never
   // blocks beyond a short lock.
   void offer(const SnapshotPtr& snapshot);
-  // Snapshots prepared and characters encoded so far (tests, stats).
+  // Snapshots prepared so far, and snapshots offered that a newer one replaced before the
+  // stage took them (the summary log line).
   uint64_t prepared() const { return prepared_.load(std::memory_order_relaxed); }
   uint64_t skipped() const { return skipped_.load(std::memory_order_relaxed); }
 

@@ -464,8 +464,15 @@ void Server::publish(const SnapshotPtr& snapshot) {
 }
 
 void Server::wake_sessions() {
-  std::lock_guard lock(sessions_mutex_);
-  for (auto& [id, s] : sessions_) s->snapshot_prepared();
+  // Posted outside the lock the tick's publish() takes.
+  thread_local std::vector<std::shared_ptr<Session>> sessions;
+  {
+    std::lock_guard lock(sessions_mutex_);
+    sessions.clear();
+    for (auto& [id, s] : sessions_) sessions.push_back(s);
+  }
+  for (auto& s : sessions) s->snapshot_prepared();
+  sessions.clear();
 }
 
 void Server::schedule_summary() {

@@ -192,8 +192,8 @@ class Session : public ReplySink, public std::enable_shared_from_this<Session> {
   std::deque<SnapshotPtr> compact_waiting_;
   uint64_t newest_seen_ = 0;
   // A compact subscription waits this many ticks at most for the encode stage to prepare a
-  // snapshot, then encodes the newest itself (its deltas still name frames kept:
-  // StreamSubscription::kMaxKeptAge is 8).
+  // snapshot, then encodes the newest itself. Its kept frames (StreamSubscription::kMaxKeptAge,
+  // 8 ticks before the tick it encodes) are let go this much later (on_snapshot).
   static constexpr uint64_t kStageGraceTicks = 6;
   bool snapshot_posted_ = false;  // guarded by snapshot_mutex_
   std::atomic<uint32_t> coalesced_drops_{0};

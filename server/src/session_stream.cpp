@@ -103,7 +103,11 @@ void Session::on_snapshot() {
     if (closed_ || draining_) break;
     newest_seen_ = std::max(newest_seen_, snap->tick);
     for (StreamSubscription& sub : subscriptions_) {
-      sub.let_go_before(snap->tick);
+      // A compact frame may wait kStageGraceTicks for the encode stage: the frames its deltas
+      // name stay kept for that much longer (encode_compact lets go of the rest).
+      const bool compact_sub = sub.encoding == anim::v1::ENCODING_COMPACT;
+      sub.let_go_before(compact_sub ? snap->tick - std::min(snap->tick, kStageGraceTicks + 1)
+                                    : snap->tick);
       if (snap->tick < sub.start_tick) continue;
       // Every tick's events, also of ticks whose frame is skipped or dropped below.
       if (sub.events)
@@ -137,8 +141,11 @@ void Session::encode_compact() {
   // CPU the rest leaves: when it prepares none for kStageGraceTicks (a host busy with other
   // work), the session encodes the newest itself, so the stream slows down but never stops.
   const bool staged = server_.encode_staged();
-  auto ready = [&](const Snapshot& snap) {
-    return !staged || !snap.quant || snap.prepared.load(std::memory_order_acquire);
+  // The stage prepares for subscribers at every tick; one at a rate divisor holds other
+  // frames, so it gains nothing by waiting.
+  auto ready = [&](const StreamSubscription& sub, const Snapshot& snap) {
+    return !staged || sub.divisor > 1 || !snap.quant ||
+           snap.prepared.load(std::memory_order_acquire);
   };
   // Each compact subscription encodes only the newest ready snapshot due (every divisor-th
   // tick) of those waiting: catching up costs one encode, and its deltas name the ticks
@@ -152,7 +159,7 @@ void Session::encode_compact() {
       if (snap->tick <= sub.compact_through || !due(sub, *snap)) continue;
       if (!oldest) oldest = snap.get();
       newest = snap.get();
-      if (ready(*snap)) newest_ready = snap.get();
+      if (ready(sub, *snap)) newest_ready = snap.get();
     }
     if (!newest_ready && oldest && oldest->tick + kStageGraceTicks <= newest_seen_) {
       newest_ready = newest;  // waited long enough: encode it here
@@ -160,6 +167,7 @@ void Session::encode_compact() {
     }
     newest = newest_ready;
     if (!newest) continue;
+    sub.let_go_before(newest->tick);
     for (const SnapshotPtr& snap : compact_waiting_)
       if (snap->tick > sub.compact_through && snap->tick < newest->tick && due(sub, *snap))
         count_drops(1, false);

@@ -112,7 +112,9 @@ std::string_view Snapshot::compact_entry(size_t index, animcodec::FrameKind kind
 
 std::string_view Snapshot::compact_entry_against(size_t index, animcodec::FrameKind kind,
                                                  const animcodec::Baseline& baseline,
-                                                 const uint64_t skipped[2]) const {
+                                                 const uint64_t given[2]) const {
+  // A DELTA1 names one frame: the older frame's skips are not part of its key.
+  const uint64_t skipped[2] = {given[0], kind == animcodec::FrameKind::kDelta2 ? given[1] : 0};
   CompactEntries& e = compact[index];
   for (auto& a : e.against)
     if (a.state.load(std::memory_order_acquire) == 2 && a.kind == kind &&

@@ -5,9 +5,13 @@
 // over with key frames after a resubscribe and a region entry, and after dropped frames
 // refers only to frames the connection received.
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <set>
 #include <span>
+#include <string>
+#include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -47,8 +51,9 @@ std::unique_ptr<animclient::Client> subscribed(const DaemonProcess& d, anim::v1:
   return c;
 }
 
-TEST(CompactStream, DecodedPalettesMatchTheFloatStream) {
-  DaemonProcess daemon;
+// `args`: the daemon's flags (the encode stage on or off).
+void expect_decoded_palettes_match_the_float_stream(const std::vector<std::string>& args) {
+  DaemonProcess daemon(args);
   ANIMD_START(daemon);
   auto control = connect_client(daemon);
   ASSERT_TRUE(control);
@@ -117,6 +122,46 @@ TEST(CompactStream, DecodedPalettesMatchTheFloatStream) {
   EXPECT_LT(static_cast<double>(cc.stream_bytes_received) / cc.frames_received,
             0.2 * static_cast<double>(fc.stream_bytes_received) / fc.frames_received);
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
+}
+
+// The snapshots the encode stage prepared, from the daemon's last summary line (-1: none yet).
+long long prepared_by_the_stage(const DaemonProcess& d) {
+  const std::string log = d.log();
+  const std::string key = "encode stage: ";
+  const size_t at = log.rfind(key);
+  if (at == std::string::npos) return -1;
+  return std::stoll(log.substr(at + key.size()));
+}
+
+TEST(CompactStream, DecodedPalettesMatchTheFloatStream) {
+  // Encoded by the encode stage (the default).
+  expect_decoded_palettes_match_the_float_stream({});
+}
+
+TEST(CompactStream, TheEncodeStagePreparesSnapshotsForACompactSubscriber) {
+  DaemonProcess daemon({"--summary-interval", "1"});
+  ANIMD_START(daemon);
+  auto control = connect_client(daemon);
+  ASSERT_TRUE(control);
+  ASSERT_TRUE(control->spawn("builtin", "walk"));
+  uint32_t cs = 0;
+  auto compact = subscribed(daemon, anim::v1::ENCODING_COMPACT, cs);
+  ASSERT_TRUE(compact);
+  const auto q = collect_frames(*compact, cs, current_tick(*control) + 60);
+  ASSERT_GE(q.size(), 10u);
+  EXPECT_EQ(compact->counters().compact_errors, 0u) << compact->last_compact_error();
+  // Wait for a summary line after the frames (bounded, not a timing check).
+  long long prepared = -1;
+  for (int i = 0; i < 100 && prepared <= 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    prepared = prepared_by_the_stage(daemon);
+  }
+  EXPECT_GT(prepared, 0) << daemon.log_tail();
+  EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
+}
+
+TEST(CompactStream, DecodedPalettesMatchTheFloatStreamEncodedByTheNetworkThreads) {
+  expect_decoded_palettes_match_the_float_stream({"--encode-threads", "0"});
 }
 
 // The kinds of the compact frames a raw connection receives, per frame, in order.

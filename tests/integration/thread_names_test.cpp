@@ -1,8 +1,10 @@
 // The daemon names its threads (thread_name.h), so that an operator's `top -H` or `perf top`
 // and /proc/PID/task/TID/comm say which is the tick, a worker, a network thread or the loader;
 // and the tick thread and its workers ask for short scheduler slices (--tick-slice-us,
-// thread_slice.h), so that a query is answered without waiting out a worker's slice.
+// thread_slice.h), so that a query is answered without waiting out a worker's slice; the
+// encode stage's threads are as many as --encode-threads, in SCHED_IDLE only when asked.
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
@@ -14,6 +16,11 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+
+#include <pthread.h>
+#include <sched.h>
+
+#include <iostream>
 
 #include "daemon_process.h"
 #include "thread_slice.h"
@@ -55,7 +62,8 @@ TEST(ThreadNames, EveryDaemonThreadSaysWhatItIs) {
   animtest::DaemonProcess daemon({"--workers", "3", "--io-threads", "3"});
   ASSERT_TRUE(daemon.start()) << daemon.error() << daemon.log_tail();
   const std::set<std::string> expected = {"animd-net-1",  "animd-net-2",  "animd-tick",
-                                          "animd-work-1", "animd-work-2", "animd-load"};
+                                          "animd-work-1", "animd-work-2", "animd-load",
+                                          "animd-enc-1",  "animd-enc-2"};
   // The network threads start after the port is written and the loader names itself from its
   // first task: wait until every name is there (bounded, not a timing check).
   std::multiset<std::string> names;
@@ -75,6 +83,76 @@ TEST(ThreadNames, EveryDaemonThreadSaysWhatItIs) {
   // sanitizer's own threads inherit it, so there may be more than one.
   EXPECT_GE(names.count("animd"), 1u);
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
+}
+
+// The encode stage's threads (encode_stage.h): --encode-threads of them, none at 0; in
+// SCHED_IDLE with --encode-idle true, else at normal priority.
+std::vector<int> encode_thread_policies(pid_t pid, size_t expected) {
+  std::vector<int> policies;
+  for (int i = 0; i < 500; ++i) {
+    policies.clear();
+    std::error_code ec;
+    const std::filesystem::path tasks = "/proc/" + std::to_string(pid) + "/task";
+    for (const auto& t : std::filesystem::directory_iterator(tasks, ec)) {
+      std::ifstream comm(t.path() / "comm");
+      std::string name;
+      if (!std::getline(comm, name) || name.rfind("animd-enc-", 0) != 0) continue;
+      const auto tid = static_cast<pid_t>(std::stol(t.path().filename().string()));
+      policies.push_back(sched_getscheduler(tid));
+    }
+    if (policies.size() == expected) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return policies;
+}
+
+// Whether this process may put a thread in SCHED_IDLE (some sandboxes refuse it).
+bool idle_policy_allowed() {
+  bool ok = false;
+  std::thread t([&] {
+    sched_param param{};
+    ok = pthread_setschedparam(pthread_self(), SCHED_IDLE, &param) == 0;
+  });
+  t.join();
+  return ok;
+}
+
+TEST(EncodeThreads, AsManyAsAskedAtNormalPriorityOrIdle) {
+#if !defined(__linux__)
+  GTEST_SKIP() << "skipped: threads are read from /proc (Linux)";
+#else
+  // The threads inherit the test's own policy before they set theirs: only from the default.
+  if (sched_getscheduler(0) != SCHED_OTHER)
+    GTEST_SKIP() << "skipped: the test runs under another scheduling policy";
+  for (const bool idle : {false, true}) {
+    if (idle && !idle_policy_allowed()) {
+      std::cout << "[  SKIPPED ] SCHED_IDLE is refused here (the daemon falls back to nice 19)\n";
+      continue;
+    }
+    animtest::DaemonProcess daemon(
+        {"--encode-threads", "3", "--encode-idle", idle ? "true" : "false"});
+    ASSERT_TRUE(daemon.start()) << daemon.error() << daemon.log_tail();
+    // A thread lowers itself as it starts: wait for the policy too (bounded).
+    std::vector<int> policies;
+    for (int i = 0; i < 100; ++i) {
+      policies = encode_thread_policies(daemon.pid(), 3);
+      if (policies.size() == 3 &&
+          std::count(policies.begin(), policies.end(), idle ? SCHED_IDLE : SCHED_OTHER) == 3)
+        break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    ASSERT_EQ(policies.size(), 3u);
+    for (int p : policies) EXPECT_EQ(p, idle ? SCHED_IDLE : SCHED_OTHER) << "idle " << idle;
+    EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
+  }
+  animtest::DaemonProcess none({"--encode-threads", "0"});
+  ASSERT_TRUE(none.start()) << none.error() << none.log_tail();
+  // Every other thread is named by the time the network threads run.
+  for (int i = 0; i < 500 && thread_names(none.pid()).count("animd-net-1") == 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  for (const auto& name : thread_names(none.pid())) EXPECT_NE(name.rfind("animd-enc-", 0), 0u);
+  EXPECT_EQ(none.stop(), 0) << none.log_tail();
+#endif
 }
 
 // The slices of the tick thread and workers, and of the network threads, once all started.
