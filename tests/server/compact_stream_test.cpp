@@ -454,17 +454,27 @@ void prepare_then_send(StreamSubscription& sub, const SnapshotPtr& snap, const Q
   receiver.receive(out, *snap);
 }
 
+// Runs `n` ticks (`tick()`) and prepares and sends every `every`-th snapshot (ticks 1,
+// 1 + every, ...), as a stage that far behind the tick and a subscriber in step with it.
+template <class Tick>
+void prepare_and_send_every(StreamSubscription& sub, int n, uint64_t every, Tick tick,
+                            Receiver& receiver) {
+  QuantRef held[2];
+  for (int i = 0; i < n; ++i) {
+    const SnapshotPtr snap = tick();
+    if ((snap->tick - 1) % every != 0) continue;  // skipped: counted as dropped
+    prepare_then_send(sub, snap, held, receiver);
+    held[1] = held[0];
+    held[0] = snap->quant;
+  }
+}
+
 TEST_F(CompactStreamTest, TheEncodeStagePreparesWhatAnInStepSubscriberSends) {
   const uint32_t a = spawn(0.0f);
   spawn(1.0f);
   StreamSubscription sub = compact_all();
-  QuantRef held[2];
-  for (int i = 0; i < 5; ++i) {
-    const SnapshotPtr snap = tick();
-    prepare_then_send(sub, snap, held, receiver_);
-    held[1] = held[0];
-    held[0] = snap->quant;
-  }
+  prepare_and_send_every(
+      sub, 5, 1, [&] { return tick(); }, receiver_);
   const std::vector<FrameKind> expected{FrameKind::kKey, FrameKind::kDelta1, FrameKind::kDelta2,
                                         FrameKind::kDelta2, FrameKind::kDelta2};
   EXPECT_EQ(receiver_.kinds[a], expected);
@@ -473,16 +483,10 @@ TEST_F(CompactStreamTest, TheEncodeStagePreparesWhatAnInStepSubscriberSends) {
 TEST_F(CompactStreamTest, TheEncodeStagePreparesDeltasAcrossTheTicksItSkipped) {
   const uint32_t a = spawn(0.0f);
   StreamSubscription sub = compact_all();
-  QuantRef held[2];
-  for (int i = 0; i < 9; ++i) {
-    const SnapshotPtr snap = tick();
-    // A stage behind the tick prepares every other snapshot; subscribers in step encode
-    // those (the others count as dropped), and their deltas name the ticks between.
-    if (snap->tick % 2 == 0) continue;
-    prepare_then_send(sub, snap, held, receiver_);
-    held[1] = held[0];
-    held[0] = snap->quant;
-  }
+  // A stage behind the tick prepares every other snapshot; subscribers in step encode those,
+  // and their deltas name the ticks between.
+  prepare_and_send_every(
+      sub, 9, 2, [&] { return tick(); }, receiver_);
   const std::vector<FrameKind> expected{FrameKind::kKey, FrameKind::kDelta1, FrameKind::kDelta2,
                                         FrameKind::kDelta2, FrameKind::kDelta2};
   EXPECT_EQ(receiver_.kinds[a], expected);
