@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <string>
 
+#include "stream_encoder.h"
 #include "thread_name.h"
 #include "thread_slice.h"
 
@@ -62,37 +63,21 @@ bool EncodeStage::watched(const Snapshot& snap, size_t index) {
   return false;
 }
 
-// stream_encoder.cpp's compact_character for a subscriber holding the character's frames of
-// `held1`'s tick (and `held2`'s, when the character is in it): the same entry, so the same
-// shared slot the session then finds ready.
-void EncodeStage::prepare_character(const Snapshot& snap, size_t index, const QuantFrame* held1,
-                                    const QuantFrame* held2) {
-  using animcodec::FrameKind;
+// The entry a subscriber in step with the stage asks for (stream_encoder.h): it holds the
+// character's frame of held[0]'s tick, and of held[1]'s before it when the character is there.
+void EncodeStage::prepare_character(const Snapshot& snap, size_t index,
+                                    std::span<const QuantRef, 2> held) {
   const SnapshotCharacter& c = snap.characters[index];
-  animcodec::Baseline b;
-  if (!held1 || held1->tick >= snap.tick || !held1->find(c.id, c.num_joints, b.prev1, b.root1)) {
-    snap.compact_entry(index, FrameKind::kKey);
-    return;
+  std::span<const animcodec::QJoint> pose;
+  const animcodec::QRoot* root = nullptr;
+  auto has = [&](const QuantRef& f) { return f && f->find(c.id, c.num_joints, pose, root); };
+  StreamSubscription::Held prev{c.id, 0, 0};
+  if (has(held[0]) && held[0]->tick < snap.tick) {
+    prev.tick = held[0]->tick;
+    if (has(held[1]) && held[1]->tick < prev.tick) prev.prev_tick = held[1]->tick;
   }
-  const uint64_t p1 = held1->tick;
-  const bool in2 = held2 && held2->tick < p1 && held2->find(c.id, c.num_joints, b.prev2, b.root2);
-  const bool previous_tick = p1 + 1 == snap.tick;
-  if (previous_tick && in2 && held2->tick + 2 == snap.tick &&
-      snap.has_baseline(index, FrameKind::kDelta2)) {
-    snap.compact_entry(index, FrameKind::kDelta2);
-    return;
-  }
-  const uint64_t skipped[2] = {snap.tick - p1 - 1, in2 ? p1 - held2->tick - 1 : 0};
-  if (in2) {
-    snap.compact_entry_against(index, FrameKind::kDelta2, b, skipped);
-    return;
-  }
-  if (previous_tick && snap.has_baseline(index, FrameKind::kDelta1)) {
-    snap.compact_entry(index, FrameKind::kDelta1);
-    return;
-  }
-  b.prev2 = {}, b.root2 = nullptr;
-  snap.compact_entry_against(index, FrameKind::kDelta1, b, skipped);
+  animcodec::FrameKind kind;
+  compact_entry_for(snap, index, held, prev.tick ? &prev : nullptr, kind);
 }
 
 void EncodeStage::wait_for_tick() {
@@ -148,7 +133,7 @@ void EncodeStage::run(int index, bool idle) {
       if (begin >= n || stopping_.load(std::memory_order_relaxed)) break;
       const size_t end = std::min(begin + kBlock, n);
       for (size_t i = begin; i < end; ++i)
-        if (watched(snap, i)) prepare_character(snap, i, job->held[0].get(), job->held[1].get());
+        if (watched(snap, i)) prepare_character(snap, i, job->held);
       mine += end - begin;
       // The tick goes first: a tick starting now has the cores within one block.
       sched_yield();

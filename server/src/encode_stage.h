@@ -15,7 +15,7 @@
 // frames of the last two snapshots this stage prepared, so the entry is the shared DELTA2
 // against the two ticks before when those are the ticks it prepared, else the delta against
 // the two it prepared (Snapshot::compact_entry_against with their skips), else DELTA1 or a key
-// frame, as stream_encoder.cpp's compact_character chooses. It then marks the snapshot
+// frame, as compact_entry_for (stream_encoder.h) chooses for it. It then marks the snapshot
 // prepared and calls `on_prepared` (which wakes the sessions, session_stream.cpp).
 //
 // Only the newest snapshot offered is worked on: one offered while another is in progress
@@ -28,6 +28,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <thread>
 #include <vector>
 
@@ -60,10 +61,10 @@ class EncodeStage {
   uint64_t skipped() const { return skipped_.load(std::memory_order_relaxed); }
 
   // The entry an in-step subscriber needs for character `index` of `snap`, given the last two
-  // frames prepared before it (`held[0]` newest; null when absent), encoded into the
+  // frames prepared before it (`held[0]` newest; empty when absent), encoded into the
   // snapshot's shared entries. Public for the tests.
-  static void prepare_character(const Snapshot& snap, size_t index, const QuantFrame* held1,
-                                const QuantFrame* held2);
+  static void prepare_character(const Snapshot& snap, size_t index,
+                                std::span<const QuantRef, 2> held);
   // Whether character `index` is watched by an in-step subscriber the stage prepares for.
   static bool watched(const Snapshot& snap, size_t index);
 

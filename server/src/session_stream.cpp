@@ -161,18 +161,18 @@ void Session::encode_compact() {
       newest = snap.get();
       if (ready(sub, *snap)) newest_ready = snap.get();
     }
-    if (!newest_ready && oldest && oldest->tick + kStageGraceTicks <= newest_seen_) {
-      newest_ready = newest;  // waited long enough: encode it here
+    const Snapshot* chosen = newest_ready;
+    if (!chosen && oldest && oldest->tick + kStageGraceTicks <= newest_seen_) {
+      chosen = newest;  // waited long enough: encode it here
       server_.metrics().stage_fallbacks.fetch_add(1, std::memory_order_relaxed);
     }
-    newest = newest_ready;
-    if (!newest) continue;
-    sub.let_go_before(newest->tick);
+    if (!chosen) continue;
+    sub.let_go_before(chosen->tick);
     for (const SnapshotPtr& snap : compact_waiting_)
-      if (snap->tick > sub.compact_through && snap->tick < newest->tick && due(sub, *snap))
+      if (snap->tick > sub.compact_through && snap->tick < chosen->tick && due(sub, *snap))
         count_drops(1, false);
-    sub.compact_through = newest->tick;
-    send_frame(sub, *newest);
+    sub.compact_through = chosen->tick;
+    send_frame(sub, *chosen);
   }
   // Kept while some compact subscription may still encode it.
   std::erase_if(compact_waiting_, [&](const SnapshotPtr& snap) {

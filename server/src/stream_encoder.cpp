@@ -67,12 +67,11 @@ struct FloatEntry {
   size_t bytes() const { return 1 + varint_size(inner()) + inner(); }
 };
 
-// Character `index`'s compact entry for `sub` and its kind, the first of: the shared DELTA2
-// (the client holds the character's frames of the two ticks before); the subscriber's own
-// DELTA2 against the newest two frames it holds, if `sub` kept them; the shared DELTA1 (it
-// holds the tick before); its own DELTA1; a key frame.
-std::string_view compact_character(const StreamSubscription& sub, const Snapshot& snap,
-                                   size_t index, const StreamSubscription::Held* prev,
+}  // namespace
+
+std::string_view compact_entry_for(const Snapshot& snap, size_t index,
+                                   std::span<const QuantRef> kept,
+                                   const StreamSubscription::Held* prev,
                                    animcodec::FrameKind& kind) {
   using animcodec::FrameKind;
   kind = FrameKind::kKey;
@@ -84,19 +83,19 @@ std::string_view compact_character(const StreamSubscription& sub, const Snapshot
     return snap.compact_entry(index, kind);
   }
   const SnapshotCharacter& c = snap.characters[index];
-  auto kept = [&](uint64_t tick) -> const QuantFrame* {
-    for (const QuantRef& q : sub.kept)
-      if (q->tick == tick) return q.get();
+  auto kept_frame = [&](uint64_t tick) -> const QuantFrame* {
+    for (const QuantRef& q : kept)
+      if (q && q->tick == tick) return q.get();
     return nullptr;
   };
   animcodec::Baseline b;
-  const QuantFrame* f1 = prev->tick < snap.tick ? kept(prev->tick) : nullptr;
+  const QuantFrame* f1 = prev->tick < snap.tick ? kept_frame(prev->tick) : nullptr;
   const bool own1 = f1 && f1->find(c.id, c.num_joints, b.prev1, b.root1);
   const bool older = prev->prev_tick != 0 && prev->prev_tick < prev->tick;
   const uint64_t skipped[2] = {snap.tick - prev->tick - 1,
                                older ? prev->tick - prev->prev_tick - 1 : 0};
   if (own1 && older)
-    if (const QuantFrame* f2 = kept(prev->prev_tick))
+    if (const QuantFrame* f2 = kept_frame(prev->prev_tick))
       if (f2->find(c.id, c.num_joints, b.prev2, b.root2)) {
         kind = FrameKind::kDelta2;
         return snap.compact_entry_against(index, kind, b, skipped);
@@ -110,6 +109,8 @@ std::string_view compact_character(const StreamSubscription& sub, const Snapshot
   b.prev2 = {}, b.root2 = nullptr;
   return snap.compact_entry_against(index, kind, b, skipped);
 }
+
+namespace {
 
 // Region subscriptions: members not sent this frame (an outer zone's off turns) keep what
 // the client holds of them. `held`: this frame's, sorted by id; sub.last_ids: the members.
@@ -279,7 +280,7 @@ void encode_stream_frame(StreamSubscription& sub, const Snapshot& snap, uint32_t
       const size_t index = static_cast<size_t>(c - snap.characters.data());
       if (!snap.quant) continue;  // nothing to send it from (not expected: always quantized)
       animcodec::FrameKind kind;
-      body.append(compact_character(sub, snap, index, prev, kind));
+      body.append(compact_entry_for(snap, index, sub.kept, prev, kind));
       entry_end.push_back(body.size());
       // A key frame replaces what the client held; a delta adds to it.
       held.push_back({c->id, snap.tick, kind == animcodec::FrameKind::kKey ? 0 : prev->tick});

@@ -102,6 +102,17 @@ struct EncodedFrame {
 void encode_stream_frame(StreamSubscription& sub, const Snapshot& snap, uint32_t dropped,
                          int64_t unix_time_us, size_t max_part_bytes, EncodedFrame& out);
 
+// Character `index`'s compact entry (and its kind) for a client holding `prev` (null: nothing
+// of it), with `kept` the quantized frames it may refer to; the first of: the shared DELTA2 (it
+// holds the character's frames of the two ticks before); its own DELTA2 against the newest
+// two frames it holds, if kept; the shared DELTA1 (it holds the tick before); its own DELTA1;
+// a key frame. Subscriptions ask it (encode_stream_frame) and so does the encode stage, for
+// the subscribers in step with it: the same choice, so the same shared entry.
+std::string_view compact_entry_for(const Snapshot& snap, size_t index,
+                                   std::span<const QuantRef> kept,
+                                   const StreamSubscription::Held* prev,
+                                   animcodec::FrameKind& kind);
+
 // Serializes a ServerMessage with its 4-byte little-endian length prefix. `frame_tail`:
 // serialized StreamFrame fields appended to message.frame() (which must be the message's
 // only field): the compact encoder's shared character entries.

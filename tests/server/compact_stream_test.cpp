@@ -445,7 +445,7 @@ std::vector<bool> ready_entries(const Snapshot& snap) {
 void prepare_then_send(StreamSubscription& sub, const SnapshotPtr& snap, const QuantRef held[2],
                        Receiver& receiver) {
   for (size_t c = 0; c < snap->characters.size(); ++c)
-    EncodeStage::prepare_character(*snap, c, held[0].get(), held[1].get());
+    EncodeStage::prepare_character(*snap, c, std::span<const QuantRef, 2>(held, 2));
   const std::vector<bool> prepared = ready_entries(*snap);
   EncodedFrame out;
   encode_stream_frame(sub, *snap, 0, 0, 1 << 20, out);
