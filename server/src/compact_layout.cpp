@@ -26,9 +26,9 @@ void quantize_character(Snapshot& snap, size_t index, const anim::Animator& anim
   const animcodec::QJoint* prev[2] = {nullptr, nullptr};
   const animcodec::QRoot* prev_root[2] = {nullptr, nullptr};
   for (int k = 0; k < 2; ++k) {
-    if (!snap.quant_prev[k] || c.prev_offset[k] == kNotQuantized || (k == 1 && !prev[0])) break;
-    prev[k] = snap.quant_prev[k]->joints.data() + c.prev_offset[k];
-    prev_root[k] = &snap.quant_prev[k]->roots[c.prev_index[k]];
+    if (!snap.quant_pull[k] || c.pull_offset[k] == kNotQuantized) break;
+    prev[k] = snap.quant_pull[k]->joints.data() + c.pull_offset[k];
+    prev_root[k] = &snap.quant_pull[k]->roots[c.pull_index[k]];
   }
   const auto& locals = animator.local_pose().locals;
   animcodec::quantize_pose(*c.layout, animcodec::transform_view<anim::Transform>(locals), prev[0],

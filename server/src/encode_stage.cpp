@@ -20,8 +20,8 @@ constexpr size_t kBlock = 16;
 }  // namespace
 
 EncodeStage::EncodeStage(int threads, bool idle, std::atomic<bool>* tick_running,
-                         std::function<void(uint64_t)> on_prepared)
-    : on_prepared_(std::move(on_prepared)), tick_running_(tick_running) {
+                         std::function<void(uint64_t)> on_prepared, std::atomic<bool>* busy)
+    : on_prepared_(std::move(on_prepared)), tick_running_(tick_running), busy_(busy) {
   for (int i = 0; i < std::max(threads, 1); ++i)
     threads_.emplace_back([this, i, idle] { run(i + 1, idle); });
 }
@@ -35,11 +35,13 @@ EncodeStage::~EncodeStage() {
   wake_.notify_all();
   if (tick_running_) tick_running_->notify_all();
   for (auto& t : threads_) t.join();
+  if (busy_) busy_->store(false);
 }
 
 void EncodeStage::offer(const SnapshotPtr& snapshot) {
   if (!snapshot) return;
   if (!snapshot->quant) {
+    if (snapshot->quant_deferred) return;  // a tick the World left for a later one
     // No compact subscription any more: let go of the frames the next deltas would have
     // referred to (a whole tick's quantized poses each).
     std::lock_guard lock(mutex_);
@@ -51,6 +53,7 @@ void EncodeStage::offer(const SnapshotPtr& snapshot) {
     std::lock_guard lock(mutex_);
     if (waiting_) skipped_.fetch_add(1, std::memory_order_relaxed);
     waiting_ = snapshot;
+    if (busy_) busy_->store(true, std::memory_order_release);
   }
   wake_.notify_one();
 }
@@ -152,6 +155,7 @@ void EncodeStage::finish(const std::shared_ptr<Job>& job) {
     last_[1] = std::move(last_[0]);
     last_[0] = job->snap->quant;
     job_.reset();
+    if (busy_) busy_->store(waiting_ != nullptr, std::memory_order_release);
   }
   wake_.notify_all();  // a snapshot may be waiting
   prepared_.fetch_add(1, std::memory_order_relaxed);

@@ -38,22 +38,25 @@ namespace animd {
 
 class EncodeStage {
  public:
-  // `threads` >= 1 threads named animd-enc-N. `tick_running` (may be null): while it is true
+  // `threads` >= 1 threads named animd-enc-N. `busy` (may be null): set while a snapshot
+  // offered waits or is being prepared (Metrics::stage_busy: the World quantizes no tick the
+  // stage could not take). `tick_running` (may be null): while it is true
   // they do not encode (they finish the block of characters in hand, then wait for it to
   // clear; whoever clears it notifies it): the tick's threads have the cores to themselves.
   // `idle`: each also puts itself in SCHED_IDLE (runs only when no other thread of the machine
   // wants the core; nice 19 where the kernel refuses). `on_prepared(tick)` runs on a stage
   // thread after each snapshot is prepared: it must not block.
   EncodeStage(int threads, bool idle, std::atomic<bool>* tick_running,
-              std::function<void(uint64_t)> on_prepared);
+              std::function<void(uint64_t)> on_prepared, std::atomic<bool>* busy = nullptr);
   // Joins the threads (a job in progress is abandoned). `tick_running` must be false by then
   // (the tick stopped): a thread waiting for it is woken but waits again while it is true.
   ~EncodeStage();
   EncodeStage(const EncodeStage&) = delete;
   EncodeStage& operator=(const EncodeStage&) = delete;
 
-  // Tick thread: hands over the newest snapshot (ignored without quantized poses). Never
-  // blocks beyond a short lock.
+  // Tick thread: hands over the newest snapshot (ignored without quantized poses; one
+  // without them and not Snapshot::quant_deferred means no compact subscription is left: the
+  // stage lets go of its frames). Never blocks beyond a short lock.
   void offer(const SnapshotPtr& snapshot);
   // Snapshots prepared so far, and snapshots offered that a newer one replaced before the
   // stage took them (the summary log line).
@@ -81,6 +84,7 @@ class EncodeStage {
 
   std::function<void(uint64_t)> on_prepared_;
   std::atomic<bool>* tick_running_;
+  std::atomic<bool>* busy_;            // written under mutex_
   std::atomic<bool> stopping_{false};  // stop_, readable without the lock
   std::mutex mutex_;
   std::condition_variable wake_;

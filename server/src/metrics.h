@@ -24,6 +24,11 @@ struct Metrics {
   // True while the tick runs (TickLoop: from taking commands to handing the snapshot over).
   // The encode stage waits for it to clear (encode_stage.h); notified when it does.
   std::atomic<bool> tick_running{false};
+  // True from the moment the encode stage is handed a snapshot until it has prepared it and
+  // none waits (encode_stage.h). While it is true the World does not quantize the tick (the
+  // stage could not take it; quantizing is a third of the tick's CPU with 5,000 watched
+  // characters) unless a compact subscription at a rate divisor is due at fixed ticks.
+  std::atomic<bool> stage_busy{false};
   std::atomic<uint64_t> orphans_despawned{0};  // characters whose owner left (grace expired)
   std::atomic<float> ik_scale{1.0f};  // IK iteration scale in force (< 1: over --ik-budget)
   // Animation events crossed by playheads, and those lost to the per-character limit.
@@ -54,6 +59,9 @@ struct Metrics {
   // the World quantizes poses only while this is above 0. Counted before the subscribe
   // reaches the tick, so the subscription's first snapshot is quantized.
   std::atomic<int64_t> compact_subscriptions{0};
+  // Of those, the ones at a rate divisor above 1 (every divisor-th tick from their start):
+  // while any exists the World quantizes every tick, since they are due at fixed ticks.
+  std::atomic<int64_t> compact_paced_subscriptions{0};
   // ENCODING_FLOAT_3X4 subscriptions, counted the same way: the World builds skin palettes
   // only while this is above 0 (nothing else needs them).
   std::atomic<int64_t> float_subscriptions{0};

@@ -191,7 +191,7 @@ bool Server::init() {
     stage_ = std::make_unique<EncodeStage>(
         config_.encode_threads, config_.encode_idle,
         tick_fills_cores ? &metrics_.tick_running : nullptr,
-        [this](uint64_t) { asio::post(io_, [this] { wake_sessions(); }); });
+        [this](uint64_t) { asio::post(io_, [this] { wake_sessions(); }); }, &metrics_.stage_busy);
   }
   history_ = world_->history();
   hit_volumes_ = world_->hit_volumes();

@@ -200,6 +200,7 @@ class Session : public ReplySink, public std::enable_shared_from_this<Session> {
   uint32_t dropped_since_last_ = 0;
   int64_t compact_counted_ = 0;  // what recount_encodings() last added to each metric
   int64_t float_counted_ = 0;
+  int64_t paced_counted_ = 0;  // compact ones at a rate divisor above 1
   uint64_t dropped_total_ = 0;
   std::optional<Clock::time_point> dropping_since_;  // every frame dropped since then
   EncodedFrame encoded_;

@@ -30,20 +30,27 @@ void Session::offer_snapshot(const SnapshotPtr& snapshot) {
 }
 
 void Session::recount_encodings() {
-  int64_t compact = 0, total = 0;
+  int64_t compact = 0, paced = 0, total = 0;
   if (!closed_) {
-    for (const auto& sub : subscriptions_) compact += sub.encoding == anim::v1::ENCODING_COMPACT;
-    for (const auto& [seq, sub] : pending_subscribes_)
-      compact += sub.encoding == anim::v1::ENCODING_COMPACT;
+    auto count = [&](const StreamSubscription& sub) {
+      const bool c = sub.encoding == anim::v1::ENCODING_COMPACT;
+      compact += c;
+      paced += c && sub.divisor > 1;
+    };
+    for (const auto& sub : subscriptions_) count(sub);
+    for (const auto& [seq, sub] : pending_subscribes_) count(sub);
     total = static_cast<int64_t>(subscriptions_.size() + pending_subscribes_.size());
   }
   const int64_t floats = total - compact;
   Metrics& m = server_.metrics();
   if (compact != compact_counted_)
     m.compact_subscriptions.fetch_add(compact - compact_counted_, std::memory_order_relaxed);
+  if (paced != paced_counted_)
+    m.compact_paced_subscriptions.fetch_add(paced - paced_counted_, std::memory_order_relaxed);
   if (floats != float_counted_)
     m.float_subscriptions.fetch_add(floats - float_counted_, std::memory_order_relaxed);
   compact_counted_ = compact;
+  paced_counted_ = paced;
   float_counted_ = floats;
   // Snapshots waited for by compact subscriptions that are gone: let go of them (and of the
   // quantized frames they hold) now.
@@ -116,7 +123,11 @@ void Session::on_snapshot() {
       if (sub.encoding != anim::v1::ENCODING_COMPACT && due(sub, *snap)) send_frame(sub, *snap);
       if (closed_) break;
     }
-    if (compact) compact_waiting_.push_back(snap);
+    // Only quantized snapshots can be sent compact: the World skips quantizing ticks the
+    // encode stage could not take (Metrics::stage_busy), and those are not frames at all
+    // for a compact subscription (not dropped: its deltas name the ticks between, and the
+    // events of those ticks go out with the next frame).
+    if (compact && snap->quant) compact_waiting_.push_back(snap);
   }
   encode_compact();
   // A draining session sends no more frames: it lets go of the frames its deltas would refer
@@ -144,8 +155,7 @@ void Session::encode_compact() {
   // The stage prepares for subscribers at every tick; one at a rate divisor holds other
   // frames, so it gains nothing by waiting.
   auto ready = [&](const StreamSubscription& sub, const Snapshot& snap) {
-    return !staged || sub.divisor > 1 || !snap.quant ||
-           snap.prepared.load(std::memory_order_acquire);
+    return !staged || sub.divisor > 1 || snap.prepared.load(std::memory_order_acquire);
   };
   // Each compact subscription encodes only the newest ready snapshot due (every divisor-th
   // tick) of those waiting: catching up costs one encode, and its deltas name the ticks

@@ -85,6 +85,10 @@ struct SnapshotCharacter {
   // offset and character index there, or kNotQuantized (spawned since, or not quantized).
   uint32_t prev_offset[2] = {kNotQuantized, kNotQuantized};
   uint32_t prev_index[2] = {kNotQuantized, kNotQuantized};
+  // The same in Snapshot::quant_pull[k] (the last two quantized ticks, whichever they were):
+  // the frames its quantization pulls towards (compact_layout.h).
+  uint32_t pull_offset[2] = {kNotQuantized, kNotQuantized};
+  uint32_t pull_index[2] = {kNotQuantized, kNotQuantized};
   // Animation events its update crossed: Snapshot::events[events_begin, + events_count),
   // names in `event_table` (set only while it has events), and those it crossed beyond the
   // Animator's limit (counted, not kept).
@@ -126,6 +130,13 @@ struct Snapshot {
   // absent), and the lazily encoded frames (one CompactEntries per character, by index).
   QuantRef quant;
   QuantRef quant_prev[2];
+  // The last two ticks quantized before this one ([0] newest; the same as quant_prev when
+  // every tick is quantized). An in-step subscriber of the encode stage holds these: the
+  // quantization pulls each value towards what a delta against them predicts.
+  QuantRef quant_pull[2];
+  // A compact subscription exists but this tick was not quantized: the encode stage was
+  // still preparing an earlier one (Metrics::stage_busy). No compact frame is sent of it.
+  bool quant_deferred = false;
   mutable std::unique_ptr<CompactEntries[]> compact;
   size_t compact_capacity = 0;
   // The regions of every region subscription at this tick (their inner zones are what the

@@ -35,6 +35,8 @@ struct SnapshotPool::State {
     slot->snapshot.quant.reset();
     slot->snapshot.quant_prev[0].reset();
     slot->snapshot.quant_prev[1].reset();
+    slot->snapshot.quant_pull[0].reset();
+    slot->snapshot.quant_pull[1].reset();
     {
       std::lock_guard lock(mutex);
       if (spare.size() < kMaxSpare) {

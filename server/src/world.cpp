@@ -423,15 +423,26 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
   snap->server_time = server_time;
   snap->characters.resize(characters_.size());
   // ENCODING_COMPACT: this tick's quantized poses, and the two ticks before as baselines
-  // (only while a compact subscription exists: quantizing costs the workers).
+  // (only while a compact subscription exists: quantizing costs the workers). Not while the
+  // encode stage is still preparing an earlier tick: it would not take this one, and the
+  // subscriptions it prepares for wait for the next it takes (session_stream.cpp). Those at a
+  // rate divisor are due at fixed ticks: every tick is quantized while one exists.
   const bool compact = metrics_.compact_subscriptions.load(std::memory_order_relaxed) > 0;
-  QuantRef quant = compact ? quant_frames_.acquire() : QuantRef();
+  // A stage that gets no CPU for long (a host busy with other work) defers nothing beyond
+  // kMaxDeferredTicks: the sessions then encode what it could not (their fallback).
+  const bool deferred = compact && metrics_.stage_busy.load(std::memory_order_acquire) &&
+                        metrics_.compact_paced_subscriptions.load(std::memory_order_relaxed) == 0 &&
+                        quant_recent_[0] && quant_recent_[0]->tick + kMaxDeferredTicks >= tick;
+  QuantRef quant = compact && !deferred ? quant_frames_.acquire() : QuantRef();
   if (quant) quant->tick = tick;
   snap->quant = quant;
-  for (int k = 0; k < 2; ++k)
+  snap->quant_deferred = deferred;
+  for (int k = 0; k < 2; ++k) {
     snap->quant_prev[k] = quant && quant_recent_[k] && quant_recent_[k]->tick + k + 1 == tick
                               ? quant_recent_[k]
                               : QuantRef();
+    snap->quant_pull[k] = quant ? quant_recent_[k] : QuantRef();
+  }
   if (quant) {
     quant->ids.resize(characters_.size());
     quant->offsets.resize(characters_.size());
@@ -448,14 +459,22 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
     sc.num_joints = static_cast<uint32_t>(c.asset->skeleton.num_joints());
     sc.watched_by_id = c.watchers > 0 || all_watchers_ > 0;
     sc.layout = c.layout;
+    // c.quant_*: the character's place in the last two quantized frames (quant_recent_).
     for (int k = 0; k < 2; ++k) {
-      const bool held = c.quant_tick[k] != 0 && c.quant_tick[k] + k + 1 == tick;
+      const bool in_recent =
+          c.quant_tick[k] != 0 && quant_recent_[k] && quant_recent_[k]->tick == c.quant_tick[k];
+      const bool held = in_recent && c.quant_tick[k] + k + 1 == tick;
       sc.prev_offset[k] = held ? c.quant_offset[k] : kNotQuantized;
       sc.prev_index[k] = held ? c.quant_index[k] : kNotQuantized;
+      sc.pull_offset[k] = in_recent ? c.quant_offset[k] : kNotQuantized;
+      sc.pull_index[k] = in_recent ? c.quant_index[k] : kNotQuantized;
     }
-    c.quant_tick[1] = c.quant_tick[0], c.quant_offset[1] = c.quant_offset[0];
-    c.quant_index[1] = c.quant_index[0];
-    c.quant_tick[0] = tick, c.quant_offset[0] = offset, c.quant_index[0] = static_cast<uint32_t>(i);
+    if (quant) {
+      c.quant_tick[1] = c.quant_tick[0], c.quant_offset[1] = c.quant_offset[0];
+      c.quant_index[1] = c.quant_index[0];
+      c.quant_tick[0] = tick, c.quant_offset[0] = offset;
+      c.quant_index[0] = static_cast<uint32_t>(i);
+    }
     offset += sc.num_joints;
   }
   // Skin palettes: only while a float subscription exists (nothing else reads them, and
@@ -486,8 +505,10 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
                 degrade,      snap->has_palettes, watched_regions_};
   pool_.run(characters_.size(), &UpdateJob::run, &job);
   gather_events(*snap);
-  quant_recent_[1] = std::move(quant_recent_[0]);
-  quant_recent_[0] = std::move(quant);
+  if (quant || !compact) {  // a deferred tick keeps the last two quantized
+    quant_recent_[1] = std::move(quant_recent_[0]);
+    quant_recent_[0] = std::move(quant);
+  }
   history_->publish();
   last_tick_ = tick;
   if (job.degrade) metrics_.degraded_ticks.fetch_add(1, std::memory_order_relaxed);

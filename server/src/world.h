@@ -224,7 +224,9 @@ class World {
   TickStats tick_stats_;
   SnapshotPool snapshots_;       // update()'s snapshots, recycled once their holders let go
   QuantFramePool quant_frames_;  // their quantized poses, likewise
-  QuantRef quant_recent_[2];     // the last two ticks' ([0] latest)
+  QuantRef quant_recent_[2];     // the last two ticks quantized ([0] latest)
+  // Ticks in a row left unquantized while the encode stage is busy, at most (update()).
+  static constexpr uint64_t kMaxDeferredTicks = 3;
   std::shared_ptr<PoseHistory> history_;             // written by update() only
   std::shared_ptr<const PoseHistory> history_view_;  // the same, for readers
   HitVolumeOverrides hit_overrides_;  // set_hit_volumes replacements, of loaded assets only

@@ -494,6 +494,58 @@ TEST_F(CompactStreamTest, TheEncodeStagePreparesDeltasAcrossTheTicksItSkipped) {
   EXPECT_EQ(receiver_.skips[a], skips);
 }
 
+TEST_F(CompactStreamTest, TicksTheStageCannotTakeAreNotQuantized) {
+  const uint32_t a = spawn(0.0f);
+  StreamSubscription sub = compact_all();
+  // The stage is busy at the start of ticks 2-7 and 9 (Metrics::stage_busy): the World
+  // leaves those unquantized, but never more than kMaxDeferredTicks (3) in a row.
+  const std::vector<uint64_t> busy{2, 3, 4, 5, 6, 7, 9};
+  std::vector<uint64_t> quantized;
+  std::vector<std::pair<uint64_t, uint64_t>> pulls;  // quant_pull's ticks (0: none)
+  QuantRef held[2];
+  for (int i = 0; i < 12; ++i) {
+    metrics_.stage_busy = std::count(busy.begin(), busy.end(), tick_ + 1) > 0;
+    const SnapshotPtr snap = tick();
+    if (!snap->quant) {
+      EXPECT_TRUE(snap->quant_deferred) << snap->tick;
+      continue;
+    }
+    EXPECT_FALSE(snap->quant_deferred);
+    quantized.push_back(snap->tick);
+    pulls.emplace_back(snap->quant_pull[0] ? snap->quant_pull[0]->tick : 0,
+                       snap->quant_pull[1] ? snap->quant_pull[1]->tick : 0);
+    // The shared deltas' baselines stay the ticks just before, when those were quantized.
+    EXPECT_EQ(static_cast<bool>(snap->quant_prev[0]),
+              snap->quant_pull[0] && snap->quant_pull[0]->tick + 1 == snap->tick);
+    // What the stage prepares of it (against the last two it prepared: these) is what a
+    // subscriber in step sends, and the client decodes the quantized poses bit for bit.
+    prepare_then_send(sub, snap, held, receiver_);
+    held[1] = held[0];
+    held[0] = snap->quant;
+  }
+  EXPECT_EQ(quantized, (std::vector<uint64_t>{1, 5, 8, 10, 11, 12}));
+  // Each tick is pulled towards the last two quantized, whichever ticks they were.
+  const std::vector<std::pair<uint64_t, uint64_t>> expected_pulls{{0, 0}, {1, 0},  {5, 1},
+                                                                  {8, 5}, {10, 8}, {11, 10}};
+  EXPECT_EQ(pulls, expected_pulls);
+  const std::vector<FrameKind> kinds{FrameKind::kKey,    FrameKind::kDelta1, FrameKind::kDelta2,
+                                     FrameKind::kDelta2, FrameKind::kDelta2, FrameKind::kDelta2};
+  EXPECT_EQ(receiver_.kinds[a], kinds);
+  const std::vector<std::pair<uint64_t, uint64_t>> skips{{0, 0}, {3, 0}, {2, 3},
+                                                         {1, 2}, {0, 1}, {0, 0}};
+  EXPECT_EQ(receiver_.skips[a], skips);
+}
+
+TEST_F(CompactStreamTest, EveryTickIsQuantizedWhileACompactSubscriptionIsPaced) {
+  spawn(0.0f);
+  // A subscription at a rate divisor is due at fixed ticks: a busy stage defers none.
+  metrics_.compact_paced_subscriptions = 1;
+  metrics_.stage_busy = true;
+  for (int i = 0; i < 5; ++i) EXPECT_TRUE(tick()->quant) << tick_;
+  metrics_.compact_paced_subscriptions = 0;
+  EXPECT_FALSE(tick()->quant);
+}
+
 TEST(EncodeStage, WatchedAreTheIdWatchedAndTheRegionsInnerZones) {
   Snapshot snap;
   snap.characters.resize(4);
@@ -559,12 +611,14 @@ TEST_F(CompactStreamTest, TheEncodeStageWaitsForTheTickToEnd) {
   s.all_characters = true;
   s.subscription_id = 1;
   ASSERT_TRUE(world_->execute(s, Caller{1, 0}, tick_, 0.0));
-  std::atomic<bool> tick_running{true};
+  std::atomic<bool> tick_running{true}, busy{false};
   std::promise<uint64_t> done;
   std::future<uint64_t> tick_prepared = done.get_future();
-  EncodeStage stage(2, false, &tick_running, [&](uint64_t tick) { done.set_value(tick); });
+  EncodeStage stage(
+      2, false, &tick_running, [&](uint64_t tick) { done.set_value(tick); }, &busy);
   const SnapshotPtr snap = tick();
   stage.offer(snap);
+  EXPECT_TRUE(busy.load());  // the World defers the next ticks' quantizing
   // While the tick runs nothing is encoded (a stage that did not wait would have long
   // finished one character).
   EXPECT_EQ(tick_prepared.wait_for(std::chrono::milliseconds(200)), std::future_status::timeout);
@@ -576,6 +630,25 @@ TEST_F(CompactStreamTest, TheEncodeStageWaitsForTheTickToEnd) {
   EXPECT_EQ(tick_prepared.get(), snap->tick);
   EXPECT_TRUE(snap->prepared.load());
   EXPECT_TRUE(ready_entries(*snap)[0]);  // its key frame
+  EXPECT_FALSE(busy.load());             // set before on_prepared runs
+
+  // A tick the World deferred is no snapshot to prepare, and no sign that compact
+  // subscriptions ended: the stage keeps its frames, so the next entry is a delta.
+  Snapshot deferred;
+  deferred.tick = snap->tick + 1;
+  deferred.quant_deferred = true;
+  stage.offer(std::make_shared<const Snapshot>(std::move(deferred)));
+  EXPECT_FALSE(busy.load());
+  ++tick_;  // the deferred tick
+  std::promise<uint64_t> done2;
+  std::future<uint64_t> next_prepared = done2.get_future();
+  done = std::move(done2);  // what on_prepared sets; the stage is idle until the next offer
+  const SnapshotPtr next = tick();
+  stage.offer(next);
+  ASSERT_EQ(next_prepared.wait_for(std::chrono::seconds(30)), std::future_status::ready);
+  const std::vector<bool> ready = ready_entries(*next);
+  EXPECT_FALSE(ready[0]);  // no key frame: against the frames of `snap`, a tick skipped
+  EXPECT_EQ(std::count(ready.begin(), ready.end(), true), 1);
 }
 
 }  // namespace
