@@ -1,16 +1,18 @@
-// Fuzz target, differential: animcodec::quantize_pose (four joints at a time, SSE2) against
-// quantize_joint (joint by joint) on arbitrary floats. Byte 0 picks the frames held (none,
-// one, two); then 9 joints' local transforms (10 floats each: translation, rotation x y z w,
-// scale; any bit pattern: NaN, infinities, denormals, huge values) and the two held frames
-// (32 bytes a joint, as QJoint lies in memory), zero-padded when the input is short. Nine
-// joints: two groups of four and one for the scalar tail. Checked: the same integers for
-// every joint (and no sanitizer report).
+// Fuzz target, differential: animcodec::quantize_pose through each path this CPU has (SSE2
+// four joints at a time, AVX2 eight at a time; quantize_paths.h) against quantize_joint (joint
+// by joint) on arbitrary floats. Byte 0 picks the frames held (none, one, two); then 9 joints'
+// local transforms (10 floats each: translation, rotation x y z w, scale; any bit pattern: NaN,
+// infinities, denormals, huge values) and the two held frames (32 bytes a joint, as QJoint
+// lies in memory), zero-padded when the input is short. Nine joints: two groups of four (or
+// one of eight) and one for the scalar tail. Checked: the same integers for every joint and
+// path (and no sanitizer report).
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <vector>
 
 #include "animcodec/compact.h"
+#include "animcodec/quantize_paths.h"
 #include "fuzz_check.h"
 
 namespace {
@@ -49,14 +51,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const animcodec::QJoint* p2 = held >= 2 ? prev2.data() : nullptr;
 
   const animcodec::PoseView view{pose.data(), pose.data() + 3, pose.data() + 7, 10, kJoints};
-  std::vector<animcodec::QJoint> batch(kJoints);
-  animcodec::quantize_pose(l, view, p1, p2, batch);
+  std::vector<animcodec::QJoint> one(kJoints), batch(kJoints);
   for (size_t j = 0; j < kJoints; ++j) {
     const float* f = pose.data() + 10 * j;
-    const animcodec::QJoint one =
+    one[j] =
         animcodec::quantize_joint(l, j, {f[0], f[1], f[2]}, glm::quat(f[6], f[3], f[4], f[5]),
                                   {f[7], f[8], f[9]}, p1 ? p1 + j : nullptr, p2 ? p2 + j : nullptr);
-    FUZZ_CHECK(batch[j] == one);
+  }
+  for (const auto path : {animcodec::QuantizePath::kSse2, animcodec::QuantizePath::kAvx2}) {
+    if (!animcodec::quantize_pose_with(path, l, view, p1, p2, batch)) continue;
+    for (size_t j = 0; j < kJoints; ++j) FUZZ_CHECK(batch[j] == one[j]);
   }
   return 0;
 }

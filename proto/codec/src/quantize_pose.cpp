@@ -1,24 +1,40 @@
-// quantize_pose: quantize_joint over a whole pose, four joints at a time (SSE2), for the
-// daemon's workers (every character, every tick while a compact subscription exists).
+// quantize_pose: quantize_joint over a whole pose, eight joints at a time (AVX2, where the CPU
+// has it) or four (SSE2, the x86-64 baseline), for the daemon's workers (every character,
+// every tick while a compact subscription exists).
 //
 // The integers are quantize_joint's by construction: each step is the same IEEE float
-// operation as in quantize.cpp, lane by lane (sqrt and division are correctly rounded; there is
-// no FMA on the SSE2 baseline), and the one comparison quantize.cpp makes in double,
-// |exact - prediction| <= 0.75, is made here as prediction - 0.75 <= exact <= prediction + 0.75
-// in float, which is exact while |prediction| < 2^21 (the bounds then need no rounding). A
-// group of four whose translation or scale steps (exact or held) reach 2^20, or are not finite,
-// is done by quantize_joint itself, and so are the joints after the last whole group.
+// operation as in quantize.cpp, lane by lane (sqrt and division are correctly rounded in SSE
+// and AVX alike; nothing is fused: there is no FMA on the SSE2 baseline, the AVX2 functions
+// do not enable it, and this file is compiled with -ffp-contract=off), and the one comparison
+// quantize.cpp makes in double, |exact - prediction| <= 0.75, is made here as
+// prediction - 0.75 <= exact <= prediction + 0.75 in float, which is exact while
+// |prediction| < 2^21 (the bounds then need no rounding). A group whose translation or scale
+// steps (exact or held) reach 2^20, or are not finite, is done again narrower: a group of
+// eight as two groups of four, a group of four by quantize_joint itself. The joints after the
+// last whole group of eight take one group of four and then quantize_joint.
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
 
 #include "animcodec/compact.h"
+#include "animcodec/quantize_paths.h"
 
 #if defined(__SSE2__) || defined(_M_X64)
 #include <emmintrin.h>
 #define ANIMCODEC_QUANTIZE_SSE2 1
 #else
 #define ANIMCODEC_QUANTIZE_SSE2 0
+#endif
+
+// AVX2 is not part of the x86-64 baseline the build targets: only the functions marked
+// ANIMCODEC_AVX2 are compiled for it, and they run only when the CPU says it has it
+// (__builtin_cpu_supports, which also checks that the OS saves the 256-bit registers).
+#if ANIMCODEC_QUANTIZE_SSE2 && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define ANIMCODEC_QUANTIZE_AVX2 1
+#define ANIMCODEC_AVX2 __attribute__((target("avx2")))
+#else
+#define ANIMCODEC_QUANTIZE_AVX2 0
 #endif
 
 namespace animcodec {
@@ -273,22 +289,326 @@ bool quantize_four(const Layout& layout, const PoseView& pose, bool trs, size_t 
   return true;
 }
 
+// Joints j..j+3 by quantize_four, or one by one when it declines.
+void quantize_four_or_one(const Layout& layout, const PoseView& pose, bool trs, size_t j,
+                          const QJoint* prev1, const QJoint* prev2, QJoint* out) {
+  if (quantize_four(layout, pose, trs, j, prev1, prev2, out)) return;
+  for (size_t i = j; i < j + 4; ++i) quantize_scalar(layout, pose, i, prev1, prev2, out[i]);
+}
+
+// Joints j..n-1: groups of four, then one by one.
+void quantize_sse2(const Layout& layout, const PoseView& pose, size_t j, size_t n,
+                   const QJoint* prev1, const QJoint* prev2, QJoint* out) {
+  const bool trs = trs_layout(pose.translation, pose.rotation, pose.scale, pose.stride);
+  for (; j + 4 <= n; j += 4) quantize_four_or_one(layout, pose, trs, j, prev1, prev2, out);
+  for (; j < n; ++j) quantize_scalar(layout, pose, j, prev1, prev2, out[j]);
+}
+
+#if ANIMCODEC_QUANTIZE_AVX2
+
+// quantize_four's steps over eight lanes: the same operations in the same order, one joint a
+// lane. AVX2 has no integer less-than (a > b with the operands swapped) and compares floats
+// through one instruction with a predicate: the ordered ones, as SSE's cmplt / cmple / cmpge /
+// cmpgt (false for NaN) and cmpeq.
+
+// Eight joints' quantized frames, one joint a lane (int32 lanes).
+struct QLanes8 {
+  __m256i r[3], largest, t[3], s[3];
+};
+
+// The masks are whole lanes (all bits set or none), so blends choose as and / andnot / or do.
+ANIMCODEC_AVX2 inline __m256i select(__m256i mask, __m256i a, __m256i b) {
+  return _mm256_blendv_epi8(b, a, mask);
+}
+ANIMCODEC_AVX2 inline __m256 select(__m256 mask, __m256 a, __m256 b) {
+  return _mm256_blendv_ps(b, a, mask);
+}
+
+// The 4x4 transpose within each 128-bit half: v[k] half h element i <-> v[i] half h element k.
+ANIMCODEC_AVX2 inline void transpose_halves(__m256 v[4]) {
+  const __m256 t0 = _mm256_unpacklo_ps(v[0], v[1]), t1 = _mm256_unpacklo_ps(v[2], v[3]);
+  const __m256 t2 = _mm256_unpackhi_ps(v[0], v[1]), t3 = _mm256_unpackhi_ps(v[2], v[3]);
+  v[0] = _mm256_shuffle_ps(t0, t1, _MM_SHUFFLE(1, 0, 1, 0));
+  v[1] = _mm256_shuffle_ps(t0, t1, _MM_SHUFFLE(3, 2, 3, 2));
+  v[2] = _mm256_shuffle_ps(t2, t3, _MM_SHUFFLE(1, 0, 1, 0));
+  v[3] = _mm256_shuffle_ps(t2, t3, _MM_SHUFFLE(3, 2, 3, 2));
+}
+
+// Four floats of each of eight joints (joint i's at base + i * stride) as four vectors, v[k]
+// lane i = joint i's float k: joints i and i + 4 share a vector (low and high half), whose
+// transpose within the halves puts joints 0-3 low and 4-7 high, in order.
+ANIMCODEC_AVX2 inline void load8x4(const float* base, size_t stride, __m256 v[4]) {
+  for (int i = 0; i < 4; ++i)
+    v[i] = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(base + i * stride)),
+                                _mm_loadu_ps(base + (i + 4) * stride), 1);
+  transpose_halves(v);
+}
+// The way back (the transpose is its own inverse).
+ANIMCODEC_AVX2 inline void store8x4(__m256 v[4], float* base, size_t stride) {
+  transpose_halves(v);
+  for (int i = 0; i < 4; ++i) {
+    _mm_storeu_ps(base + i * stride, _mm256_castps256_ps128(v[i]));
+    _mm_storeu_ps(base + (i + 4) * stride, _mm256_extractf128_ps(v[i], 1));
+  }
+}
+
+// As load(): QJoint as two 16-byte halves, 8 floats (32 bytes) from one joint to the next.
+ANIMCODEC_AVX2 inline QLanes8 load8(const QJoint* q) {
+  __m256 a[4], b[4];
+  load8x4(reinterpret_cast<const float*>(q), 8, a);
+  load8x4(reinterpret_cast<const float*>(q) + 4, 8, b);
+  const __m256i r01 = _mm256_castps_si256(a[0]), r2l = _mm256_castps_si256(a[1]);
+  QLanes8 l;
+  l.r[0] = _mm256_srai_epi32(_mm256_slli_epi32(r01, 16), 16);
+  l.r[1] = _mm256_srai_epi32(r01, 16);
+  l.r[2] = _mm256_srai_epi32(_mm256_slli_epi32(r2l, 16), 16);
+  l.largest = _mm256_and_si256(_mm256_srli_epi32(r2l, 16), _mm256_set1_epi32(0xff));
+  l.t[0] = _mm256_castps_si256(a[2]);
+  l.t[1] = _mm256_castps_si256(a[3]);
+  l.t[2] = _mm256_castps_si256(b[0]);
+  for (int k = 0; k < 3; ++k) l.s[k] = _mm256_castps_si256(b[k + 1]);
+  return l;
+}
+
+ANIMCODEC_AVX2 inline void store8(const QLanes8& l, QJoint* q) {
+  const __m256i low = _mm256_set1_epi32(0xffff);
+  __m256 a[4] = {_mm256_castsi256_ps(
+                     _mm256_or_si256(_mm256_and_si256(l.r[0], low), _mm256_slli_epi32(l.r[1], 16))),
+                 _mm256_castsi256_ps(_mm256_or_si256(_mm256_and_si256(l.r[2], low),
+                                                     _mm256_slli_epi32(l.largest, 16))),
+                 _mm256_castsi256_ps(l.t[0]), _mm256_castsi256_ps(l.t[1])};
+  __m256 b[4] = {_mm256_castsi256_ps(l.t[2]), _mm256_castsi256_ps(l.s[0]),
+                 _mm256_castsi256_ps(l.s[1]), _mm256_castsi256_ps(l.s[2])};
+  store8x4(a, reinterpret_cast<float*>(q), 8);
+  store8x4(b, reinterpret_cast<float*>(q) + 4, 8);
+}
+
+ANIMCODEC_AVX2 inline __m256i round_steps(__m256 x, __m256 limit) {
+  const __m256 sign = _mm256_set1_ps(-0.0f);
+  x = _mm256_and_ps(x, _mm256_cmp_ps(x, x, _CMP_EQ_OQ));
+  x = _mm256_min_ps(_mm256_max_ps(x, _mm256_xor_ps(limit, sign)), limit);
+  const __m256 half = _mm256_or_ps(_mm256_and_ps(x, sign), _mm256_set1_ps(0.5f));
+  return _mm256_cvttps_epi32(_mm256_add_ps(x, half));
+}
+
+ANIMCODEC_AVX2 inline __m256i moving(const __m256i a[3], const __m256i b[3]) {
+  __m256i any = _mm256_setzero_si256();
+  for (int k = 0; k < 3; ++k) {
+    const __m256i d = _mm256_sub_epi32(a[k], b[k]);
+    any = _mm256_or_si256(any, _mm256_or_si256(_mm256_cmpgt_epi32(d, _mm256_set1_epi32(2)),
+                                               _mm256_cmpgt_epi32(_mm256_set1_epi32(-2), d)));
+  }
+  return any;
+}
+
+ANIMCODEC_AVX2 inline void pull(__m256i& q, __m256 exact, __m256i a, __m256i b, __m256i second,
+                                __m256i enabled, __m256 limit) {
+  const __m256i pred = select(second, _mm256_sub_epi32(_mm256_add_epi32(a, a), b), a);
+  const __m256 p = _mm256_cvtepi32_ps(pred);
+  const __m256 pull = _mm256_set1_ps(0.75f);
+  const __m256 near = _mm256_and_ps(_mm256_cmp_ps(exact, _mm256_sub_ps(p, pull), _CMP_GE_OQ),
+                                    _mm256_cmp_ps(exact, _mm256_add_ps(p, pull), _CMP_LE_OQ));
+  const __m256 inside =
+      _mm256_cmp_ps(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), p), limit, _CMP_LE_OQ);
+  const __m256i take = _mm256_and_si256(enabled, _mm256_castps_si256(_mm256_and_ps(near, inside)));
+  q = select(take, pred, q);
+}
+
+ANIMCODEC_AVX2 inline __m256i small(const __m256i v[3]) {
+  const __m256i hi = _mm256_set1_epi32(1 << 20), lo = _mm256_set1_epi32(-(1 << 20));
+  __m256i ok = _mm256_set1_epi32(-1);
+  for (int k = 0; k < 3; ++k)
+    ok = _mm256_and_si256(
+        ok, _mm256_and_si256(_mm256_cmpgt_epi32(v[k], lo), _mm256_cmpgt_epi32(hi, v[k])));
+  return ok;
+}
+ANIMCODEC_AVX2 inline __m256 small(__m256 v) {
+  return _mm256_cmp_ps(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), v), _mm256_set1_ps(1048576.0f),
+                       _CMP_LT_OQ);
+}
+
+ANIMCODEC_AVX2 inline __m256 gather8(const float* base, size_t stride, int component) {
+  const float* p = base + component;
+  return _mm256_setr_ps(p[0], p[stride], p[2 * stride], p[3 * stride], p[4 * stride], p[5 * stride],
+                        p[6 * stride], p[7 * stride]);
+}
+
+// As load_translation_scale, for eight joints.
+ANIMCODEC_AVX2 inline void load_translation_scale(const float* t, const float* s, size_t stride,
+                                                  bool trs, __m256 out_t[3], __m256 out_s[3]) {
+  if (trs) {
+    __m256 a[4], b[4];
+    load8x4(t, stride, a);
+    load8x4(s - 1, stride, b);
+    for (int k = 0; k < 3; ++k) out_t[k] = a[k], out_s[k] = b[k + 1];
+    return;
+  }
+  for (int k = 0; k < 3; ++k) out_t[k] = gather8(t, stride, k), out_s[k] = gather8(s, stride, k);
+}
+
+// Joints j..j+7, as quantize_four: false (nothing written) when a lane is out of the range the
+// float comparisons are exact in.
+ANIMCODEC_AVX2 bool quantize_eight(const Layout& layout, const PoseView& pose, bool trs, size_t j,
+                                   const QJoint* prev1, const QJoint* prev2, QJoint* out) {
+  const size_t stride = pose.stride;
+  // The steps: rotation scale, rotation limit, translation scale, scale scale.
+  __m256 k[4];
+  load8x4(&layout.scales[j].rotation, 4, k);
+  const __m256 rot_scale = k[0], rot_limit = k[1], t_scale = k[2], s_scale = k[3];
+
+  // Rotation: smallest-three (quantize.cpp's rotation_steps).
+  __m256 c[4];
+  load8x4(pose.rotation + j * stride, stride, c);
+  const __m256 n2 = _mm256_add_ps(
+      _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(c[0], c[0]), _mm256_mul_ps(c[1], c[1])),
+                    _mm256_mul_ps(c[2], c[2])),
+      _mm256_mul_ps(c[3], c[3]));
+  const __m256i valid =
+      _mm256_castps_si256(_mm256_and_ps(_mm256_cmp_ps(n2, _mm256_setzero_ps(), _CMP_GT_OQ),
+                                        _mm256_cmp_ps(n2, _mm256_set1_ps(INFINITY), _CMP_LT_OQ)));
+  const __m256 sign = _mm256_set1_ps(-0.0f);
+  __m256i l = _mm256_setzero_si256();
+  __m256 m = _mm256_andnot_ps(sign, c[0]);
+  for (int i = 1; i < 4; ++i) {
+    const __m256 a = _mm256_andnot_ps(sign, c[i]);
+    const __m256 gt = _mm256_cmp_ps(a, m, _CMP_GT_OQ);
+    l = select(_mm256_castps_si256(gt), _mm256_set1_epi32(i), l);
+    m = select(gt, a, m);
+  }
+  const __m256 eq0 = _mm256_castsi256_ps(_mm256_cmpeq_epi32(l, _mm256_setzero_si256()));
+  const __m256 eq1 = _mm256_castsi256_ps(_mm256_cmpeq_epi32(l, _mm256_set1_epi32(1)));
+  const __m256 eq2 = _mm256_castsi256_ps(_mm256_cmpeq_epi32(l, _mm256_set1_epi32(2)));
+  const __m256 largest_value = select(eq0, c[0], select(eq1, c[1], select(eq2, c[2], c[3])));
+  const __m256 negative = _mm256_cmp_ps(largest_value, _mm256_setzero_ps(), _CMP_LT_OQ);
+  const __m256 s =
+      _mm256_div_ps(_mm256_xor_ps(rot_scale, _mm256_and_ps(negative, sign)), _mm256_sqrt_ps(n2));
+  // The k-th of the other three components is c[k + 1] where l <= k, else c[k].
+  const __m256 le1 = _mm256_or_ps(eq0, eq1), le2 = _mm256_or_ps(le1, eq2);
+  const __m256 others[3] = {select(eq0, c[1], c[0]), select(le1, c[2], c[1]),
+                            select(le2, c[3], c[2])};
+  const __m256 valid_f = _mm256_castsi256_ps(valid);
+  QLanes8 q;
+  __m256 exact_r[3];
+  for (int i = 0; i < 3; ++i) {
+    exact_r[i] = _mm256_and_ps(valid_f, _mm256_mul_ps(others[i], s));
+    q.r[i] = _mm256_and_si256(valid, round_steps(exact_r[i], rot_limit));
+  }
+  q.largest = select(valid, l, _mm256_set1_epi32(3));
+
+  // Translation and scale (quantize_joint), and whether the float comparisons are exact.
+  const __m256 limit = _mm256_set1_ps(2.1e9f);
+  __m256 exact_t[3], exact_s[3];
+  __m256 in_range = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
+  __m256 pose_t[3], pose_s[3], rest_t[3], rest_s[3];
+  load_translation_scale(pose.translation + j * stride, pose.scale + j * stride, stride, trs,
+                         pose_t, pose_s);
+  load_translation_scale(&layout.rest[j].t.x, &layout.rest[j].s.x, sizeof(Trs) / sizeof(float),
+                         true, rest_t, rest_s);
+  for (int i = 0; i < 3; ++i) {
+    exact_t[i] = _mm256_mul_ps(_mm256_sub_ps(pose_t[i], rest_t[i]), t_scale);
+    exact_s[i] = _mm256_mul_ps(_mm256_sub_ps(pose_s[i], rest_s[i]), s_scale);
+    q.t[i] = round_steps(exact_t[i], limit);
+    q.s[i] = round_steps(exact_s[i], limit);
+    in_range = _mm256_and_ps(in_range, _mm256_and_ps(small(exact_t[i]), small(exact_s[i])));
+    in_range = _mm256_and_ps(in_range, _mm256_cmp_ps(exact_r[i], exact_r[i], _CMP_EQ_OQ));
+  }
+  __m256i ok = _mm256_castps_si256(in_range);
+
+  if (prev1) {
+    const QLanes8 p1 = load8(prev1 + j);
+    ok = _mm256_and_si256(ok, _mm256_and_si256(small(p1.t), small(p1.s)));
+    const __m256i same1 = _mm256_cmpeq_epi32(p1.largest, q.largest);
+    __m256i rot_second = _mm256_setzero_si256(), t_second = rot_second, s_second = rot_second;
+    QLanes8 p2 = p1;
+    if (prev2) {
+      p2 = load8(prev2 + j);
+      ok = _mm256_and_si256(ok, _mm256_and_si256(small(p2.t), small(p2.s)));
+      rot_second = _mm256_and_si256(_mm256_cmpeq_epi32(p2.largest, q.largest), moving(p1.r, p2.r));
+      t_second = moving(p1.t, p2.t);
+      s_second = moving(p1.s, p2.s);
+    }
+    const __m256i all = _mm256_set1_epi32(-1);
+    for (int i = 0; i < 3; ++i) {
+      pull(q.r[i], exact_r[i], p1.r[i], p2.r[i], rot_second, same1, rot_limit);
+      pull(q.t[i], exact_t[i], p1.t[i], p2.t[i], t_second, all, limit);
+      pull(q.s[i], exact_s[i], p1.s[i], p2.s[i], s_second, all, limit);
+    }
+  }
+  if (_mm256_movemask_ps(_mm256_castsi256_ps(ok)) != 0xff) return false;
+  store8(q, out + j);
+  return true;
+}
+
+// Joints 0..n-1: groups of eight (a group quantize_eight declines as two groups of four), then
+// the SSE2 path's tail.
+ANIMCODEC_AVX2 void quantize_avx2(const Layout& layout, const PoseView& pose, size_t n,
+                                  const QJoint* prev1, const QJoint* prev2, QJoint* out) {
+  const bool trs = trs_layout(pose.translation, pose.rotation, pose.scale, pose.stride);
+  size_t j = 0;
+  for (; j + 8 <= n; j += 8) {
+    if (quantize_eight(layout, pose, trs, j, prev1, prev2, out)) continue;
+    quantize_four_or_one(layout, pose, trs, j, prev1, prev2, out);
+    quantize_four_or_one(layout, pose, trs, j + 4, prev1, prev2, out);
+  }
+  quantize_sse2(layout, pose, j, n, prev1, prev2, out);
+}
+
+#endif  // ANIMCODEC_QUANTIZE_AVX2
+
 #endif  // ANIMCODEC_QUANTIZE_SSE2
 
 }  // namespace
 
-void quantize_pose(const Layout& layout, const PoseView& pose, const QJoint* prev1,
-                   const QJoint* prev2, std::span<QJoint> out) {
+bool quantize_path_available(QuantizePath path) {
+  switch (path) {
+    case QuantizePath::kScalar:
+      return true;
+    case QuantizePath::kSse2:
+      return ANIMCODEC_QUANTIZE_SSE2;
+    case QuantizePath::kAvx2: {
+#if ANIMCODEC_QUANTIZE_AVX2
+      static const bool avx2 = __builtin_cpu_supports("avx2");
+      return avx2;
+#else
+      return false;
+#endif
+    }
+  }
+  return false;
+}
+
+bool quantize_pose_with(QuantizePath path, const Layout& layout, const PoseView& pose,
+                        const QJoint* prev1, const QJoint* prev2, std::span<QJoint> out) {
+  if (!quantize_path_available(path)) return false;
   const size_t n = std::min({pose.count, layout.num_joints(), out.size()});
   if (!prev1) prev2 = nullptr;
-  size_t j = 0;
-#if ANIMCODEC_QUANTIZE_SSE2
-  const bool trs = trs_layout(pose.translation, pose.rotation, pose.scale, pose.stride);
-  for (; j + 4 <= n; j += 4)
-    if (!quantize_four(layout, pose, trs, j, prev1, prev2, out.data()))
-      for (size_t i = j; i < j + 4; ++i) quantize_scalar(layout, pose, i, prev1, prev2, out[i]);
+  if (n == 0) return true;  // an empty view's pointers are null: no arithmetic on them
+  switch (path) {
+#if ANIMCODEC_QUANTIZE_AVX2
+    case QuantizePath::kAvx2:
+      quantize_avx2(layout, pose, n, prev1, prev2, out.data());
+      return true;
 #endif
-  for (; j < n; ++j) quantize_scalar(layout, pose, j, prev1, prev2, out[j]);
+#if ANIMCODEC_QUANTIZE_SSE2
+    case QuantizePath::kSse2:
+      quantize_sse2(layout, pose, 0, n, prev1, prev2, out.data());
+      return true;
+#endif
+    default:
+      break;
+  }
+  for (size_t j = 0; j < n; ++j) quantize_scalar(layout, pose, j, prev1, prev2, out[j]);
+  return true;
+}
+
+void quantize_pose(const Layout& layout, const PoseView& pose, const QJoint* prev1,
+                   const QJoint* prev2, std::span<QJoint> out) {
+  // Chosen once: the CPU does not change under the process.
+  static const QuantizePath best =
+      quantize_path_available(QuantizePath::kAvx2)   ? QuantizePath::kAvx2
+      : quantize_path_available(QuantizePath::kSse2) ? QuantizePath::kSse2
+                                                     : QuantizePath::kScalar;
+  quantize_pose_with(best, layout, pose, prev1, prev2, out);
 }
 
 }  // namespace animcodec

@@ -12,6 +12,7 @@
 #include "anim/animator.h"
 #include "anim/gltf_loader.h"
 #include "animcodec/compact.h"
+#include "animcodec/quantize_paths.h"
 #include "shared_assets.h"
 
 namespace {
@@ -106,16 +107,27 @@ void BM_QuantizeCharacter(benchmark::State& state) {
 }
 BENCHMARK(BM_QuantizeCharacter);
 
-// The same pose through quantize_pose (four joints at a time), as the daemon's workers run it.
-void BM_QuantizePose(benchmark::State& state) {
+// The same pose through quantize_pose, as the daemon's workers run it: the best path the CPU
+// has (AVX2, eight joints at a time, where it has it), or the path named (quantize_paths.h) so
+// that the paths are compared in one run. A path the CPU lacks is skipped.
+void quantize_pose_bench(benchmark::State& state, const animcodec::QuantizePath* path) {
   if (!ready(state)) return;
+  if (path && !animcodec::quantize_path_available(*path)) {
+    state.SkipWithError("this quantize path is not available on this CPU");
+    return;
+  }
   const Sequence& s = sequence();
   const size_t n = s.skeleton.layout.num_joints();
   std::vector<QJoint> out(n);
   auto quantize = [&](int t) {
     const auto& l = s.locals[t];
-    animcodec::quantize_pose(s.skeleton.layout, animcodec::transform_view<anim::Transform>(l),
-                             s.quant[t - 1].data(), s.quant[t - 2].data(), out);
+    const auto view = animcodec::transform_view<anim::Transform>(l);
+    if (path)
+      animcodec::quantize_pose_with(*path, s.skeleton.layout, view, s.quant[t - 1].data(),
+                                    s.quant[t - 2].data(), out);
+    else
+      animcodec::quantize_pose(s.skeleton.layout, view, s.quant[t - 1].data(),
+                               s.quant[t - 2].data(), out);
   };
   int t = 2;
   for (auto _ : state) {
@@ -131,7 +143,23 @@ void BM_QuantizePose(benchmark::State& state) {
   }
   state.counters["mismatched_poses"] = static_cast<double>(mismatches);
 }
+
+void BM_QuantizePose(benchmark::State& state) {
+  quantize_pose_bench(state, nullptr);
+}
 BENCHMARK(BM_QuantizePose);
+
+void BM_QuantizePoseSse2(benchmark::State& state) {
+  const auto path = animcodec::QuantizePath::kSse2;
+  quantize_pose_bench(state, &path);
+}
+BENCHMARK(BM_QuantizePoseSse2);
+
+void BM_QuantizePoseAvx2(benchmark::State& state) {
+  const auto path = animcodec::QuantizePath::kAvx2;
+  quantize_pose_bench(state, &path);
+}
+BENCHMARK(BM_QuantizePoseAvx2);
 
 void BM_EncodeDelta2(benchmark::State& state) {
   if (!ready(state)) return;

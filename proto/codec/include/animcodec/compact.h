@@ -182,10 +182,12 @@ PoseView transform_view(std::span<const Transform> locals) {
 }
 
 // Every joint of a pose: out[j] = quantize_joint(layout, j, ..., prev1 + j, prev2 + j), the
-// same integers, four joints at a time in SSE2 (joints whose values or held frames are beyond
-// +-2^20 steps, or not finite, take quantize_joint itself). prev1 / prev2: the character's
-// previous quantized frames (layout.num_joints() entries each) or null; prev2 only with prev1.
-// `out` has pose.count entries, pose.count == layout.num_joints(). Allocates nothing.
+// same integers, eight joints at a time in AVX2 where the CPU has it, else four at a time in
+// SSE2 (groups with values or held frames beyond +-2^20 steps, or not finite, take
+// quantize_joint itself; quantize_paths.h runs each path by name). prev1 / prev2: the
+// character's previous quantized frames (layout.num_joints() entries each) or null; prev2 only
+// with prev1. `out` has pose.count entries, pose.count == layout.num_joints(). Allocates
+// nothing.
 void quantize_pose(const Layout& layout, const PoseView& pose, const QJoint* prev1,
                    const QJoint* prev2, std::span<QJoint> out);
 
