@@ -47,12 +47,14 @@ void EncodeStage::offer(const SnapshotPtr& snapshot) {
     std::lock_guard lock(mutex_);
     last_[0].reset();
     last_[1].reset();
+    ++generation_;
     return;
   }
   {
     std::lock_guard lock(mutex_);
     if (waiting_) skipped_.fetch_add(1, std::memory_order_relaxed);
     waiting_ = snapshot;
+    waiting_generation_ = generation_;
     if (busy_) busy_->store(true, std::memory_order_release);
   }
   wake_.notify_one();
@@ -116,6 +118,7 @@ void EncodeStage::run(int index, bool idle) {
       waiting_.reset();
       job_->held[0] = last_[0];
       job_->held[1] = last_[1];
+      job_->generation = waiting_generation_;
       if (job_->snap->characters.empty()) {
         auto job = job_;
         lock.unlock();
@@ -152,8 +155,10 @@ void EncodeStage::run(int index, bool idle) {
 void EncodeStage::finish(const std::shared_ptr<Job>& job) {
   {
     std::lock_guard lock(mutex_);
-    last_[1] = std::move(last_[0]);
-    last_[0] = job->snap->quant;
+    if (job->generation == generation_) {
+      last_[1] = std::move(last_[0]);
+      last_[0] = job->snap->quant;
+    }
     job_.reset();
     if (busy_) busy_->store(waiting_ != nullptr, std::memory_order_release);
   }

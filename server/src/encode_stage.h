@@ -74,7 +74,8 @@ class EncodeStage {
  private:
   struct Job {
     SnapshotPtr snap;
-    QuantRef held[2];  // the frames prepared before it, [0] newest
+    QuantRef held[2];         // the frames prepared before it, [0] newest
+    uint64_t generation = 0;  // generation_ when it was offered
     std::atomic<size_t> next{0};
     std::atomic<size_t> done{0};
   };
@@ -92,6 +93,10 @@ class EncodeStage {
   SnapshotPtr waiting_;       // guarded by mutex_: the newest offered, not started
   std::shared_ptr<Job> job_;  // guarded by mutex_: the one being prepared
   QuantRef last_[2];          // guarded by mutex_: the last two prepared, [0] newest
+  // Guarded by mutex_: how many times the stage let go of last_ (no compact subscription
+  // left). A snapshot offered before that does not bring its frame back when it is prepared.
+  uint64_t generation_ = 0;
+  uint64_t waiting_generation_ = 0;  // guarded by mutex_: generation_ when waiting_ came
   std::atomic<uint64_t> prepared_{0};
   std::atomic<uint64_t> skipped_{0};
   std::vector<std::thread> threads_;

@@ -29,6 +29,9 @@ struct Metrics {
   // stage could not take it; quantizing is a third of the tick's CPU with 5,000 watched
   // characters) unless a compact subscription at a rate divisor is due at fixed ticks.
   std::atomic<bool> stage_busy{false};
+  // Ticks the World left unquantized for that reason (the compact stream's frames are of
+  // fewer ticks than the simulation's; the summary log line).
+  std::atomic<uint64_t> quant_deferred_ticks{0};
   std::atomic<uint64_t> orphans_despawned{0};  // characters whose owner left (grace expired)
   std::atomic<float> ik_scale{1.0f};  // IK iteration scale in force (< 1: over --ik-budget)
   // Animation events crossed by playheads, and those lost to the per-character limit.

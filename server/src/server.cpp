@@ -492,10 +492,11 @@ void Server::schedule_summary() {
         m.stream_frames_dropped.load(), m.requests.load(), m.request_errors.load());
     if (stage_)
       spdlog::info(
-          "summary: encode stage: {} snapshots prepared, {} skipped (a newer one came first: "
-          "the compact stream ran below the tick rate), {} frames encoded by sessions that "
-          "waited 6 ticks for it (no CPU to spare)",
-          stage_->prepared(), stage_->skipped(), m.stage_fallbacks.load());
+          "summary: encode stage: {} snapshots prepared, {} ticks not quantized while it was "
+          "busy and {} skipped (a newer one came first): the compact stream ran below the tick "
+          "rate; {} frames encoded by sessions that waited 6 ticks for it (no CPU to spare)",
+          stage_->prepared(), m.quant_deferred_ticks.load(), stage_->skipped(),
+          m.stage_fallbacks.load());
     log_limiter_.flush(steady_seconds());
     schedule_summary();
   });

@@ -132,8 +132,11 @@ struct Snapshot {
   QuantRef quant_prev[2];
   // The last two ticks quantized before this one ([0] newest; the same as quant_prev when
   // every tick is quantized). An in-step subscriber of the encode stage holds these: the
-  // quantization pulls each value towards what a delta against them predicts.
+  // quantization pulls each value towards what a delta against them predicts. Set for the
+  // update only (null once the snapshot is published); `pull_ticks` says which they were
+  // (0: none).
   QuantRef quant_pull[2];
+  uint64_t pull_ticks[2] = {0, 0};
   // A compact subscription exists but this tick was not quantized: the encode stage was
   // still preparing an earlier one (Metrics::stage_busy). No compact frame is sent of it.
   bool quant_deferred = false;

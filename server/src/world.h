@@ -56,7 +56,8 @@ struct Character {
   bool updated = false;         // updated in this tick (not skipped): its events are new
   uint32_t palette_offset = 0;  // into this tick's Snapshot::palettes
   // ENCODING_COMPACT: the asset's layout (compact_layout.h), and where the character's
-  // quantized pose was in the last two ticks' QuantFrames: [0] the latest.
+  // quantized pose was in the QuantFrames of the last two quantized ticks it lived through
+  // ([0] the latest; the World's quant_recent_ when it was in them).
   std::shared_ptr<const animcodec::Layout> layout;
   uint64_t quant_tick[2] = {0, 0};  // 0: none
   uint32_t quant_offset[2] = {0, 0};
@@ -225,7 +226,10 @@ class World {
   SnapshotPool snapshots_;       // update()'s snapshots, recycled once their holders let go
   QuantFramePool quant_frames_;  // their quantized poses, likewise
   QuantRef quant_recent_[2];     // the last two ticks quantized ([0] latest)
-  // Ticks in a row left unquantized while the encode stage is busy, at most (update()).
+  // Ticks in a row left unquantized while the encode stage is busy, at most (update()). With
+  // a stage that gets no CPU, a session's fallback (Session::kStageGraceTicks, 6) then sends
+  // frames about 8 ticks apart: within what subscriptions keep for their deltas
+  // (StreamSubscription::kMaxKeptAge), so such a stream is slow, not made of key frames.
   static constexpr uint64_t kMaxDeferredTicks = 3;
   std::shared_ptr<PoseHistory> history_;             // written by update() only
   std::shared_ptr<const PoseHistory> history_view_;  // the same, for readers

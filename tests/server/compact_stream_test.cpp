@@ -501,7 +501,7 @@ TEST_F(CompactStreamTest, TicksTheStageCannotTakeAreNotQuantized) {
   // leaves those unquantized, but never more than kMaxDeferredTicks (3) in a row.
   const std::vector<uint64_t> busy{2, 3, 4, 5, 6, 7, 9};
   std::vector<uint64_t> quantized;
-  std::vector<std::pair<uint64_t, uint64_t>> pulls;  // quant_pull's ticks (0: none)
+  std::vector<std::pair<uint64_t, uint64_t>> pulls;  // pull_ticks (0: none)
   QuantRef held[2];
   for (int i = 0; i < 12; ++i) {
     metrics_.stage_busy = std::count(busy.begin(), busy.end(), tick_ + 1) > 0;
@@ -512,11 +512,12 @@ TEST_F(CompactStreamTest, TicksTheStageCannotTakeAreNotQuantized) {
     }
     EXPECT_FALSE(snap->quant_deferred);
     quantized.push_back(snap->tick);
-    pulls.emplace_back(snap->quant_pull[0] ? snap->quant_pull[0]->tick : 0,
-                       snap->quant_pull[1] ? snap->quant_pull[1]->tick : 0);
+    pulls.emplace_back(snap->pull_ticks[0], snap->pull_ticks[1]);
+    // Let go of once the workers are done with them.
+    EXPECT_FALSE(snap->quant_pull[0] || snap->quant_pull[1]);
     // The shared deltas' baselines stay the ticks just before, when those were quantized.
     EXPECT_EQ(static_cast<bool>(snap->quant_prev[0]),
-              snap->quant_pull[0] && snap->quant_pull[0]->tick + 1 == snap->tick);
+              snap->pull_ticks[0] != 0 && snap->pull_ticks[0] + 1 == snap->tick);
     // What the stage prepares of it (against the last two it prepared: these) is what a
     // subscriber in step sends, and the client decodes the quantized poses bit for bit.
     prepare_then_send(sub, snap, held, receiver_);
@@ -536,12 +537,71 @@ TEST_F(CompactStreamTest, TicksTheStageCannotTakeAreNotQuantized) {
   EXPECT_EQ(receiver_.skips[a], skips);
 }
 
+TEST_F(CompactStreamTest, CharactersSpawnedAndDespawnedWhileTicksAreDeferredPullFromTheirOwn) {
+  const uint32_t a = spawn(0.0f), b = spawn(1.0f), c = spawn(2.0f);
+  StreamSubscription sub = compact_all();
+  QuantRef held[2];
+  auto send = [&](const SnapshotPtr& snap) {
+    prepare_then_send(sub, snap, held, receiver_);
+    held[1] = held[0];
+    held[0] = snap->quant;
+  };
+  const SnapshotPtr first = tick();  // tick 1: a, b, c
+  send(first);
+  // Ticks 2-3 deferred; meanwhile b goes and d comes, so c moves from index 2 to 1.
+  metrics_.stage_busy = true;
+  ASSERT_TRUE(world_->execute(DespawnCharacter{b}, Caller{1, 0}, tick_, 0.0));
+  EXPECT_FALSE(tick()->quant);
+  const uint32_t d = spawn(3.0f);
+  EXPECT_FALSE(tick()->quant);
+  metrics_.stage_busy = false;
+  const SnapshotPtr next = tick();  // tick 4
+  ASSERT_TRUE(next->quant);
+  EXPECT_EQ(next->pull_ticks[0], 1u);
+  // Each pulls from its own place in tick 1's frame (c was third there); d has none.
+  const SnapshotCharacter* in_first = first->find(c);
+  const SnapshotCharacter* now = next->find(c);
+  ASSERT_TRUE(in_first && now);
+  EXPECT_EQ(now->pull_offset[0], in_first->palette_offset);
+  EXPECT_EQ(now->pull_index[0], 2u);
+  EXPECT_EQ(next->find(a)->pull_index[0], 0u);
+  EXPECT_EQ(next->find(d)->pull_offset[0], kNotQuantized);
+  send(next);
+  EXPECT_EQ(receiver_.kinds[a], (std::vector<FrameKind>{FrameKind::kKey, FrameKind::kDelta1}));
+  EXPECT_EQ(receiver_.kinds[c], (std::vector<FrameKind>{FrameKind::kKey, FrameKind::kDelta1}));
+  EXPECT_EQ(receiver_.kinds[d], (std::vector<FrameKind>{FrameKind::kKey}));
+  EXPECT_EQ(receiver_.skips[c].back(), (std::pair<uint64_t, uint64_t>{2, 0}));
+}
+
+TEST_F(CompactStreamTest, DeferringNeedsACompactSubscription) {
+  spawn(0.0f);
+  metrics_.stage_busy = true;
+  metrics_.compact_subscriptions = 0;
+  const SnapshotPtr off = tick();
+  EXPECT_FALSE(off->quant);
+  EXPECT_FALSE(off->quant_deferred);  // the stage lets go of its frames on this one
+  // Compact again, the stage still busy: the last quantized tick is too old to wait for
+  // (none at all), so this one is quantized, without a pull from before the pause.
+  metrics_.compact_subscriptions = 1;
+  const SnapshotPtr on = tick();
+  ASSERT_TRUE(on->quant);
+  EXPECT_EQ(on->pull_ticks[0], 0u);
+  EXPECT_EQ(on->characters[0].pull_offset[0], kNotQuantized);
+  EXPECT_TRUE(tick()->quant_deferred);
+}
+
 TEST_F(CompactStreamTest, EveryTickIsQuantizedWhileACompactSubscriptionIsPaced) {
   spawn(0.0f);
   // A subscription at a rate divisor is due at fixed ticks: a busy stage defers none.
   metrics_.compact_paced_subscriptions = 1;
   metrics_.stage_busy = true;
-  for (int i = 0; i < 5; ++i) EXPECT_TRUE(tick()->quant) << tick_;
+  for (int i = 0; i < 5; ++i) {
+    const SnapshotPtr snap = tick();
+    ASSERT_TRUE(snap->quant) << tick_;
+    // Every tick quantized: the pull is the two ticks before, the shared deltas' baselines.
+    EXPECT_EQ(snap->pull_ticks[0], tick_ > 1 ? tick_ - 1 : 0);
+    EXPECT_EQ(snap->pull_ticks[1], tick_ > 2 ? tick_ - 2 : 0);
+  }
   metrics_.compact_paced_subscriptions = 0;
   EXPECT_FALSE(tick()->quant);
 }
@@ -648,6 +708,60 @@ TEST_F(CompactStreamTest, TheEncodeStageWaitsForTheTickToEnd) {
   ASSERT_EQ(next_prepared.wait_for(std::chrono::seconds(30)), std::future_status::ready);
   const std::vector<bool> ready = ready_entries(*next);
   EXPECT_FALSE(ready[0]);  // no key frame: against the frames of `snap`, a tick skipped
+  EXPECT_EQ(std::count(ready.begin(), ready.end(), true), 1);
+}
+
+TEST_F(CompactStreamTest, TheEncodeStageForgetsAJobsFramesWhenCompactSubscriptionsEnd) {
+  spawn(0.0f);
+  Subscribe s;
+  s.all_characters = true;
+  s.subscription_id = 1;
+  ASSERT_TRUE(world_->execute(s, Caller{1, 0}, tick_, 0.0));
+  std::atomic<bool> tick_running{true};
+  std::mutex mutex;
+  std::promise<uint64_t>* waiting = nullptr;
+  EncodeStage stage(1, false, &tick_running, [&](uint64_t tick) {
+    std::lock_guard lock(mutex);
+    if (waiting) waiting->set_value(tick), waiting = nullptr;
+  });
+  auto prepare = [&](const SnapshotPtr& snap) {
+    std::promise<uint64_t> done;
+    std::future<uint64_t> prepared = done.get_future();
+    {
+      std::lock_guard lock(mutex);
+      waiting = &done;
+    }
+    stage.offer(snap);
+    if (snap->quant) {
+      tick_running.store(false);
+      tick_running.notify_all();
+      ASSERT_EQ(prepared.wait_for(std::chrono::seconds(30)), std::future_status::ready);
+    }
+  };
+  // Tick 1 is in the stage's hands (waiting, or held up by the tick) when the compact
+  // subscriptions end.
+  const SnapshotPtr first = tick();
+  std::promise<uint64_t> first_done;
+  std::future<uint64_t> first_prepared = first_done.get_future();
+  {
+    std::lock_guard lock(mutex);
+    waiting = &first_done;
+  }
+  stage.offer(first);
+  Snapshot ended;  // no quantized poses, not deferred: no compact subscription left
+  ended.tick = first->tick + 1;
+  stage.offer(std::make_shared<const Snapshot>(std::move(ended)));
+  tick_running.store(false);
+  tick_running.notify_all();
+  ASSERT_EQ(first_prepared.wait_for(std::chrono::seconds(30)), std::future_status::ready);
+  // Compact again: the next snapshot's entry is a key frame, not a delta against tick 1's
+  // frame (which the stage let go of rather than keeping it until then).
+  ++tick_;
+  tick_running.store(true);
+  const SnapshotPtr next = tick();
+  prepare(next);
+  const std::vector<bool> ready = ready_entries(*next);
+  EXPECT_TRUE(ready[0]);
   EXPECT_EQ(std::count(ready.begin(), ready.end(), true), 1);
 }
 
