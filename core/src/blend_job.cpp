@@ -1,15 +1,24 @@
 #include "anim/blend_job.h"
 
 #include <cmath>
+#include <cstddef>
 
+#include "blend_avx2.h"
 #include "job_checks.h"
 #include "quat4.h"
+#include "simd_dispatch.h"
 
 namespace anim {
 
 namespace {
 
 using simd::F4;
+
+// The AVX2 variant reads transforms as 10 floats.
+static_assert(sizeof(Transform) == 10 * sizeof(float) && offsetof(Transform, translation) == 0 &&
+                  offsetof(Transform, rotation) == 3 * sizeof(float) &&
+                  offsetof(Transform, scale) == 7 * sizeof(float),
+              "Transform: translation, rotation (x y z w), scale, no padding");
 
 // a * (1 - w) + b * w for a vector stored at p in a and b (4 floats read, 3 written).
 inline F4 lerp(const float* a, const float* b, F4 w, F4 v) {
@@ -57,6 +66,11 @@ bool BlendJob::run() const {
   if (!validate()) return false;
   const size_t n = a.size();
   size_t j = 0;
+#if defined(ANIM_HAVE_AVX2_VARIANTS)
+  if (simd::wide_enabled())
+    j = detail::blend_avx2(&a.data()->translation.x, &b.data()->translation.x, weight,
+                           mask.empty() ? nullptr : mask.data(), &output.data()->translation.x, n);
+#endif
   float w[4];
   for (; j + 4 <= n; j += 4) {
     for (int l = 0; l < 4; ++l) w[l] = mask.empty() ? weight : weight * mask[j + l];

@@ -1,5 +1,7 @@
 #pragma once
-// Four quaternions at a time (structure of arrays), for the sampling and blending jobs.
+// Four quaternions at a time (structure of arrays), for the sampling and blending jobs; or
+// eight, in the files compiled for AVX2 (simd8.h): every function is written once over the
+// lane type V (F4, or F8 there), lane by lane, so a lane's result does not depend on the width.
 //
 // slerp_shortest is a spherical interpolation to float precision (nlerp alone drifts by
 // about 0.016 * angle^3: 0.0035 rad between two poses 90 degrees apart, far outside the
@@ -12,11 +14,14 @@
 namespace anim::simd {
 inline namespace ANIM_SIMD_IMPL {
 
-struct Quat4 {
-  F4 x, y, z, w;
+template <class V>
+struct QuatLanes {
+  V x, y, z, w;
 };
+using Quat4 = QuatLanes<F4>;
 
-inline F4 dot(const Quat4& a, const Quat4& b) {
+template <class V>
+inline V dot(const QuatLanes<V>& a, const QuatLanes<V>& b) {
   return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w;
 }
 
@@ -24,38 +29,42 @@ inline F4 dot(const Quat4& a, const Quat4& b) {
 // (pi/2)^13 / 13! = 5.7e-8 there and far below for small x (where sin(x) ~ x matters most);
 // with float rounding the result is within 1e-7 of std::sin on [0, 1.25] and 2e-7 (1.5 ulp
 // near 1) up to pi/2 (tests/unit/quat4_test.cpp).
-inline F4 sin_0_half_pi(F4 x) {
-  const F4 x2 = x * x;
-  F4 p = splat(-1.0f / 39916800.0f);
-  p = p * x2 + splat(1.0f / 362880.0f);
-  p = p * x2 + splat(-1.0f / 5040.0f);
-  p = p * x2 + splat(1.0f / 120.0f);
-  p = p * x2 + splat(-1.0f / 6.0f);
+template <class V>
+inline V sin_0_half_pi(V x) {
+  const V x2 = x * x;
+  V p = fill<V>(-1.0f / 39916800.0f);
+  p = p * x2 + fill<V>(1.0f / 362880.0f);
+  p = p * x2 + fill<V>(-1.0f / 5040.0f);
+  p = p * x2 + fill<V>(1.0f / 120.0f);
+  p = p * x2 + fill<V>(-1.0f / 6.0f);
   return x + x * (p * x2);
 }
 
 // atan(y) for y in [0, 1]. Above tan(pi/8) it uses atan(y) = pi/4 + atan((y - 1) / (y + 1)),
 // so the series only ever sees |z| <= tan(pi/8) = 0.4142, where its terms to z^17 leave a
 // remainder below 0.4142^19 / 19 = 2.8e-9.
-inline F4 atan_0_1(F4 y) {
-  const F4 reduce = greater(y, splat(0.41421356f));
-  const F4 z = select(reduce, y, (y - one()) / (y + one()));
-  const F4 z2 = z * z;
-  F4 p = splat(1.0f / 17.0f);
-  p = p * z2 - splat(1.0f / 15.0f);
-  p = p * z2 + splat(1.0f / 13.0f);
-  p = p * z2 - splat(1.0f / 11.0f);
-  p = p * z2 + splat(1.0f / 9.0f);
-  p = p * z2 - splat(1.0f / 7.0f);
-  p = p * z2 + splat(1.0f / 5.0f);
-  p = p * z2 - splat(1.0f / 3.0f);
-  const F4 atan_z = z + z * (p * z2);
-  return select(reduce, atan_z, atan_z + splat(0.78539816f));
+template <class V>
+inline V atan_0_1(V y) {
+  const V one = fill<V>(1.0f);
+  const V reduce = greater(y, fill<V>(0.41421356f));
+  const V z = select(reduce, y, (y - one) / (y + one));
+  const V z2 = z * z;
+  V p = fill<V>(1.0f / 17.0f);
+  p = p * z2 - fill<V>(1.0f / 15.0f);
+  p = p * z2 + fill<V>(1.0f / 13.0f);
+  p = p * z2 - fill<V>(1.0f / 11.0f);
+  p = p * z2 + fill<V>(1.0f / 9.0f);
+  p = p * z2 - fill<V>(1.0f / 7.0f);
+  p = p * z2 + fill<V>(1.0f / 5.0f);
+  p = p * z2 - fill<V>(1.0f / 3.0f);
+  const V atan_z = z + z * (p * z2);
+  return select(reduce, atan_z, atan_z + fill<V>(0.78539816f));
 }
 
 // q / |q|, by one division and four products (as glm::normalize).
-inline Quat4 normalize(const Quat4& q) {
-  const F4 inv = one() / sqrt(dot(q, q));
+template <class V>
+inline QuatLanes<V> normalize(const QuatLanes<V>& q) {
+  const V inv = fill<V>(1.0f) / sqrt(dot(q, q));
   return {q.x * inv, q.y * inv, q.z * inv, q.w * inv};
 }
 
@@ -73,33 +82,36 @@ inline constexpr float kNlerpMinDot = 0.9995f;
 // The angle comes from theta = 2 atan(|a - b| / |a + b|), accurate at every angle (acos(dot)
 // loses half its digits near 0); with dot >= 0, |a + b| >= sqrt(2) and the ratio is in
 // [0, 1]. When every lane is close, the transcendental part is skipped.
-inline Quat4 slerp_shortest(const Quat4& a, Quat4 b, F4 u) {
-  const F4 d = dot(a, b);
-  const F4 flip = sign_bits(d);
+template <class V>
+inline QuatLanes<V> slerp_shortest(const QuatLanes<V>& a, QuatLanes<V> b, V u) {
+  const V d = dot(a, b);
+  const V flip = sign_bits(d);
   b = {bit_xor(b.x, flip), bit_xor(b.y, flip), bit_xor(b.z, flip), bit_xor(b.w, flip)};
-  const F4 close = greater(abs(d), splat(kNlerpMinDot));
-  F4 wa = one() - u;
-  F4 wb = u;
+  const V close = greater(abs(d), fill<V>(kNlerpMinDot));
+  V wa = fill<V>(1.0f) - u;
+  V wb = u;
   if (!all(close)) {
-    const Quat4 diff{a.x - b.x, a.y - b.y, a.z - b.z, a.w - b.w};
-    const Quat4 sum{a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w};
-    const F4 ratio = min(sqrt(dot(diff, diff) / dot(sum, sum)), one());
-    const F4 theta = splat(2.0f) * atan_0_1(ratio);
+    const QuatLanes<V> diff{a.x - b.x, a.y - b.y, a.z - b.z, a.w - b.w};
+    const QuatLanes<V> sum{a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w};
+    const V ratio = min(sqrt(dot(diff, diff) / dot(sum, sum)), fill<V>(1.0f));
+    const V theta = fill<V>(2.0f) * atan_0_1(ratio);
     // The weights would be sin((1 - u) theta) / sin(theta) and sin(u theta) / sin(theta);
     // the common factor 1 / sin(theta) goes away in the normalization below.
     wa = select(close, sin_0_half_pi(wa * theta), wa);
     wb = select(close, sin_0_half_pi(u * theta), wb);
   }
-  return normalize(
-      {a.x * wa + b.x * wb, a.y * wa + b.y * wb, a.z * wa + b.z * wb, a.w * wa + b.w * wb});
+  return normalize(QuatLanes<V>{a.x * wa + b.x * wb, a.y * wa + b.y * wb, a.z * wa + b.z * wb,
+                                a.w * wa + b.w * wb});
 }
 
 // slerp_shortest for lanes known to be close (dot > kNlerpMinDot): the normalized lerp.
-inline Quat4 nlerp_shortest(const Quat4& a, Quat4 b, F4 u) {
-  const F4 flip = sign_bits(dot(a, b));
+template <class V>
+inline QuatLanes<V> nlerp_shortest(const QuatLanes<V>& a, QuatLanes<V> b, V u) {
+  const V flip = sign_bits(dot(a, b));
   b = {bit_xor(b.x, flip), bit_xor(b.y, flip), bit_xor(b.z, flip), bit_xor(b.w, flip)};
-  const F4 v = one() - u;
-  return normalize({a.x * v + b.x * u, a.y * v + b.y * u, a.z * v + b.z * u, a.w * v + b.w * u});
+  const V v = fill<V>(1.0f) - u;
+  return normalize(
+      QuatLanes<V>{a.x * v + b.x * u, a.y * v + b.y * u, a.z * v + b.z * u, a.w * v + b.w * u});
 }
 
 }  // namespace ANIM_SIMD_IMPL

@@ -4,6 +4,8 @@
 
 #include "anim/clip.h"
 #include "quat4.h"
+#include "sampling_avx2.h"
+#include "simd_dispatch.h"
 
 namespace anim {
 
@@ -68,7 +70,15 @@ void sample_timeline(const ClipTimeline& tl, Segment s, float* out) {
   const F4 u = simd::splat(s.u);
   const F4 v = simd::splat(1.0f - s.u);
   const int32_t* target = tl.rotation_targets.data();
-  for (uint32_t b = 0; b < tl.rotation_blocks; ++b, k0 += 16, k1 += 16, target += 4) {
+  uint32_t b = 0;
+#if defined(ANIM_HAVE_AVX2_VARIANTS)
+  if (simd::wide_enabled()) {
+    b = detail::sample_rotations_avx2(k0, k1, s.u, tl.rotations_close, target, tl.rotation_blocks,
+                                      out);
+    k0 += size_t{b} * 16, k1 += size_t{b} * 16, target += size_t{b} * 4;
+  }
+#endif
+  for (; b < tl.rotation_blocks; ++b, k0 += 16, k1 += 16, target += 4) {
     const simd::Quat4 a{simd::load(k0), simd::load(k0 + 4), simd::load(k0 + 8),
                         simd::load(k0 + 12)};
     const simd::Quat4 c{simd::load(k1), simd::load(k1 + 4), simd::load(k1 + 8),

@@ -15,7 +15,15 @@
 // ANIM_SIMD_FORCE_PORTABLE (defined before including) selects the fallback on x86-64 too, so
 // that a test can compare the two builds. Each lives in its own inline namespace (sse2 or
 // portable), so one program may hold both without clashing definitions.
-#if (defined(__SSE2__) || defined(_M_X64)) && !defined(ANIM_SIMD_FORCE_PORTABLE)
+//
+// The files compiled for AVX2 (simd8.h) define ANIM_SIMD_AVX2: the same SSE2 operations then
+// live in a namespace of their own (avx2), so that their copies, encoded for AVX, are never
+// linked in place of the baseline ones.
+#if defined(ANIM_SIMD_AVX2)
+#include <emmintrin.h>
+#define ANIM_SIMD_SSE2 1
+#define ANIM_SIMD_IMPL avx2
+#elif (defined(__SSE2__) || defined(_M_X64)) && !defined(ANIM_SIMD_FORCE_PORTABLE)
 #include <emmintrin.h>
 #define ANIM_SIMD_SSE2 1
 #define ANIM_SIMD_IMPL sse2
@@ -255,6 +263,14 @@ inline F4 zero() {
 }
 inline F4 one() {
   return splat(1.0f);
+}
+
+// x in every lane of a V: the lane-generic code's splat (quat4.h).
+template <class V>
+V fill(float x);
+template <>
+inline F4 fill<F4>(float x) {
+  return splat(x);
 }
 
 }  // namespace ANIM_SIMD_IMPL

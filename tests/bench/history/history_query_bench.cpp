@@ -3,11 +3,16 @@
 // (2 update workers, as the daemon on this VM), and Q threads ask query_pose of the present or
 // of a tick up to 29 back, as the daemon's network threads do: query_history, the wire reply
 // (to_reply) and its serialization. Prints the query time distribution, the tick's update
-// time and the history's bytes per character (read after the ticker stopped). A benchmark, not a test: figures come from the
-// release preset (docs/benchmarks.md).
+// time and the history's bytes per character (read after the ticker stopped). A benchmark, not a
+// test: figures come from the release preset (docs/benchmarks.md).
 //
 //   bench_history_query [--characters N] [--seconds S] [--query-threads Q] [--query-rate R]
-//                       [--glb PATH]
+//                       [--glb PATH] [--fade-seconds F] [--compact 0|1]
+//
+// --fade-seconds: each crossfade's duration (0.3 s; 2 keeps every character crossfading, the
+// peak of a load whose characters all crossfade at once). --compact 1: every tick is also
+// quantized for the compact stream, as while a compact subscription exists and the encode
+// stage keeps up.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -47,6 +52,8 @@ double us_since(Clock::time_point t0) {
 int main(int argc, char** argv) {
   int characters = 5000, query_threads = 2;
   double seconds = 10.0, query_rate = 500.0;  // queries per second per thread
+  float fade_seconds = 0.3f;
+  bool compact = false;
   std::string glb = animtest::shared_path("assets/Bench64/bench64.glb");
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
@@ -60,6 +67,10 @@ int main(int argc, char** argv) {
       query_rate = std::atof(argv[i + 1]);
     else if (a == "--glb")
       glb = argv[i + 1];
+    else if (a == "--fade-seconds")
+      fade_seconds = static_cast<float>(std::atof(argv[i + 1]));
+    else if (a == "--compact")
+      compact = std::atoi(argv[i + 1]) != 0;
     else {
       std::fprintf(stderr, "unknown option %s\n", a.c_str());
       return 2;
@@ -79,6 +90,7 @@ int main(int argc, char** argv) {
 
   animd::Config config;  // 60 Hz, 1 s of history
   animd::Metrics metrics;
+  if (compact) metrics.compact_subscriptions = 1;
   animd::AssetCatalog catalog;
   animd::WorkerPool pool{2};
   animd::World world(config, metrics, catalog, pool);
@@ -101,9 +113,9 @@ int main(int argc, char** argv) {
       for (int id = 1; id <= characters; ++id) {
         if ((static_cast<uint64_t>(id) + tick) % period != 0) continue;
         const bool b = on_b[static_cast<size_t>(id - 1)] = !on_b[static_cast<size_t>(id - 1)];
-        (void)world.execute(
-            animd::CrossfadeClip{static_cast<uint32_t>(id), b ? "B" : "A", 0.3f, true, 1.0f, false},
-            animd::Caller{}, tick, double(tick) * dt);
+        (void)world.execute(animd::CrossfadeClip{static_cast<uint32_t>(id), b ? "B" : "A",
+                                                 fade_seconds, true, 1.0f, false},
+                            animd::Caller{}, tick, double(tick) * dt);
       }
       world.update(static_cast<float>(dt), tick, double(tick) * dt, false);
       tick_us.push_back(us_since(t0));
@@ -158,7 +170,8 @@ int main(int argc, char** argv) {
   const size_t warm = std::min(tick_us.size(), static_cast<size_t>(config.tick_rate));
   std::vector<double> steady(tick_us.begin() + static_cast<std::ptrdiff_t>(warm), tick_us.end());
 
-  std::printf("characters %d, %.0f s, %d query threads at %.0f/s each\n", characters, seconds,
+  std::printf("characters %d, %.0f s, fades of %.2f s, %s, %d query threads at %.0f/s each\n",
+              characters, seconds, fade_seconds, compact ? "quantized" : "not quantized",
               query_threads, query_rate);
   std::printf(
       "query_pose server time (query_history + to_reply + serialize): n=%zu p50 %.1f us "

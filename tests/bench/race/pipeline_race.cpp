@@ -13,6 +13,10 @@
 //   animd blend2 N=10000 joints=64 passes=20 median_us=... min_us=... max_us=... checksum=...
 //
 // Usage: bench_pipeline_race <bench64.glb> [N=10000] [blend2|play] [passes=20]
+//
+// The jobs' AVX2 variants run where the CPU has them (simd_dispatch.h); ANIMD_BASELINE_SIMD=1
+// in the environment keeps to the SSE2 baseline, to measure what they gain. The line says
+// which ran (simd=avx2 or simd=sse2).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -27,6 +31,7 @@
 #include "anim/local_to_model_job.h"
 #include "anim/palette_job.h"
 #include "anim/sampling_job.h"
+#include "simd_dispatch.h"
 
 namespace {
 
@@ -116,6 +121,9 @@ int main(int argc, char** argv) {
   const std::string mode = argc >= 4 ? argv[3] : "blend2";
   const int passes = argc >= 5 ? std::atoi(argv[4]) : 20;
   const bool blend = mode != "play";
+  if (const char* e = std::getenv("ANIMD_BASELINE_SIMD"); e && std::string(e) == "1")
+    anim::simd::set_wide_enabled(false);
+  const char* simd = anim::simd::wide_enabled() ? "avx2" : "sse2";
   const int clip_a = asset->find_clip("A"), clip_b = asset->find_clip("B");
   if (n <= 0 || passes <= 0 || (mode != "play" && mode != "blend2") || clip_a < 0 || clip_b < 0) {
     std::fprintf(stderr, "bad arguments (or the asset has no clips A and B)\n");
@@ -156,8 +164,8 @@ int main(int argc, char** argv) {
   const size_t m = s.size();
   const double median = m % 2 ? s[m / 2] : 0.5 * (s[m / 2 - 1] + s[m / 2]);
   std::printf(
-      "animd %s N=%d joints=%d passes=%d median_us=%.3f min_us=%.3f max_us=%.3f "
+      "animd %s N=%d joints=%d passes=%d simd=%s median_us=%.3f min_us=%.3f max_us=%.3f "
       "checksum=%.4f\n",
-      blend ? "blend2" : "play", n, joints, passes, median, s.front(), s.back(), checksum);
+      blend ? "blend2" : "play", n, joints, passes, simd, median, s.front(), s.back(), checksum);
   return 0;
 }

@@ -1,0 +1,86 @@
+// BlendJob's AVX2 variant: blend_job.cpp's blend4 over eight joints, with the rotations'
+// slerp (most of the blend's time) in 8-lane registers. Compiled with -mavx2 (no FMA), so it
+// includes nothing but the SIMD headers: an inline function of another header compiled here
+// could be linked in place of its baseline copy (simd4.h keeps its own apart by namespace).
+// The transforms are read as 10 floats (blend_job.cpp checks the layout).
+#include "blend_avx2.h"
+
+#include <cstring>
+
+// simd8.h first: it sets up simd4.h (which quat4.h includes) for this file.
+#include "simd8.h"
+// (then the quaternion functions, over F8 as over F4)
+#include "quat4.h"
+
+namespace anim::detail {
+
+namespace {
+
+using simd::F4;
+using simd::F8;
+
+constexpr size_t kFloats = 10;    // per transform: translation 0-2, rotation 3-6, scale 7-9
+constexpr size_t kRotation = 3;   // x, y, z, w
+constexpr size_t kScaleRead = 6;  // the scale read as floats 6-9, shifted down after
+constexpr size_t kBytes = kFloats * sizeof(float);
+
+// Joints 0-3 (lo) and 4-7 (hi) of the 8 transforms at t, as one quaternion per lane.
+simd::QuatLanes<F8> load_rotations(const float* t) {
+  F4 x = simd::load(t + kRotation), y = simd::load(t + kFloats + kRotation),
+     z = simd::load(t + 2 * kFloats + kRotation), w = simd::load(t + 3 * kFloats + kRotation);
+  const float* h = t + 4 * kFloats;
+  F4 hx = simd::load(h + kRotation), hy = simd::load(h + kFloats + kRotation),
+     hz = simd::load(h + 2 * kFloats + kRotation), hw = simd::load(h + 3 * kFloats + kRotation);
+  simd::transpose(x, y, z, w);
+  simd::transpose(hx, hy, hz, hw);
+  return {simd::join(x, hx), simd::join(y, hy), simd::join(z, hz), simd::join(w, hw)};
+}
+
+// Eight joints, as blend4 does four (the same operations lane by lane).
+void blend8(const float* a, const float* b, const float* w, float* out) {
+  const simd::QuatLanes<F8> qa = load_rotations(a), qb = load_rotations(b);
+  const simd::QuatLanes<F8> q = simd::slerp_shortest(qa, qb, simd::load8(w));
+  F4 lanes[8];
+  {
+    F4 x = simd::low_half(q.x), y = simd::low_half(q.y), z = simd::low_half(q.z),
+       ww = simd::low_half(q.w);
+    simd::transpose(x, y, z, ww);
+    lanes[0] = x, lanes[1] = y, lanes[2] = z, lanes[3] = ww;
+    x = simd::high_half(q.x), y = simd::high_half(q.y), z = simd::high_half(q.z),
+    ww = simd::high_half(q.w);
+    simd::transpose(x, y, z, ww);
+    lanes[4] = x, lanes[5] = y, lanes[6] = z, lanes[7] = ww;
+  }
+  for (int l = 0; l < 8; ++l) {
+    const float* al = a + l * kFloats;
+    const float* bl = b + l * kFloats;
+    float* ol = out + l * kFloats;
+    if (w[l] <= 0.0f) {
+      if (ol != al) std::memcpy(ol, al, kBytes);
+    } else if (w[l] >= 1.0f) {
+      if (ol != bl) std::memcpy(ol, bl, kBytes);
+    } else {
+      const F4 wl = simd::splat(w[l]), vl = simd::splat(1.0f - w[l]);
+      const F4 t = simd::load(al) * vl + simd::load(bl) * wl;
+      const F4 s = simd::load(al + kScaleRead) * vl + simd::load(bl + kScaleRead) * wl;
+      simd::store3(ol, t);
+      simd::store(ol + kRotation, lanes[l]);
+      simd::store3(ol + kScaleRead + 1, simd::shift_down(s));
+    }
+  }
+}
+
+}  // namespace
+
+size_t blend_avx2(const float* a, const float* b, float weight, const float* mask, float* out,
+                  size_t n) {
+  size_t j = 0;
+  float w[8];
+  for (; j + 8 <= n; j += 8) {
+    for (int l = 0; l < 8; ++l) w[l] = mask ? weight * mask[j + l] : weight;
+    blend8(a + j * kFloats, b + j * kFloats, w, out + j * kFloats);
+  }
+  return j;
+}
+
+}  // namespace anim::detail

@@ -1,0 +1,222 @@
+// The jobs' AVX2 variants (simd8.h: BlendJob eight joints at a time, SamplingJob's rotations
+// two blocks at a time) give the baseline's results bit for bit: each job is run with them
+// and without (simd::set_wide_enabled) on the same inputs, and the outputs compared byte by
+// byte. Poses of every length around the 8-joint groups, weights at and between the ends,
+// masks, blending in place, rotations close enough for nlerp and far enough for slerp; and
+// every clip of the public assets at every key, between keys and on a grid. Skipped where the
+// CPU has no AVX2 (the baseline alone runs there).
+#include <cstring>
+#include <random>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "anim/blend_job.h"
+#include "anim/clip.h"
+#include "anim/gltf_loader.h"
+#include "anim/md5_loader.h"
+#include "anim/sampling_job.h"
+#include "shared_assets.h"
+#include "simd_dispatch.h"
+
+namespace anim {
+namespace {
+
+// Turns the AVX2 variants on for a test (skipping it where the CPU lacks them), and back to
+// the default after.
+class Avx2Variants : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    simd::set_wide_enabled(true);
+    if (!simd::wide_enabled()) GTEST_SKIP() << "this CPU has no AVX2: only the baseline runs";
+  }
+  void TearDown() override { simd::set_wide_enabled(true); }
+
+  // f() once with the AVX2 variants and once without; both results.
+  template <class F>
+  static std::pair<std::vector<Transform>, std::vector<Transform>> both(F f) {
+    simd::set_wide_enabled(true);
+    std::vector<Transform> wide = f();
+    simd::set_wide_enabled(false);
+    std::vector<Transform> narrow = f();
+    simd::set_wide_enabled(true);
+    return {std::move(wide), std::move(narrow)};
+  }
+};
+
+bool same_bytes(const std::vector<Transform>& a, const std::vector<Transform>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(Transform)) == 0;
+}
+
+// Random poses; `spread` scales how far each rotation is from `near` (when given): small
+// spreads make every lane close (nlerp), large ones unrelated rotations (slerp), and mixed
+// groups take slerp with some lanes close.
+std::vector<Transform> random_poses(size_t n, unsigned seed, const std::vector<Transform>* near,
+                                    float spread) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> normal;
+  std::uniform_real_distribution<float> coord(-5.0f, 5.0f), scale(0.5f, 2.0f);
+  std::vector<Transform> poses(n);
+  for (size_t j = 0; j < n; ++j) {
+    Transform& t = poses[j];
+    t.translation = {coord(rng), coord(rng), coord(rng)};
+    t.scale = {scale(rng), scale(rng), scale(rng)};
+    const glm::quat r(normal(rng), normal(rng), normal(rng), normal(rng));
+    if (near) {
+      // Half the joints near `near` (either sign), the others anywhere.
+      const bool close = (j * 7 + seed) % 2 == 0;
+      const glm::quat base = (*near)[j].rotation * (j % 3 == 0 ? -1.0f : 1.0f);
+      t.rotation = close ? glm::normalize(base + spread * r) : glm::normalize(r);
+    } else {
+      t.rotation = glm::normalize(r);
+    }
+  }
+  return poses;
+}
+
+TEST_F(Avx2Variants, BlendJobGivesTheBaselinesBits) {
+  int compared = 0;
+  for (size_t n : {1u, 3u, 7u, 8u, 9u, 15u, 16u, 17u, 61u, 64u, 67u}) {
+    for (float spread : {1e-4f, 2e-2f, 1.0f}) {
+      const std::vector<Transform> a = random_poses(n, static_cast<unsigned>(n), nullptr, 0.0f);
+      const std::vector<Transform> b = random_poses(n, static_cast<unsigned>(n) + 99, &a, spread);
+      std::vector<float> mask(n);
+      for (size_t j = 0; j < n; ++j)
+        mask[j] = j % 5 == 0 ? 0.0f : j % 5 == 1 ? 1.0f : static_cast<float>(j % 7) / 7.0f;
+      for (float weight : {0.0f, 1e-6f, 0.25f, 0.5f, 0.73f, 0.999999f, 1.0f}) {
+        for (bool masked : {false, true}) {
+          const std::span<const float> m =
+              masked ? std::span<const float>(mask) : std::span<const float>();
+          auto run = [&] {
+            std::vector<Transform> out(n);
+            BlendJob job{a, b, weight, m, out};
+            EXPECT_TRUE(job.run());
+            return out;
+          };
+          const auto [wide, narrow] = both(run);
+          EXPECT_TRUE(same_bytes(wide, narrow)) << n << " joints, weight " << weight << ", spread "
+                                                << spread << (masked ? ", masked" : "");
+          // In place, over either input.
+          for (int over = 0; over < 2; ++over) {
+            auto in_place = [&] {
+              std::vector<Transform> x = a, y = b;
+              std::vector<Transform>& out = over == 0 ? x : y;
+              BlendJob job{x, y, weight, m, out};
+              EXPECT_TRUE(job.run());
+              return out;
+            };
+            const auto [w2, n2] = both(in_place);
+            EXPECT_TRUE(same_bytes(w2, n2)) << n << " joints in place over " << (over ? "b" : "a");
+            EXPECT_TRUE(same_bytes(w2, wide))
+                << n << " joints in place over " << (over ? "b" : "a");
+          }
+          ++compared;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(compared, 11 * 3 * 7 * 2);
+}
+
+// A clip of n joints on one timeline of `keys` keys, rotations `step` radians apart per key
+// (small: the timeline's rotations are close and interpolate by nlerp; large: slerp).
+Clip synthetic_clip(int n, int keys, float step, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> normal;
+  Clip clip;
+  clip.name = "synthetic";
+  clip.joints.resize(static_cast<size_t>(n));
+  for (int j = 0; j < n; ++j) {
+    Channel<glm::quat> c;
+    c.interpolation = Interpolation::kLinear;
+    const glm::vec3 axis = glm::normalize(glm::vec3(normal(rng), normal(rng), normal(rng)));
+    glm::quat q = glm::normalize(glm::quat(normal(rng), normal(rng), normal(rng), normal(rng)));
+    for (int k = 0; k < keys; ++k) {
+      c.times.push_back(static_cast<float>(k) / 30.0f);
+      // Every third joint's keys alternate in sign (the same rotations).
+      c.values.push_back(j % 3 == 0 && k % 2 == 1 ? -q : q);
+      q = glm::normalize(glm::angleAxis(step * (1.0f + 0.1f * static_cast<float>(j % 4)), axis) *
+                         q);
+    }
+    clip.quat_channels.push_back(std::move(c));
+    clip.joints[static_cast<size_t>(j)].rotation = static_cast<int>(clip.quat_channels.size()) - 1;
+  }
+  const Status s = clip.finalize(n);
+  EXPECT_TRUE(s.is_ok()) << s.message();
+  return clip;
+}
+
+// The clip sampled at `times` with and without the AVX2 variants, compared.
+void compare_sampling(const Clip& clip, std::span<const Transform> rest,
+                      const std::vector<float>& times, const std::string& what, int* compared) {
+  for (float t : times) {
+    auto run = [&] {
+      std::vector<Transform> out(rest.size());
+      SamplingJob job;
+      job.clip = &clip;
+      job.time = t;
+      job.rest = rest;
+      job.output = out;
+      EXPECT_TRUE(job.run());
+      return out;
+    };
+    simd::set_wide_enabled(true);
+    const std::vector<Transform> wide = run();
+    simd::set_wide_enabled(false);
+    const std::vector<Transform> narrow = run();
+    simd::set_wide_enabled(true);
+    EXPECT_TRUE(same_bytes(wide, narrow)) << what << " at t " << t;
+    ++*compared;
+  }
+}
+
+std::vector<float> sample_times(const Clip& clip) {
+  std::vector<float> times;
+  auto add_keys = [&](const auto& channels) {
+    for (const auto& c : channels)
+      for (size_t k = 0; k < c.times.size() && k < 200; ++k) {
+        times.push_back(c.times[k]);
+        if (k + 1 < c.times.size()) times.push_back(0.5f * (c.times[k] + c.times[k + 1]));
+      }
+  };
+  add_keys(clip.quat_channels);
+  for (int i = -2; i <= 102; ++i) times.push_back(clip.duration * static_cast<float>(i) / 100.0f);
+  return times;
+}
+
+TEST_F(Avx2Variants, SamplingJobGivesTheBaselinesBits) {
+  int compared = 0;
+  for (int n : {1, 4, 5, 8, 12, 16, 20, 64, 67}) {
+    for (float step : {0.001f, 0.3f, 1.2f}) {
+      const Clip clip = synthetic_clip(n, 6, step, static_cast<unsigned>(n * 10));
+      const std::vector<Transform> rest(static_cast<size_t>(n));
+      compare_sampling(clip, rest, sample_times(clip),
+                       std::to_string(n) + " joints, step " + std::to_string(step), &compared);
+    }
+  }
+  EXPECT_GT(compared, 9 * 3 * 100);
+}
+
+TEST_F(Avx2Variants, SamplingJobGivesTheBaselinesBitsOnThePublicAssets) {
+  ANIMD_REQUIRE_SHARED();
+  int compared = 0;
+  auto check = [&](const Expected<Asset>& asset, const std::string& file) {
+    ASSERT_TRUE(asset.has_value()) << file << ": " << asset.error().message();
+    for (const Clip& clip : asset->clips)
+      compare_sampling(clip, asset->skeleton.rest_pose, sample_times(clip), file + " " + clip.name,
+                       &compared);
+  };
+  for (const char* file :
+       {"Bench64/bench64.glb", "RobotExpressive/RobotExpressive.glb", "Fox/glTF-Binary/Fox.glb",
+        "CesiumMan/glTF-Binary/CesiumMan.glb", "RiggedFigure/glTF-Binary/RiggedFigure.glb"})
+    check(load_gltf(animtest::shared_path(std::string("assets/") + file)), file);
+  check(load_md5(animtest::shared_path("assets/Bob_assimp/Bob.md5mesh"),
+                 {animtest::shared_path("assets/Bob_assimp/Bob.md5anim")}),
+        "Bob.md5mesh");
+  EXPECT_GT(compared, 1000);
+}
+
+}  // namespace
+}  // namespace anim
