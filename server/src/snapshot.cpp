@@ -150,12 +150,24 @@ bool QuantFrame::find(uint32_t id, size_t num_joints, std::span<const animcodec:
 }
 
 void Snapshot::reset_compact(size_t n) {
-  if (n > compact_capacity) {
-    compact = std::make_unique<CompactEntries[]>(n);
-    compact_capacity = n;
-    return;
+  if (n <= compact_capacity) return;
+  compact = std::make_unique<CompactEntries[]>(n);
+  compact_capacity = n;
+}
+
+void Snapshot::release_references() {
+  for (SnapshotCharacter& c : characters) {
+    c.asset.reset();
+    c.layout.reset();
+    c.event_table.reset();
   }
-  for (size_t i = 0; i < n; ++i) {
+  quant.reset();
+  for (int k = 0; k < 2; ++k) {
+    quant_prev[k].reset();
+    quant_pull[k].reset();
+  }
+  // The encoded bytes keep their capacity for the next use.
+  for (size_t i = 0; i < compact_capacity; ++i) {
     for (auto& s : compact[i].state) s.store(0, std::memory_order_relaxed);
     for (auto& a : compact[i].against) a.state.store(0, std::memory_order_relaxed);
   }

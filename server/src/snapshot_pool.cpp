@@ -29,14 +29,9 @@ struct SnapshotPool::State {
   // A snapshot's last holder let go (any thread).
   void give_back(Slot* slot) {
     // Drop the asset references now rather than when the slot is next used: an unloaded
-    // asset's memory is not kept by a spare snapshot. (Capacities stay.)
-    slot->snapshot.characters.clear();
-    // Likewise the quantized frames: the tick thread reuses one once nobody holds it.
-    slot->snapshot.quant.reset();
-    slot->snapshot.quant_prev[0].reset();
-    slot->snapshot.quant_prev[1].reset();
-    slot->snapshot.quant_pull[0].reset();
-    slot->snapshot.quant_pull[1].reset();
+    // asset's memory is not kept by a spare snapshot. Likewise the quantized frames: the tick
+    // thread reuses one once nobody holds it. (Lengths and capacities stay.)
+    slot->snapshot.release_references();
     {
       std::lock_guard lock(mutex);
       if (spare.size() < kMaxSpare) {

@@ -409,8 +409,13 @@ struct UpdateJob {
         c.pending_dt = 0.0f;
         model = std::span(buffers.model).first(c.animator.model_matrices().size());
       }
-      // The root after the update: root motion moved it.
-      j.snapshot->characters[i].root = c.animator.root_transform();
+      // The root after the update: root motion moved it. And how many animation events it
+      // crossed, which gather_events collects afterwards (reading only the characters that
+      // have any: the others' memory is cold again by then).
+      SnapshotCharacter& sc = j.snapshot->characters[i];
+      sc.root = c.animator.root_transform();
+      sc.events_count = skip ? 0 : static_cast<uint32_t>(c.animator.fired_events().size());
+      sc.events_overflowed = skip ? 0 : c.animator.events_overflowed();
       record_entry(*j.history, i, c.animator, model);
       if (j.palettes) {
         const auto out = std::span(j.snapshot->palettes).subspan(c.palette_offset, model.size());
@@ -540,17 +545,17 @@ void World::gather_events(Snapshot& snap) {
   // not allocate here (more in one tick than ever before grows it once).
   if (snap.events.capacity() < characters_.size() * 4) snap.events.reserve(characters_.size() * 4);
   uint64_t fired = 0, overflowed = 0;
+  // The update counted each character's events (UpdateJob): a pass over the snapshot's own
+  // array, visiting only the characters that have some.
   for (size_t i = 0; i < characters_.size(); ++i) {
-    const Character& c = *characters_[i];
     SnapshotCharacter& sc = snap.characters[i];
-    const auto events = c.updated ? c.animator.fired_events() : std::span<const anim::FiredEvent>();
     sc.events_begin = static_cast<uint32_t>(snap.events.size());
-    sc.events_count = static_cast<uint32_t>(events.size());
-    sc.events_overflowed = c.updated ? c.animator.events_overflowed() : 0;
-    if (events.empty() && sc.events_overflowed == 0) {
+    if (sc.events_count == 0 && sc.events_overflowed == 0) {
       if (sc.event_table) sc.event_table.reset();
       continue;
     }
+    const Character& c = *characters_[i];
+    const auto events = c.animator.fired_events();
     sc.event_table = c.animator.event_table();
     snap.events.insert(snap.events.end(), events.begin(), events.end());
     fired += events.size() + sc.events_overflowed;

@@ -1,6 +1,7 @@
 // SnapshotPool: a snapshot comes back for reuse (buffers and all) once its last holder lets
 // go, never while anybody holds it; spares are bounded; the asset references of a returned
-// snapshot are dropped; snapshots may outlive the pool. And World::update reuses them with
+// snapshot are dropped (its characters and compact entries kept, emptied); snapshots may
+// outlive the pool. And World::update reuses them with
 // contents that match a fresh snapshot's.
 #include "snapshot_pool.h"
 
@@ -61,6 +62,39 @@ TEST(SnapshotPool, AReturnedSnapshotDropsItsAssetReferences) {
   EXPECT_EQ(asset.use_count(), 4);
   s.reset();
   EXPECT_EQ(asset.use_count(), 1);
+}
+
+TEST(SnapshotPool, AReturnedSnapshotKeepsItsCharactersButNothingTheyReferTo) {
+  SnapshotPool pool;
+  auto asset = std::make_shared<anim::Asset>();
+  auto table = std::make_shared<anim::ClipEventTable>();
+  auto s = pool.acquire();
+  s->characters.resize(3);
+  for (auto& c : s->characters) c.asset = asset, c.event_table = table;
+  s->reset_compact(3);
+  s->compact[1].state[2].store(2);
+  s->compact[2].against[1].state.store(1);
+  s->compact[2].bytes[0] = "kept capacity";
+  const Snapshot* first = s.get();
+  s.reset();
+  EXPECT_EQ(asset.use_count(), 1);
+  EXPECT_EQ(table.use_count(), 1);
+  auto again = pool.acquire();
+  ASSERT_EQ(again.get(), first);
+  // The next tick overwrites the characters rather than constructing them again.
+  ASSERT_EQ(again->characters.size(), 3u);
+  for (const auto& c : again->characters) {
+    EXPECT_FALSE(c.asset);
+    EXPECT_FALSE(c.layout);
+    EXPECT_FALSE(c.event_table);
+  }
+  // Its compact entries are empty again, without the tick clearing them.
+  again->reset_compact(3);
+  for (size_t i = 0; i < 3; ++i) {
+    for (const auto& st : again->compact[i].state) EXPECT_EQ(st.load(), 0) << i;
+    for (const auto& a : again->compact[i].against) EXPECT_EQ(a.state.load(), 0) << i;
+  }
+  EXPECT_GE(again->compact[2].bytes[0].capacity(), 13u);
 }
 
 TEST(SnapshotPool, SnapshotsMayOutliveThePoolAndBeReleasedOnAnotherThread) {
