@@ -2,8 +2,10 @@
 
 #include <cmath>
 
+#include "additive_avx2.h"
 #include "job_checks.h"
 #include "quat4.h"
+#include "simd_dispatch.h"
 
 namespace anim {
 
@@ -19,20 +21,13 @@ Quat4 load_rotations(const Transform* t) {
   return {x, y, z, w};
 }
 
-// a * b (Hamilton product, as glm's quaternion operator*).
-Quat4 multiply(const Quat4& a, const Quat4& b) {
-  return {
-      a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y, a.w * b.y + a.y * b.w + a.z * b.x - a.x * b.z,
-      a.w * b.z + a.z * b.w + a.x * b.y - a.y * b.x, a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z};
-}
-
 // Four joints: each pointer at 4 transforms (out may alias base).
 void add4(const Transform* base, const Transform* cur, const Transform* ref, const float* w,
           Transform* out) {
   const Quat4 b = load_rotations(base), c = load_rotations(cur), r = load_rotations(ref);
   // delta = inverse(ref) * cur, normalized; inverse of a unit quaternion = its conjugate.
   const F4 zero = simd::zero();
-  const Quat4 delta = simd::normalize(multiply({zero - r.x, zero - r.y, zero - r.z, r.w}, c));
+  const Quat4 delta = simd::normalize(simd::multiply({zero - r.x, zero - r.y, zero - r.z, r.w}, c));
   const F4 wv = simd::load(w);
   const Quat4 identity{zero, zero, zero, simd::one()};
   Quat4 partial = simd::slerp_shortest(identity, delta, wv);
@@ -41,7 +36,7 @@ void add4(const Transform* base, const Transform* cur, const Transform* ref, con
   partial = {
       simd::select(below_one, delta.x, partial.x), simd::select(below_one, delta.y, partial.y),
       simd::select(below_one, delta.z, partial.z), simd::select(below_one, delta.w, partial.w)};
-  Quat4 q = simd::normalize(multiply(b, partial));
+  Quat4 q = simd::normalize(simd::multiply(b, partial));
   simd::transpose(q.x, q.y, q.z, q.w);
   const F4 lanes[4] = {q.x, q.y, q.z, q.w};
   for (int l = 0; l < 4; ++l) {
@@ -76,6 +71,13 @@ bool AdditiveJob::run() const {
   const size_t n = base.size();
   float w[4];
   size_t j = 0;
+#if defined(ANIM_HAVE_AVX2_VARIANTS)
+  // Transforms as 10 floats: blend_job.cpp checks the layout.
+  if (simd::wide_enabled())
+    j = detail::add_avx2(&base.data()->translation.x, &current.data()->translation.x,
+                         &reference.data()->translation.x, weight,
+                         mask.empty() ? nullptr : mask.data(), &output.data()->translation.x, n);
+#endif
   for (; j + 4 <= n; j += 4) {
     for (int l = 0; l < 4; ++l) w[l] = mask.empty() ? weight : weight * mask[j + l];
     add4(base.data() + j, current.data() + j, reference.data() + j, w, output.data() + j);

@@ -11,6 +11,7 @@
 #include "simd8.h"
 // (then the quaternion functions, over F8 as over F4)
 #include "quat4.h"
+#include "transforms8.h"
 
 namespace anim::detail {
 
@@ -19,38 +20,17 @@ namespace {
 using simd::F4;
 using simd::F8;
 
-constexpr size_t kFloats = 10;    // per transform: translation 0-2, rotation 3-6, scale 7-9
-constexpr size_t kRotation = 3;   // x, y, z, w
+constexpr size_t kFloats = simd::kTransformFloats;
+constexpr size_t kRotation = simd::kRotationAt;
 constexpr size_t kScaleRead = 6;  // the scale read as floats 6-9, shifted down after
 constexpr size_t kBytes = kFloats * sizeof(float);
 
-// Joints 0-3 (lo) and 4-7 (hi) of the 8 transforms at t, as one quaternion per lane.
-simd::QuatLanes<F8> load_rotations(const float* t) {
-  F4 x = simd::load(t + kRotation), y = simd::load(t + kFloats + kRotation),
-     z = simd::load(t + 2 * kFloats + kRotation), w = simd::load(t + 3 * kFloats + kRotation);
-  const float* h = t + 4 * kFloats;
-  F4 hx = simd::load(h + kRotation), hy = simd::load(h + kFloats + kRotation),
-     hz = simd::load(h + 2 * kFloats + kRotation), hw = simd::load(h + 3 * kFloats + kRotation);
-  simd::transpose(x, y, z, w);
-  simd::transpose(hx, hy, hz, hw);
-  return {simd::join(x, hx), simd::join(y, hy), simd::join(z, hz), simd::join(w, hw)};
-}
-
 // Eight joints, as blend4 does four (the same operations lane by lane).
 void blend8(const float* a, const float* b, const float* w, float* out) {
-  const simd::QuatLanes<F8> qa = load_rotations(a), qb = load_rotations(b);
-  const simd::QuatLanes<F8> q = simd::slerp_shortest(qa, qb, simd::load8(w));
+  const simd::QuatLanes<F8> q =
+      simd::slerp_shortest(simd::load_rotations8(a), simd::load_rotations8(b), simd::load8(w));
   F4 lanes[8];
-  {
-    F4 x = simd::low_half(q.x), y = simd::low_half(q.y), z = simd::low_half(q.z),
-       ww = simd::low_half(q.w);
-    simd::transpose(x, y, z, ww);
-    lanes[0] = x, lanes[1] = y, lanes[2] = z, lanes[3] = ww;
-    x = simd::high_half(q.x), y = simd::high_half(q.y), z = simd::high_half(q.z),
-    ww = simd::high_half(q.w);
-    simd::transpose(x, y, z, ww);
-    lanes[4] = x, lanes[5] = y, lanes[6] = z, lanes[7] = ww;
-  }
+  simd::unpack_rotations8(q, lanes);
   for (int l = 0; l < 8; ++l) {
     const float* al = a + l * kFloats;
     const float* bl = b + l * kFloats;

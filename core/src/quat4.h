@@ -25,6 +25,14 @@ inline V dot(const QuatLanes<V>& a, const QuatLanes<V>& b) {
   return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w;
 }
 
+// a * b (the Hamilton product, as glm's quaternion operator*).
+template <class V>
+inline QuatLanes<V> multiply(const QuatLanes<V>& a, const QuatLanes<V>& b) {
+  return {
+      a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y, a.w * b.y + a.y * b.w + a.z * b.x - a.x * b.z,
+      a.w * b.z + a.z * b.w + a.x * b.y - a.y * b.x, a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z};
+}
+
 // sin(x) for x in [0, pi/2]: Taylor series to x^11, whose remainder is below
 // (pi/2)^13 / 13! = 5.7e-8 there and far below for small x (where sin(x) ~ x matters most);
 // with float rounding the result is within 1e-7 of std::sin on [0, 1.25] and 2e-7 (1.5 ulp

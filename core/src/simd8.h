@@ -64,6 +64,9 @@ inline F8 sqrt(F8 a) {
 inline F8 min(F8 a, F8 b) {
   return {_mm256_min_ps(a.v, b.v)};
 }
+inline F8 less(F8 a, F8 b) {
+  return {_mm256_cmp_ps(a.v, b.v, _CMP_LT_OS)};
+}
 // The ordered, signalling-free comparison cmpps makes for _mm_cmpgt_ps.
 inline F8 greater(F8 a, F8 b) {
   return {_mm256_cmp_ps(a.v, b.v, _CMP_GT_OS)};

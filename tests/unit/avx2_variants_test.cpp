@@ -1,9 +1,9 @@
-// The jobs' AVX2 variants (simd8.h: BlendJob eight joints at a time, SamplingJob's rotations
-// two blocks at a time) give the baseline's results bit for bit: each job is run with them
-// and without (simd::set_wide_enabled) on the same inputs, and the outputs compared byte by
-// byte. Poses of every length around the 8-joint groups, weights at and between the ends,
-// masks, blending in place, rotations close enough for nlerp and far enough for slerp; and
-// every clip of the public assets at every key, between keys and on a grid. Skipped where the
+// The jobs' AVX2 variants (simd8.h: BlendJob and AdditiveJob eight joints at a time,
+// SamplingJob's rotations two blocks at a time) give the baseline's results bit for bit: each job
+// is run with them and without (simd::set_wide_enabled) on the same inputs, and the outputs
+// compared byte by byte. Poses of every length around the 8-joint groups, weights at and between
+// the ends, masks, blending in place, rotations close enough for nlerp and far enough for slerp;
+// and every clip of the public assets at every key, between keys and on a grid. Skipped where the
 // CPU has no AVX2 (the baseline alone runs there).
 #include <cstring>
 #include <random>
@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include "anim/additive_job.h"
 #include "anim/blend_job.h"
 #include "anim/clip.h"
 #include "anim/gltf_loader.h"
@@ -118,6 +119,48 @@ TEST_F(Avx2Variants, BlendJobGivesTheBaselinesBits) {
     }
   }
   EXPECT_EQ(compared, 11 * 3 * 7 * 2);
+}
+
+TEST_F(Avx2Variants, AdditiveJobGivesTheBaselinesBits) {
+  int compared = 0;
+  for (size_t n : {1u, 7u, 8u, 9u, 16u, 61u, 64u, 67u}) {
+    for (float spread : {1e-4f, 2e-2f, 1.0f}) {
+      const std::vector<Transform> base = random_poses(n, static_cast<unsigned>(n) + 5, nullptr, 0);
+      const std::vector<Transform> ref = random_poses(n, static_cast<unsigned>(n) + 7, nullptr, 0);
+      // The clip's pose near its reference (small deltas: close lanes) or anywhere.
+      const std::vector<Transform> cur =
+          random_poses(n, static_cast<unsigned>(n) + 11, &ref, spread);
+      std::vector<float> mask(n);
+      for (size_t j = 0; j < n; ++j)
+        mask[j] = j % 4 == 0 ? 0.0f : j % 4 == 1 ? 1.0f : static_cast<float>(j % 9) / 9.0f;
+      for (float weight : {0.0f, 1e-6f, 0.3f, 0.5f, 0.999999f, 1.0f}) {
+        for (bool masked : {false, true}) {
+          const std::span<const float> m =
+              masked ? std::span<const float>(mask) : std::span<const float>();
+          auto run = [&] {
+            std::vector<Transform> out(n);
+            AdditiveJob job{base, cur, ref, weight, m, out};
+            EXPECT_TRUE(job.run());
+            return out;
+          };
+          const auto [wide, narrow] = both(run);
+          EXPECT_TRUE(same_bytes(wide, narrow)) << n << " joints, weight " << weight << ", spread "
+                                                << spread << (masked ? ", masked" : "");
+          auto in_place = [&] {
+            std::vector<Transform> out = base;
+            AdditiveJob job{out, cur, ref, weight, m, out};
+            EXPECT_TRUE(job.run());
+            return out;
+          };
+          const auto [w2, n2] = both(in_place);
+          EXPECT_TRUE(same_bytes(w2, n2)) << n << " joints in place";
+          EXPECT_TRUE(same_bytes(w2, wide)) << n << " joints in place";
+          ++compared;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(compared, 8 * 3 * 6 * 2);
 }
 
 // A clip of n joints on one timeline of `keys` keys, rotations `step` radians apart per key
