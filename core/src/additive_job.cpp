@@ -73,10 +73,12 @@ bool AdditiveJob::run() const {
   size_t j = 0;
 #if defined(ANIM_HAVE_AVX2_VARIANTS)
   // Transforms as 10 floats: blend_job.cpp checks the layout.
-  if (simd::wide_enabled())
-    j = detail::add_avx2(&base.data()->translation.x, &current.data()->translation.x,
-                         &reference.data()->translation.x, weight,
-                         mask.empty() ? nullptr : mask.data(), &output.data()->translation.x, n);
+  // (The spans as floats without touching a member: an empty span's data() may be null.)
+  if (n >= 8 && simd::wide_enabled())
+    j = detail::add_avx2(
+        reinterpret_cast<const float*>(base.data()), reinterpret_cast<const float*>(current.data()),
+        reinterpret_cast<const float*>(reference.data()), weight,
+        mask.empty() ? nullptr : mask.data(), reinterpret_cast<float*>(output.data()), n);
 #endif
   for (; j + 4 <= n; j += 4) {
     for (int l = 0; l < 4; ++l) w[l] = mask.empty() ? weight : weight * mask[j + l];

@@ -67,9 +67,11 @@ bool BlendJob::run() const {
   const size_t n = a.size();
   size_t j = 0;
 #if defined(ANIM_HAVE_AVX2_VARIANTS)
-  if (simd::wide_enabled())
-    j = detail::blend_avx2(&a.data()->translation.x, &b.data()->translation.x, weight,
-                           mask.empty() ? nullptr : mask.data(), &output.data()->translation.x, n);
+  // (The spans as floats without touching a member: an empty span's data() may be null.)
+  if (n >= 8 && simd::wide_enabled())
+    j = detail::blend_avx2(
+        reinterpret_cast<const float*>(a.data()), reinterpret_cast<const float*>(b.data()), weight,
+        mask.empty() ? nullptr : mask.data(), reinterpret_cast<float*>(output.data()), n);
 #endif
   float w[4];
   for (; j + 4 <= n; j += 4) {
