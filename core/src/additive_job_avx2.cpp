@@ -20,7 +20,7 @@ using simd::F4;
 using simd::F8;
 
 constexpr size_t kFloats = simd::kTransformFloats;
-constexpr size_t kScaleRead = 6;  // the scale read as floats 6-9, shifted down after
+constexpr size_t kScaleRead = simd::kScaleReadAt;
 
 // Eight joints, as add4 does four (the same operations lane by lane).
 void add8(const float* base, const float* cur, const float* ref, const float* w, float* out) {

@@ -22,7 +22,7 @@ using simd::F8;
 
 constexpr size_t kFloats = simd::kTransformFloats;
 constexpr size_t kRotation = simd::kRotationAt;
-constexpr size_t kScaleRead = 6;  // the scale read as floats 6-9, shifted down after
+constexpr size_t kScaleRead = simd::kScaleReadAt;
 constexpr size_t kBytes = kFloats * sizeof(float);
 
 // Eight joints, as blend4 does four (the same operations lane by lane).

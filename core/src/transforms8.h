@@ -12,6 +12,9 @@ inline namespace avx2 {
 
 inline constexpr size_t kTransformFloats = 10;
 inline constexpr size_t kRotationAt = 3;
+// The scale is read as floats 6-9 (a 4-float load that stays inside the transform) and
+// shifted down a lane before its 3 floats are stored at 7.
+inline constexpr size_t kScaleReadAt = 6;
 
 // The rotations of the 8 transforms at t, one a lane (joints 0-3 in the low half).
 inline QuatLanes<F8> load_rotations8(const float* t) {
