@@ -19,16 +19,17 @@ animcodec::Layout make_compact_layout(const anim::Asset& asset) {
   return animcodec::make_layout(parents, rest, s.root_transform, &skin);
 }
 
-void quantize_character(Snapshot& snap, size_t index, const anim::Animator& animator) {
+void quantize_character(Snapshot& snap, size_t index, const anim::Animator& animator,
+                        const QuantRef (&pull)[2]) {
   const SnapshotCharacter& c = snap.characters[index];
   QuantFrame& frame = *snap.quant;
   // The frames the receivers will predict from (absent: no pull).
   const animcodec::QJoint* prev[2] = {nullptr, nullptr};
   const animcodec::QRoot* prev_root[2] = {nullptr, nullptr};
   for (int k = 0; k < 2; ++k) {
-    if (!snap.quant_pull[k] || c.pull_offset[k] == kNotQuantized) break;
-    prev[k] = snap.quant_pull[k]->joints.data() + c.pull_offset[k];
-    prev_root[k] = &snap.quant_pull[k]->roots[c.pull_index[k]];
+    if (!pull[k] || c.pull_offset[k] == kNotQuantized) break;
+    prev[k] = pull[k]->joints.data() + c.pull_offset[k];
+    prev_root[k] = &pull[k]->roots[c.pull_index[k]];
   }
   const auto& locals = animator.local_pose().locals;
   animcodec::quantize_pose(*c.layout, animcodec::transform_view<anim::Transform>(locals), prev[0],

@@ -17,10 +17,11 @@ std::shared_ptr<const animcodec::Layout> compact_layout(const AssetPtr& asset);
 
 // Quantizes character `index` of `snap` (its final local transforms and root, from
 // `animator`) into snap.quant, pulled toward what a delta frame will predict from the
-// character's frames in snap.quant_pull, the last two ticks quantized
-// (animcodec::quantize_joint). Allocates nothing, locks
-// nothing (the workers' path; each worker writes its own characters' entries).
-void quantize_character(Snapshot& snap, size_t index, const anim::Animator& animator);
+// character's frames in `pull`, the last two ticks quantized (Snapshot::quant_pull;
+// animcodec::quantize_joint). Allocates nothing, locks nothing (each thread writes its own
+// characters' entries).
+void quantize_character(Snapshot& snap, size_t index, const anim::Animator& animator,
+                        const QuantRef (&pull)[2]);
 
 // The same, made afresh (no cache): from the skeleton and the mesh's reach.
 animcodec::Layout make_compact_layout(const anim::Asset& asset);

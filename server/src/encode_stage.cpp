@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <string>
 
+#include "quantize_work.h"
 #include "stream_encoder.h"
 #include "thread_name.h"
 #include "thread_slice.h"
@@ -131,6 +132,16 @@ void EncodeStage::run(int index, bool idle) {
     const std::shared_ptr<Job> job = job_;
     lock.unlock();
     wait_for_tick();
+    // A tick left to quantize after it (quantize_work.h): its poses first, in blocks that give
+    // way to the tick as the encoding's do (the tick quantizes what is left when it starts).
+    if (QuantizeWork* q = job->snap->quantizing.get()) {
+      while (!stopping_.load(std::memory_order_relaxed) && q->run_block()) {
+        sched_yield();
+        wait_for_tick();
+      }
+      if (stopping_.load()) return;
+      q->wait();
+    }
     const Snapshot& snap = *job->snap;
     const size_t n = snap.characters.size();
     size_t mine = 0;

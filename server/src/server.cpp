@@ -192,6 +192,8 @@ bool Server::init() {
         config_.encode_threads, config_.encode_idle,
         tick_fills_cores ? &metrics_.tick_running : nullptr,
         [this](uint64_t) { asio::post(io_, [this] { wake_sessions(); }); }, &metrics_.stage_busy);
+    // Its threads quantize each tick they take, between ticks (quantize_work.h).
+    world_->set_quantize_after_tick(true);
   }
   history_ = world_->history();
   hit_volumes_ = world_->hit_volumes();

@@ -154,8 +154,10 @@ void Session::encode_compact() {
   const bool staged = server_.encode_staged();
   // The stage prepares for subscribers at every tick; one at a rate divisor holds other
   // frames, so it gains nothing by waiting.
+  // A snapshot quantized after its tick (quantize_work.h) is not sent before it is.
   auto ready = [&](const StreamSubscription& sub, const Snapshot& snap) {
-    return !staged || sub.divisor > 1 || snap.prepared.load(std::memory_order_acquire);
+    return snap.quantized() &&
+           (!staged || sub.divisor > 1 || snap.prepared.load(std::memory_order_acquire));
   };
   // Each compact subscription encodes only the newest ready snapshot due (every divisor-th
   // tick) of those waiting: catching up costs one encode, and its deltas name the ticks
@@ -168,12 +170,12 @@ void Session::encode_compact() {
     for (const SnapshotPtr& snap : compact_waiting_) {
       if (snap->tick <= sub.compact_through || !due(sub, *snap)) continue;
       if (!oldest) oldest = snap.get();
-      newest = snap.get();
+      if (snap->quantized()) newest = snap.get();
       if (ready(sub, *snap)) newest_ready = snap.get();
     }
     const Snapshot* chosen = newest_ready;
-    if (!chosen && oldest && oldest->tick + kStageGraceTicks <= newest_seen_) {
-      chosen = newest;  // waited long enough: encode it here
+    if (!chosen && newest && oldest->tick + kStageGraceTicks <= newest_seen_) {
+      chosen = newest;  // waited long enough: encode it here (the newest quantized)
       server_.metrics().stage_fallbacks.fetch_add(1, std::memory_order_relaxed);
     }
     if (!chosen) continue;

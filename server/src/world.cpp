@@ -206,6 +206,7 @@ void World::update_counts() {
 }
 
 anim::Expected<uint32_t> World::spawn_unowned(const std::string& asset, const std::string& clip) {
+  settle();
   SpawnCharacter r;
   r.asset = asset;
   r.clip = clip;
@@ -223,7 +224,15 @@ anim::Expected<Character*> World::find_character(uint32_t id, const char* field)
   return it->get();
 }
 
+void World::settle() {
+  if (!quantizing_) return;
+  quantizing_->finish(pool_);
+  quantizing_.reset();
+  quantizing_snapshot_.reset();
+}
+
 void World::apply(std::vector<Command>& commands, uint64_t tick, double server_time) {
+  settle();
   bool changed = false;
   for (auto& c : commands) {
     if (c.kind == Command::Kind::kSessionClosed) {
@@ -379,6 +388,7 @@ struct UpdateJob {
   double server_time;
   bool degrade;
   bool palettes;  // build and copy skin palettes (a float subscription exists)
+  bool quantize;  // quantize into snapshot->quant here (not left to after the tick)
   std::span<const StreamRegion> regions;  // region subscriptions: who is in one is watched
 
   bool watched(const Character& c) const {
@@ -421,13 +431,14 @@ struct UpdateJob {
         const auto out = std::span(j.snapshot->palettes).subspan(c.palette_offset, model.size());
         anim::build_palette(c.animator.skeleton(), model, out);
       }
-      if (j.snapshot->quant) quantize_character(*j.snapshot, i, c.animator);
+      if (j.quantize) quantize_character(*j.snapshot, i, c.animator, j.snapshot->quant_pull);
     }
   }
 };
 }  // namespace
 
 SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degrade) {
+  settle();
   // A recycled snapshot: its vectors keep their capacity, so the tick allocates nothing once
   // the character count is steady. Every field is overwritten below and by the job.
   std::shared_ptr<Snapshot> snap = snapshots_.acquire();
@@ -442,9 +453,10 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
   const bool compact = metrics_.compact_subscriptions.load(std::memory_order_relaxed) > 0;
   // A stage that gets no CPU for long (a host busy with other work) defers nothing beyond
   // kMaxDeferredTicks: the sessions then encode what it could not (their fallback).
-  const bool deferred = compact && metrics_.stage_busy.load(std::memory_order_acquire) &&
-                        metrics_.compact_paced_subscriptions.load(std::memory_order_relaxed) == 0 &&
-                        quant_recent_[0] && quant_recent_[0]->tick + kMaxDeferredTicks >= tick;
+  const bool stage_busy = metrics_.stage_busy.load(std::memory_order_acquire);
+  const bool paced = metrics_.compact_paced_subscriptions.load(std::memory_order_relaxed) > 0;
+  const bool deferred = compact && stage_busy && !paced && quant_recent_[0] &&
+                        quant_recent_[0]->tick + kMaxDeferredTicks >= tick;
   QuantRef quant = compact && !deferred ? quant_frames_.acquire() : QuantRef();
   if (quant) quant->tick = tick;
   snap->quant = quant;
@@ -521,11 +533,23 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
     for (const auto& [id, s] : sessions_)
       for (const auto& [sub, w] : s.subscriptions)
         if (w.region) watched_regions_.push_back(*w.region);
-  UpdateJob job{&characters_, snap.get(),         &history,        dt, tick, server_time,
-                degrade,      snap->has_palettes, watched_regions_};
+  // A free encode stage takes this tick at once: it quantizes it too, between this tick and
+  // the next (quantize_work.h). Not for paced subscriptions (they do not wait for the stage,
+  // so their frames would wait for the next tick instead).
+  const bool after_tick = quant && quantize_after_tick_ && !stage_busy && !paced;
+  UpdateJob job{
+      &characters_,       snap.get(),           &history,        dt, tick, server_time, degrade,
+      snap->has_palettes, quant && !after_tick, watched_regions_};
   pool_.run(characters_.size(), &UpdateJob::run, &job);
-  // Only the quantization read them: the snapshot waits in sessions for a while, and these
-  // are whole frames (10 MB at 5,000 64-joint characters) the pool could reuse.
+  if (after_tick) {
+    quantizing_ = quantize_works_.acquire();
+    quantizing_->start(*snap, characters_, snap->quant_pull);
+    quantizing_snapshot_ = snap;
+    snap->quantizing = quantizing_;
+  }
+  // Only the quantization reads them (the work above holds its own): the snapshot waits in
+  // sessions for a while, and these are whole frames (10 MB at 5,000 64-joint characters)
+  // the pool could reuse.
   snap->quant_pull[0].reset();
   snap->quant_pull[1].reset();
   gather_events(*snap);

@@ -29,6 +29,7 @@
 #include "metrics.h"
 #include "pose_history.h"
 #include "quant_frame_pool.h"
+#include "quantize_work.h"
 #include "snapshot.h"
 #include "snapshot_pool.h"
 #include "tick_stats.h"
@@ -95,6 +96,12 @@ class World {
   // Advances every character by dt and returns the tick's snapshot. `degrade`: characters
   // nobody watches update only every other tick (with the accumulated dt).
   SnapshotPtr update(float dt, uint64_t tick, double server_time, bool degrade);
+  // Whether a tick's quantization (ENCODING_COMPACT) may be left to after the tick
+  // (quantize_work.h) when the encode stage is free to take it at once: the server turns it
+  // on when it has a stage (whose threads then run it between ticks). The next apply(),
+  // execute() or update() completes what is left before it changes anything. Off: the
+  // workers quantize inside update(), and every snapshot is quantized when published.
+  void set_quantize_after_tick(bool on) { quantize_after_tick_ = on; }
 
   // The characters' pose history: a frame per tick, published at the end of update(); read
   // by any thread (pose_query.h).
@@ -127,6 +134,9 @@ class World {
     uint64_t orphaned_at = 0;  // tick
   };
 
+  // Completes the last tick's quantization if it was left to after the tick (quantize_work.h):
+  // the characters' poses are read by it until then.
+  void settle();
   // What apply() does for a kInsertAsset command.
   anim::Expected<WorldResult> insert_asset(const Command& command);
   // What apply() does for a kReplaceAsset command: puts the new version in place of
@@ -226,6 +236,12 @@ class World {
   SnapshotPool snapshots_;       // update()'s snapshots, recycled once their holders let go
   QuantFramePool quant_frames_;  // their quantized poses, likewise
   QuantRef quant_recent_[2];     // the last two ticks quantized ([0] latest)
+  bool quantize_after_tick_ = false;
+  QuantizeWorkPool quantize_works_;
+  // The last tick's quantization while it may be unfinished, and its snapshot (kept alive
+  // for it: the work writes into the snapshot's frame); reset by settle().
+  std::shared_ptr<QuantizeWork> quantizing_;
+  std::shared_ptr<Snapshot> quantizing_snapshot_;
   // Ticks in a row left unquantized while the encode stage is busy, at most (update()). With
   // a stage that gets no CPU, a session's fallback (Session::kStageGraceTicks, 6) then sends
   // frames about 8 ticks apart: within what subscriptions keep for their deltas

@@ -55,6 +55,7 @@ Overloaded(F...) -> Overloaded<F...>;
 
 anim::Expected<WorldResult> World::execute(const WorldRequest& request, const Caller& caller,
                                            uint64_t tick, double server_time) {
+  settle();
   const uint64_t owner = owner_of(caller);
   const uint64_t session = caller.session_id;
   // Only requests show a live connection acting for its owner (orphan tracking): a loaded
