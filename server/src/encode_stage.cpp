@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <string>
 
-#include "quantize_work.h"
 #include "stream_encoder.h"
 #include "thread_name.h"
 #include "thread_slice.h"
@@ -134,13 +133,13 @@ void EncodeStage::run(int index, bool idle) {
     wait_for_tick();
     // A tick left to quantize after it (quantize_work.h): its poses first, in blocks that give
     // way to the tick as the encoding's do (the tick quantizes what is left when it starts).
-    if (QuantizeWork* q = job->snap->quantizing.get()) {
-      while (!stopping_.load(std::memory_order_relaxed) && q->run_block()) {
+    if (QuantizeWork& q = job->snap->quantize; q.started()) {
+      while (!stopping_.load(std::memory_order_relaxed) && q.run_block()) {
         sched_yield();
         wait_for_tick();
       }
       if (stopping_.load()) return;
-      q->wait();
+      q.wait();
     }
     const Snapshot& snap = *job->snap;
     const size_t n = snap.characters.size();

@@ -3,17 +3,16 @@
 #include <algorithm>
 
 #include "compact_layout.h"
+#include "snapshot.h"
 #include "worker_pool.h"
 #include "world.h"
 
 namespace animd {
 
-void QuantizeWork::start(Snapshot& snap, const std::vector<std::unique_ptr<Character>>& characters,
-                         const QuantRef (&pull)[2]) {
+void QuantizeWork::start(Snapshot& snap,
+                         const std::vector<std::unique_ptr<Character>>& characters) {
   snap_ = &snap;
   characters_ = &characters;
-  pull_[0] = pull[0];
-  pull_[1] = pull[1];
   count_ = characters.size();
   next_.store(0, std::memory_order_relaxed);
   done_.store(0, std::memory_order_relaxed);
@@ -21,14 +20,14 @@ void QuantizeWork::start(Snapshot& snap, const std::vector<std::unique_ptr<Chara
 }
 
 bool QuantizeWork::run_block() {
-  // A relaxed claim: the work's fields were published to this thread with the snapshot
-  // (the stage's mutex, the pool's barrier), and the entries it writes are its own.
+  // A relaxed claim: the work's fields reached this thread with the snapshot, and the
+  // entries it writes are its own.
   if (next_.load(std::memory_order_relaxed) >= count_) return false;
   const size_t begin = next_.fetch_add(kBlock, std::memory_order_relaxed);
   if (begin >= count_) return false;
   const size_t end = std::min(begin + kBlock, count_);
   for (size_t i = begin; i < end; ++i)
-    quantize_character(*snap_, i, (*characters_)[i]->animator, pull_);
+    quantize_character(*snap_, i, (*characters_)[i]->animator, snap_->quant_pull);
   // The last block's thread publishes the whole frame.
   const size_t n = end - begin;
   if (done_.fetch_add(n, std::memory_order_acq_rel) + n == count_) {
@@ -44,10 +43,11 @@ void QuantizeWork::wait() const {
 }
 
 void QuantizeWork::finish(WorkerPool& pool) {
-  if (next_.load(std::memory_order_relaxed) < count_) {
+  if (!snap_) return;
+  const size_t taken = std::min(count_, next_.load(std::memory_order_relaxed));
+  if (taken < count_) {
     // The rest on every pool thread: each claims blocks until none is left.
-    const size_t left = count_ - std::min(count_, next_.load(std::memory_order_relaxed));
-    pool.run((left + kBlock - 1) / kBlock,
+    pool.run((count_ - taken + kBlock - 1) / kBlock,
              [](void* self, size_t, size_t) {
                auto& w = *static_cast<QuantizeWork*>(self);
                while (w.run_block()) {
@@ -57,20 +57,19 @@ void QuantizeWork::finish(WorkerPool& pool) {
   }
   // Blocks another thread still runs: short, and they wait for nothing.
   wait();
-  pull_[0].reset();
-  pull_[1].reset();
+  // Only the quantization read them: whole frames (10 MB at 5,000 64-joint characters) the
+  // frame pool can reuse once the snapshot lets go.
+  snap_->quant_pull[0].reset();
+  snap_->quant_pull[1].reset();
 }
 
-std::shared_ptr<QuantizeWork> QuantizeWorkPool::acquire() {
-  for (auto& w : works_)
-    if (w.use_count() == 1) {
-      // The holders' last releases happen before its reuse (shared_ptr's release decrement).
-      std::atomic_thread_fence(std::memory_order_acquire);
-      return w;
-    }
-  auto fresh = std::make_shared<QuantizeWork>();
-  if (works_.size() < 16) works_.push_back(fresh);
-  return fresh;
+void QuantizeWork::reset() {
+  snap_ = nullptr;
+  characters_ = nullptr;
+  count_ = 0;
+  next_.store(0, std::memory_order_relaxed);
+  done_.store(0, std::memory_order_relaxed);
+  complete_.store(true, std::memory_order_relaxed);
 }
 
 }  // namespace animd

@@ -10,21 +10,23 @@
 // have not taken when the next tick starts, that tick quantizes itself (World::settle),
 // before it changes any character.
 //
-// Threads: the tick thread creates the work (World::update) and finishes it (finish(), at the
-// start of the next tick, before World::apply); any number of other threads run blocks
-// meanwhile. A block claimed is always completed by the thread that claimed it, and nothing
-// in a block waits, so finish() waits only for the blocks in progress. The characters and
-// their Animators are read, never written, until finish() returns.
+// Each Snapshot has one (Snapshot::quantize), recycled with it (SnapshotPool's return orders
+// every reader's last use before the next start()). Threads: the tick thread starts it
+// (World::update) and finishes it (finish(), at the start of the next tick, before
+// World::apply); any number of other threads run blocks meanwhile, having received the
+// snapshot after start() (the encode stage's lock, the pool's barrier). A block claimed is
+// always completed by the thread that claimed it, and nothing in a block waits, so finish()
+// waits only for the blocks in progress. The characters and their Animators are read, never
+// written, until finish() returns.
 #include <atomic>
 #include <cstddef>
 #include <memory>
 #include <vector>
 
-#include "snapshot.h"
-
 namespace animd {
 
 struct Character;
+struct Snapshot;
 class WorkerPool;
 
 class QuantizeWork {
@@ -32,41 +34,41 @@ class QuantizeWork {
   // Characters a thread takes at a time (~1 us each for 64 joints).
   static constexpr size_t kBlock = 16;
 
-  // Tick thread: quantizes `snap`'s characters (snap.quant, already sized and placed) from
-  // `characters` (the World's, in the snapshot's order), pulled toward `pull` (the last two
-  // quantized frames, Snapshot::quant_pull). Both stay valid and unchanged until finish().
-  void start(Snapshot& snap, const std::vector<std::unique_ptr<Character>>& characters,
-             const QuantRef (&pull)[2]);
+  QuantizeWork() = default;
+  // Snapshots move only before they are shared (tests build them by value): a moved work is
+  // an idle one.
+  QuantizeWork(QuantizeWork&&) noexcept {}
+  QuantizeWork& operator=(QuantizeWork&&) = delete;
+
+  // Tick thread: quantizes `snap`'s characters (into snap.quant, already sized and placed,
+  // pulled toward snap.quant_pull) from `characters` (the World's, in the snapshot's order).
+  // Both stay valid and unchanged until finish(). `snap` is the snapshot this work belongs
+  // to.
+  void start(Snapshot& snap, const std::vector<std::unique_ptr<Character>>& characters);
+  // Whether start() was called since the snapshot was last recycled (reset()).
+  bool started() const { return snap_ != nullptr; }
 
   // Any thread: quantizes the next block not yet taken; false when none is left.
   bool run_block();
-  // Whether every character is quantized (acquire: its entries are then visible).
+  // Whether every character is quantized (acquire: its entries are then visible). True
+  // when not started.
   bool complete() const { return complete_.load(std::memory_order_acquire); }
-  // Any thread but the tick's: blocks until complete().
+  // Blocks until complete().
   void wait() const;
   // Tick thread: quantizes what no thread has taken (on the pool's threads), waits for the
-  // blocks in progress, and lets go of the pull frames. complete() afterwards.
+  // blocks in progress, and lets go of the snapshot's pull frames (quant_pull). complete()
+  // afterwards.
   void finish(WorkerPool& pool);
+  // Back to not started (the snapshot is recycled: nobody else holds it).
+  void reset();
 
  private:
   Snapshot* snap_ = nullptr;
   const std::vector<std::unique_ptr<Character>>* characters_ = nullptr;
-  QuantRef pull_[2];
   size_t count_ = 0;
   std::atomic<size_t> next_{0};  // first character not yet taken
   std::atomic<size_t> done_{0};  // characters quantized
   std::atomic<bool> complete_{true};
-};
-
-// Recycles QuantizeWorks as QuantFramePool recycles frames: a work is reused once nothing but
-// the pool holds it (the snapshots that carried it let go), so the tick allocates nothing once
-// steady.
-class QuantizeWorkPool {
- public:
-  std::shared_ptr<QuantizeWork> acquire();
-
- private:
-  std::vector<std::shared_ptr<QuantizeWork>> works_;
 };
 
 }  // namespace animd

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "quantize_work.h"
 #include "wire_varint.h"
 
 namespace animd {
@@ -150,10 +149,6 @@ bool QuantFrame::find(uint32_t id, size_t num_joints, std::span<const animcodec:
   return true;
 }
 
-bool Snapshot::quantized() const {
-  return !quantizing || quantizing->complete();
-}
-
 void Snapshot::reset_compact(size_t n) {
   if (n <= compact_capacity) return;
   compact = std::make_unique<CompactEntries[]>(n);
@@ -167,7 +162,7 @@ void Snapshot::release_references() {
     c.event_table.reset();
   }
   quant.reset();
-  quantizing.reset();
+  quantize.reset();
   for (int k = 0; k < 2; ++k) {
     quant_prev[k].reset();
     quant_pull[k].reset();

@@ -15,11 +15,10 @@
 #include "anim/transform.h"
 #include "animcodec/compact.h"
 #include "asset_catalog.h"
+#include "quantize_work.h"
 #include "stream_region.h"
 
 namespace animd {
-
-class QuantizeWork;
 
 // One tick's quantized poses for ENCODING_COMPACT (animcodec), written by the workers beside
 // the palettes. Kept apart from the Snapshot so that a snapshot can hold the two ticks before
@@ -142,12 +141,12 @@ struct Snapshot {
   // A compact subscription exists but this tick was not quantized: the encode stage was
   // still preparing an earlier one (Metrics::stage_busy). No compact frame is sent of it.
   bool quant_deferred = false;
-  // Set when `quant` is filled after the tick (quantize_work.h: by the encode stage, or else
-  // by the next tick): until quantized(), nothing may read `quant`. Null: filled by the
-  // tick's workers, before the snapshot was published.
-  std::shared_ptr<QuantizeWork> quantizing;
+  // Started when `quant` is filled after the tick (quantize_work.h: by the encode stage, or
+  // else by the next tick): until quantized(), nothing may read `quant`. Not started: filled
+  // by the tick's workers, before the snapshot was published.
+  mutable QuantizeWork quantize;
   // Whether `quant`'s entries are all written (acquire: they are then visible).
-  bool quantized() const;
+  bool quantized() const { return quantize.complete(); }
   mutable std::unique_ptr<CompactEntries[]> compact;
   size_t compact_capacity = 0;
   // The regions of every region subscription at this tick (their inner zones are what the

@@ -226,9 +226,8 @@ anim::Expected<Character*> World::find_character(uint32_t id, const char* field)
 
 void World::settle() {
   if (!quantizing_) return;
-  quantizing_->finish(pool_);
+  quantizing_->quantize.finish(pool_);
   quantizing_.reset();
-  quantizing_snapshot_.reset();
 }
 
 void World::apply(std::vector<Command>& commands, uint64_t tick, double server_time) {
@@ -542,16 +541,15 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
       snap->has_palettes, quant && !after_tick, watched_regions_};
   pool_.run(characters_.size(), &UpdateJob::run, &job);
   if (after_tick) {
-    quantizing_ = quantize_works_.acquire();
-    quantizing_->start(*snap, characters_, snap->quant_pull);
-    quantizing_snapshot_ = snap;
-    snap->quantizing = quantizing_;
+    // It reads snap->quant_pull, and lets go of them when finished.
+    snap->quantize.start(*snap, characters_);
+    quantizing_ = snap;
+  } else {
+    // Only the quantization read them: the snapshot waits in sessions for a while, and these
+    // are whole frames (10 MB at 5,000 64-joint characters) the pool could reuse.
+    snap->quant_pull[0].reset();
+    snap->quant_pull[1].reset();
   }
-  // Only the quantization reads them (the work above holds its own): the snapshot waits in
-  // sessions for a while, and these are whole frames (10 MB at 5,000 64-joint characters)
-  // the pool could reuse.
-  snap->quant_pull[0].reset();
-  snap->quant_pull[1].reset();
   gather_events(*snap);
   if (quant || !compact) {  // a deferred tick keeps the last two quantized
     quant_recent_[1] = std::move(quant_recent_[0]);

@@ -29,7 +29,6 @@
 #include "metrics.h"
 #include "pose_history.h"
 #include "quant_frame_pool.h"
-#include "quantize_work.h"
 #include "snapshot.h"
 #include "snapshot_pool.h"
 #include "tick_stats.h"
@@ -237,11 +236,9 @@ class World {
   QuantFramePool quant_frames_;  // their quantized poses, likewise
   QuantRef quant_recent_[2];     // the last two ticks quantized ([0] latest)
   bool quantize_after_tick_ = false;
-  QuantizeWorkPool quantize_works_;
-  // The last tick's quantization while it may be unfinished, and its snapshot (kept alive
-  // for it: the work writes into the snapshot's frame); reset by settle().
-  std::shared_ptr<QuantizeWork> quantizing_;
-  std::shared_ptr<Snapshot> quantizing_snapshot_;
+  // The last tick's snapshot while its quantization (Snapshot::quantize) may be unfinished;
+  // reset by settle().
+  std::shared_ptr<Snapshot> quantizing_;
   // Ticks in a row left unquantized while the encode stage is busy, at most (update()). With
   // a stage that gets no CPU, a session's fallback (Session::kStageGraceTicks, 6) then sends
   // frames about 8 ticks apart: within what subscriptions keep for their deltas

@@ -71,21 +71,21 @@ TEST(QuantizeWork, FramesMatchTheWorkersOnesWhoeverRunsTheBlocks) {
     // The previous tick's frame is complete now: the update finished it first.
     if (a_prev) expect_same_frame(*a_prev, *b_prev);
     ASSERT_TRUE(a->quantized());
-    ASSERT_FALSE(a->quantizing);
-    ASSERT_TRUE(b->quantizing) << "left to after the tick";
+    ASSERT_FALSE(a->quantize.started());
+    ASSERT_TRUE(b->quantize.started()) << "left to after the tick";
     // Some ticks nobody takes a block (the next tick does them all); some, a thread takes
     // two; some, two threads take as many as they can while the next tick starts.
     if (tick % 3 == 1) {
       ASSERT_FALSE(b->quantized());
     } else if (tick % 3 == 2) {
-      std::thread([q = b->quantizing] {
-        for (int k = 0; k < 2; ++k) q->run_block();
+      std::thread([b] {
+        for (int k = 0; k < 2; ++k) b->quantize.run_block();
       }).join();
       ASSERT_FALSE(b->quantized()) << "two blocks of five";
     } else {
       for (int t = 0; t < 2; ++t)
-        helpers.emplace_back([q = b->quantizing] {
-          while (q->run_block()) {
+        helpers.emplace_back([b] {
+          while (b->quantize.run_block()) {
           }
         });
     }
@@ -122,7 +122,7 @@ TEST(QuantizeWork, TheWorkersQuantizeWhenTheStageIsBusyOrASubscriptionIsPaced) {
   after.metrics.compact_paced_subscriptions = 1;
   SnapshotPtr s = after.world.update(1.0f / 60, 1, 0.0, false);
   EXPECT_TRUE(s->quant);
-  EXPECT_FALSE(s->quantizing);
+  EXPECT_FALSE(s->quantize.started());
   EXPECT_TRUE(s->quantized());
   // A busy stage would not take the tick: quantized in it when quantized at all (a tick
   // deferred for too long), else not quantized.
@@ -130,23 +130,26 @@ TEST(QuantizeWork, TheWorkersQuantizeWhenTheStageIsBusyOrASubscriptionIsPaced) {
   after.metrics.stage_busy = true;
   for (uint64_t tick = 2; tick <= 8; ++tick) {
     s = after.world.update(1.0f / 60, tick, 0.0, false);
-    EXPECT_FALSE(s->quantizing) << "tick " << tick;
+    EXPECT_FALSE(s->quantize.started()) << "tick " << tick;
     EXPECT_TRUE(s->quantized());
   }
   // A free stage takes it.
   after.metrics.stage_busy = false;
   s = after.world.update(1.0f / 60, 9, 0.0, false);
-  EXPECT_TRUE(s->quantizing);
+  EXPECT_TRUE(s->quantize.started());
 }
 
 TEST(QuantizeWork, WithoutCharactersItIsCompleteAtOnce) {
-  QuantizeWork work;
   Snapshot snap;
   std::vector<std::unique_ptr<Character>> none;
-  const QuantRef pull[2];
-  work.start(snap, none, pull);
-  EXPECT_TRUE(work.complete());
-  EXPECT_FALSE(work.run_block());
+  EXPECT_TRUE(snap.quantized());
+  EXPECT_FALSE(snap.quantize.started());
+  snap.quantize.start(snap, none);
+  EXPECT_TRUE(snap.quantize.started());
+  EXPECT_TRUE(snap.quantized());
+  EXPECT_FALSE(snap.quantize.run_block());
+  snap.quantize.reset();
+  EXPECT_FALSE(snap.quantize.started());
 }
 
 }  // namespace

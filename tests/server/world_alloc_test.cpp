@@ -20,7 +20,9 @@ using animtest::g_allocations;
 namespace animd {
 namespace {
 
-TEST(WorldAllocations, UpdateAllocatesNothingInSteadyState) {
+// `after_tick`: the quantization left to after each tick (quantize_work.h), finished by the
+// next update as when no encode stage thread took any of it.
+void expect_no_allocations(bool after_tick) {
   Config config;
   Metrics metrics;
   AssetCatalog catalog;
@@ -28,6 +30,7 @@ TEST(WorldAllocations, UpdateAllocatesNothingInSteadyState) {
   metrics.compact_subscriptions = 1;  // quantizing for ENCODING_COMPACT allocates nothing either
   metrics.float_subscriptions = 1;    // nor do the palettes for ENCODING_FLOAT_3X4
   World world(config, metrics, catalog, workers);
+  world.set_quantize_after_tick(after_tick);
   ASSERT_TRUE(world.add_asset(std::make_shared<anim::Asset>(anim::make_builtin_character())));
   for (int i = 0; i < 5; ++i) {
     auto id = world.spawn_unowned("builtin", "walk");
@@ -67,6 +70,15 @@ TEST(WorldAllocations, UpdateAllocatesNothingInSteadyState) {
   EXPECT_EQ(g_allocations.load() - before, 0) << "World::update allocated";
   EXPECT_GE(metrics.events_fired.load() - events_before, 5u);  // they did fire meanwhile
   EXPECT_EQ(previous->tick, warm + 80);
+  EXPECT_EQ(previous->quantize.started(), after_tick);
+}
+
+TEST(WorldAllocations, UpdateAllocatesNothingInSteadyState) {
+  expect_no_allocations(false);
+}
+
+TEST(WorldAllocations, NorWhenQuantizingAfterTheTick) {
+  expect_no_allocations(true);
 }
 
 }  // namespace
