@@ -11,7 +11,8 @@
 //
 // What: for each snapshot with quantized poses (Server::publish offers it), the compact entry
 // an in-step subscriber would ask for, for every character watched (an explicit-id or
-// all-characters subscription, or the inner zone of a region): a subscriber in step holds the
+// all-characters subscription, or the inner zone of a region, in ENCODING_COMPACT: a float
+// subscription's frames are palettes, which its session encodes): a subscriber in step holds the
 // frames of the last two snapshots this stage prepared, so the entry is the shared DELTA2
 // against the two ticks before when those are the ticks it prepared, else the delta against
 // the two it prepared (Snapshot::compact_entry_against with their skips), else DELTA1 or a key

@@ -80,6 +80,7 @@ Converted subscribe_request(const anim::v1::SubscribeRequest& r) {
     out.region = *region;
   }
   out.all_characters = r.all_characters();
+  out.compact = r.encoding() == anim::v1::ENCODING_COMPACT;
   out.character_ids.assign(r.character_ids().begin(), r.character_ids().end());
   return WorldRequest(std::move(out));
 }

@@ -78,7 +78,8 @@ struct SnapshotCharacter {
   anim::Transform root;         // world placement at this tick
   uint32_t palette_offset = 0;  // into Snapshot::palettes (and QuantFrame::joints)
   uint32_t num_joints = 0;
-  // An explicit-id or all-characters subscription watches it (regions: Snapshot::regions).
+  // An explicit-id or all-characters subscription in ENCODING_COMPACT watches it (regions:
+  // Snapshot::regions): the encode stage prepares its frames.
   bool watched_by_id = false;
   // The compact encoding's view of the skeleton (compact_layout.h); shared per asset.
   std::shared_ptr<const animcodec::Layout> layout;
@@ -149,8 +150,8 @@ struct Snapshot {
   bool quantized() const { return quantize.complete(); }
   mutable std::unique_ptr<CompactEntries[]> compact;
   size_t compact_capacity = 0;
-  // The regions of every region subscription at this tick (their inner zones are what the
-  // encode stage prepares; outer-zone members are encoded by the sessions on their turns).
+  // The regions of every compact region subscription at this tick (their inner zones are what
+  // the encode stage prepares; outer-zone members are encoded by the sessions on their turns).
   std::vector<StreamRegion> regions;
   // Set by the encode stage (encode_stage.h) once the compact entries an in-step subscriber
   // needs are encoded; false until then (and for every snapshot the stage skipped). A

@@ -352,9 +352,12 @@ void World::session_closed(uint64_t session_id, uint64_t tick) {
 }
 
 void World::unwatch(const Watch& w) {
-  if (w.all) --all_watchers_;
+  if (w.all) --all_watchers_, compact_all_watchers_ -= w.compact;
   for (uint32_t id : w.ids)
-    if (auto c = find_character(id, "")) --(*c)->watchers;
+    if (auto c = find_character(id, "")) {
+      --(*c)->watchers;
+      (*c)->compact_watchers -= w.compact;
+    }
 }
 
 namespace {
@@ -490,7 +493,7 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
     sc.asset = c.asset;
     sc.palette_offset = offset;
     sc.num_joints = static_cast<uint32_t>(c.asset->skeleton.num_joints());
-    sc.watched_by_id = c.watchers > 0 || all_watchers_ > 0;
+    sc.watched_by_id = c.compact_watchers > 0 || compact_all_watchers_ > 0;
     sc.layout = c.layout;
     // c.quant_*: the character's place in the last two quantized frames (quant_recent_).
     for (int k = 0; k < 2; ++k) {
@@ -524,7 +527,7 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
   if (quant)
     for (const auto& [id, s] : sessions_)
       for (const auto& [sub, w] : s.subscriptions)
-        if (w.region) snap->regions.push_back(*w.region);
+        if (w.region && w.compact) snap->regions.push_back(*w.region);
   // Everybody is watched while an all-characters subscription exists.
   degrade = degrade && all_watchers_ == 0;
   watched_regions_.clear();

@@ -52,6 +52,7 @@ struct Character {
   std::map<int, float> goal_weights;
   uint64_t ik_cost = 0;         // animator.ik_cost(), kept for the daemon's IK budget
   int watchers = 0;             // explicit-id subscriptions naming it
+  int compact_watchers = 0;     // those of them in ENCODING_COMPACT
   float pending_dt = 0.0f;      // time skipped while degraded, applied at the next update
   bool updated = false;         // updated in this tick (not skipped): its events are new
   uint32_t palette_offset = 0;  // into this tick's Snapshot::palettes
@@ -119,6 +120,7 @@ class World {
     bool all = false;
     std::vector<uint32_t> ids;
     std::optional<StreamRegion> region;  // a region subscription: watches who is in it
+    bool compact = false;                // ENCODING_COMPACT (Subscribe::compact)
   };
   struct SessionState {
     uint32_t characters = 0;                  // live characters it spawned
@@ -222,10 +224,11 @@ class World {
   std::unordered_map<uint64_t, SessionState> sessions_;
   std::unordered_map<uint64_t, OwnerState> owners_;
   size_t orphaned_owners_ = 0;
-  size_t asset_bytes_ = 0;  // estimated memory of assets_
-  uint64_t ik_cost_ = 0;    // sum of the characters' ik_cost
-  float ik_scale_ = 1.0f;   // the iteration scale in force (--ik-budget / ik_cost_)
-  int all_watchers_ = 0;    // subscriptions with all_characters
+  size_t asset_bytes_ = 0;        // estimated memory of assets_
+  uint64_t ik_cost_ = 0;          // sum of the characters' ik_cost
+  float ik_scale_ = 1.0f;         // the iteration scale in force (--ik-budget / ik_cost_)
+  int all_watchers_ = 0;          // subscriptions with all_characters
+  int compact_all_watchers_ = 0;  // those of them in ENCODING_COMPACT
   // The regions of every region subscription, gathered at a degraded tick (kept for its
   // capacity: steady-state ticks do not allocate).
   std::vector<StreamRegion> watched_regions_;

@@ -386,6 +386,7 @@ anim::Expected<Subscribed> World::subscribe(const Subscribe& r, uint64_t session
   Watch w;
   w.all = r.all_characters;
   w.region = r.region;
+  w.compact = r.compact;
   for (uint32_t id : r.character_ids) {
     auto c = find_character(id, "subscribe.character_ids");
     if (!c) return c.error();
@@ -393,8 +394,12 @@ anim::Expected<Subscribed> World::subscribe(const Subscribe& r, uint64_t session
   }
   std::sort(w.ids.begin(), w.ids.end());
   w.ids.erase(std::unique(w.ids.begin(), w.ids.end()), w.ids.end());
-  for (uint32_t id : w.ids) ++(*find_character(id, ""))->watchers;
-  if (w.all) ++all_watchers_;
+  for (uint32_t id : w.ids) {
+    Character& c = **find_character(id, "");
+    ++c.watchers;
+    c.compact_watchers += w.compact;
+  }
+  if (w.all) ++all_watchers_, compact_all_watchers_ += w.compact;
   sessions_[session].subscriptions[r.subscription_id] = std::move(w);
   return Subscribed{r.subscription_id};
 }

@@ -293,6 +293,9 @@ struct Subscribe {
   // ticks the World counts every character whose root is in it (outer zone included) as
   // watched.
   std::optional<StreamRegion> region;
+  // ENCODING_COMPACT: the encode stage prepares frames for the characters it watches (a
+  // float subscription's frames are the palettes, encoded by its session).
+  bool compact = false;
 };
 
 // Moves a region subscription of this connection (the camera moved).

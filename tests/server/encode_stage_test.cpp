@@ -201,9 +201,10 @@ constexpr auto kStageBound = std::chrono::seconds(30);
 TEST_F(CompactStreamTest, TheEncodeStageThreadsPrepareEachSnapshotOffered) {
   spawn(0.0f);
   spawn(1.0f);
-  // An all-characters subscription in the World: every character is watched.
+  // A compact all-characters subscription in the World: every character is watched.
   Subscribe s;
   s.all_characters = true;
+  s.compact = true;
   s.subscription_id = 1;
   ASSERT_TRUE(world_->execute(s, Caller{1, 0}, tick_, 0.0));
   PreparedSignal signal;
@@ -231,6 +232,7 @@ TEST_F(CompactStreamTest, TheEncodeStageWaitsForTheTickToEnd) {
   spawn(0.0f);
   Subscribe s;
   s.all_characters = true;
+  s.compact = true;
   s.subscription_id = 1;
   ASSERT_TRUE(world_->execute(s, Caller{1, 0}, tick_, 0.0));
   std::atomic<bool> tick_running{true}, busy{false};
@@ -275,6 +277,7 @@ TEST_F(CompactStreamTest, TheEncodeStageForgetsAJobsFramesWhenCompactSubscriptio
   spawn(0.0f);
   Subscribe s;
   s.all_characters = true;
+  s.compact = true;
   s.subscription_id = 1;
   ASSERT_TRUE(world_->execute(s, Caller{1, 0}, tick_, 0.0));
   std::atomic<bool> tick_running{true};
@@ -301,6 +304,46 @@ TEST_F(CompactStreamTest, TheEncodeStageForgetsAJobsFramesWhenCompactSubscriptio
   const std::vector<bool> ready = ready_entries(*next);
   EXPECT_TRUE(ready[0]);
   EXPECT_EQ(std::count(ready.begin(), ready.end(), true), 1);
+}
+
+// The stage prepares frames only for what compact subscriptions watch: a float subscription's
+// frames are palettes, which its session encodes.
+TEST_F(CompactStreamTest, TheStagePreparesNothingForFloatSubscriptions) {
+  spawn(0.0f);
+  spawn(1.0f);
+  Subscribe by_id;
+  by_id.character_ids = {1};
+  by_id.subscription_id = 1;
+  Subscribe everyone;
+  everyone.all_characters = true;
+  everyone.subscription_id = 2;
+  Subscribe region;
+  region.region = StreamRegion{};
+  region.region->radius = 100.0f;  // around the origin: both characters are in it
+  region.subscription_id = 3;
+  for (Subscribe* s : {&by_id, &everyone, &region})
+    ASSERT_TRUE(world_->execute(*s, Caller{1, 0}, tick_, 0.0));
+  SnapshotPtr snap = tick();
+  ASSERT_TRUE(snap->quant) << "the fixture has a compact subscription";
+  ASSERT_EQ(snap->characters.size(), 2u);
+  for (size_t i = 0; i < snap->characters.size(); ++i)
+    EXPECT_FALSE(EncodeStage::watched(*snap, i)) << "character " << i;
+  EXPECT_TRUE(snap->regions.empty());
+  // The same subscriptions in ENCODING_COMPACT.
+  for (Subscribe* s : {&by_id, &everyone, &region}) {
+    s->compact = true;
+    s->subscription_id += 10;
+    ASSERT_TRUE(world_->execute(*s, Caller{1, 0}, tick_, 0.0));
+  }
+  snap = tick();
+  for (size_t i = 0; i < snap->characters.size(); ++i)
+    EXPECT_TRUE(EncodeStage::watched(*snap, i)) << "character " << i;
+  EXPECT_EQ(snap->regions.size(), 1u);
+  // Without the compact all-characters one, only the compact id subscription names one.
+  ASSERT_TRUE(world_->execute(Unsubscribe{12}, Caller{1, 0}, tick_, 0.0));
+  snap = tick();
+  EXPECT_TRUE(snap->characters[0].watched_by_id);
+  EXPECT_FALSE(snap->characters[1].watched_by_id);
 }
 
 }  // namespace

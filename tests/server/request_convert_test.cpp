@@ -40,6 +40,18 @@ TEST(RequestConvert, MovingAGoalLooksOnlyAtTargetAndWeight) {
   EXPECT_FALSE(m.weight.has_value());
 }
 
+TEST(RequestConvert, ASubscribeSaysWhetherItIsCompact) {
+  // The World prepares compact frames only for compact subscriptions (encode_stage.h).
+  for (const auto encoding : {anim::v1::ENCODING_FLOAT_3X4, anim::v1::ENCODING_COMPACT}) {
+    Request r;
+    r.mutable_subscribe()->set_all_characters(true);
+    r.mutable_subscribe()->set_encoding(encoding);
+    const auto converted = to_world_request(r);
+    ASSERT_TRUE(converted) << converted.error().message();
+    EXPECT_EQ(std::get<Subscribe>(*converted).compact, encoding == anim::v1::ENCODING_COMPACT);
+  }
+}
+
 TEST(RequestConvert, ANewIkGoalKeepsEveryValueAndGetsTheDefaults) {
   Request r;
   auto* g = r.mutable_set_ik_goal();
