@@ -48,7 +48,7 @@ void QuantizeWork::finish(WorkerPool& pool) {
   if (taken < count_) {
     // The rest on every pool thread: each claims blocks until none is left.
     pool.run((count_ - taken + kBlock - 1) / kBlock,
-             [](void* self, size_t, size_t) {
+             [](void* self, size_t, size_t, int) {
                auto& w = *static_cast<QuantizeWork*>(self);
                while (w.run_block()) {
                }

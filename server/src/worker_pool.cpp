@@ -19,7 +19,7 @@ WorkerPool::WorkerPool(int threads, std::chrono::microseconds slice, bool yield_
     workers_.emplace_back([this, i, slice] {
       name_this_thread("animd-work-" + std::to_string(i));
       request_thread_slice(slice);
-      worker();
+      worker(i);
     });
   for (auto& t : workers_) {
     clockid_t c;
@@ -53,11 +53,11 @@ constexpr size_t kBlocksPerThread = 128;
 constexpr size_t kMinBlock = 16;
 }  // namespace
 
-void WorkerPool::run_blocks() {
+void WorkerPool::run_blocks(int thread) {
   for (;;) {
     const size_t begin = next_.fetch_add(block_, std::memory_order_relaxed);
     if (begin >= n_) return;
-    job_(context_, begin, std::min(n_, begin + block_));
+    job_(context_, begin, std::min(n_, begin + block_), thread);
     if (yield_) sched_yield();
   }
 }
@@ -70,22 +70,22 @@ void WorkerPool::run(size_t n, Job job, void* context) {
   next_.store(0, std::memory_order_relaxed);  // published to the workers by the barrier
   // Few items: not worth waking the workers.
   if (workers_.empty() || n < 2 * static_cast<size_t>(threads_)) {
-    if (n > 0) job(context, 0, n);
+    if (n > 0) job(context, 0, n, 0);
     return;
   }
   const auto t0 = std::chrono::steady_clock::now();
   start_.arrive_and_wait();
-  run_blocks();
+  run_blocks(0);
   done_.arrive_and_wait();
   parallel_us_ +=
       std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
 }
 
-void WorkerPool::worker() {
+void WorkerPool::worker(int thread) {
   for (;;) {
     start_.arrive_and_wait();
     if (stop_) return;
-    run_blocks();
+    run_blocks(thread);
     done_.arrive_and_wait();
   }
 }

@@ -5,7 +5,10 @@
 // (the daemon shares its cores with network threads and whatever else runs on the host), the
 // others take its remaining blocks, so the tick waits for one block, not for a thread's half.
 // Two barriers per run; the job is a plain function pointer + context so that a run
-// allocates nothing. The job must not assume which thread runs which block.
+// allocates nothing. The job must not assume which thread runs which block; it is told which
+// thread runs it (0 the caller of run(), 1 .. threads - 1 the started ones), so that it can
+// keep scratch memory per thread, made before the first run (thread-local scratch would be
+// made by a thread's first block, whenever that comes: a run can leave a thread without any).
 
 #include <pthread.h>
 #include <time.h>
@@ -22,7 +25,8 @@ namespace animd {
 
 class WorkerPool {
  public:
-  using Job = void (*)(void* context, size_t begin, size_t end);
+  // Runs items [begin, end) on the pool's thread number `thread` (in [0, threads())).
+  using Job = void (*)(void* context, size_t begin, size_t end, int thread);
 
   // `threads` in all, the caller's included (threads - 1 are started); the started ones ask
   // for `slice` (thread_slice.h; 0 = the kernel's default). `yield_between_blocks`: every
@@ -47,8 +51,8 @@ class WorkerPool {
   void run(size_t n, Job job, void* context);
 
  private:
-  void worker();
-  void run_blocks();
+  void worker(int thread);
+  void run_blocks(int thread);
 
   int threads_;
   std::barrier<> start_;

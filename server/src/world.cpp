@@ -25,10 +25,13 @@ World::World(const Config& config, Metrics& metrics, AssetCatalog& catalog, Work
       outbound_(outbound),
       catalog_(catalog),
       pool_(pool),
+      update_buffers_(static_cast<size_t>(pool.threads())),
       history_(std::make_shared<PoseHistory>(config.history_ticks())),
       history_view_(history_),
       hit_table_(std::make_shared<HitVolumeTable>()),
-      hit_table_view_(hit_table_) {}
+      hit_table_view_(hit_table_) {
+  for (auto& b : update_buffers_) b.reserve(anim::Skeleton::kMaxJoints);
+}
 
 namespace {
 // Memory an asset holds (its vectors' contents), for --max-asset-bytes-total.
@@ -361,19 +364,6 @@ void World::unwatch(const Watch& w) {
 }
 
 namespace {
-// The buffers every update on this thread is evaluated in (Animator::update(dt, buffers)):
-// one set stays in the core's cache, where each character's own scratch and matrices would be
-// cold memory (9 KB a 64-joint character, a third of the tick's time at 5,000 characters).
-// Sized for the largest skeleton on the thread's first tick, so no update allocates.
-anim::UpdateBuffers& thread_update_buffers() {
-  thread_local anim::UpdateBuffers buffers = [] {
-    anim::UpdateBuffers b;
-    b.reserve(anim::Skeleton::kMaxJoints);
-    return b;
-  }();
-  return buffers;
-}
-
 // Asks for a character's first lines and its Animator's (what World::update's serial pass
 // reads of it) to be brought into the cache.
 inline void prefetch(const Character& c) {
@@ -383,6 +373,7 @@ inline void prefetch(const Character& c) {
 
 struct UpdateJob {
   std::vector<std::unique_ptr<Character>>* characters;
+  std::vector<anim::UpdateBuffers>* buffers;  // per pool thread
   Snapshot* snapshot;
   HistoryFrame* history;
   float dt;
@@ -401,9 +392,9 @@ struct UpdateJob {
     return false;
   }
 
-  static void run(void* self, size_t begin, size_t end) {
+  static void run(void* self, size_t begin, size_t end, int thread) {
     auto& j = *static_cast<UpdateJob*>(self);
-    anim::UpdateBuffers& buffers = thread_update_buffers();
+    anim::UpdateBuffers& buffers = (*j.buffers)[static_cast<size_t>(thread)];
     for (size_t i = begin; i < end; ++i) {
       Character& c = *(*j.characters)[i];
       // Degraded: an unwatched character updates on every other tick, with both ticks' dt.
@@ -539,9 +530,17 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
   // the next (quantize_work.h). Not for paced subscriptions (they do not wait for the stage,
   // so their frames would wait for the next tick instead).
   const bool after_tick = quant && quantize_after_tick_ && !stage_busy && !paced;
-  UpdateJob job{
-      &characters_,       snap.get(),           &history,        dt, tick, server_time, degrade,
-      snap->has_palettes, quant && !after_tick, watched_regions_};
+  UpdateJob job{&characters_,
+                &update_buffers_,
+                snap.get(),
+                &history,
+                dt,
+                tick,
+                server_time,
+                degrade,
+                snap->has_palettes,
+                quant && !after_tick,
+                watched_regions_};
   pool_.run(characters_.size(), &UpdateJob::run, &job);
   if (after_tick) {
     // It reads snap->quant_pull, and lets go of them when finished.

@@ -81,7 +81,7 @@ TEST(TickOverrun, TheThreadsCpuClocksAdvanceWithWork) {
   WorkerPool pool(2);
   const double workers_before = pool.workers_cpu_us();
   struct Spin {
-    static void run(void*, size_t begin, size_t end) {
+    static void run(void*, size_t begin, size_t end, int) {
       volatile double y = 0.0;
       for (size_t i = begin; i < end; ++i)
         for (int k = 0; k < 20'000; ++k) y = y + 1.0;
