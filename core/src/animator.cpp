@@ -27,16 +27,21 @@ const Status kBadDt = invalid_argument(
 
 }  // namespace
 
-Animator::Animator(const Skeleton& skeleton, std::span<const Clip> clips)
+Animator::Animator(const Skeleton& skeleton, std::span<const Clip> clips, AnimatorBuffers buffers)
     : skeleton_(&skeleton), clips_(clips), events_(ClipEventTable::from_clips(clips)) {
   const int n = skeleton.num_joints();
   pose_.locals.resize(n);
-  scratch_.sample.resize(n);
-  scratch_.term.resize(n);  // a blend space's further samples
   model_.resize(n);
-  palette_.resize(n);
   // The rest pose, evaluated as any update is (inputs_ holds no clip): evaluated_inputs()
-  // reproduces it.
+  // reproduces it. Without own buffers, in scratch that is gone when the constructor returns
+  // (freed before the next character's allocations: no idle holes between them).
+  if (buffers == AnimatorBuffers::kLentOnly) {
+    PoseScratch scratch;
+    evaluate_pose(skeleton, clips_, inputs_, nullptr, scratch, {pose_.locals, model_});
+    palette_current_ = false;
+    return;
+  }
+  regrow_own_buffers();
   evaluate_pose(skeleton, clips_, inputs_, nullptr, scratch_, {pose_.locals, model_});
   build_palette(skeleton, model_, palette_);
 }
@@ -284,6 +289,7 @@ void Animator::apply_root_motion_step() {
 
 Status Animator::update(float dt, PaletteUpdate palette) {
   if (!std::isfinite(dt) || dt < 0.0f) return kBadDt;
+  regrow_own_buffers();
   advance(dt);
   evaluate(dt, scratch_, model_);
   model_current_ = true;
@@ -389,8 +395,16 @@ void Animator::refresh_model() {
   model_current_ = true;
 }
 
+void Animator::regrow_own_buffers() {
+  const size_t n = model_.size();
+  if (scratch_.sample.size() < n) scratch_.sample.resize(n);
+  if (scratch_.term.size() < n) scratch_.term.resize(n);
+  if (palette_.size() < n) palette_.resize(n);
+}
+
 void Animator::refresh_palette() {
   if (palette_current_) return;
+  regrow_own_buffers();
   refresh_model();
   build_palette(*skeleton_, model_, palette_);
   palette_current_ = true;

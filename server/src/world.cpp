@@ -15,7 +15,10 @@ Character::Character(uint32_t id_, AssetPtr asset_, uint64_t owner, uint64_t tic
       asset(std::move(asset_)),
       owner_session(owner),
       spawn_tick(tick),
-      animator(asset->skeleton, asset->clips),
+      // World::update evaluates every character in its pool threads' buffers and builds skin
+      // palettes into the snapshot: the Animator's own scratch and palette would be 8 KB of
+      // idle memory per 64-joint character.
+      animator(asset->skeleton, asset->clips, anim::AnimatorBuffers::kLentOnly),
       layout(compact_layout(asset)) {}
 
 World::World(const Config& config, Metrics& metrics, AssetCatalog& catalog, WorkerPool& pool,

@@ -37,6 +37,14 @@ namespace anim {
 
 // Working memory that one thread lends to every Animator::update(dt, buffers) it runs, so
 // that the evaluation stays in the core's cache from character to character.
+// What an Animator allocates for itself. kOwn: its own evaluation scratch and skin palette,
+// for update(dt). kLentOnly: neither (8 KB less for a 64-joint skeleton, 40 MB for 5,000 such
+// characters), for an owner that updates it only in lent buffers (update(dt, buffers)) and
+// builds palettes itself from model_matrices(), the daemon: palette() is empty and
+// palette_current() false until refresh_palette() or update(dt), whose first call then
+// allocates them (after that they work as with kOwn, allocating nothing).
+enum class AnimatorBuffers { kOwn, kLentOnly };
+
 struct UpdateBuffers {
   PoseScratch scratch;
   // Model-space matrices of the last update run in these buffers (its skeleton's
@@ -62,9 +70,10 @@ class Animator {
   static constexpr int kMaxChainJoints = anim::kMaxChainJoints;  // joints per IK chain
   static constexpr int kMaxParameters = 16;  // named blend-space parameters per character
 
-  // Starts in the skeleton's rest pose, with no clip; model matrices and palette are valid
-  // right away.
-  Animator(const Skeleton& skeleton, std::span<const Clip> clips);
+  // Starts in the skeleton's rest pose, with no clip; model matrices and (with kOwn) palette
+  // are valid right away. See AnimatorBuffers.
+  Animator(const Skeleton& skeleton, std::span<const Clip> clips,
+           AnimatorBuffers buffers = AnimatorBuffers::kOwn);
 
   const Skeleton& skeleton() const { return *skeleton_; }
   std::span<const Clip> clips() const { return clips_; }
@@ -209,8 +218,8 @@ class Animator {
   // pose's). No allocation, no lock.
   void refresh_model();
   // Builds the palette from the current model matrices if the last update skipped it
-  // (refreshing the model matrices first if needed; nothing to do otherwise). No allocation,
-  // no lock.
+  // (refreshing the model matrices first if needed; nothing to do otherwise). No allocation
+  // (but see AnimatorBuffers::kLentOnly), no lock.
   void refresh_palette();
   // Whether model_matrices() are those of local_pose() (false after update(dt, buffers),
   // until refresh_model() or refresh_palette()).
@@ -223,7 +232,8 @@ class Animator {
   // Model-space matrix of every joint (skeleton order), including Skeleton::root_transform
   // but not the Animator's root transform; see model_current().
   std::span<const glm::mat4> model_matrices() const { return model_; }
-  // The skin palette (joint order); see palette_current().
+  // The skin palette (joint order); see palette_current(). Empty with
+  // AnimatorBuffers::kLentOnly until the first refresh_palette() or update(dt).
   std::span<const PaletteMatrix> palette() const { return palette_; }
 
   // Introspection for queries and tests.
@@ -398,6 +408,9 @@ class Animator {
   void advance(float dt);
   void evaluate(float dt, PoseScratch& scratch, std::span<glm::mat4> model);
   void keep_foot_locks();
+  // Sizes scratch_ and palette_ to the skeleton if AnimatorBuffers::kLentOnly left them empty
+  // (nothing to do otherwise).
+  void regrow_own_buffers();
   // Blend spaces and parameters.
   std::shared_ptr<const BlendSpaceTable> spaces_;
   int num_params_ = 0;
