@@ -32,6 +32,10 @@ struct Metrics {
   // Ticks the World left unquantized for that reason (the compact stream's frames are of
   // fewer ticks than the simulation's; the summary log line).
   std::atomic<uint64_t> quant_deferred_ticks{0};
+  // Characters of ticks left to quantize after the tick (quantize_work.h) that nobody had
+  // taken when the next tick began, so that tick quantized them itself (World::settle): the
+  // encode stage got too little CPU between ticks (the summary log line).
+  std::atomic<uint64_t> quantized_by_next_tick{0};
   std::atomic<uint64_t> orphans_despawned{0};  // characters whose owner left (grace expired)
   std::atomic<float> ik_scale{1.0f};  // IK iteration scale in force (< 1: over --ik-budget)
   // Animation events crossed by playheads, and those lost to the per-character limit.

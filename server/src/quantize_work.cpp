@@ -42,8 +42,8 @@ void QuantizeWork::wait() const {
     complete_.wait(false, std::memory_order_acquire);
 }
 
-void QuantizeWork::finish(WorkerPool& pool) {
-  if (!snap_) return;
+size_t QuantizeWork::finish(WorkerPool& pool) {
+  if (!snap_) return 0;
   const size_t taken = std::min(count_, next_.load(std::memory_order_relaxed));
   if (taken < count_) {
     // The rest on every pool thread: each claims blocks until none is left.
@@ -61,6 +61,7 @@ void QuantizeWork::finish(WorkerPool& pool) {
   // frame pool can reuse once the snapshot lets go.
   snap_->quant_pull[0].reset();
   snap_->quant_pull[1].reset();
+  return count_ - taken;
 }
 
 void QuantizeWork::reset() {

@@ -57,8 +57,9 @@ class QuantizeWork {
   void wait() const;
   // Tick thread: quantizes what no thread has taken (on the pool's threads), waits for the
   // blocks in progress, and lets go of the snapshot's pull frames (quant_pull). complete()
-  // afterwards.
-  void finish(WorkerPool& pool);
+  // afterwards. Returns how many characters were still untaken when it began (the part of
+  // the tick's quantization the tick itself then did: Metrics::quantized_by_next_tick).
+  size_t finish(WorkerPool& pool);
   // Back to not started (the snapshot is recycled: nobody else holds it).
   void reset();
 

@@ -496,9 +496,10 @@ void Server::schedule_summary() {
       spdlog::info(
           "summary: encode stage: {} snapshots prepared, {} ticks not quantized while it was "
           "busy and {} skipped (a newer one came first): the compact stream ran below the tick "
-          "rate; {} frames encoded by sessions that waited 6 ticks for it (no CPU to spare)",
+          "rate; {} frames encoded by sessions that waited 6 ticks for it (no CPU to spare); "
+          "{} characters quantized by the next tick (the stage had not reached them)",
           stage_->prepared(), m.quant_deferred_ticks.load(), stage_->skipped(),
-          m.stage_fallbacks.load());
+          m.stage_fallbacks.load(), m.quantized_by_next_tick.load());
     log_limiter_.flush(steady_seconds());
     schedule_summary();
   });

@@ -72,6 +72,10 @@ void TickLoop::run() {
     const double parallel0 = world_.pool().parallel_us();
     ++tick;  // tick 0 never runs: replies of tick 0 mean "not tied to a tick"
     const double server_time = std::chrono::duration<double>(t0 - start).count();
+    // What the encode stage left of the last tick's quantization, before anything changes
+    // a character (World::apply would do it first too; timed apart for the overrun line).
+    world_.settle();
+    const auto settled = Clock::now();
     commands_.take(batch, config_.max_commands_per_tick);
     TickPhases phases;
     phases.commands = batch.size();
@@ -92,7 +96,8 @@ void TickLoop::run() {
     if (degrade) {
       metrics_.tick_overruns.fetch_add(1, std::memory_order_relaxed);
       if (t1 - last_overrun_line >= std::chrono::seconds(1)) {
-        phases.apply_us = us_between(t0, applied);
+        phases.settle_us = us_between(t0, settled);
+        phases.apply_us = us_between(settled, applied);
         phases.update_us = us_between(applied, updated);
         phases.publish_us = us_between(updated, t1);
         phases.wall_us = us;

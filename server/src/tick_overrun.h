@@ -17,6 +17,9 @@ namespace animd {
 // One tick's phases, microseconds of wall time (steady clock), and the CPU time of the tick's
 // threads over the tick (their CPU clocks). wall_us >= the sum of the phases.
 struct TickPhases {
+  // World::settle: the last tick's quantization, what the encode stage had not taken of it
+  // (quantize_work.h); 0 when nothing was left.
+  double settle_us = 0.0;
   double apply_us = 0.0;        // World::apply of the tick's commands
   double update_us = 0.0;       // World::update: every character, snapshot, history
   double publish_us = 0.0;      // the snapshot offered to every session

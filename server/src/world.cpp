@@ -232,7 +232,8 @@ anim::Expected<Character*> World::find_character(uint32_t id, const char* field)
 
 void World::settle() {
   if (!quantizing_) return;
-  quantizing_->quantize.finish(pool_);
+  const size_t left = quantizing_->quantize.finish(pool_);
+  metrics_.quantized_by_next_tick.fetch_add(left, std::memory_order_relaxed);
   quantizing_.reset();
 }
 

@@ -102,6 +102,10 @@ class World {
   // execute() or update() completes what is left before it changes anything. Off: the
   // workers quantize inside update(), and every snapshot is quantized when published.
   void set_quantize_after_tick(bool on) { quantize_after_tick_ = on; }
+  // Completes the last tick's quantization if it was left to after the tick (quantize_work.h):
+  // the characters' poses are read by it until then. apply(), execute() and update() call it
+  // first; the tick loop calls it before apply() to time it apart (TickPhases::settle_us).
+  void settle();
 
   // The characters' pose history: a frame per tick, published at the end of update(); read
   // by any thread (pose_query.h).
@@ -135,9 +139,6 @@ class World {
     uint64_t orphaned_at = 0;  // tick
   };
 
-  // Completes the last tick's quantization if it was left to after the tick (quantize_work.h):
-  // the characters' poses are read by it until then.
-  void settle();
   // What apply() does for a kInsertAsset command.
   anim::Expected<WorldResult> insert_asset(const Command& command);
   // What apply() does for a kReplaceAsset command: puts the new version in place of

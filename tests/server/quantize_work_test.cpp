@@ -65,7 +65,22 @@ TEST(QuantizeWork, FramesMatchTheWorkersOnesWhoeverRunsTheBlocks) {
     // The update races with the helpers of the tick before, as with the encode stage's
     // threads.
     SnapshotPtr a = inline_world.world.update(1.0f / 60, tick, tick / 60.0, false);
+    const uint64_t by_tick_before = after.metrics.quantized_by_next_tick.load();
     SnapshotPtr b = after.world.update(1.0f / 60, tick, tick / 60.0, false);
+    // What this update quantized of the tick before (Metrics::quantized_by_next_tick): all of
+    // it when nobody took a block, all but the two blocks taken, or what the racing threads
+    // had not taken.
+    const uint64_t by_tick = after.metrics.quantized_by_next_tick.load() - by_tick_before;
+    const uint64_t previous = tick - 1;
+    if (previous == 0) {
+      EXPECT_EQ(by_tick, 0u);
+    } else if (previous % 3 == 1) {
+      EXPECT_EQ(by_tick, 70u) << "tick " << previous;
+    } else if (previous % 3 == 2) {
+      EXPECT_EQ(by_tick, 70u - 2 * QuantizeWork::kBlock) << "tick " << previous;
+    } else {
+      EXPECT_LE(by_tick, 70u) << "tick " << previous;
+    }
     for (auto& h : helpers) h.join();
     helpers.clear();
     // The previous tick's frame is complete now: the update finished it first.

@@ -39,6 +39,18 @@ TEST(TickOverrun, AComputingTickNamesItsPhasesAndSaysTheWorkIsTooMuch) {
   EXPECT_TRUE(has(line, "more work than the period holds")) << line;
   EXPECT_FALSE(has(line, "short of CPU")) << line;
   EXPECT_FALSE(has(line, "since the last line")) << line;
+  EXPECT_FALSE(has(line, "quantization")) << line;  // none left from the last tick
+}
+
+TEST(TickOverrun, TheLastTicksQuantizationIsAPhaseOfItsOwn) {
+  TickPhases p = two_threads(310.0, 14'000.0, 19'000.0, 15'000.0, 14'000.0, 18'000.0);
+  p.settle_us = 4'200.0;
+  p.commands = 3;
+  const std::string line = describe_overrun(77, p, 16'666.7, 0);
+  EXPECT_TRUE(has(line,
+                  "(period 16.7 ms): the last tick's quantization 4.2 ms, apply 0.3 ms (3 "
+                  "commands), update 14.0 ms"))
+      << line;
 }
 
 TEST(TickOverrun, ALongSerialApplyIsWorkNotWaiting) {
