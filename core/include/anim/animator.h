@@ -35,8 +35,6 @@
 
 namespace anim {
 
-// Working memory that one thread lends to every Animator::update(dt, buffers) it runs, so
-// that the evaluation stays in the core's cache from character to character.
 // What an Animator allocates for itself. kOwn: its own evaluation scratch and skin palette,
 // for update(dt). kLentOnly: neither (8 KB less for a 64-joint skeleton, 40 MB for 5,000 such
 // characters), for an owner that updates it only in lent buffers (update(dt, buffers)) and
@@ -45,6 +43,8 @@ namespace anim {
 // allocates them (after that they work as with kOwn, allocating nothing).
 enum class AnimatorBuffers { kOwn, kLentOnly };
 
+// Working memory that one thread lends to every Animator::update(dt, buffers) it runs, so
+// that the evaluation stays in the core's cache from character to character.
 struct UpdateBuffers {
   PoseScratch scratch;
   // Model-space matrices of the last update run in these buffers (its skeleton's
