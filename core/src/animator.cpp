@@ -35,14 +35,15 @@ Animator::Animator(const Skeleton& skeleton, std::span<const Clip> clips, Animat
   // The rest pose, evaluated as any update is (inputs_ holds no clip): evaluated_inputs()
   // reproduces it. Without own buffers, in scratch that is gone when the constructor returns
   // (freed before the next character's allocations: no idle holes between them).
-  if (buffers == AnimatorBuffers::kLentOnly) {
-    PoseScratch scratch;
-    evaluate_pose(skeleton, clips_, inputs_, nullptr, scratch, {pose_.locals, model_});
+  const bool lent_only = buffers == AnimatorBuffers::kLentOnly;
+  PoseScratch construction_scratch;
+  if (!lent_only) regrow_own_buffers();
+  PoseScratch& scratch = lent_only ? construction_scratch : scratch_;
+  evaluate_pose(skeleton, clips_, inputs_, nullptr, scratch, {pose_.locals, model_});
+  if (lent_only) {
     palette_current_ = false;
     return;
   }
-  regrow_own_buffers();
-  evaluate_pose(skeleton, clips_, inputs_, nullptr, scratch_, {pose_.locals, model_});
   build_palette(skeleton, model_, palette_);
 }
 
@@ -397,8 +398,7 @@ void Animator::refresh_model() {
 
 void Animator::regrow_own_buffers() {
   const size_t n = model_.size();
-  if (scratch_.sample.size() < n) scratch_.sample.resize(n);
-  if (scratch_.term.size() < n) scratch_.term.resize(n);
+  scratch_.reserve(n);
   if (palette_.size() < n) palette_.resize(n);
 }
 

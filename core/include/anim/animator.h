@@ -55,8 +55,7 @@ struct UpdateBuffers {
   // skeleton allocates (smaller buffers are grown by the update that needs more).
   void reserve(int max_joints) {
     const size_t n = static_cast<size_t>(max_joints);
-    if (scratch.sample.size() < n) scratch.sample.resize(n);
-    if (scratch.term.size() < n) scratch.term.resize(n);
+    scratch.reserve(n);
     if (model.size() < n) model.resize(n);
   }
 };

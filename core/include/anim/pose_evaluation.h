@@ -199,6 +199,13 @@ struct PoseScratch {
   std::array<glm::vec3, kMaxChainJoints> solved{};
   std::array<glm::quat, kMaxChainJoints> rotations{};
   std::array<glm::quat, kMaxChainJoints> animated{};  // aim IK: the chain's animated locals
+
+  // Sizes `sample` and `term` for skeletons of up to `joints` joints, so that evaluating such
+  // a skeleton allocates nothing (never shrinks).
+  void reserve(size_t joints) {
+    if (sample.size() < joints) sample.resize(joints);
+    if (term.size() < joints) term.resize(joints);
+  }
 };
 
 // Where an evaluation writes: the local pose and the model-space matrices (including
