@@ -11,6 +11,7 @@
 #include "encode_stage.h"
 #include "origin_check.h"
 #include "session.h"
+#include "thread_affinity.h"
 #include "thread_name.h"
 #include "tick_loop.h"
 #include "web_viewer.h"
@@ -180,8 +181,21 @@ bool Server::init() {
     for (int code = 1; code < static_cast<int>(m.request_errors_by_code.size()); ++code)
       om.set_request_errors_total(code, m.request_errors_by_code[code].load());
   });
-  pool_ = std::make_unique<WorkerPool>(
-      config_.workers, std::chrono::microseconds(config_.tick_slice_us), config_.tick_yield);
+  pool_ = std::make_unique<WorkerPool>(config_.workers,
+                                       std::chrono::microseconds(config_.tick_slice_us),
+                                       config_.tick_yield, config_.pin_tick_threads);
+  if (pool_->pin_failures() > 0)
+    spdlog::warn("{} of the tick workers could not keep to their CPUs (sched_setaffinity)",
+                 pool_->pin_failures());
+  else if (pool_->pinned()) {
+    std::string workers;
+    for (size_t i = 1; i < pool_->cpus().size(); ++i)
+      workers += (i > 1 ? "," : "") + std::to_string(pool_->cpus()[i]);
+    spdlog::info("tick threads pinned: the tick thread to CPU {}, its workers to CPU {}",
+                 pool_->cpus().front(), workers);
+  } else if (config_.pin_tick_threads && pool_->threads() >= 2)
+    spdlog::info("tick threads not pinned: {} of them, and the process may use {} CPUs (fewer)",
+                 pool_->threads(), allowed_cpus().size());
   world_ = std::make_unique<World>(config_, metrics_, catalog_, *pool_, &stream_budget_);
   if (config_.encode_threads > 0) {
     // When the tick's threads are as many as the cores, the stage waits for each tick to end:

@@ -37,6 +37,11 @@ void TickLoop::start() {
           "--tick-slice-us {}: the kernel refused the slice (sched_setattr: {}); the "
           "tick threads keep the default one",
           config_.tick_slice_us, std::strerror(errno));
+    if (!world_.pool().pin_caller())
+      spdlog::warn(
+          "the tick thread could not keep to CPU {} (sched_setaffinity: {}); it runs "
+          "wherever the kernel puts it",
+          world_.pool().cpus().front(), std::strerror(errno));
     run();
   });
 }

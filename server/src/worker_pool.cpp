@@ -5,26 +5,41 @@
 #include <algorithm>
 #include <string>
 
+#include "thread_affinity.h"
 #include "thread_name.h"
 #include "thread_slice.h"
 
 namespace animd {
 
-WorkerPool::WorkerPool(int threads, std::chrono::microseconds slice, bool yield_between_blocks)
+WorkerPool::WorkerPool(int threads, std::chrono::microseconds slice, bool yield_between_blocks,
+                       bool pin_threads)
     : threads_(std::max(1, threads)),
       start_(threads_),
       done_(threads_),
       yield_(yield_between_blocks) {
+  if (pin_threads && threads_ >= 2) {
+    std::vector<int> allowed = allowed_cpus();
+    if (allowed.size() >= static_cast<size_t>(threads_))
+      cpus_.assign(allowed.begin(), allowed.begin() + threads_);
+  }
   for (int i = 1; i < threads_; ++i)
     workers_.emplace_back([this, i, slice] {
       name_this_thread("animd-work-" + std::to_string(i));
       request_thread_slice(slice);
       worker(i);
     });
+  // Pinned from here, so that pin_failures() is known when the constructor returns.
+  if (!cpus_.empty())
+    for (size_t i = 0; i < workers_.size(); ++i)
+      if (!pin_thread(workers_[i].native_handle(), cpus_[i + 1])) ++pin_failures_;
   for (auto& t : workers_) {
     clockid_t c;
     if (pthread_getcpuclockid(t.native_handle(), &c) == 0) clocks_.push_back(c);
   }
+}
+
+bool WorkerPool::pin_caller() const {
+  return cpus_.empty() || pin_this_thread(cpus_[0]);
 }
 
 double WorkerPool::workers_cpu_us() const {

@@ -9,6 +9,7 @@
 // thread runs it (0 the caller of run(), 1 .. threads - 1 the started ones), so that it can
 // keep scratch memory per thread, made before the first run (thread-local scratch would be
 // made by a thread's first block, whenever that comes: a run can leave a thread without any).
+// The pool's threads can each be kept to a core of their own (thread_affinity.h says why).
 
 #include <pthread.h>
 #include <time.h>
@@ -33,14 +34,25 @@ class WorkerPool {
   // thread offers its core (sched_yield) after each block it runs, so that a thread queued
   // on that core (a network thread woken by a query) runs within one block's time instead of
   // at the next scheduler tick (up to 4 ms on a HZ=250 kernel that does not preempt a worker
-  // for it). Free when nothing else waits.
+  // for it). Free when nothing else waits. `pin_threads`: thread number i keeps to the i-th
+  // CPU the process may use (allowed_cpus(), read by the constructing thread), when it may use
+  // at least `threads` of them and `threads` >= 2; otherwise nothing is pinned (pinned()
+  // false). The caller's thread is pinned only by pin_caller().
   explicit WorkerPool(int threads, std::chrono::microseconds slice = {},
-                      bool yield_between_blocks = false);
+                      bool yield_between_blocks = false, bool pin_threads = false);
   ~WorkerPool();
   WorkerPool(const WorkerPool&) = delete;
   WorkerPool& operator=(const WorkerPool&) = delete;
 
   int threads() const { return threads_; }
+  // The CPU of each thread number when the threads are pinned; empty otherwise.
+  const std::vector<int>& cpus() const { return cpus_; }
+  bool pinned() const { return !cpus_.empty(); }
+  // Keeps the calling thread, the one that will call run(), to thread 0's CPU. True without
+  // doing anything when the pool is not pinned; false (errno set) when the kernel refuses.
+  bool pin_caller() const;
+  // Started threads the kernel refused to pin (known when the constructor returns).
+  int pin_failures() const { return pin_failures_; }
   // The started threads' CPU time so far, microseconds, summed (the caller's own is not in
   // it). For diagnostics (tick_overrun.h): one clock read per thread.
   double workers_cpu_us() const;
@@ -59,6 +71,8 @@ class WorkerPool {
   std::barrier<> done_;
   std::vector<std::thread> workers_;
   std::vector<clockid_t> clocks_;  // each started thread's CPU clock
+  std::vector<int> cpus_;          // thread number -> CPU when pinned; set before any thread starts
+  int pin_failures_ = 0;
   // Written by run() before the start barrier, read by workers after it.
   size_t n_ = 0;
   size_t block_ = 1;

@@ -1,7 +1,9 @@
 // WorkerPool: every index runs exactly once, each thread of a run has its own thread number,
 // and a thread that stalls inside its block does not hold up the rest of the run (the others
-// take the blocks it has not started).
+// take the blocks it has not started); pinned, each thread keeps to a CPU of its own.
 #include "worker_pool.h"
+
+#include <sched.h>
 
 #include <atomic>
 #include <chrono>
@@ -12,6 +14,8 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+
+#include "thread_affinity.h"
 
 namespace animd {
 namespace {
@@ -100,6 +104,90 @@ TEST(WorkerPool, AStalledThreadsRemainingBlocksAreTakenByTheOthers) {
     pool.run(s.n, &StallFirst::job, &s);
     EXPECT_FALSE(s.gave_up) << "the other thread could not take the stalled thread's blocks";
     EXPECT_EQ(s.done.load(), s.n);
+  }
+}
+
+// Per thread number, where that thread ran: its affinity mask (as allowed_cpus() reads it)
+// and the CPUs it was seen on. Each thread's first block waits (bounded) until every thread
+// has taken one, so that every thread of the run is seen.
+struct WhereThreadsRan {
+  explicit WhereThreadsRan(int threads)
+      : masks(static_cast<size_t>(threads)), seen_on(static_cast<size_t>(threads)) {}
+  std::mutex mutex;
+  std::condition_variable cv;
+  std::vector<std::vector<int>> masks;
+  std::vector<std::vector<int>> seen_on;
+  int threads_seen = 0;
+  bool gave_up = false;
+
+  static void job(void* self, size_t, size_t, int thread) {
+    auto& w = *static_cast<WhereThreadsRan*>(self);
+    const size_t t = static_cast<size_t>(thread);
+    std::unique_lock lock(w.mutex);
+    w.seen_on[t].push_back(sched_getcpu());
+    if (!w.masks[t].empty()) return;
+    w.masks[t] = allowed_cpus();
+    ++w.threads_seen;
+    w.cv.notify_all();
+    if (!w.cv.wait_for(lock, std::chrono::seconds(30),
+                       [&] { return w.threads_seen == static_cast<int>(w.masks.size()); }))
+      w.gave_up = true;
+    w.seen_on[t].push_back(sched_getcpu());
+  }
+};
+
+// Runs `pool` once from a thread of its own (pin_caller() pins its caller; the test's
+// thread keeps its mask) and reports where each thread number ran.
+void RunFromAThreadOfItsOwn(WorkerPool& pool, WhereThreadsRan& where, bool& caller_pinned) {
+  std::thread caller([&] {
+    caller_pinned = pool.pin_caller();
+    pool.run(4096, &WhereThreadsRan::job, &where);
+  });
+  caller.join();
+}
+
+TEST(WorkerPool, PinnedEachThreadKeepsToACpuOfItsOwn) {
+  const std::vector<int> allowed = allowed_cpus();
+  if (allowed.size() < 2)
+    GTEST_SKIP() << "the process may use " << allowed.size()
+                 << " CPU: pinning needs at least 2 (one per thread)";
+  WorkerPool pool(2, {}, true, /*pin_threads=*/true);
+  ASSERT_TRUE(pool.pinned());
+  EXPECT_EQ(pool.pin_failures(), 0);
+  EXPECT_EQ(pool.cpus(), std::vector<int>(allowed.begin(), allowed.begin() + 2));
+  WhereThreadsRan where(2);
+  bool caller_pinned = false;
+  RunFromAThreadOfItsOwn(pool, where, caller_pinned);
+  EXPECT_TRUE(caller_pinned);
+  ASSERT_FALSE(where.gave_up) << "a thread of the pool never took a block";
+  for (size_t t = 0; t < 2; ++t) {
+    EXPECT_EQ(where.masks[t], std::vector<int>{pool.cpus()[t]}) << "thread " << t;
+    for (int cpu : where.seen_on[t]) EXPECT_EQ(cpu, pool.cpus()[t]) << "thread " << t;
+  }
+  // The test's own thread was not pinned by any of it.
+  EXPECT_EQ(allowed_cpus(), allowed);
+}
+
+TEST(WorkerPool, NothingIsPinnedWithMoreThreadsThanCpusOrWhenNotAsked) {
+  const std::vector<int> allowed = allowed_cpus();
+  ASSERT_FALSE(allowed.empty());
+  const int too_many = static_cast<int>(allowed.size()) + 1;
+  struct Case {
+    int threads;
+    bool pin;
+  };
+  for (Case c : {Case{too_many, true}, Case{2, false}, Case{1, true}}) {
+    WorkerPool pool(c.threads, {}, false, c.pin);
+    EXPECT_FALSE(pool.pinned()) << c.threads << " threads, pin " << c.pin;
+    EXPECT_TRUE(pool.cpus().empty());
+    if (c.threads < 2) continue;  // a pool of one runs everything on its caller
+    WhereThreadsRan where(c.threads);
+    bool caller_pinned = false;
+    RunFromAThreadOfItsOwn(pool, where, caller_pinned);
+    EXPECT_TRUE(caller_pinned) << "pin_caller() is true when there is nothing to pin";
+    ASSERT_FALSE(where.gave_up) << "a thread of the pool never took a block";
+    for (size_t t = 0; t < where.masks.size(); ++t)
+      EXPECT_EQ(where.masks[t], allowed) << "thread " << t << " of " << c.threads;
   }
 }
 

@@ -1,0 +1,62 @@
+#pragma once
+// Which CPUs the process may run on, and keeping the calling thread to one of them.
+//
+// Why the tick's threads keep to a core each (WorkerPool, --pin-tick-threads): on a 2-core
+// KVM guest, a `perf sched` trace of the 10-subscriber line (docs/benchmarks.md, "The tick's
+// threads on one core") showed the tick thread and its worker taking turns on one virtual
+// core, 50 us each, for 13 ms of a 17.5 ms tick while the other core was idle. The worker was
+// woken onto its waker's core (an idle vCPU that the host has descheduled looks preempted to
+// the guest, so the wake-up does not choose it), and the load balancer never moved either
+// thread: each had run within the last 0.5 ms, so both were "cache hot". Each on a core of its
+// own, they cannot share one.
+#include <cerrno>
+#include <vector>
+
+#if defined(__linux__)
+#include <pthread.h>
+#include <sched.h>
+#endif
+
+namespace animd {
+
+// The CPUs the calling thread may run on (its affinity mask), in ascending order; empty when
+// the kernel does not say. Read from a thread that has not been pinned, it is the process's
+// set (a container's cpuset, `taskset`).
+inline std::vector<int> allowed_cpus() {
+  std::vector<int> cpus;
+#if defined(__linux__)
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) return cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &set)) cpus.push_back(c);
+#endif
+  return cpus;
+}
+
+#if defined(__linux__)
+// Keeps `thread` to `cpu`. False (errno set) when the kernel refuses, e.g. a CPU outside the
+// process's set. Threads it starts afterwards inherit the mask.
+inline bool pin_thread(pthread_t thread, int cpu) {
+  if (cpu < 0 || cpu >= CPU_SETSIZE) {
+    errno = EINVAL;
+    return false;
+  }
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  const int rc = pthread_setaffinity_np(thread, sizeof(set), &set);
+  if (rc != 0) errno = rc;
+  return rc == 0;
+}
+
+inline bool pin_this_thread(int cpu) {
+  return pin_thread(pthread_self(), cpu);
+}
+#else
+inline bool pin_this_thread(int) {
+  return false;
+}
+#endif
+
+}  // namespace animd
