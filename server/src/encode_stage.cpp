@@ -53,6 +53,8 @@ void EncodeStage::offer(const SnapshotPtr& snapshot) {
   {
     std::lock_guard lock(mutex_);
     if (waiting_) skipped_.fetch_add(1, std::memory_order_relaxed);
+    // An idle stage is not behind: it starts on this one now.
+    if (!waiting_ && !job_) progress_to(snapshot->tick);
     waiting_ = snapshot;
     waiting_generation_ = generation_;
     if (busy_) busy_->store(true, std::memory_order_release);
@@ -162,6 +164,11 @@ void EncodeStage::run(int index, bool idle) {
   }
 }
 
+void EncodeStage::progress_to(uint64_t tick) {
+  if (tick > progress_tick_.load(std::memory_order_relaxed))
+    progress_tick_.store(tick, std::memory_order_release);
+}
+
 void EncodeStage::finish(const std::shared_ptr<Job>& job) {
   {
     std::lock_guard lock(mutex_);
@@ -170,6 +177,7 @@ void EncodeStage::finish(const std::shared_ptr<Job>& job) {
       last_[0] = job->snap->quant;
     }
     job_.reset();
+    progress_to(job->snap->tick);
     if (busy_) busy_->store(waiting_ != nullptr, std::memory_order_release);
   }
   wake_.notify_all();  // a snapshot may be waiting

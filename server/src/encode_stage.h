@@ -62,6 +62,11 @@ class EncodeStage {
   // Snapshots prepared so far, and snapshots offered that a newer one replaced before the
   // stage took them (the summary log line).
   uint64_t prepared() const { return prepared_.load(std::memory_order_relaxed); }
+  // The tick of the last snapshot prepared, or of a snapshot offered to an idle stage when
+  // that came later (0 before any): the stage is as far behind as the newest tick is past
+  // it. The sessions encode a frame themselves only when it is far behind
+  // (Session::kStageStarvedTicks): a stage that is merely slow is waited for.
+  uint64_t progress_tick() const { return progress_tick_.load(std::memory_order_acquire); }
   uint64_t skipped() const { return skipped_.load(std::memory_order_relaxed); }
 
   // The entry an in-step subscriber needs for character `index` of `snap`, given the last two
@@ -83,6 +88,7 @@ class EncodeStage {
   void run(int index, bool idle);
   void wait_for_tick();
   void finish(const std::shared_ptr<Job>& job);
+  void progress_to(uint64_t tick);  // under mutex_: progress_tick_ never goes back
 
   std::function<void(uint64_t)> on_prepared_;
   std::atomic<bool>* tick_running_;
@@ -100,6 +106,7 @@ class EncodeStage {
   uint64_t waiting_generation_ = 0;  // guarded by mutex_: generation_ when waiting_ came
   std::atomic<uint64_t> prepared_{0};
   std::atomic<uint64_t> skipped_{0};
+  std::atomic<uint64_t> progress_tick_{0};  // written under mutex_
   std::vector<std::thread> threads_;
 };
 

@@ -18,8 +18,8 @@ struct Metrics {
   std::atomic<uint32_t> subscriptions{0};   // across all sessions
   std::atomic<uint64_t> tick_overruns{0};   // ticks longer than the tick period (total)
   std::atomic<uint64_t> degraded_ticks{0};  // ticks that skipped unwatched characters
-  // Compact frames a session encoded itself after waiting kStageGraceTicks for the encode
-  // stage (encode_stage.h): the stage got no CPU (a host with none to spare).
+  // Compact frames a session encoded itself because the encode stage (encode_stage.h) was
+  // Session::kStageStarvedTicks behind: it got no CPU (a host with none to spare).
   std::atomic<uint64_t> stage_fallbacks{0};
   // True while the tick runs (TickLoop: from taking commands to handing the snapshot over).
   // The encode stage waits for it to clear (encode_stage.h); notified when it does.

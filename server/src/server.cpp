@@ -452,6 +452,10 @@ void Server::take_websocket(animops::UpgradeHandler::Stream stream,
   if (session) session->start();
 }
 
+uint64_t Server::stage_progress_tick() const {
+  return stage_ ? stage_->progress_tick() : 0;
+}
+
 void Server::remove_session(uint64_t id) {
   std::shared_ptr<Session> keep;  // destroyed outside the lock
   {
@@ -510,7 +514,7 @@ void Server::schedule_summary() {
       spdlog::info(
           "summary: encode stage: {} snapshots prepared, {} ticks not quantized while it was "
           "busy and {} skipped (a newer one came first): the compact stream ran below the tick "
-          "rate; {} frames encoded by sessions that waited 6 ticks for it (no CPU to spare); "
+          "rate; {} frames encoded by sessions because it was 30 ticks behind (no CPU to spare); "
           "{} characters quantized by the next tick (the stage had not reached them)",
           stage_->prepared(), m.quant_deferred_ticks.load(), stage_->skipped(),
           m.stage_fallbacks.load(), m.quantized_by_next_tick.load());

@@ -192,9 +192,16 @@ class Session : public ReplySink, public std::enable_shared_from_this<Session> {
   std::deque<SnapshotPtr> compact_waiting_;
   uint64_t newest_seen_ = 0;
   // A compact subscription waits this many ticks at most for the encode stage to prepare a
-  // snapshot, then encodes the newest itself. Its kept frames (StreamSubscription::kMaxKeptAge,
-  // 8 ticks before the tick it encodes) are let go this much later (on_snapshot).
+  // snapshot, then encodes the newest itself if the stage is also kStageStarvedTicks behind.
+  // Its kept frames (StreamSubscription::kMaxKeptAge, 8 ticks before the tick it encodes)
+  // are let go this much later (on_snapshot).
   static constexpr uint64_t kStageGraceTicks = 6;
+  // How far behind the newest tick the stage's progress (EncodeStage::progress_tick) must be
+  // before sessions encode frames themselves. A stage that is slow but moving is waited for:
+  // the sessions' encoding runs on the network threads, at the tick's priority, so on a
+  // host short of CPU it took the tick's cores (docs/benchmarks.md, "Sessions that encode
+  // for a slow stage").
+  static constexpr uint64_t kStageStarvedTicks = 30;
   bool snapshot_posted_ = false;  // guarded by snapshot_mutex_
   std::atomic<uint32_t> coalesced_drops_{0};
   uint32_t dropped_since_last_ = 0;

@@ -149,9 +149,13 @@ void Session::on_snapshot() {
 void Session::encode_compact() {
   // The encode stage (encode_stage.h) encodes each snapshot's entries ahead of the sessions;
   // a snapshot it has not prepared waits for it, or for a newer one that is. It runs on what
-  // CPU the rest leaves: when it prepares none for kStageGraceTicks (a host busy with other
-  // work), the session encodes the newest itself, so the stream slows down but never stops.
+  // CPU the rest leaves. When a snapshot has waited kStageGraceTicks and the stage has made no
+  // progress for kStageStarvedTicks (it gets no CPU at all), the session encodes the newest
+  // itself, so the stream never stops; a stage that is slow but moving is waited for, so
+  // that the network threads do not take the tick's cores to encode what it will prepare.
   const bool staged = server_.encode_staged();
+  const bool stage_starved =
+      !staged || server_.stage_progress_tick() + kStageStarvedTicks <= newest_seen_;
   // The stage prepares for subscribers at every tick; one at a rate divisor holds other
   // frames, so it gains nothing by waiting.
   // A snapshot quantized after its tick (quantize_work.h) is not sent before it is.
@@ -174,7 +178,7 @@ void Session::encode_compact() {
       if (ready(sub, *snap)) newest_ready = snap.get();
     }
     const Snapshot* chosen = newest_ready;
-    if (!chosen && newest && oldest->tick + kStageGraceTicks <= newest_seen_) {
+    if (!chosen && newest && stage_starved && oldest->tick + kStageGraceTicks <= newest_seen_) {
       chosen = newest;  // waited long enough: encode it here (the newest quantized)
       server_.metrics().stage_fallbacks.fetch_add(1, std::memory_order_relaxed);
     }

@@ -273,6 +273,46 @@ TEST_F(CompactStreamTest, TheEncodeStageWaitsForTheTickToEnd) {
   EXPECT_EQ(std::count(ready.begin(), ready.end(), true), 1);
 }
 
+// The sessions encode frames themselves only when the stage's progress is far behind
+// (Session::kStageStarvedTicks): an idle stage given a snapshot is not behind, a busy one
+// given another is, until it has prepared something.
+TEST_F(CompactStreamTest, TheStagesProgressIsItsLastPreparedTickOrTheTickThatFoundItIdle) {
+  spawn(0.0f);
+  Subscribe s;
+  s.all_characters = true;
+  s.compact = true;
+  s.subscription_id = 1;
+  ASSERT_TRUE(world_->execute(s, Caller{1, 0}, tick_, 0.0));
+  std::atomic<bool> tick_running{true};
+  PreparedSignal signal;
+  EncodeStage stage(1, false, &tick_running, [&](uint64_t tick) { signal(tick); });
+  EXPECT_EQ(stage.progress_tick(), 0u);
+  std::future<uint64_t> first_prepared = signal.next();
+  const SnapshotPtr first = tick();
+  stage.offer(first);
+  EXPECT_EQ(stage.progress_tick(), first->tick);  // idle: it starts on it now
+  // Busy with `first` (held back by the running tick): a newer snapshot waits, and the stage
+  // is as far behind as that one is past `first`.
+  ++tick_;
+  ++tick_;
+  const SnapshotPtr second = tick();
+  stage.offer(second);
+  EXPECT_EQ(stage.progress_tick(), first->tick);
+  std::future<uint64_t> second_prepared;
+  {
+    // Let the stage prepare `first`; it then takes `second`.
+    tick_running.store(false);
+    tick_running.notify_all();
+    ASSERT_EQ(first_prepared.wait_for(kStageBound), std::future_status::ready);
+    second_prepared = signal.next();
+  }
+  if (!second->prepared.load()) {
+    ASSERT_EQ(second_prepared.wait_for(kStageBound), std::future_status::ready);
+  }
+  EXPECT_TRUE(second->prepared.load());
+  EXPECT_EQ(stage.progress_tick(), second->tick);
+}
+
 TEST_F(CompactStreamTest, TheEncodeStageForgetsAJobsFramesWhenCompactSubscriptionsEnd) {
   spawn(0.0f);
   Subscribe s;
