@@ -55,8 +55,9 @@ std::optional<int> parse_config(int argc, char** argv, Config& c) {
         "The tick thread and workers yield their core after each block of characters "
         "(true/false), so that a waiting network thread runs without waiting for the tick");
   shown(app, "--pin-tick-threads", c.pin_tick_threads,
-        "The tick thread and each worker keep to a core of their own (true/false), when the "
-        "process may use at least as many cores; otherwise none is pinned");
+        "The tick thread and each worker keep to a core of their own (true/false), when they "
+        "are as many as the cores the process may use (the default --workers); otherwise none "
+        "is pinned");
   in_range(app, "--encode-threads", c.encode_threads, 0, 64,
            "Threads encoding compact stream frames ahead of the network threads (0 = the "
            "network threads encode them)");

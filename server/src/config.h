@@ -27,8 +27,8 @@ struct Config {
   int tick_slice_us = 100;  // scheduler slice the tick thread and workers ask for (thread_slice.h);
                             // 0 = the kernel's default
   bool tick_yield = true;   // the tick's threads yield their core after each block (WorkerPool)
-  // The tick thread and each worker keep to a CPU of their own (thread_affinity.h), when the
-  // process may use at least as many CPUs as there are of them.
+  // The tick thread and each worker keep to a CPU of their own (thread_affinity.h), when they
+  // are as many as the CPUs the process may use (WorkerPool).
   bool pin_tick_threads = true;
   // Compact stream frames encoded ahead of the sessions (encode_stage.h): threads (0 = none:
   // the network threads encode), and whether they run only on CPU nothing else wants

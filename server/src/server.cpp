@@ -194,8 +194,10 @@ bool Server::init() {
     spdlog::info("tick threads pinned: the tick thread to CPU {}, its workers to CPU {}",
                  pool_->cpus().front(), workers);
   } else if (config_.pin_tick_threads && pool_->threads() >= 2)
-    spdlog::info("tick threads not pinned: {} of them, and the process may use {} CPUs (fewer)",
-                 pool_->threads(), allowed_cpus().size());
+    spdlog::info(
+        "tick threads not pinned: {} of them, and the process may use {} CPUs (pinned only "
+        "when they are as many)",
+        pool_->threads(), allowed_cpus().size());
   world_ = std::make_unique<World>(config_, metrics_, catalog_, *pool_, &stream_budget_);
   if (config_.encode_threads > 0) {
     // When the tick's threads are as many as the cores, the stage waits for each tick to end:

@@ -19,8 +19,7 @@ WorkerPool::WorkerPool(int threads, std::chrono::microseconds slice, bool yield_
       yield_(yield_between_blocks) {
   if (pin_threads && threads_ >= 2) {
     std::vector<int> allowed = allowed_cpus();
-    if (allowed.size() >= static_cast<size_t>(threads_))
-      cpus_.assign(allowed.begin(), allowed.begin() + threads_);
+    if (allowed.size() == static_cast<size_t>(threads_)) cpus_ = std::move(allowed);
   }
   for (int i = 1; i < threads_; ++i)
     workers_.emplace_back([this, i, slice] {

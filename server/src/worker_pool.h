@@ -35,9 +35,11 @@ class WorkerPool {
   // on that core (a network thread woken by a query) runs within one block's time instead of
   // at the next scheduler tick (up to 4 ms on a HZ=250 kernel that does not preempt a worker
   // for it). Free when nothing else waits. `pin_threads`: thread number i keeps to the i-th
-  // CPU the process may use (allowed_cpus(), read by the constructing thread), when it may use
-  // at least `threads` of them and `threads` >= 2; otherwise nothing is pinned (pinned()
-  // false). The caller's thread is pinned only by pin_caller().
+  // CPU the process may use (allowed_cpus(), read by the constructing thread), when the pool
+  // has one thread per such CPU, 2 or more (the default --workers: the tick fills the
+  // process's cores); otherwise nothing is pinned (pinned() false): with cores to spare the
+  // scheduler has room, and the first CPUs are where the rest of the machine runs too. The
+  // caller's thread is pinned only by pin_caller().
   explicit WorkerPool(int threads, std::chrono::microseconds slice = {},
                       bool yield_between_blocks = false, bool pin_threads = false);
   ~WorkerPool();

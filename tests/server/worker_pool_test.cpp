@@ -5,6 +5,7 @@
 
 #include <sched.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -151,16 +152,18 @@ TEST(WorkerPool, PinnedEachThreadKeepsToACpuOfItsOwn) {
   if (allowed.size() < 2)
     GTEST_SKIP() << "the process may use " << allowed.size()
                  << " CPU: pinning needs at least 2 (one per thread)";
-  WorkerPool pool(2, {}, true, /*pin_threads=*/true);
+  // One thread per CPU the process may use, as the daemon's default --workers.
+  const int threads = static_cast<int>(allowed.size());
+  WorkerPool pool(threads, {}, true, /*pin_threads=*/true);
   ASSERT_TRUE(pool.pinned());
   EXPECT_EQ(pool.pin_failures(), 0);
-  EXPECT_EQ(pool.cpus(), std::vector<int>(allowed.begin(), allowed.begin() + 2));
-  WhereThreadsRan where(2);
+  EXPECT_EQ(pool.cpus(), allowed);
+  WhereThreadsRan where(threads);
   bool caller_pinned = false;
   RunFromAThreadOfItsOwn(pool, where, caller_pinned);
   EXPECT_TRUE(caller_pinned);
   ASSERT_FALSE(where.gave_up) << "a thread of the pool never took a block";
-  for (size_t t = 0; t < 2; ++t) {
+  for (size_t t = 0; t < allowed.size(); ++t) {
     EXPECT_EQ(where.masks[t], std::vector<int>{pool.cpus()[t]}) << "thread " << t;
     for (int cpu : where.seen_on[t]) EXPECT_EQ(cpu, pool.cpus()[t]) << "thread " << t;
   }
@@ -168,15 +171,17 @@ TEST(WorkerPool, PinnedEachThreadKeepsToACpuOfItsOwn) {
   EXPECT_EQ(allowed_cpus(), allowed);
 }
 
-TEST(WorkerPool, NothingIsPinnedWithMoreThreadsThanCpusOrWhenNotAsked) {
+TEST(WorkerPool, NothingIsPinnedUnlessThereIsOneThreadPerCpuAndItIsAsked) {
   const std::vector<int> allowed = allowed_cpus();
   ASSERT_FALSE(allowed.empty());
-  const int too_many = static_cast<int>(allowed.size()) + 1;
+  const int cpus = static_cast<int>(allowed.size());
   struct Case {
     int threads;
     bool pin;
   };
-  for (Case c : {Case{too_many, true}, Case{2, false}, Case{1, true}}) {
+  std::vector<Case> cases = {{cpus + 1, true}, {std::max(cpus, 2), false}, {1, true}};
+  if (cpus >= 3) cases.push_back({cpus - 1, true});  // cores to spare
+  for (Case c : cases) {
     WorkerPool pool(c.threads, {}, false, c.pin);
     EXPECT_FALSE(pool.pinned()) << c.threads << " threads, pin " << c.pin;
     EXPECT_TRUE(pool.cpus().empty());
