@@ -195,18 +195,22 @@ class PreparedSignal {
   bool armed_ = false;
 };
 
+// A compact all-characters subscription in the World: every character is watched.
+void subscribe_compact_all(World& world, uint64_t tick) {
+  Subscribe s;
+  s.all_characters = true;
+  s.compact = true;
+  s.subscription_id = 1;
+  ASSERT_TRUE(world.execute(s, Caller{1, 0}, tick, 0.0));
+}
+
 // A bound for a broken stage, not a timing check.
 constexpr auto kStageBound = std::chrono::seconds(30);
 
 TEST_F(CompactStreamTest, TheEncodeStageThreadsPrepareEachSnapshotOffered) {
   spawn(0.0f);
   spawn(1.0f);
-  // A compact all-characters subscription in the World: every character is watched.
-  Subscribe s;
-  s.all_characters = true;
-  s.compact = true;
-  s.subscription_id = 1;
-  ASSERT_TRUE(world_->execute(s, Caller{1, 0}, tick_, 0.0));
+  ASSERT_NO_FATAL_FAILURE(subscribe_compact_all(*world_, tick_));
   PreparedSignal signal;
   EncodeStage stage(2, false, nullptr, [&](uint64_t tick) { signal(tick); });
   StreamSubscription sub = compact_all();
@@ -230,11 +234,7 @@ TEST_F(CompactStreamTest, TheEncodeStageThreadsPrepareEachSnapshotOffered) {
 
 TEST_F(CompactStreamTest, TheEncodeStageWaitsForTheTickToEnd) {
   spawn(0.0f);
-  Subscribe s;
-  s.all_characters = true;
-  s.compact = true;
-  s.subscription_id = 1;
-  ASSERT_TRUE(world_->execute(s, Caller{1, 0}, tick_, 0.0));
+  ASSERT_NO_FATAL_FAILURE(subscribe_compact_all(*world_, tick_));
   std::atomic<bool> tick_running{true}, busy{false};
   PreparedSignal signal;
   std::future<uint64_t> tick_prepared = signal.next();
@@ -278,11 +278,7 @@ TEST_F(CompactStreamTest, TheEncodeStageWaitsForTheTickToEnd) {
 // given another is, until it has prepared something.
 TEST_F(CompactStreamTest, TheStagesProgressIsItsLastPreparedTickOrTheTickThatFoundItIdle) {
   spawn(0.0f);
-  Subscribe s;
-  s.all_characters = true;
-  s.compact = true;
-  s.subscription_id = 1;
-  ASSERT_TRUE(world_->execute(s, Caller{1, 0}, tick_, 0.0));
+  ASSERT_NO_FATAL_FAILURE(subscribe_compact_all(*world_, tick_));
   std::atomic<bool> tick_running{true};
   PreparedSignal signal;
   EncodeStage stage(1, false, &tick_running, [&](uint64_t tick) { signal(tick); });
@@ -315,11 +311,7 @@ TEST_F(CompactStreamTest, TheStagesProgressIsItsLastPreparedTickOrTheTickThatFou
 
 TEST_F(CompactStreamTest, TheEncodeStageForgetsAJobsFramesWhenCompactSubscriptionsEnd) {
   spawn(0.0f);
-  Subscribe s;
-  s.all_characters = true;
-  s.compact = true;
-  s.subscription_id = 1;
-  ASSERT_TRUE(world_->execute(s, Caller{1, 0}, tick_, 0.0));
+  ASSERT_NO_FATAL_FAILURE(subscribe_compact_all(*world_, tick_));
   std::atomic<bool> tick_running{true};
   PreparedSignal signal;
   EncodeStage stage(1, false, &tick_running, [&](uint64_t tick) { signal(tick); });
