@@ -199,8 +199,8 @@ class Session : public ReplySink, public std::enable_shared_from_this<Session> {
   // How far behind the newest tick the stage's progress (EncodeStage::progress_tick) must be
   // before sessions encode frames themselves. A stage that is slow but moving is waited for:
   // the sessions' encoding runs on the network threads, at the tick's priority, so on a
-  // host short of CPU it took the tick's cores (docs/benchmarks.md, "Sessions that encode
-  // for a slow stage").
+  // host short of CPU it took the tick's cores (docs/benchmarks.md, "The tick's threads on
+  // one core, and sessions that encode for a slow stage").
   static constexpr uint64_t kStageStarvedTicks = 30;
   bool snapshot_posted_ = false;  // guarded by snapshot_mutex_
   std::atomic<uint32_t> coalesced_drops_{0};

@@ -54,6 +54,10 @@ inline bool pin_this_thread(int cpu) {
   return pin_thread(pthread_self(), cpu);
 }
 #else
+template <class ThreadHandle>
+inline bool pin_thread(ThreadHandle, int) {
+  return false;
+}
 inline bool pin_this_thread(int) {
   return false;
 }
