@@ -121,6 +121,7 @@ void EncodeStage::run(int index, bool idle) {
       job_->held[0] = last_[0];
       job_->held[1] = last_[1];
       job_->generation = waiting_generation_;
+      taken_tick_.store(job_->snap->tick, std::memory_order_release);
       if (job_->snap->characters.empty()) {
         auto job = job_;
         lock.unlock();

@@ -67,6 +67,11 @@ class EncodeStage {
   // it. The sessions encode a frame themselves only when it is far behind
   // (Session::kStageStarvedTicks): a stage that is merely slow is waited for.
   uint64_t progress_tick() const { return progress_tick_.load(std::memory_order_acquire); }
+  // The tick of the last snapshot the stage took to prepare (0 before any). It takes only the
+  // newest offered, so a snapshot older than this that is not prepared never will be: the
+  // sessions let go of such snapshots (and their quantized frames) instead of holding them
+  // while they wait for a newer one.
+  uint64_t taken_tick() const { return taken_tick_.load(std::memory_order_acquire); }
   uint64_t skipped() const { return skipped_.load(std::memory_order_relaxed); }
 
   // The entry an in-step subscriber needs for character `index` of `snap`, given the last two
@@ -107,6 +112,7 @@ class EncodeStage {
   std::atomic<uint64_t> prepared_{0};
   std::atomic<uint64_t> skipped_{0};
   std::atomic<uint64_t> progress_tick_{0};  // written under mutex_
+  std::atomic<uint64_t> taken_tick_{0};     // written under mutex_
   std::vector<std::thread> threads_;
 };
 

@@ -458,6 +458,10 @@ uint64_t Server::stage_progress_tick() const {
   return stage_ ? stage_->progress_tick() : 0;
 }
 
+uint64_t Server::stage_taken_tick() const {
+  return stage_ ? stage_->taken_tick() : 0;
+}
+
 void Server::remove_session(uint64_t id) {
   std::shared_ptr<Session> keep;  // destroyed outside the lock
   {

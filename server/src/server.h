@@ -78,8 +78,9 @@ class Server {
   // Whether compact frames are encoded ahead by the encode stage (--encode-threads > 0):
   // sessions then wait briefly for it (Session::encode_compact).
   bool encode_staged() const { return stage_ != nullptr; }
-  // EncodeStage::progress_tick(), 0 without a stage.
+  // EncodeStage::progress_tick() and taken_tick(), 0 without a stage.
   uint64_t stage_progress_tick() const;
+  uint64_t stage_taken_tick() const;
   bool shutting_down() const { return shutting_down_.load(std::memory_order_relaxed); }
 
   void remove_session(uint64_t id);

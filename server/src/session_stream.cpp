@@ -190,13 +190,25 @@ void Session::encode_compact() {
     sub.compact_through = chosen->tick;
     send_frame(sub, *chosen);
   }
-  // Kept while some compact subscription may still encode it.
+  // Kept while some compact subscription may still encode it. One the stage moved past
+  // without preparing it never will be (EncodeStage::taken_tick): a subscription waiting for
+  // the stage would only pass over it for a newer one, so it is let go now (a whole tick's
+  // quantized poses, 10 MB at 5,000 64-joint characters) and counted as the frame passed
+  // over, unless a paced subscription (which does not wait for the stage) or the fallback of
+  // a starved stage may still send it.
+  const uint64_t taken = staged ? server_.stage_taken_tick() : 0;
   std::erase_if(compact_waiting_, [&](const SnapshotPtr& snap) {
     if (closed_ || draining_) return true;
+    const bool passed_over =
+        !stage_starved && snap->tick < taken && !snap->prepared.load(std::memory_order_acquire);
+    int waiting = 0;
     for (const StreamSubscription& sub : subscriptions_)
       if (sub.encoding == anim::v1::ENCODING_COMPACT && snap->tick > sub.compact_through &&
-          due(sub, *snap))
-        return false;
+          due(sub, *snap)) {
+        if (!passed_over || sub.divisor > 1) return false;
+        ++waiting;
+      }
+    if (waiting > 0) count_drops(static_cast<uint32_t>(waiting), false);
     return true;
   });
 }

@@ -275,7 +275,7 @@ TEST_F(CompactStreamTest, TheEncodeStageWaitsForTheTickToEnd) {
 
 // The sessions encode frames themselves only when the stage's progress is far behind
 // (Session::kStageStarvedTicks): an idle stage given a snapshot is not behind, a busy one
-// given another is, until it has prepared something.
+// given another is, until it has prepared something. And the tick it took last.
 TEST_F(CompactStreamTest, TheStagesProgressIsItsLastPreparedTickOrTheTickThatFoundItIdle) {
   spawn(0.0f);
   ASSERT_NO_FATAL_FAILURE(subscribe_compact_all(*world_, tick_));
@@ -283,6 +283,7 @@ TEST_F(CompactStreamTest, TheStagesProgressIsItsLastPreparedTickOrTheTickThatFou
   PreparedSignal signal;
   EncodeStage stage(1, false, &tick_running, [&](uint64_t tick) { signal(tick); });
   EXPECT_EQ(stage.progress_tick(), 0u);
+  EXPECT_EQ(stage.taken_tick(), 0u);
   std::future<uint64_t> first_prepared = signal.next();
   const SnapshotPtr first = tick();
   stage.offer(first);
@@ -301,12 +302,16 @@ TEST_F(CompactStreamTest, TheStagesProgressIsItsLastPreparedTickOrTheTickThatFou
     tick_running.notify_all();
     ASSERT_EQ(first_prepared.wait_for(kStageBound), std::future_status::ready);
     second_prepared = signal.next();
+    EXPECT_GE(stage.taken_tick(), first->tick);
   }
   if (!second->prepared.load()) {
     ASSERT_EQ(second_prepared.wait_for(kStageBound), std::future_status::ready);
   }
   EXPECT_TRUE(second->prepared.load());
   EXPECT_EQ(stage.progress_tick(), second->tick);
+  // The stage takes only the newest offered: what it took last bounds what it may still
+  // prepare (the sessions let go of older snapshots it did not prepare).
+  EXPECT_EQ(stage.taken_tick(), second->tick);
 }
 
 TEST_F(CompactStreamTest, TheEncodeStageForgetsAJobsFramesWhenCompactSubscriptionsEnd) {
