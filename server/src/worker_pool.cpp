@@ -13,10 +13,7 @@ namespace animd {
 
 WorkerPool::WorkerPool(int threads, std::chrono::microseconds slice, bool yield_between_blocks,
                        bool pin_threads)
-    : threads_(std::max(1, threads)),
-      start_(threads_),
-      done_(threads_),
-      yield_(yield_between_blocks) {
+    : threads_(std::max(1, threads)), yield_(yield_between_blocks) {
   if (pin_threads && threads_ >= 2) {
     std::vector<int> allowed = allowed_cpus();
     if (allowed.size() == static_cast<size_t>(threads_)) cpus_ = std::move(allowed);
@@ -52,8 +49,9 @@ double WorkerPool::workers_cpu_us() const {
 
 WorkerPool::~WorkerPool() {
   if (!workers_.empty()) {
-    stop_ = true;
-    start_.arrive_and_wait();
+    stop_.store(true, std::memory_order_relaxed);
+    run_number_.fetch_add(1, std::memory_order_release);
+    run_number_.notify_all();
     for (auto& t : workers_) t.join();
   }
 }
@@ -61,46 +59,92 @@ WorkerPool::~WorkerPool() {
 namespace {
 // Blocks per thread: enough that a preempted thread leaves little behind and that a block is
 // short (~20 bench64 characters, ~50 us, at 5,000 characters on 2 threads: the longest a
-// thread queued behind a yielding worker waits), few enough that taking one (an atomic add,
-// and a sched_yield when asked) costs nothing next to the characters it holds.
+// thread queued behind a yielding worker waits), few enough that taking one (a
+// compare-exchange, and a sched_yield when asked) costs nothing next to the characters it
+// holds.
 constexpr size_t kBlocksPerThread = 128;
 constexpr size_t kMinBlock = 16;
+// The caller spins this many times (a pause each, ~40 ns on x86) for the last blocks before
+// it sleeps: the last block is usually a few microseconds from done, and a futex sleep and
+// wake-up costs more than that.
+constexpr int kSpinsBeforeSleep = 1000;
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
 }  // namespace
 
 void WorkerPool::run_blocks(int thread) {
+  uint64_t cursor = cursor_.load(std::memory_order_acquire);
   for (;;) {
-    const size_t begin = next_.fetch_add(block_, std::memory_order_relaxed);
-    if (begin >= n_) return;
-    job_(context_, begin, std::min(n_, begin + block_), thread);
+    const RunParams& p = params_[(cursor >> 32) & 1u];
+    const uint32_t n = p.n.load(std::memory_order_relaxed);
+    const uint32_t begin = static_cast<uint32_t>(cursor);
+    if (begin >= n) return;
+    const uint32_t end = begin + std::min(p.block.load(std::memory_order_relaxed), n - begin);
+    // On failure `cursor` is reloaded: another thread took the block, or a newer run began
+    // (whose parameters are then read from its own set).
+    if (!cursor_.compare_exchange_weak(cursor, (cursor & ~uint64_t{0xffffffffu}) | end,
+                                       std::memory_order_acq_rel, std::memory_order_acquire))
+      continue;
+    // The claim succeeded while the cursor was this run's: `p` holds this run's parameters
+    // (written before the cursor was published, rewritten only two runs later, and this run
+    // does not end before this block is done).
+    p.job.load(std::memory_order_relaxed)(p.context.load(std::memory_order_relaxed), begin, end,
+                                          thread);
+    if (done_.fetch_add(end - begin, std::memory_order_acq_rel) + (end - begin) == n)
+      done_.notify_one();
     if (yield_) sched_yield();
+    cursor = cursor_.load(std::memory_order_acquire);
   }
 }
 
 void WorkerPool::run(size_t n, Job job, void* context) {
-  n_ = n;
-  job_ = job;
-  context_ = context;
-  block_ = std::max(kMinBlock, n / (kBlocksPerThread * static_cast<size_t>(threads_)));
-  next_.store(0, std::memory_order_relaxed);  // published to the workers by the barrier
   // Few items: not worth waking the workers.
   if (workers_.empty() || n < 2 * static_cast<size_t>(threads_)) {
     if (n > 0) job(context, 0, n, 0);
     return;
   }
   const auto t0 = std::chrono::steady_clock::now();
-  start_.arrive_and_wait();
+  const uint32_t number = run_number_.load(std::memory_order_relaxed) + 1;
+  RunParams& p = params_[number & 1u];
+  const auto count = static_cast<uint32_t>(n);
+  p.n.store(count, std::memory_order_relaxed);
+  p.block.store(static_cast<uint32_t>(
+                    std::max(kMinBlock, n / (kBlocksPerThread * static_cast<size_t>(threads_)))),
+                std::memory_order_relaxed);
+  p.job.store(job, std::memory_order_relaxed);
+  p.context.store(context, std::memory_order_relaxed);
+  done_.store(0, std::memory_order_relaxed);
+  // Publishes the parameters (and the reset count) to whoever claims a block of this run.
+  cursor_.store(uint64_t{number} << 32, std::memory_order_release);
+  run_number_.store(number, std::memory_order_release);
+  run_number_.notify_all();
   run_blocks(0);
-  done_.arrive_and_wait();
+  // Every block is taken; wait for the ones other threads still run.
+  uint32_t done = done_.load(std::memory_order_acquire);
+  for (int spin = 0; done != count && spin < kSpinsBeforeSleep; ++spin) {
+    cpu_relax();
+    done = done_.load(std::memory_order_acquire);
+  }
+  while (done != count) {
+    done_.wait(done, std::memory_order_acquire);
+    done = done_.load(std::memory_order_acquire);
+  }
   parallel_us_ +=
       std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
 }
 
 void WorkerPool::worker(int thread) {
+  uint32_t seen = 0;
   for (;;) {
-    start_.arrive_and_wait();
-    if (stop_) return;
+    run_number_.wait(seen, std::memory_order_acquire);
+    seen = run_number_.load(std::memory_order_acquire);
+    if (stop_.load(std::memory_order_relaxed)) return;
+    // A run that ended while this thread was waking has no block left: it goes back to sleep.
     run_blocks(thread);
-    done_.arrive_and_wait();
   }
 }
 

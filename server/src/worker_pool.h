@@ -4,20 +4,25 @@
 // shared cursor (about 128 per thread), not dealt out in advance: when a thread is preempted
 // (the daemon shares its cores with network threads and whatever else runs on the host), the
 // others take its remaining blocks, so the tick waits for one block, not for a thread's half.
-// Two barriers per run; the job is a plain function pointer + context so that a run
-// allocates nothing. The job must not assume which thread runs which block; it is told which
-// thread runs it (0 the caller of run(), 1 .. threads - 1 the started ones), so that it can
-// keep scratch memory per thread, made before the first run (thread-local scratch would be
-// made by a thread's first block, whenever that comes: a run can leave a thread without any).
-// The pool's threads can each be kept to a core of their own (thread_affinity.h says why).
+// The caller does not wait for the workers to wake either: it starts on the blocks at once,
+// a worker joins in when it gets a core, and run() waits only for blocks some thread took.
+// (With a start barrier, a worker whose core was taken by another process held the whole run
+// back until it got it again: ticks of 17-19 ms with 10 ms of work in them, docs/benchmarks.md,
+// "A tick that waited for a worker to wake".) The job is a plain function pointer + context
+// so that a run allocates nothing. The job must not assume which thread runs which block; it
+// is told which thread runs it (0 the caller of run(), 1 .. threads - 1 the started ones), so
+// that it can keep scratch memory per thread, made before the first run (thread-local scratch
+// would be made by a thread's first block, whenever that comes: a run can leave a thread
+// without any). The pool's threads can each be kept to a core of their own
+// (thread_affinity.h says why).
 
 #include <pthread.h>
 #include <time.h>
 
 #include <atomic>
-#include <barrier>
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <thread>
 #include <vector>
@@ -65,23 +70,35 @@ class WorkerPool {
   void run(size_t n, Job job, void* context);
 
  private:
+  // One run's parameters. Two sets, used by turns (runs alternate between them), so that a
+  // worker that read the cursor of one run and is slow to claim a block from it never reads
+  // the parameters of the next one half written: a claim succeeds only while the cursor is
+  // still that run's, and a set is rewritten only two runs later.
+  struct RunParams {
+    std::atomic<uint32_t> n{0};
+    std::atomic<uint32_t> block{1};
+    std::atomic<Job> job{nullptr};
+    std::atomic<void*> context{nullptr};
+  };
   void worker(int thread);
+  // Takes blocks of the current run until none is left; returns how many items it ran.
   void run_blocks(int thread);
 
   int threads_;
-  std::barrier<> start_;
-  std::barrier<> done_;
   std::vector<std::thread> workers_;
   std::vector<clockid_t> clocks_;  // each started thread's CPU clock
   std::vector<int> cpus_;          // thread number -> CPU when pinned; set before any thread starts
   int pin_failures_ = 0;
-  // Written by run() before the start barrier, read by workers after it.
-  size_t n_ = 0;
-  size_t block_ = 1;
-  std::atomic<size_t> next_{0};  // the first index no thread has taken yet
-  Job job_ = nullptr;
-  void* context_ = nullptr;
-  bool stop_ = false;
+  RunParams params_[2];
+  // (run number << 32) | the first index of that run no thread has taken yet. A thread takes
+  // a block by compare-exchange, so a claim made for an earlier run fails once the next run
+  // has begun, however long the thread was off its core between reading and claiming.
+  std::atomic<uint64_t> cursor_{0};
+  // Items of the current run done; the caller waits for it to reach n.
+  std::atomic<uint32_t> done_{0};
+  // The number of the latest run (the workers sleep on it between runs), and the stop flag.
+  std::atomic<uint32_t> run_number_{0};
+  std::atomic<bool> stop_{false};
   const bool yield_;
   double parallel_us_ = 0.0;  // the caller's thread only
 };

@@ -1,15 +1,20 @@
 // WorkerPool: every index runs exactly once, each thread of a run has its own thread number,
 // and a thread that stalls inside its block does not hold up the rest of the run (the others
-// take the blocks it has not started); pinned, each thread keeps to a CPU of its own.
+// take the blocks it has not started), nor does a thread that is off its core when the run
+// begins; pinned, each thread keeps to a CPU of its own.
 #include "worker_pool.h"
 
+#include <pthread.h>
 #include <sched.h>
+#include <signal.h>
+#include <time.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <functional>
+#include <future>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -106,6 +111,74 @@ TEST(WorkerPool, AStalledThreadsRemainingBlocksAreTakenByTheOthers) {
     EXPECT_FALSE(s.gave_up) << "the other thread could not take the stalled thread's blocks";
     EXPECT_EQ(s.done.load(), s.n);
   }
+}
+
+// A worker that cannot run when a run begins (here: held in a signal handler, as a preempted
+// thread is held by the host) does not hold the run back: the caller takes every block
+// itself. With a start barrier the caller would wait for the worker to arrive; the wait for
+// the run is bounded so that such a regression fails instead of hanging.
+std::atomic<bool> g_held{false};
+std::atomic<bool> g_release{false};
+extern "C" void HoldThisThread(int) {
+  g_held.store(true);
+  const timespec ms{0, 1000000};
+  while (!g_release.load()) nanosleep(&ms, nullptr);  // async-signal-safe
+}
+
+struct WhichThreads {
+  std::vector<std::atomic<int>> ran_by;  // per index, 1 + the thread number that ran it
+  std::atomic<pthread_t> worker{};
+  std::atomic<bool> worker_seen{false};
+  explicit WhichThreads(size_t n) : ran_by(n) {}
+  static void job(void* self, size_t begin, size_t end, int thread) {
+    auto& w = *static_cast<WhichThreads*>(self);
+    if (thread == 1 && !w.worker_seen.load()) {
+      w.worker.store(pthread_self());
+      w.worker_seen.store(true);
+    }
+    for (size_t i = begin; i < end; ++i) w.ran_by[i].store(thread + 1);
+    // Until the worker is seen, the caller's blocks take a while: a run lasts long enough
+    // (~5 ms) for a worker that can run to wake and take part.
+    if (thread == 0 && !w.worker_seen.load())
+      std::this_thread::sleep_for(std::chrono::microseconds(20));
+  }
+};
+
+TEST(WorkerPool, ARunDoesNotWaitForAWorkerThatCannotWake) {
+  WorkerPool pool(2);
+  // Find the worker's thread: it takes a block of some run soon enough.
+  constexpr size_t kItems = 4096;
+  WhichThreads first(kItems);
+  for (int round = 0; round < 200 && !first.worker_seen.load(); ++round)
+    pool.run(kItems, &WhichThreads::job, &first);
+  ASSERT_TRUE(first.worker_seen.load()) << "the worker never took a block";
+
+  struct sigaction hold {
+  }, previous{};
+  hold.sa_handler = &HoldThisThread;
+  sigemptyset(&hold.sa_mask);
+  ASSERT_EQ(sigaction(SIGUSR1, &hold, &previous), 0);
+  g_held = false;
+  g_release = false;
+  ASSERT_EQ(pthread_kill(first.worker.load(), SIGUSR1), 0);
+  while (!g_held.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+
+  WhichThreads second(kItems);
+  std::packaged_task<void()> run([&] { pool.run(kItems, &WhichThreads::job, &second); });
+  std::future<void> finished = run.get_future();
+  std::thread caller(std::move(run));
+  const bool in_time = finished.wait_for(std::chrono::seconds(30)) == std::future_status::ready;
+  g_release = true;  // lets the worker go (and a stuck run finish) either way
+  caller.join();
+  sigaction(SIGUSR1, &previous, nullptr);
+  EXPECT_TRUE(in_time) << "the run waited for a worker that could not run";
+  for (size_t i = 0; i < kItems; ++i)
+    ASSERT_EQ(second.ran_by[i].load(), 1) << "index " << i << " not run by the caller alone";
+  // The worker takes part again once it can.
+  WhichThreads third(kItems);
+  for (int round = 0; round < 200 && !third.worker_seen.load(); ++round)
+    pool.run(kItems, &WhichThreads::job, &third);
+  EXPECT_TRUE(third.worker_seen.load()) << "the worker did not come back";
 }
 
 // Per thread number, where that thread ran: its affinity mask (as allowed_cpus() reads it)
