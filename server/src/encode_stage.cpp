@@ -183,6 +183,8 @@ void EncodeStage::finish(const std::shared_ptr<Job>& job) {
   }
   wake_.notify_all();  // a snapshot may be waiting
   prepared_.fetch_add(1, std::memory_order_relaxed);
+  for (int k = 0; k < 2; ++k)
+    job->snap->prepared_against[k] = job->held[k] ? job->held[k]->tick : 0;
   job->snap->prepared.store(true, std::memory_order_release);
   if (on_prepared_) on_prepared_(job->snap->tick);
 }

@@ -21,6 +21,9 @@ struct Metrics {
   // Compact frames a session encoded itself because the encode stage (encode_stage.h) was
   // Session::kStageStarvedTicks behind: it got no CPU (a host with none to spare).
   std::atomic<uint64_t> stage_fallbacks{0};
+  // Compact frames a session held back while the tick ran because it would have encoded
+  // their entries itself (stage_prepared_for, stream_encoder.h), sent once the tick ended.
+  std::atomic<uint64_t> frames_held_for_tick{0};
   // True while the tick runs (TickLoop: from taking commands to handing the snapshot over).
   // The encode stage waits for it to clear (encode_stage.h); notified when it does.
   std::atomic<bool> tick_running{false};

@@ -199,14 +199,15 @@ bool Server::init() {
         "when they are as many)",
         pool_->threads(), allowed_cpus().size());
   world_ = std::make_unique<World>(config_, metrics_, catalog_, *pool_, &stream_budget_);
+  // When the tick's threads are as many as the cores, the encode stage waits for each tick to
+  // end, and sessions hold back the frames they would encode themselves: the tick has the
+  // cores first, and the rest the time between ticks.
+  tick_fills_cores_ =
+      pool_->threads() >= static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   if (config_.encode_threads > 0) {
-    // When the tick's threads are as many as the cores, the stage waits for each tick to end:
-    // the tick has the cores first, and the stage the time between ticks.
-    const bool tick_fills_cores =
-        pool_->threads() >= static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     stage_ = std::make_unique<EncodeStage>(
         config_.encode_threads, config_.encode_idle,
-        tick_fills_cores ? &metrics_.tick_running : nullptr,
+        tick_fills_cores_ ? &metrics_.tick_running : nullptr,
         [this](uint64_t) { asio::post(io_, [this] { wake_sessions(); }); }, &metrics_.stage_busy);
     // Its threads quantize each tick they take, between ticks (quantize_work.h).
     world_->set_quantize_after_tick(true);
@@ -258,6 +259,7 @@ bool Server::init() {
 int Server::run() {
   tick_ = std::make_unique<TickLoop>(
       config_, *world_, commands_, metrics_, [this](const SnapshotPtr& s) { publish(s); },
+      [this](const SnapshotPtr& s) { deliver(s); },
       [this](std::chrono::nanoseconds d, std::chrono::nanoseconds p) { ops_->on_tick(d, p); });
   tick_->start();
   signals_.async_wait([this](boost::system::error_code ec, int sig) {
@@ -454,12 +456,9 @@ void Server::take_websocket(animops::UpgradeHandler::Stream stream,
   if (session) session->start();
 }
 
-uint64_t Server::stage_progress_tick() const {
-  return stage_ ? stage_->progress_tick() : 0;
-}
-
-uint64_t Server::stage_taken_tick() const {
-  return stage_ ? stage_->taken_tick() : 0;
+Server::StageTicks Server::stage_ticks() const {
+  if (!stage_) return {};
+  return {stage_->progress_tick(), stage_->taken_tick()};
 }
 
 void Server::remove_session(uint64_t id) {
@@ -484,7 +483,10 @@ void Server::remove_session(uint64_t id) {
 }
 
 void Server::publish(const SnapshotPtr& snapshot) {
-  if (stage_) stage_->offer(snapshot);  // first: it starts while the sessions gather events
+  if (stage_) stage_->offer(snapshot);
+}
+
+void Server::deliver(const SnapshotPtr& snapshot) {
   std::lock_guard lock(sessions_mutex_);
   for (auto& [id, s] : sessions_) s->offer_snapshot(snapshot);
 }
@@ -521,9 +523,10 @@ void Server::schedule_summary() {
           "summary: encode stage: {} snapshots prepared, {} ticks not quantized while it was "
           "busy and {} skipped (a newer one came first): the compact stream ran below the tick "
           "rate; {} frames encoded by sessions because it was 30 ticks behind (no CPU to spare); "
-          "{} characters quantized by the next tick (the stage had not reached them)",
+          "{} characters quantized by the next tick (the stage had not reached them); {} "
+          "frames of sessions' own encoding held back until a tick ended",
           stage_->prepared(), m.quant_deferred_ticks.load(), stage_->skipped(),
-          m.stage_fallbacks.load(), m.quantized_by_next_tick.load());
+          m.stage_fallbacks.load(), m.quantized_by_next_tick.load(), m.frames_held_for_tick.load());
     log_limiter_.flush(steady_seconds());
     schedule_summary();
   });

@@ -79,8 +79,17 @@ class Server {
   // sessions then wait briefly for it (Session::encode_compact).
   bool encode_staged() const { return stage_ != nullptr; }
   // EncodeStage::progress_tick() and taken_tick(), 0 without a stage.
-  uint64_t stage_progress_tick() const;
-  uint64_t stage_taken_tick() const;
+  struct StageTicks {
+    uint64_t progress = 0;
+    uint64_t taken = 0;
+  };
+  StageTicks stage_ticks() const;
+  // True while a tick runs on threads that fill the process's cores (as many as the cores):
+  // a session holds back a compact frame it would encode itself (Session::encode_compact)
+  // until the end of the tick delivers the next snapshot; the encode stage waits likewise.
+  bool tick_holds_cores() const {
+    return tick_fills_cores_ && metrics_.tick_running.load(std::memory_order_acquire);
+  }
   bool shutting_down() const { return shutting_down_.load(std::memory_order_relaxed); }
 
   void remove_session(uint64_t id);
@@ -104,7 +113,10 @@ class Server {
   bool load_assets();
   void accept();
   void wait_signals();
+  // Tick thread. publish: within the tick, to the encode stage (its threads give way to the
+  // tick's). deliver: after the tick, to the sessions (it wakes network threads).
   void publish(const std::shared_ptr<const struct Snapshot>& snapshot);
+  void deliver(const std::shared_ptr<const struct Snapshot>& snapshot);
   // Network thread: tells every session the encode stage prepared a snapshot.
   void wake_sessions();
   void schedule_summary();
@@ -142,6 +154,7 @@ class Server {
   std::shared_ptr<const HitVolumeTable> hit_volumes_;  // world_->hit_volumes(), likewise
   // Before tick_ (destroyed after it): the tick offers it every snapshot.
   std::unique_ptr<EncodeStage> stage_;
+  bool tick_fills_cores_ = false;  // set by start(), before any session
   std::unique_ptr<TickLoop> tick_;
   std::mutex sessions_mutex_;
   std::unordered_map<uint64_t, std::shared_ptr<Session>> sessions_;

@@ -154,8 +154,8 @@ void Session::encode_compact() {
   // itself, so the stream never stops; a stage that is slow but moving is waited for, so
   // that the network threads do not take the tick's cores to encode what it will prepare.
   const bool staged = server_.encode_staged();
-  const bool stage_starved =
-      !staged || server_.stage_progress_tick() + kStageStarvedTicks <= newest_seen_;
+  const Server::StageTicks stage = server_.stage_ticks();
+  const bool stage_starved = !staged || stage.progress + kStageStarvedTicks <= newest_seen_;
   // The stage prepares for subscribers at every tick; one at a rate divisor holds other
   // frames, so it gains nothing by waiting.
   // A snapshot quantized after its tick (quantize_work.h) is not sent before it is.
@@ -183,6 +183,15 @@ void Session::encode_compact() {
       server_.metrics().stage_fallbacks.fetch_add(1, std::memory_order_relaxed);
     }
     if (!chosen) continue;
+    // Entries of its own (not the stage's) wait for the tick to end, a few ticks at most.
+    if (!stage_prepared_for(sub, *chosen) && server_.tick_holds_cores()) {
+      if (sub.held_for_tick_since == 0) sub.held_for_tick_since = newest_seen_;
+      if (newest_seen_ < sub.held_for_tick_since + kMaxHeldForTickTicks) {
+        server_.metrics().frames_held_for_tick.fetch_add(1, std::memory_order_relaxed);
+        continue;
+      }
+    }
+    sub.held_for_tick_since = 0;
     sub.let_go_before(chosen->tick);
     for (const SnapshotPtr& snap : compact_waiting_)
       if (snap->tick > sub.compact_through && snap->tick < chosen->tick && due(sub, *snap))
@@ -196,7 +205,7 @@ void Session::encode_compact() {
   // quantized poses, 10 MB at 5,000 64-joint characters) and counted as the frame passed
   // over, unless a paced subscription (which does not wait for the stage) or the fallback of
   // a starved stage may still send it.
-  const uint64_t taken = staged ? server_.stage_taken_tick() : 0;
+  const uint64_t taken = stage.taken;
   std::erase_if(compact_waiting_, [&](const SnapshotPtr& snap) {
     if (closed_ || draining_) return true;
     const bool passed_over =

@@ -166,6 +166,12 @@ struct Snapshot {
     }
   };
   mutable Flag prepared;
+  // The ticks of the frames the encode stage prepared the entries against: the last two
+  // snapshots it prepared before this one ([0] newest; 0 where there was none). A subscriber
+  // whose last two frames are of these ticks finds every entry it needs prepared
+  // (stage_prepared_for, stream_encoder.h). Written by the stage before `prepared` is set;
+  // read only after it is.
+  mutable uint64_t prepared_against[2] = {0, 0};
 
   // The character with `id`, or null (binary search: characters are sorted).
   const SnapshotCharacter* find(uint32_t id) const;

@@ -151,6 +151,13 @@ void keep_frames(StreamSubscription& sub, const Snapshot& snap) {
 
 }  // namespace
 
+bool stage_prepared_for(const StreamSubscription& sub, const Snapshot& snap) {
+  if (!snap.prepared.load(std::memory_order_acquire)) return false;
+  for (size_t k = 0; k < 2; ++k)
+    if ((k < sub.kept.size() ? sub.kept[k]->tick : 0) != snap.prepared_against[k]) return false;
+  return true;
+}
+
 std::unique_ptr<std::string> frame_message(const anim::v1::ServerMessage& message,
                                            std::string_view frame_tail) {
   return framed(message, frame_tail.size(), [&](std::string& out) { out.append(frame_tail); });

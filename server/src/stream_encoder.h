@@ -34,6 +34,9 @@ struct StreamSubscription {
   size_t last_bytes = 0;    // size of the last frame encoded (all parts)
   // ENCODING_COMPACT: snapshots up to this tick are encoded or skipped (Session).
   uint64_t compact_through = 0;
+  // ENCODING_COMPACT: the newest tick the session had seen when it first held back a frame
+  // of its own encoding for the tick to end (Session::kMaxHeldForTickTicks); 0 when none is.
+  uint64_t held_for_tick_since = 0;
   anim::v1::Encoding encoding = anim::v1::ENCODING_FLOAT_3X4;
 
   // ENCODING_COMPACT: the characters the client holds frames of, sorted by id, with the
@@ -73,6 +76,15 @@ struct StreamSubscription {
   size_t pending_event_bytes = 0;  // names and payloads of pending_events
   uint32_t events_dropped = 0;     // since the last frame encoded
 };
+
+// Whether `sub`'s next compact frame of `snap` is made of entries the encode stage prepared
+// (shared, copied as they are): the snapshot is prepared, and the subscription's last two
+// frames are of the ticks it was prepared against (Snapshot::prepared_against). Otherwise
+// the session encodes entries of its own: deltas against older frames after skipped ticks,
+// key frames after a lost frame or for a new subscription, frames at a rate divisor (~4.5 us
+// a 64-joint character: 2 ms for 500). Entries of region subscriptions' outer zones are
+// always the session's own (they are on their turns only).
+bool stage_prepared_for(const StreamSubscription& sub, const Snapshot& snap);
 
 // At most this many events, and this many bytes of names and payloads, wait for one frame.
 inline constexpr size_t kMaxPendingEvents = 256;

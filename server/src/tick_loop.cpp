@@ -16,12 +16,13 @@ namespace animd {
 using Clock = std::chrono::steady_clock;
 
 TickLoop::TickLoop(const Config& config, World& world, CommandQueue& commands, Metrics& metrics,
-                   Publish publish, Observe observe)
+                   Publish publish, Publish deliver, Observe observe)
     : config_(config),
       world_(world),
       commands_(commands),
       metrics_(metrics),
       publish_(std::move(publish)),
+      deliver_(std::move(deliver)),
       observe_(std::move(observe)) {}
 
 TickLoop::~TickLoop() {
@@ -96,6 +97,7 @@ void TickLoop::run() {
     const auto t1 = Clock::now();
     const double us = us_between(t0, t1);
     world_.tick_stats().record(us);
+    if (deliver_) deliver_(snap);
     if (observe_) observe_(t1 - t0, period);
     degrade = t1 - t0 > period;
     if (degrade) {

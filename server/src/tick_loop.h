@@ -1,9 +1,9 @@
 #pragma once
 // The fixed-tick loop, on its own thread. Each tick: take the queued commands, apply them
-// to the World, update every character (in parallel) into an immutable Snapshot, hand the
-// snapshot to the sessions, record the tick time. Ticks start on a steady-clock schedule;
-// a tick that overruns its period is counted, the next tick starts at once and the
-// schedule is re-based on it (no catch-up bursts), and the next tick runs degraded
+// to the World, update every character (in parallel) into an immutable Snapshot, hand it
+// over (`publish`), record the tick time, then deliver it (`deliver`: to the sessions). Ticks start
+// on a steady-clock schedule; a tick that overruns its period is counted, the next tick starts at
+// once and the schedule is re-based on it (no catch-up bursts), and the next tick runs degraded
 // (unwatched characters update every other tick).
 
 #include <atomic>
@@ -24,8 +24,13 @@ class TickLoop {
   using Publish = std::function<void(const SnapshotPtr&)>;
   // Called after every tick with its duration and the tick period (ops metrics, watchdog).
   using Observe = std::function<void(std::chrono::nanoseconds, std::chrono::nanoseconds)>;
+  // `publish`: the last step of each tick (Metrics::tick_running still true). `deliver`
+  // (may be empty): called once the tick's time is taken and tick_running is cleared; what
+  // wakes other threads of the tick's priority goes here (a network thread woken onto this
+  // thread's core preempts it, and the tick would wait for it: docs/benchmarks.md,
+  // "Sessions that encode while the tick runs").
   TickLoop(const Config& config, World& world, CommandQueue& commands, Metrics& metrics,
-           Publish publish, Observe observe = {});
+           Publish publish, Publish deliver = {}, Observe observe = {});
   ~TickLoop();
 
   void start();
@@ -41,6 +46,7 @@ class TickLoop {
   CommandQueue& commands_;
   Metrics& metrics_;
   Publish publish_;
+  Publish deliver_;
   Observe observe_;
   std::atomic<bool> stop_{false};
   std::thread thread_;

@@ -273,6 +273,50 @@ TEST_F(CompactStreamTest, TheEncodeStageWaitsForTheTickToEnd) {
   EXPECT_EQ(std::count(ready.begin(), ready.end(), true), 1);
 }
 
+// stage_prepared_for says whether a subscriber's frame is all the stage's entries (the
+// session holds back the others while the tick runs, Session::kMaxHeldForTickTicks): true
+// for a subscriber in step with the stage, and then sending encodes nothing new; false for
+// one that skipped a prepared snapshot (it encodes deltas of its own), for a new one (key
+// frames), and for a snapshot not prepared yet.
+TEST_F(CompactStreamTest, AFrameIsTheStagesOwnOnlyForASubscriberInStepWithIt) {
+  spawn(0.0f);
+  spawn(1.0f);
+  ASSERT_NO_FATAL_FAILURE(subscribe_compact_all(*world_, tick_));
+  PreparedSignal signal;
+  EncodeStage stage(2, false, nullptr, [&](uint64_t tick) { signal(tick); });
+  StreamSubscription in_step = compact_all(), skipping = compact_all();
+  Receiver skipping_receiver;
+  skipping_receiver.layout = receiver_.layout;
+  for (int i = 0; i < 6; ++i) {
+    const SnapshotPtr snap = tick();
+    EXPECT_FALSE(stage_prepared_for(in_step, *snap)) << "not prepared yet, tick " << snap->tick;
+    std::future<uint64_t> tick_prepared = signal.next();
+    stage.offer(snap);
+    ASSERT_EQ(tick_prepared.wait_for(kStageBound), std::future_status::ready);
+    EXPECT_EQ(snap->prepared_against[0], i >= 1 ? snap->tick - 1 : 0u);
+    EXPECT_EQ(snap->prepared_against[1], i >= 2 ? snap->tick - 2 : 0u);
+    // In step: the first frame too (the stage's first snapshot is key frames). A new
+    // subscriber after that needs key frames the stage did not prepare.
+    EXPECT_TRUE(stage_prepared_for(in_step, *snap)) << "tick " << snap->tick;
+    EXPECT_EQ(stage_prepared_for(compact_all(), *snap), i == 0) << "tick " << snap->tick;
+    const std::vector<bool> prepared = ready_entries(*snap);
+    EncodedFrame out;
+    encode_stream_frame(in_step, *snap, 0, 0, 1 << 20, out);
+    EXPECT_EQ(ready_entries(*snap), prepared) << "tick " << snap->tick;
+    receiver_.receive(out, *snap);
+    // The other subscriber takes ticks 1, 2, 4, 6: in step at 1 and 2; at 4 and 6 its
+    // deltas are against the ticks it holds (2 and 1, then 4 and 2), not the stage's.
+    if (snap->tick == 3 || snap->tick == 5) continue;
+    const bool expected = snap->tick <= 2;
+    EXPECT_EQ(stage_prepared_for(skipping, *snap), expected) << "tick " << snap->tick;
+    encode_stream_frame(skipping, *snap, 0, 0, 1 << 20, out);
+    skipping_receiver.receive(out, *snap);
+    if (!expected) {
+      EXPECT_NE(ready_entries(*snap), prepared) << "tick " << snap->tick << ": nothing of its own";
+    }
+  }
+}
+
 // The sessions encode frames themselves only when the stage's progress is far behind
 // (Session::kStageStarvedTicks): an idle stage given a snapshot is not behind, a busy one
 // given another is, until it has prepared something. And the tick it took last.
