@@ -206,10 +206,10 @@ class Session : public ReplySink, public std::enable_shared_from_this<Session> {
   // stage_prepared_for) waits while the tick runs, when the tick's threads fill the cores
   // (Server::tick_holds_cores): encoding 500 characters is ~2 ms of a network thread, at the
   // tick's priority, and ten out-of-step subscribers took most of a core from the tick
-  // (docs/benchmarks.md, "Sessions that encode while the tick runs"). It is sent when the
-  // tick ends (its snapshot is delivered to the sessions after it, Server::deliver), or
-  // encoded anyway once the subscription has waited this many ticks (an overloaded daemon
-  // whose ticks never end in time).
+  // (docs/benchmarks.md, "Waiting for a worker to wake, and network threads during the tick"). It
+  // is sent when the tick ends (its snapshot is delivered to the sessions after it,
+  // Server::deliver), or encoded anyway once the subscription has waited this many ticks (an
+  // overloaded daemon whose ticks never end in time).
   static constexpr uint64_t kMaxHeldForTickTicks = 3;
   bool snapshot_posted_ = false;  // guarded by snapshot_mutex_
   std::atomic<uint32_t> coalesced_drops_{0};

@@ -28,7 +28,7 @@ class TickLoop {
   // (may be empty): called once the tick's time is taken and tick_running is cleared; what
   // wakes other threads of the tick's priority goes here (a network thread woken onto this
   // thread's core preempts it, and the tick would wait for it: docs/benchmarks.md,
-  // "Sessions that encode while the tick runs").
+  // "Waiting for a worker to wake, and network threads during the tick").
   TickLoop(const Config& config, World& world, CommandQueue& commands, Metrics& metrics,
            Publish publish, Publish deliver = {}, Observe observe = {});
   ~TickLoop();

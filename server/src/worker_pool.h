@@ -8,11 +8,11 @@
 // a worker joins in when it gets a core, and run() waits only for blocks some thread took.
 // (With a start barrier, a worker whose core was taken by another process held the whole run
 // back until it got it again: ticks of 17-19 ms with 10 ms of work in them, docs/benchmarks.md,
-// "A tick that waited for a worker to wake".) The job is a plain function pointer + context
-// so that a run allocates nothing. The job must not assume which thread runs which block; it
-// is told which thread runs it (0 the caller of run(), 1 .. threads - 1 the started ones), so
-// that it can keep scratch memory per thread, made before the first run (thread-local scratch
-// would be made by a thread's first block, whenever that comes: a run can leave a thread
+// "Waiting for a worker to wake, and network threads during the tick".) The job is a plain function
+// pointer + context so that a run allocates nothing. The job must not assume which thread runs
+// which block; it is told which thread runs it (0 the caller of run(), 1 .. threads - 1 the started
+// ones), so that it can keep scratch memory per thread, made before the first run (thread-local
+// scratch would be made by a thread's first block, whenever that comes: a run can leave a thread
 // without any). The pool's threads can each be kept to a core of their own
 // (thread_affinity.h says why).
 
