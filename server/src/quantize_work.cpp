@@ -31,7 +31,7 @@ bool QuantizeWork::run_block() {
   // The last block's thread publishes the whole frame.
   const size_t n = end - begin;
   if (done_.fetch_add(n, std::memory_order_acq_rel) + n == count_) {
-    complete_.store(true, std::memory_order_release);
+    complete_.store(true);  // sequentially consistent, for the notify (as TickLoop's)
     complete_.notify_all();
   }
   return true;

@@ -91,7 +91,9 @@ void TickLoop::run() {
     SnapshotPtr snap = world_.update(dt, tick, server_time, degrade);
     const auto updated = Clock::now();
     publish_(snap);
-    metrics_.tick_running.store(false, std::memory_order_release);
+    // Sequentially consistent, for the notify: a waiter that is about to sleep is counted
+    // before this is read, so it is woken (std::atomic::notify skips uncounted waiters).
+    metrics_.tick_running.store(false);
     metrics_.tick_running.notify_all();
     metrics_.tick.store(tick, std::memory_order_relaxed);
     const auto t1 = Clock::now();

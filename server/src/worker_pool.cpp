@@ -50,7 +50,7 @@ double WorkerPool::workers_cpu_us() const {
 WorkerPool::~WorkerPool() {
   if (!workers_.empty()) {
     stop_.store(true, std::memory_order_relaxed);
-    run_number_.fetch_add(1, std::memory_order_release);
+    run_number_.fetch_add(1);  // sequentially consistent: see run()
     run_number_.notify_all();
     for (auto& t : workers_) t.join();
   }
@@ -94,8 +94,10 @@ void WorkerPool::run_blocks(int thread) {
     // does not end before this block is done).
     p.job.load(std::memory_order_relaxed)(p.context.load(std::memory_order_relaxed), begin, end,
                                           thread);
-    if (done_.fetch_add(end - begin, std::memory_order_acq_rel) + (end - begin) == n)
-      done_.notify_one();
+    // Sequentially consistent, as the change a notify follows must be: libstdc++'s notify
+    // skips the wake-up when it sees no waiter, and the waiter's count must not be read
+    // before this write is visible (else a caller about to sleep is never woken).
+    if (done_.fetch_add(end - begin) + (end - begin) == n) done_.notify_one();
     if (yield_) sched_yield();
     cursor = cursor_.load(std::memory_order_acquire);
   }
@@ -120,7 +122,7 @@ void WorkerPool::run(size_t n, Job job, void* context) {
   done_.store(0, std::memory_order_relaxed);
   // Publishes the parameters (and the reset count) to whoever claims a block of this run.
   cursor_.store(uint64_t{number} << 32, std::memory_order_release);
-  run_number_.store(number, std::memory_order_release);
+  run_number_.store(number);  // sequentially consistent, for the notify (see run_blocks)
   run_number_.notify_all();
   run_blocks(0);
   // Every block is taken; wait for the ones other threads still run.
