@@ -82,8 +82,8 @@ struct StreamSubscription {
 // frames are of the ticks it was prepared against (Snapshot::prepared_against). Otherwise
 // the session encodes entries of its own: deltas against older frames after skipped ticks,
 // key frames after a lost frame or for a new subscription, frames at a rate divisor (~4.5 us
-// a 64-joint character: 2 ms for 500). Entries of region subscriptions' outer zones are
-// always the session's own (they are on their turns only).
+// a 64-joint character: 2 ms for 500). Not counted here: a region subscription's outer-zone
+// members (sent on their turns, a few at a time) are the session's own encoding either way.
 bool stage_prepared_for(const StreamSubscription& sub, const Snapshot& snap);
 
 // At most this many events, and this many bytes of names and payloads, wait for one frame.

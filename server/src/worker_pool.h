@@ -6,15 +6,15 @@
 // others take its remaining blocks, so the tick waits for one block, not for a thread's half.
 // The caller does not wait for the workers to wake either: it starts on the blocks at once,
 // a worker joins in when it gets a core, and run() waits only for blocks some thread took.
-// (With a start barrier, a worker whose core was taken by another process held the whole run
-// back until it got it again: ticks of 17-19 ms with 10 ms of work in them, docs/benchmarks.md,
-// "Waiting for a worker to wake, and network threads during the tick".) The job is a plain function
-// pointer + context so that a run allocates nothing. The job must not assume which thread runs
-// which block; it is told which thread runs it (0 the caller of run(), 1 .. threads - 1 the started
-// ones), so that it can keep scratch memory per thread, made before the first run (thread-local
-// scratch would be made by a thread's first block, whenever that comes: a run can leave a thread
-// without any). The pool's threads can each be kept to a core of their own
-// (thread_affinity.h says why).
+// (With a start barrier, a worker whose core another process held kept the whole run waiting
+// until it got the core back: ticks of 17-19 ms with 10 ms of work in them; docs/benchmarks.md,
+// "Waiting for a worker to wake, and network threads during the tick".) The job is a plain
+// function pointer + context so that a run allocates nothing. The job must not assume which
+// thread runs which block; it is told which thread runs it (0 the caller of run(), 1 ..
+// threads - 1 the started ones), so that it can keep scratch memory per thread, made before
+// the first run (thread-local scratch would be made by a thread's first block, whenever that
+// comes: a run can leave a thread without any). The pool's threads can each be kept to a core
+// of their own (thread_affinity.h says why).
 
 #include <pthread.h>
 #include <time.h>
@@ -67,6 +67,7 @@ class WorkerPool {
   // time the workers could work in; runs too small to wake them are not in it). Read by the
   // thread that calls run().
   double parallel_us() const { return parallel_us_; }
+  // Runs `job` over [0, n), n < 2^32. One caller at a time (the tick thread).
   void run(size_t n, Job job, void* context);
 
  private:
@@ -81,7 +82,7 @@ class WorkerPool {
     std::atomic<void*> context{nullptr};
   };
   void worker(int thread);
-  // Takes blocks of the current run until none is left; returns how many items it ran.
+  // Takes blocks of the current run until none is left.
   void run_blocks(int thread);
 
   int threads_;
