@@ -154,7 +154,7 @@ class Server {
   std::shared_ptr<const HitVolumeTable> hit_volumes_;  // world_->hit_volumes(), likewise
   // Before tick_ (destroyed after it): the tick offers it every snapshot.
   std::unique_ptr<EncodeStage> stage_;
-  bool tick_fills_cores_ = false;  // set by start(), before any session
+  bool tick_fills_cores_ = false;  // set by init(), before any session
   std::unique_ptr<TickLoop> tick_;
   std::mutex sessions_mutex_;
   std::unordered_map<uint64_t, std::shared_ptr<Session>> sessions_;

@@ -185,11 +185,11 @@ void Session::encode_compact() {
     if (!chosen) continue;
     // Entries of its own (not the stage's) wait for the tick to end, a few ticks at most.
     if (!stage_prepared_for(sub, *chosen) && server_.tick_holds_cores()) {
-      if (sub.held_for_tick_since == 0) sub.held_for_tick_since = newest_seen_;
-      if (newest_seen_ < sub.held_for_tick_since + kMaxHeldForTickTicks) {
+      if (sub.held_for_tick_since == 0) {  // counted once per hold, however often woken
+        sub.held_for_tick_since = newest_seen_;
         server_.metrics().frames_held_for_tick.fetch_add(1, std::memory_order_relaxed);
-        continue;
       }
+      if (newest_seen_ < sub.held_for_tick_since + kMaxHeldForTickTicks) continue;
     }
     sub.held_for_tick_since = 0;
     sub.let_go_before(chosen->tick);
