@@ -269,19 +269,23 @@ bool quantize_four(const Layout& layout, const PoseView& pose, bool trs, size_t 
     ok = _mm_and_si128(ok, _mm_and_si128(small(p1.t), small(p1.s)));
     const __m128i same1 = _mm_cmpeq_epi32(p1.largest, q.largest);
     __m128i rot_second = _mm_setzero_si128(), t_second = rot_second, s_second = rot_second;
-    QLanes p2 = p1;
+    // Without a second frame the `second` masks are 0 and its lanes are never chosen: p1
+    // stands in, by reference (a copy of ten vectors costs a block's worth of stalls).
+    QLanes older;
+    const QLanes* p2 = &p1;
     if (prev2) {
-      p2 = load(prev2 + j);
-      ok = _mm_and_si128(ok, _mm_and_si128(small(p2.t), small(p2.s)));
-      rot_second = _mm_and_si128(_mm_cmpeq_epi32(p2.largest, q.largest), moving(p1.r, p2.r));
-      t_second = moving(p1.t, p2.t);
-      s_second = moving(p1.s, p2.s);
+      older = load(prev2 + j);
+      p2 = &older;
+      ok = _mm_and_si128(ok, _mm_and_si128(small(older.t), small(older.s)));
+      rot_second = _mm_and_si128(_mm_cmpeq_epi32(older.largest, q.largest), moving(p1.r, older.r));
+      t_second = moving(p1.t, older.t);
+      s_second = moving(p1.s, older.s);
     }
     const __m128i all = _mm_set1_epi32(-1);
     for (int i = 0; i < 3; ++i) {
-      pull(q.r[i], exact_r[i], p1.r[i], p2.r[i], rot_second, same1, rot_limit);
-      pull(q.t[i], exact_t[i], p1.t[i], p2.t[i], t_second, all, limit);
-      pull(q.s[i], exact_s[i], p1.s[i], p2.s[i], s_second, all, limit);
+      pull(q.r[i], exact_r[i], p1.r[i], p2->r[i], rot_second, same1, rot_limit);
+      pull(q.t[i], exact_t[i], p1.t[i], p2->t[i], t_second, all, limit);
+      pull(q.s[i], exact_s[i], p1.s[i], p2->s[i], s_second, all, limit);
     }
   }
   if (_mm_movemask_epi8(ok) != 0xffff) return false;
@@ -519,19 +523,24 @@ ANIMCODEC_AVX2 bool quantize_eight(const Layout& layout, const PoseView& pose, b
     ok = _mm256_and_si256(ok, _mm256_and_si256(small(p1.t), small(p1.s)));
     const __m256i same1 = _mm256_cmpeq_epi32(p1.largest, q.largest);
     __m256i rot_second = _mm256_setzero_si256(), t_second = rot_second, s_second = rot_second;
-    QLanes8 p2 = p1;
+    // Without a second frame the `second` masks are 0 and its lanes are never chosen: p1
+    // stands in, by reference (a copy of ten vectors costs a block's worth of stalls).
+    QLanes8 older;
+    const QLanes8* p2 = &p1;
     if (prev2) {
-      p2 = load8(prev2 + j);
-      ok = _mm256_and_si256(ok, _mm256_and_si256(small(p2.t), small(p2.s)));
-      rot_second = _mm256_and_si256(_mm256_cmpeq_epi32(p2.largest, q.largest), moving(p1.r, p2.r));
-      t_second = moving(p1.t, p2.t);
-      s_second = moving(p1.s, p2.s);
+      older = load8(prev2 + j);
+      p2 = &older;
+      ok = _mm256_and_si256(ok, _mm256_and_si256(small(older.t), small(older.s)));
+      rot_second =
+          _mm256_and_si256(_mm256_cmpeq_epi32(older.largest, q.largest), moving(p1.r, older.r));
+      t_second = moving(p1.t, older.t);
+      s_second = moving(p1.s, older.s);
     }
     const __m256i all = _mm256_set1_epi32(-1);
     for (int i = 0; i < 3; ++i) {
-      pull(q.r[i], exact_r[i], p1.r[i], p2.r[i], rot_second, same1, rot_limit);
-      pull(q.t[i], exact_t[i], p1.t[i], p2.t[i], t_second, all, limit);
-      pull(q.s[i], exact_s[i], p1.s[i], p2.s[i], s_second, all, limit);
+      pull(q.r[i], exact_r[i], p1.r[i], p2->r[i], rot_second, same1, rot_limit);
+      pull(q.t[i], exact_t[i], p1.t[i], p2->t[i], t_second, all, limit);
+      pull(q.s[i], exact_s[i], p1.s[i], p2->s[i], s_second, all, limit);
     }
   }
   if (_mm256_movemask_ps(_mm256_castsi256_ps(ok)) != 0xff) return false;
