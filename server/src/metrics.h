@@ -35,6 +35,11 @@ struct Metrics {
   // Ticks the World left unquantized for that reason (the compact stream's frames are of
   // fewer ticks than the simulation's; the summary log line).
   std::atomic<uint64_t> quant_deferred_ticks{0};
+  // Ticks whose workers quantized them inside the tick, which then costs about twice the CPU:
+  // the stage was busy kMaxDeferredTicks ticks in a row (or a paced subscription was due), so
+  // it could not quantize them between ticks (the summary log line).
+  std::atomic<uint64_t> quantized_in_tick{0};
+  std::atomic<uint64_t> overruns_quantized_in_tick{0};  // tick_overruns that were such ticks
   // Characters of ticks left to quantize after the tick (quantize_work.h) that nobody had
   // taken when the next tick began, so that tick quantized them itself (World::settle): the
   // encode stage got too little CPU between ticks (the summary log line).

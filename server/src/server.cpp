@@ -522,11 +522,13 @@ void Server::schedule_summary() {
       spdlog::info(
           "summary: encode stage: {} snapshots prepared, {} ticks not quantized while it was "
           "busy and {} skipped (a newer one came first): the compact stream ran below the tick "
-          "rate; {} frames encoded by sessions because it was 30 ticks behind (no CPU to spare); "
+          "rate; {} ticks quantized inside the tick (the stage busy too long; {} of them overran); "
+          "{} frames encoded by sessions because it was 30 ticks behind (no CPU to spare); "
           "{} characters quantized by the next tick (the stage had not reached them); {} "
           "frames of sessions' own encoding held back until a tick ended",
           stage_->prepared(), m.quant_deferred_ticks.load(), stage_->skipped(),
-          m.stage_fallbacks.load(), m.quantized_by_next_tick.load(), m.frames_held_for_tick.load());
+          m.quantized_in_tick.load(), m.overruns_quantized_in_tick.load(), m.stage_fallbacks.load(),
+          m.quantized_by_next_tick.load(), m.frames_held_for_tick.load());
     log_limiter_.flush(steady_seconds());
     schedule_summary();
   });

@@ -104,6 +104,9 @@ void TickLoop::run() {
     degrade = t1 - t0 > period;
     if (degrade) {
       metrics_.tick_overruns.fetch_add(1, std::memory_order_relaxed);
+      // Quantized by the workers, not left to the encode stage between ticks.
+      const bool quantized = snap->quant && !snap->quantize.started();
+      if (quantized) metrics_.overruns_quantized_in_tick.fetch_add(1, std::memory_order_relaxed);
       if (t1 - last_overrun_line >= std::chrono::seconds(1)) {
         phases.settle_us = us_between(t0, settled);
         phases.apply_us = us_between(settled, applied);
@@ -114,6 +117,7 @@ void TickLoop::run() {
         phases.workers_cpu_us = world_.pool().workers_cpu_us() - workers0;
         phases.threads = world_.pool().threads();
         phases.parallel_us = world_.pool().parallel_us() - parallel0;
+        phases.quantized_in_tick = quantized;
         spdlog::warn("{}",
                      describe_overrun(tick, phases,
                                       std::chrono::duration<double, std::micro>(period).count(),

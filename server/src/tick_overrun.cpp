@@ -16,13 +16,14 @@ std::string ms(double us) {
 
 std::string describe_overrun(uint64_t tick, const TickPhases& p, double period_us,
                              uint64_t unlogged) {
-  std::string s = "tick " + std::to_string(tick) + " overran: " + ms(p.wall_us) + " (period " +
-                  ms(period_us) + "): " +
-                  (p.settle_us >= 50.0 ? "the last tick's quantization " + ms(p.settle_us) + ", "
-                                       : std::string()) +
-                  "apply " + ms(p.apply_us) + " (" + std::to_string(p.commands) +
-                  " commands), update " + ms(p.update_us) + ", publish " + ms(p.publish_us) +
-                  "; on a core: the tick thread " + ms(p.thread_cpu_us);
+  std::string s =
+      "tick " + std::to_string(tick) + " overran: " + ms(p.wall_us) + " (period " + ms(period_us) +
+      "): " +
+      (p.settle_us >= 50.0 ? "the last tick's quantization " + ms(p.settle_us) + ", "
+                           : std::string()) +
+      "apply " + ms(p.apply_us) + " (" + std::to_string(p.commands) + " commands), update " +
+      ms(p.update_us) + (p.quantized_in_tick ? " (quantized for the compact stream)" : "") +
+      ", publish " + ms(p.publish_us) + "; on a core: the tick thread " + ms(p.thread_cpu_us);
   if (p.threads > 1) s += ", the workers " + ms(p.workers_cpu_us);
   const double possible = p.wall_us + double(p.threads - 1) * p.parallel_us;
   const double used = p.thread_cpu_us + p.workers_cpu_us;

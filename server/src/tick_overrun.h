@@ -29,6 +29,9 @@ struct TickPhases {
   double parallel_us = 0.0;     // wall time in which the workers ran (WorkerPool::parallel_us)
   int threads = 1;              // the pool's threads, the tick thread's included
   uint64_t commands = 0;        // commands applied
+  // The update's workers also quantized the tick for the compact stream (the encode stage
+  // could not take it between ticks: World::update), which about doubles its CPU.
+  bool quantized_in_tick = false;
 };
 
 // One log line for an overrun of tick `tick` against `period_us`; `unlogged`: overruns since

@@ -7,6 +7,7 @@
 #include "reply_budget.h"
 #include "reply_sink.h"
 #include "request_convert.h"
+#include "stream_encoder.h"
 
 namespace animd {
 
@@ -452,6 +453,9 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
   // kMaxDeferredTicks: the sessions then encode what it could not (their fallback).
   const bool stage_busy = metrics_.stage_busy.load(std::memory_order_acquire);
   const bool paced = metrics_.compact_paced_subscriptions.load(std::memory_order_relaxed) > 0;
+  // Quantized ticks are at most kMaxDeferredTicks + 1 apart: a delta between two of them finds
+  // its baseline among a subscription's kept frames.
+  static_assert(kMaxDeferredTicks + 1 <= StreamSubscription::kMaxKeptAge);
   const bool deferred = compact && stage_busy && !paced && quant_recent_[0] &&
                         quant_recent_[0]->tick + kMaxDeferredTicks >= tick;
   QuantRef quant = compact && !deferred ? quant_frames_.acquire() : QuantRef();
@@ -546,6 +550,7 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
                 quant && !after_tick,
                 watched_regions_};
   pool_.run(characters_.size(), &UpdateJob::run, &job);
+  if (job.quantize) metrics_.quantized_in_tick.fetch_add(1, std::memory_order_relaxed);
   if (after_tick) {
     // It reads snap->quant_pull, and lets go of them when finished.
     snap->quantize.start(*snap, characters_);

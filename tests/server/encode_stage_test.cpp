@@ -74,6 +74,9 @@ TEST_F(CompactStreamTest, TicksTheStageCannotTakeAreNotQuantized) {
     held[0] = snap->quant;
   }
   EXPECT_EQ(quantized, (std::vector<uint64_t>{1, 5, 8, 10, 11, 12}));
+  // This World quantizes nothing after its ticks (no stage threads): each was counted as
+  // quantized inside the tick.
+  EXPECT_EQ(metrics_.quantized_in_tick.load(), quantized.size());
   // Each tick is pulled towards the last two quantized, whichever ticks they were.
   const std::vector<std::pair<uint64_t, uint64_t>> expected_pulls{{0, 0}, {1, 0},  {5, 1},
                                                                   {8, 5}, {10, 8}, {11, 10}};

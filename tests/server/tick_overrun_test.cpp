@@ -40,6 +40,15 @@ TEST(TickOverrun, AComputingTickNamesItsPhasesAndSaysTheWorkIsTooMuch) {
   EXPECT_FALSE(has(line, "short of CPU")) << line;
   EXPECT_FALSE(has(line, "since the last line")) << line;
   EXPECT_FALSE(has(line, "quantization")) << line;  // none left from the last tick
+  EXPECT_FALSE(has(line, "compact stream")) << line;
+}
+
+TEST(TickOverrun, ATickThatQuantizedForTheStreamSaysSo) {
+  TickPhases p = two_threads(310.0, 16'900.0, 17'400.0, 15'000.0, 14'000.0, 16'900.0);
+  p.quantized_in_tick = true;
+  const std::string line = describe_overrun(90, p, 16'666.7, 0);
+  EXPECT_TRUE(has(line, "update 16.9 ms (quantized for the compact stream), publish 0.0 ms"))
+      << line;
 }
 
 TEST(TickOverrun, TheLastTicksQuantizationIsAPhaseOfItsOwn) {
