@@ -522,7 +522,8 @@ void Server::schedule_summary() {
       spdlog::info(
           "summary: encode stage: {} snapshots prepared, {} ticks not quantized while it was "
           "busy and {} skipped (a newer one came first): the compact stream ran below the tick "
-          "rate; {} ticks quantized inside the tick (the stage busy too long; {} of them overran); "
+          "rate; {} ticks quantized inside the tick (the stage busy too long, or a paced "
+          "subscription due; {} of them overran); "
           "{} frames encoded by sessions because it was 30 ticks behind (no CPU to spare); "
           "{} characters quantized by the next tick (the stage had not reached them); {} "
           "frames of sessions' own encoding held back until a tick ended",
