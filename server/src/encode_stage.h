@@ -65,7 +65,7 @@ class EncodeStage {
   // The tick of the last snapshot prepared, or of a snapshot offered to an idle stage when
   // that came later (0 before any): the stage is as far behind as the newest tick is past
   // it. The sessions encode a frame themselves only when it is far behind
-  // (Session::kStageStarvedTicks): a stage that is merely slow is waited for.
+  // (kStageStarvedTicks, compact_frame_choice.h): a stage that is merely slow is waited for.
   uint64_t progress_tick() const { return progress_tick_.load(std::memory_order_acquire); }
   // The tick of the last snapshot the stage took to prepare (0 before any). It takes only the
   // newest offered, so a snapshot older than this that is not prepared never will be: the

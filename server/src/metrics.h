@@ -19,7 +19,8 @@ struct Metrics {
   std::atomic<uint64_t> tick_overruns{0};   // ticks longer than the tick period (total)
   std::atomic<uint64_t> degraded_ticks{0};  // ticks that skipped unwatched characters
   // Compact frames a session encoded itself because the encode stage (encode_stage.h) was
-  // Session::kStageStarvedTicks behind: it got no CPU (a host with none to spare).
+  // kStageStarvedTicks behind (compact_frame_choice.h): it got no CPU (a host with none to
+  // spare).
   std::atomic<uint64_t> stage_fallbacks{0};
   // Compact frames a session held back while the tick ran because it would have encoded
   // their entries itself (stage_prepared_for, stream_encoder.h), sent once the tick ended.

@@ -191,26 +191,6 @@ class Session : public ReplySink, public std::enable_shared_from_this<Session> {
   // compact_through and due), waiting for the encode stage; the newest tick taken.
   std::deque<SnapshotPtr> compact_waiting_;
   uint64_t newest_seen_ = 0;
-  // A compact subscription waits this many ticks at most for the encode stage to prepare a
-  // snapshot, then encodes the newest itself if the stage is also kStageStarvedTicks behind.
-  // Its kept frames (StreamSubscription::kMaxKeptAge, 8 ticks before the tick it encodes)
-  // are let go this much later (on_snapshot).
-  static constexpr uint64_t kStageGraceTicks = 6;
-  // How far behind the newest tick the stage's progress (EncodeStage::progress_tick) must be
-  // before sessions encode frames themselves. A stage that is slow but moving is waited for:
-  // the sessions' encoding runs on the network threads, at the tick's priority, so on a
-  // host short of CPU it took the tick's cores (docs/benchmarks.md, "The tick's threads on
-  // one core, and sessions that encode for a slow stage").
-  static constexpr uint64_t kStageStarvedTicks = 30;
-  // A compact frame whose entries the session would encode itself (not the stage's:
-  // stage_prepared_for) waits while the tick runs, when the tick's threads fill the cores
-  // (Server::tick_holds_cores): encoding 500 characters is ~2 ms of a network thread, at the
-  // tick's priority, and ten out-of-step subscribers took most of a core from the tick
-  // (docs/benchmarks.md, "Waiting for a worker to wake, and network threads during the tick"). It
-  // is sent when the tick ends (its snapshot is delivered to the sessions after it,
-  // Server::deliver), or encoded anyway once the subscription has waited this many ticks (an
-  // overloaded daemon whose ticks never end in time).
-  static constexpr uint64_t kMaxHeldForTickTicks = 3;
   bool snapshot_posted_ = false;  // guarded by snapshot_mutex_
   std::atomic<uint32_t> coalesced_drops_{0};
   uint32_t dropped_since_last_ = 0;

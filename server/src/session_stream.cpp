@@ -7,6 +7,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "compact_frame_choice.h"
 #include "server.h"
 
 namespace animd {
@@ -84,14 +85,6 @@ void Session::snapshot_prepared() {
   asio::post(transport_.get_executor(), [self = shared_from_this()] { self->on_snapshot(); });
 }
 
-namespace {
-
-bool due(const StreamSubscription& sub, const Snapshot& snap) {
-  return snap.tick >= sub.start_tick && (snap.tick - sub.start_tick) % sub.divisor == 0;
-}
-
-}  // namespace
-
 void Session::on_snapshot() {
   encoding_.clear();
   {
@@ -120,7 +113,8 @@ void Session::on_snapshot() {
       if (sub.events)
         if (const uint64_t lost = collect_events(sub, *snap))
           server_.metrics().events_dropped.fetch_add(lost, std::memory_order_relaxed);
-      if (sub.encoding != anim::v1::ENCODING_COMPACT && due(sub, *snap)) send_frame(sub, *snap);
+      if (sub.encoding != anim::v1::ENCODING_COMPACT && frame_due(sub, *snap))
+        send_frame(sub, *snap);
       if (closed_) break;
     }
     // Only quantized snapshots can be sent compact: the World skips quantizing ticks the
@@ -147,77 +141,33 @@ void Session::on_snapshot() {
 }
 
 void Session::encode_compact() {
-  // The encode stage (encode_stage.h) encodes each snapshot's entries ahead of the sessions;
-  // a snapshot it has not prepared waits for it, or for a newer one that is. It runs on what
-  // CPU the rest leaves. When a snapshot has waited kStageGraceTicks and the stage has made no
-  // progress for kStageStarvedTicks (it gets no CPU at all), the session encodes the newest
-  // itself, so the stream never stops; a stage that is slow but moving is waited for, so
-  // that the network threads do not take the tick's cores to encode what it will prepare.
+  // The rules are compact_frame_choice.h's: each compact subscription sends the newest
+  // snapshot the encode stage prepared (or, once the stage is starved, one of its own
+  // encoding), and what the stage will never prepare stops waiting.
   const bool staged = server_.encode_staged();
   const Server::StageTicks stage = server_.stage_ticks();
-  const bool stage_starved = !staged || stage.progress + kStageStarvedTicks <= newest_seen_;
-  // The stage prepares for subscribers at every tick; one at a rate divisor holds other
-  // frames, so it gains nothing by waiting.
-  // A snapshot quantized after its tick (quantize_work.h) is not sent before it is.
-  auto ready = [&](const StreamSubscription& sub, const Snapshot& snap) {
-    return snap.quantized() &&
-           (!staged || sub.divisor > 1 || snap.prepared.load(std::memory_order_acquire));
-  };
-  // Each compact subscription encodes only the newest ready snapshot due (every divisor-th
-  // tick) of those waiting: catching up costs one encode, and its deltas name the ticks
-  // between. The older ones count as dropped frames (their events go out with the next
-  // frame); newer ones wait for the stage.
+  const bool starved = stage_starved(staged, stage.progress, newest_seen_);
+  Metrics& metrics = server_.metrics();
   for (StreamSubscription& sub : subscriptions_) {
     if (closed_ || draining_) break;
     if (sub.encoding != anim::v1::ENCODING_COMPACT) continue;
-    const Snapshot *newest = nullptr, *newest_ready = nullptr, *oldest = nullptr;
-    for (const SnapshotPtr& snap : compact_waiting_) {
-      if (snap->tick <= sub.compact_through || !due(sub, *snap)) continue;
-      if (!oldest) oldest = snap.get();
-      if (snap->quantized()) newest = snap.get();
-      if (ready(sub, *snap)) newest_ready = snap.get();
-    }
-    const Snapshot* chosen = newest_ready;
-    if (!chosen && newest && stage_starved && oldest->tick + kStageGraceTicks <= newest_seen_) {
-      chosen = newest;  // waited long enough: encode it here (the newest quantized)
-      server_.metrics().stage_fallbacks.fetch_add(1, std::memory_order_relaxed);
-    }
-    if (!chosen) continue;
-    // Entries of its own (not the stage's) wait for the tick to end, a few ticks at most.
-    if (!stage_prepared_for(sub, *chosen) && server_.tick_holds_cores()) {
-      if (sub.held_for_tick_since == 0) {  // counted once per hold, however often woken
-        sub.held_for_tick_since = newest_seen_;
-        server_.metrics().frames_held_for_tick.fetch_add(1, std::memory_order_relaxed);
-      }
-      if (newest_seen_ < sub.held_for_tick_since + kMaxHeldForTickTicks) continue;
-    }
-    sub.held_for_tick_since = 0;
-    sub.let_go_before(chosen->tick);
-    for (const SnapshotPtr& snap : compact_waiting_)
-      if (snap->tick > sub.compact_through && snap->tick < chosen->tick && due(sub, *snap))
-        count_drops(1, false);
-    sub.compact_through = chosen->tick;
-    send_frame(sub, *chosen);
+    const CompactChoiceState state{staged, starved, server_.tick_holds_cores(), newest_seen_};
+    const CompactChoice choice = choose_compact_frame(sub, compact_waiting_, state);
+    if (choice.hold_began) metrics.frames_held_for_tick.fetch_add(1, std::memory_order_relaxed);
+    if (!choice.frame) continue;
+    if (choice.fallback) metrics.stage_fallbacks.fetch_add(1, std::memory_order_relaxed);
+    sub.let_go_before(choice.frame->tick);
+    count_drops(choice.skipped, false);
+    sub.compact_through = choice.frame->tick;
+    send_frame(sub, *choice.frame);
   }
-  // Kept while some compact subscription may still encode it. One the stage moved past
-  // without preparing it never will be (EncodeStage::taken_tick): a subscription waiting for
-  // the stage would only pass over it for a newer one, so it is let go now (a whole tick's
-  // quantized poses, 10 MB at 5,000 64-joint characters) and counted as the frame passed
-  // over, unless a paced subscription (which does not wait for the stage) or the fallback of
-  // a starved stage may still send it.
-  const uint64_t taken = stage.taken;
+  // Kept while some compact subscription may still send it (a whole tick's quantized poses:
+  // 10 MB at 5,000 64-joint characters).
   std::erase_if(compact_waiting_, [&](const SnapshotPtr& snap) {
     if (closed_ || draining_) return true;
-    const bool passed_over =
-        !stage_starved && snap->tick < taken && !snap->prepared.load(std::memory_order_acquire);
-    int waiting = 0;
-    for (const StreamSubscription& sub : subscriptions_)
-      if (sub.encoding == anim::v1::ENCODING_COMPACT && snap->tick > sub.compact_through &&
-          due(sub, *snap)) {
-        if (!passed_over || sub.divisor > 1) return false;
-        ++waiting;
-      }
-    if (waiting > 0) count_drops(static_cast<uint32_t>(waiting), false);
+    uint32_t drops = 0;
+    if (keep_waiting(*snap, subscriptions_, starved, stage.taken, drops)) return false;
+    count_drops(drops, false);
     return true;
   });
 }

@@ -35,7 +35,8 @@ struct StreamSubscription {
   // ENCODING_COMPACT: snapshots up to this tick are encoded or skipped (Session).
   uint64_t compact_through = 0;
   // ENCODING_COMPACT: the newest tick the session had seen when it first held back a frame
-  // of its own encoding for the tick to end (Session::kMaxHeldForTickTicks); 0 when none is.
+  // of its own encoding for the tick to end (kMaxHeldForTickTicks, compact_frame_choice.h); 0
+  // when none is.
   uint64_t held_for_tick_since = 0;
   anim::v1::Encoding encoding = anim::v1::ENCODING_FLOAT_3X4;
 

@@ -250,10 +250,10 @@ class World {
   // reset by settle().
   std::shared_ptr<Snapshot> quantizing_;
   // Ticks in a row left unquantized while the encode stage is busy, at most (update()). With
-  // a stage that gets no CPU, a session's fallback (Session::kStageGraceTicks, 6, once the
-  // stage is Session::kStageStarvedTicks behind) then sends frames about 8 ticks apart: within
-  // what subscriptions keep for their deltas (StreamSubscription::kMaxKeptAge), so such a
-  // stream is slow, not made of key frames.
+  // a stage that gets no CPU, a session's fallback (kStageGraceTicks, 6, once the
+  // stage is kStageStarvedTicks behind: compact_frame_choice.h) then sends frames about 8 ticks
+  // apart: within what subscriptions keep for their deltas (StreamSubscription::kMaxKeptAge), so
+  // such a stream is slow, not made of key frames.
   static constexpr uint64_t kMaxDeferredTicks = 3;
   std::shared_ptr<PoseHistory> history_;             // written by update() only
   std::shared_ptr<const PoseHistory> history_view_;  // the same, for readers

@@ -277,10 +277,10 @@ TEST_F(CompactStreamTest, TheEncodeStageWaitsForTheTickToEnd) {
 }
 
 // stage_prepared_for says whether a subscriber's frame is all the stage's entries (the
-// session holds back the others while the tick runs, Session::kMaxHeldForTickTicks): true
-// for a subscriber in step with the stage, and then sending encodes nothing new; false for
-// one that skipped a prepared snapshot (it encodes deltas of its own), for a new one (key
-// frames), and for a snapshot not prepared yet.
+// session holds back the others while the tick runs, kMaxHeldForTickTicks in
+// compact_frame_choice.h): true for a subscriber in step with the stage, and then sending encodes
+// nothing new; false for one that skipped a prepared snapshot (it encodes deltas of its own), for a
+// new one (key frames), and for a snapshot not prepared yet.
 TEST_F(CompactStreamTest, AFrameIsTheStagesOwnOnlyForASubscriberInStepWithIt) {
   spawn(0.0f);
   spawn(1.0f);
@@ -321,8 +321,8 @@ TEST_F(CompactStreamTest, AFrameIsTheStagesOwnOnlyForASubscriberInStepWithIt) {
 }
 
 // The sessions encode frames themselves only when the stage's progress is far behind
-// (Session::kStageStarvedTicks): an idle stage given a snapshot is not behind, a busy one
-// given another is, until it has prepared something. And the tick it took last.
+// (kStageStarvedTicks, compact_frame_choice.h): an idle stage given a snapshot is not behind, a
+// busy one given another is, until it has prepared something. And the tick it took last.
 TEST_F(CompactStreamTest, TheStagesProgressIsItsLastPreparedTickOrTheTickThatFoundItIdle) {
   spawn(0.0f);
   ASSERT_NO_FATAL_FAILURE(subscribe_compact_all(*world_, tick_));
