@@ -146,6 +146,10 @@ struct Snapshot {
   // else by the next tick): until quantized(), nothing may read `quant`. Not started: filled
   // by the tick's workers, before the snapshot was published.
   mutable QuantizeWork quantize;
+  // `quant` was filled by the tick's workers during the update (the stage busy too long, or a
+  // paced subscription due), not after the tick: what made this tick longer (Metrics::
+  // quantized_in_tick, and an overrun line says so).
+  bool quantized_in_tick = false;
   // Whether `quant`'s entries are all written (acquire: they are then visible).
   bool quantized() const { return quantize.complete(); }
   mutable std::unique_ptr<CompactEntries[]> compact;

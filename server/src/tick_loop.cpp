@@ -104,8 +104,7 @@ void TickLoop::run() {
     degrade = t1 - t0 > period;
     if (degrade) {
       metrics_.tick_overruns.fetch_add(1, std::memory_order_relaxed);
-      // Quantized by the workers, not left to the encode stage between ticks.
-      const bool quantized = snap->quant && !snap->quantize.started();
+      const bool quantized = snap->quantized_in_tick;
       if (quantized) metrics_.overruns_quantized_in_tick.fetch_add(1, std::memory_order_relaxed);
       if (t1 - last_overrun_line >= std::chrono::seconds(1)) {
         phases.settle_us = us_between(t0, settled);

@@ -550,6 +550,7 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
                 quant && !after_tick,
                 watched_regions_};
   pool_.run(characters_.size(), &UpdateJob::run, &job);
+  snap->quantized_in_tick = job.quantize;
   if (job.quantize) metrics_.quantized_in_tick.fetch_add(1, std::memory_order_relaxed);
   if (after_tick) {
     // It reads snap->quant_pull, and lets go of them when finished.
