@@ -87,7 +87,7 @@ struct SnapshotCharacter {
   // offset and character index there, or kNotQuantized (spawned since, or not quantized).
   uint32_t prev_offset[2] = {kNotQuantized, kNotQuantized};
   uint32_t prev_index[2] = {kNotQuantized, kNotQuantized};
-  // The same in Snapshot::quant_pull[k] (the last two quantized ticks, whichever they were):
+  // The same in Snapshot::quant_pull[k] (the last two quantized ticks, when pulled from):
   // the frames its quantization pulls towards (compact_layout.h).
   uint32_t pull_offset[2] = {kNotQuantized, kNotQuantized};
   uint32_t pull_index[2] = {kNotQuantized, kNotQuantized};
@@ -134,9 +134,9 @@ struct Snapshot {
   QuantRef quant_prev[2];
   // The last two ticks quantized before this one ([0] newest; the same as quant_prev when
   // every tick is quantized). An in-step subscriber of the encode stage holds these: the
-  // quantization pulls each value towards what a delta against them predicts. Set for the
-  // update only (null once the snapshot is published); `pull_ticks` says which they were
-  // (0: none).
+  // quantization pulls each value towards what a delta against them predicts. Null when the
+  // newest is more than World::kMaxPullGap ticks back (no pull). Set for the update only
+  // (null once the snapshot is published); `pull_ticks` says which they were (0: none).
   QuantRef quant_pull[2];
   uint64_t pull_ticks[2] = {0, 0};
   // A compact subscription exists but this tick was not quantized: the encode stage was

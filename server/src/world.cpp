@@ -463,11 +463,12 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
   snap->quant = quant;
   snap->quant_deferred = deferred;
   if (deferred) metrics_.quant_deferred_ticks.fetch_add(1, std::memory_order_relaxed);
+  const bool pull = quant && quant_recent_[0] && quant_recent_[0]->tick + kMaxPullGap >= tick;
   for (int k = 0; k < 2; ++k) {
     snap->quant_prev[k] = quant && quant_recent_[k] && quant_recent_[k]->tick + k + 1 == tick
                               ? quant_recent_[k]
                               : QuantRef();
-    snap->quant_pull[k] = quant ? quant_recent_[k] : QuantRef();
+    snap->quant_pull[k] = pull ? quant_recent_[k] : QuantRef();
     snap->pull_ticks[k] = snap->quant_pull[k] ? snap->quant_pull[k]->tick : 0;
   }
   if (quant) {
@@ -501,8 +502,8 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
       const bool held = in_recent && c.quant_tick[k] + k + 1 == tick;
       sc.prev_offset[k] = held ? c.quant_offset[k] : kNotQuantized;
       sc.prev_index[k] = held ? c.quant_index[k] : kNotQuantized;
-      sc.pull_offset[k] = in_recent ? c.quant_offset[k] : kNotQuantized;
-      sc.pull_index[k] = in_recent ? c.quant_index[k] : kNotQuantized;
+      sc.pull_offset[k] = in_recent && pull ? c.quant_offset[k] : kNotQuantized;
+      sc.pull_index[k] = in_recent && pull ? c.quant_index[k] : kNotQuantized;
     }
     if (quant) {
       c.quant_tick[1] = c.quant_tick[0], c.quant_offset[1] = c.quant_offset[0];

@@ -255,6 +255,13 @@ class World {
   // apart: within what subscriptions keep for their deltas (StreamSubscription::kMaxKeptAge), so
   // such a stream is slow, not made of key frames.
   static constexpr uint64_t kMaxDeferredTicks = 3;
+  // A tick is pulled toward the last two quantized (compact_layout.h) only when the newest of
+  // them is at most this many ticks before it. Across a longer gap what a delta predicts is
+  // too far from the pose to be taken (bench64 crossfading, frames 3 or 4 ticks apart: the
+  // same bytes with the pull as without; 2 apart 0.7 % fewer, 1 apart 6 %), and reading the
+  // two frames is 4 KB a character of cold memory: a tick quantized by the workers after
+  // kMaxDeferredTicks deferred ones cost ~1.2 ms more with it (docs/benchmarks.md).
+  static constexpr uint64_t kMaxPullGap = 2;
   std::shared_ptr<PoseHistory> history_;             // written by update() only
   std::shared_ptr<const PoseHistory> history_view_;  // the same, for readers
   HitVolumeOverrides hit_overrides_;  // set_hit_volumes replacements, of loaded assets only

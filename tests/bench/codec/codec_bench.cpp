@@ -5,6 +5,7 @@
 // Frames are prepared beforehand (a 2 s sequence, 120 ticks), so each benchmark times only
 // its own step. Figures: docs/benchmarks.md, "Compact stream".
 #include <cstdio>
+#include <span>
 #include <vector>
 
 #include <benchmark/benchmark.h>
@@ -196,6 +197,52 @@ void BM_EncodeKey(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_EncodeKey);
+
+// DELTA2 frames of ticks `gap` apart (a stream whose encode stage takes every gap-th tick),
+// each quantized with the pull toward the last two frames (pull 1, as the daemon does within
+// World::kMaxPullGap) or without it (pull 0): 40 s of bench64 crossfading A <-> B every 2 s.
+// The time is the encoding's; the counter bytes_per_frame says what the pull is worth at
+// each gap.
+void BM_EncodeDelta2AtGap(benchmark::State& state) {
+  const int gap = static_cast<int>(state.range(0));
+  const bool pull = state.range(1) != 0;
+  auto asset = anim::load_gltf(animtest::shared_path("assets/Bench64/bench64.glb"));
+  if (!asset || asset->clips.size() < 2) {
+    state.SkipWithError("bench64 not found under ../shared (set ANIMD_SHARED_DIR)");
+    return;
+  }
+  const animcodec::Layout& layout = sequence().skeleton.layout;
+  const size_t n = layout.num_joints();
+  anim::Animator animator(asset->skeleton, asset->clips);
+  if (!animator.play(0).is_ok()) return;
+  std::vector<std::vector<QJoint>> quant;
+  std::vector<QRoot> roots;
+  constexpr int kSeconds = 40;
+  for (int t = 0; t < kSeconds * 60; ++t) {
+    if (t % 120 == 30 && !animator.crossfade((t / 120) % 2 == 0 ? 1 : 0, 0.3f).is_ok()) return;
+    if (!animator.update(1.0f / 60.0f).is_ok()) return;
+    if (t % gap != 0) continue;
+    const auto& locals = animator.local_pose().locals;
+    const size_t m = quant.size();
+    std::vector<QJoint> q(n);
+    animcodec::quantize_pose(layout, animcodec::transform_view<anim::Transform>(std::span(locals)),
+                             pull && m >= 1 ? quant[m - 1].data() : nullptr,
+                             pull && m >= 2 ? quant[m - 2].data() : nullptr, q);
+    quant.push_back(std::move(q));
+    roots.push_back(animcodec::quantize_root({0.02f * t, 0, 0}, glm::quat(1, 0, 0, 0), {1, 1, 1}));
+  }
+  std::vector<uint8_t> buffer(animcodec::max_frame_bytes(n));
+  size_t t = 2, bytes = 0, frames = 0;
+  for (auto _ : state) {
+    const animcodec::Baseline b{quant[t - 1], &roots[t - 1], quant[t - 2], &roots[t - 2]};
+    bytes += animcodec::encode_frame(layout, animcodec::FrameKind::kDelta2, quant[t], roots[t], b,
+                                     buffer);
+    ++frames;
+    t = t + 1 < quant.size() ? t + 1 : 2;
+  }
+  state.counters["bytes_per_frame"] = static_cast<double>(bytes) / static_cast<double>(frames);
+}
+BENCHMARK(BM_EncodeDelta2AtGap)->ArgsProduct({{1, 2, 3, 4}, {1, 0}})->ArgNames({"gap", "pull"});
 
 void BM_DecodeDelta2AndPalette(benchmark::State& state) {
   if (!ready(state)) return;
