@@ -147,8 +147,8 @@ struct Snapshot {
   // by the tick's workers, before the snapshot was published.
   mutable QuantizeWork quantize;
   // `quant` was filled by the tick's workers during the update (the stage busy too long, or a
-  // paced subscription due), not after the tick: what made this tick longer (Metrics::
-  // quantized_in_tick, and an overrun line says so).
+  // paced subscription due), not after the tick: it made this tick longer. Counted in
+  // Metrics::quantized_in_tick, and an overrun line says so.
   bool quantized_in_tick = false;
   // Whether `quant`'s entries are all written (acquire: they are then visible).
   bool quantized() const { return quantize.complete(); }
