@@ -20,27 +20,24 @@ CompactChoice choose_compact_frame(StreamSubscription& sub, const std::deque<Sna
   }
   CompactChoice choice;
   const Snapshot* chosen = newest_ready;
-  if (!chosen && newest && state.stage_starved &&
-      oldest->tick + kStageGraceTicks <= state.newest_seen) {
-    chosen = newest;  // waited long enough: the session encodes the newest quantized
-    choice.fallback = true;
-  }
+  // Waited long enough for a starved stage: the session encodes the newest quantized.
+  const bool fallback = !chosen && newest && state.stage_starved &&
+                        oldest->tick + kStageGraceTicks <= state.newest_seen;
+  if (fallback) chosen = newest;
   if (!chosen) return choice;
   if (!stage_prepared_for(sub, *chosen) && state.tick_holds_cores) {
     if (sub.held_for_tick_since == 0) {  // one hold, however often the session is woken
       sub.held_for_tick_since = state.newest_seen;
       choice.hold_began = true;
     }
-    if (state.newest_seen < sub.held_for_tick_since + kMaxHeldForTickTicks) {
-      choice.fallback = false;  // not sent: not a fallback yet
-      return choice;
-    }
+    if (state.newest_seen < sub.held_for_tick_since + kMaxHeldForTickTicks) return choice;
   }
   sub.held_for_tick_since = 0;
   for (const SnapshotPtr& snap : waiting)
     if (snap->tick > sub.compact_through && snap->tick < chosen->tick && frame_due(sub, *snap))
       ++choice.skipped;
   choice.frame = chosen;
+  choice.fallback = fallback;  // counted when sent, not while held
   return choice;
 }
 

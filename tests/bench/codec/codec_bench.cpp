@@ -5,6 +5,7 @@
 // Frames are prepared beforehand (a 2 s sequence, 120 ticks), so each benchmark times only
 // its own step. Figures: docs/benchmarks.md, "Compact stream".
 #include <cstdio>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -25,6 +26,7 @@ constexpr int kTicks = 120;
 
 struct Sequence {
   bool ok = false;
+  std::optional<anim::Asset> asset;  // bench64, as loaded
   animcodec::Skeleton skeleton;
   std::vector<std::vector<anim::Transform>> locals;  // per tick
   std::vector<std::vector<QJoint>> quant;            // per tick, quantized as the daemon does
@@ -37,20 +39,22 @@ const Sequence& sequence() {
     Sequence s;
     auto asset = anim::load_gltf(animtest::shared_path("assets/Bench64/bench64.glb"));
     if (!asset || asset->clips.size() < 2) return s;
-    const anim::Skeleton& sk = asset->skeleton;
+    s.asset = std::move(*asset);
+    const anim::Skeleton& sk = s.asset->skeleton;
     const int n = sk.num_joints();
     std::vector<int> parents(sk.parents.begin(), sk.parents.end());
     std::vector<animcodec::Trs> rest(n);
     for (int j = 0; j < n; ++j)
       rest[j] = {sk.rest_pose[j].translation, sk.rest_pose[j].rotation, sk.rest_pose[j].scale};
-    const animcodec::SkinView skin{asset->mesh.positions, asset->mesh.joints, asset->mesh.weights,
+    const anim::Asset& a = *s.asset;
+    const animcodec::SkinView skin{a.mesh.positions, a.mesh.joints, a.mesh.weights,
                                    sk.inverse_bind};
     s.skeleton.layout = animcodec::make_layout(parents, rest, sk.root_transform, &skin);
     s.skeleton.parents = parents;
     s.skeleton.inverse_bind = sk.inverse_bind;
     s.skeleton.root_transform = sk.root_transform;
 
-    anim::Animator animator(asset->skeleton, asset->clips);
+    anim::Animator animator(a.skeleton, a.clips);
     if (!animator.play(0).is_ok()) return s;
     for (int t = 0; t < kTicks; ++t) {
       if (t == 30 && !animator.crossfade(1, 0.5f).is_ok()) return s;
@@ -204,16 +208,13 @@ BENCHMARK(BM_EncodeKey);
 // The time is the encoding's; the counter bytes_per_frame says what the pull is worth at
 // each gap.
 void BM_EncodeDelta2AtGap(benchmark::State& state) {
+  if (!ready(state)) return;
   const int gap = static_cast<int>(state.range(0));
   const bool pull = state.range(1) != 0;
-  auto asset = anim::load_gltf(animtest::shared_path("assets/Bench64/bench64.glb"));
-  if (!asset || asset->clips.size() < 2) {
-    state.SkipWithError("bench64 not found under ../shared (set ANIMD_SHARED_DIR)");
-    return;
-  }
-  const animcodec::Layout& layout = sequence().skeleton.layout;
+  const Sequence& s = sequence();
+  const animcodec::Layout& layout = s.skeleton.layout;
   const size_t n = layout.num_joints();
-  anim::Animator animator(asset->skeleton, asset->clips);
+  anim::Animator animator(s.asset->skeleton, s.asset->clips);
   if (!animator.play(0).is_ok()) return;
   std::vector<std::vector<QJoint>> quant;
   std::vector<QRoot> roots;
