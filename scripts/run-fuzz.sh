@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (the `fuzz` preset) and runs each one for a bounded time:
+# Builds the libFuzzer targets (the `fuzz` preset, or FUZZ_PRESET) and runs each one for a bounded time:
 # first its regression inputs (fuzz/regressions/<target>/, each must run clean), then
 # fuzzing from its seeds for SECONDS_PER_TARGET (default 20). One summary line per target.
 # Exits non-zero if any target crashes, leaks, times out or fails a property check; the
@@ -13,10 +13,14 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 SECONDS_PER_TARGET=${1:-20}
 shift || true
-BUILD=$ROOT/build/fuzz
+# The targets' build: the `fuzz` preset (targets and the libraries they need only), or
+# FUZZ_PRESET=asan, the test suite's build, which compiles them too (run-tests.sh uses it).
+PRESET=${FUZZ_PRESET:-fuzz}
+BUILD=$ROOT/build/$PRESET
 
-cmake --preset fuzz >/dev/null || { echo "run-fuzz: configure failed" >&2; exit 1; }
-cmake --build --preset fuzz -j"${FUZZ_BUILD_JOBS:-2}" || { echo "run-fuzz: build failed" >&2; exit 1; }
+cmake --preset "$PRESET" >/dev/null || { echo "run-fuzz: configure failed" >&2; exit 1; }
+cmake --build --preset "$PRESET" --target animd_fuzz_all -j"${FUZZ_BUILD_JOBS:-2}" ||
+  { echo "run-fuzz: build failed" >&2; exit 1; }
 
 if [ $# -gt 0 ]; then targets=("$@"); else mapfile -t targets < "$BUILD/fuzz/targets.txt"; fi
 failed=0

@@ -147,7 +147,7 @@ TEST_P(QuantizePose, SameIntegersAsQuantizeJointOnTheBuiltinCharacter) {
 TEST_P(QuantizePose, SameIntegersAsQuantizeJointOnEverySharedAssetAndClip) {
   ANIMD_REQUIRE_SHARED();
   EXPECT_GE(codectest::for_each_shared_asset(
-                [this](anim::Asset& a) { expect_same_on_clips(GetParam(), a); }),
+                [](anim::Asset& a) { expect_same_on_clips(GetParam(), a); }),
             6);
 }
 
