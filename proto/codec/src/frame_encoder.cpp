@@ -7,9 +7,22 @@
 
 #include "animcodec/bit_stream.h"
 #include "animcodec/compact.h"
+#include "animcodec/encode_paths.h"
 #include "codec_internal.h"
 #include "frame_format.h"
 #include "shift_cost.h"
+
+// x86-64-v3 (AVX2, BMI1/2, LZCNT: Haswell and later, Zen) is not part of the baseline the
+// build targets: only the functions marked ANIMCODEC_V3 are compiled for it, with what they
+// inline (the codes' bit lengths become lzcnt, the variable shifts shlx/shrx, the section
+// pricer's byte rows widened by AVX2), and they run only where the CPU has it. Integer code:
+// the bytes are the same on either path (tests/codec/codec_encode_paths_test.cpp).
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define ANIMCODEC_ENCODE_V3 1
+#define ANIMCODEC_V3 __attribute__((target("avx2,bmi,bmi2,lzcnt,popcnt")))
+#else
+#define ANIMCODEC_ENCODE_V3 0
+#endif
 
 namespace animcodec {
 
@@ -34,8 +47,10 @@ struct TripleCodes {
 };
 
 // Writes a section of `n` triples: cross flag, shifts, optional changed-joint mask, codes.
-// `codes` is scratch for n entries.
-void encode_triples(BitWriter& w, const Triple* t, size_t n, bool allow_mask, TripleCodes* codes) {
+// `codes` is scratch for n entries. Inlined into each path's entry point below (the x86-64-v3
+// one compiles it for that ISA), never called as itself.
+[[gnu::always_inline]] inline void encode_triples_body(BitWriter& w, const Triple* t, size_t n,
+                                                       bool allow_mask, TripleCodes* codes) {
   // The section's price both ways, from three sums: `shared`, the codes both ways send (every
   // code of a joint coded plainly either way, and the major component of a moving one);
   // `plain_rest` and `cross_rest`, a moving joint's other two components coded plainly or
@@ -143,6 +158,27 @@ void encode_triples(BitWriter& w, const Triple* t, size_t n, bool allow_mask, Tr
   w = out;
 }
 
+[[gnu::noinline]] void encode_triples_baseline(BitWriter& w, const Triple* t, size_t n,
+                                               bool allow_mask, TripleCodes* codes) {
+  encode_triples_body(w, t, n, allow_mask, codes);
+}
+#if ANIMCODEC_ENCODE_V3
+[[gnu::noinline]] ANIMCODEC_V3 void encode_triples_v3(BitWriter& w, const Triple* t, size_t n,
+                                                      bool allow_mask, TripleCodes* codes) {
+  encode_triples_body(w, t, n, allow_mask, codes);
+}
+#endif
+
+// The section coder of path V3 (true: the x86-64-v3 one).
+template <bool V3>
+[[gnu::always_inline]] inline void encode_triples(BitWriter& w, const Triple* t, size_t n,
+                                                  bool allow_mask, TripleCodes* codes) {
+#if ANIMCODEC_ENCODE_V3
+  if constexpr (V3) return encode_triples_v3(w, t, n, allow_mask, codes);
+#endif
+  encode_triples_baseline(w, t, n, allow_mask, codes);
+}
+
 int best_key_k(const uint64_t* u, size_t n) {
   // From k = the longest value's bit length on, every value is below 2^k and costs k + 1
   // bits: the total only grows, so the search stops there (the same k as searching 0..31).
@@ -208,9 +244,11 @@ void encode_key_channel(BitWriter& w, const Layout& l, std::span<const QJoint> p
   }
 }
 
-template <class Get>
-void encode_delta_channel(BitWriter& w, const Layout& l, std::span<const QJoint> pose,
-                          const Baseline& b, bool second_order, Get get, EncoderScratch& scratch) {
+template <bool V3, class Get>
+[[gnu::always_inline]] inline void encode_delta_channel(BitWriter& w, const Layout& l,
+                                                        std::span<const QJoint> pose,
+                                                        const Baseline& b, bool second_order,
+                                                        Get get, EncoderScratch& scratch) {
   const size_t n = l.num_joints();
   auto nonzero = [](const auto& c) { return (c[0] | c[1] | c[2]) != 0; };
   // Per joint: bit 0, non-zero in the newest frame held; bit 1, non-zero now.
@@ -236,30 +274,23 @@ void encode_delta_channel(BitWriter& w, const Layout& l, std::span<const QJoint>
     for (int i = 0; i < 3; ++i) t.r[i] = int64_t{get(pose[j])[i]} - pred[i];
   }
   if (count == 0) return;
-  encode_triples(w, triples, count, false, scratch.codes);
+  encode_triples<V3>(w, triples, count, false, scratch.codes);
 }
 
-}  // namespace
-
-size_t max_frame_bytes(size_t num_joints) {
-  // Key frame worst case: header and root ~ 60 bytes; per joint a rotation (51 bits) and a
-  // translation and a scale entry (index + 3 values of up to ~70 bits each).
-  return 96 + num_joints * 72;
-}
-
-size_t encode_frame(const Layout& l, FrameKind kind, std::span<const QJoint> pose,
-                    const QRoot& root, const Baseline& b, std::span<uint8_t> out) {
+// encode_frame's body for path V3, inlined into each path's entry point below.
+template <bool V3>
+[[gnu::always_inline]] inline size_t encode_frame_body(const Layout& l, FrameKind kind,
+                                                       std::span<const QJoint> pose,
+                                                       const QRoot& root, const Baseline& b,
+                                                       std::span<uint8_t> out,
+                                                       EncoderScratch& scratch) {
   const size_t n = l.num_joints();
-  if (pose.size() != n || n == 0 || n > kMaxJoints) return 0;
   const bool delta = kind != FrameKind::kKey;
   const bool second = kind == FrameKind::kDelta2;
-  if (delta && (b.prev1.size() != n || !b.root1)) return 0;
-  if (second && (b.prev2.size() != n || !b.root2)) return 0;
   prefetch_frame(pose);
   if (delta) prefetch_frame(b.prev1);
   if (second) prefetch_frame(b.prev2);
   BitWriter w(out.data(), out.size());
-  static thread_local EncoderScratch scratch;
   w.put(static_cast<uint64_t>(kind), kKindBits);
 
   if (!delta) {
@@ -332,11 +363,75 @@ size_t encode_frame(const Layout& l, FrameKind kind, std::span<const QJoint> pos
     rotation_triple(l, j, b, second, t, pred);
     for (int i = 0; i < 3; ++i) t.r[i] = pose[j].r[i] - pred[i];
   }
-  encode_triples(w, triples, count, true, scratch.codes);
+  encode_triples<V3>(w, triples, count, true, scratch.codes);
 
-  encode_delta_channel(w, l, pose, b, second, kT, scratch);
-  encode_delta_channel(w, l, pose, b, second, kS, scratch);
+  encode_delta_channel<V3>(w, l, pose, b, second, kT, scratch);
+  encode_delta_channel<V3>(w, l, pose, b, second, kS, scratch);
   return w.finish();
+}
+
+[[gnu::noinline]] size_t encode_frame_baseline(const Layout& l, FrameKind kind,
+                                               std::span<const QJoint> pose, const QRoot& root,
+                                               const Baseline& b, std::span<uint8_t> out,
+                                               EncoderScratch& scratch) {
+  return encode_frame_body<false>(l, kind, pose, root, b, out, scratch);
+}
+#if ANIMCODEC_ENCODE_V3
+[[gnu::noinline]] ANIMCODEC_V3 size_t encode_frame_v3(const Layout& l, FrameKind kind,
+                                                      std::span<const QJoint> pose,
+                                                      const QRoot& root, const Baseline& b,
+                                                      std::span<uint8_t> out,
+                                                      EncoderScratch& scratch) {
+  return encode_frame_body<true>(l, kind, pose, root, b, out, scratch);
+}
+#endif
+
+}  // namespace
+
+size_t max_frame_bytes(size_t num_joints) {
+  // Key frame worst case: header and root ~ 60 bytes; per joint a rotation (51 bits) and a
+  // translation and a scale entry (index + 3 values of up to ~70 bits each).
+  return 96 + num_joints * 72;
+}
+
+bool encode_path_available(EncodePath path) {
+  switch (path) {
+    case EncodePath::kBaseline:
+      return true;
+    case EncodePath::kX86V3: {
+#if ANIMCODEC_ENCODE_V3
+      // AVX2 and BMI2 CPUs have LZCNT too (Intel from Haswell, AMD from Excavator).
+      static const bool v3 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2");
+      return v3;
+#else
+      return false;
+#endif
+    }
+  }
+  return false;
+}
+
+size_t encode_frame_with(EncodePath path, const Layout& l, FrameKind kind,
+                         std::span<const QJoint> pose, const QRoot& root, const Baseline& b,
+                         std::span<uint8_t> out) {
+  if (!encode_path_available(path)) return 0;
+  const size_t n = l.num_joints();
+  if (pose.size() != n || n == 0 || n > kMaxJoints) return 0;
+  if (kind != FrameKind::kKey && (b.prev1.size() != n || !b.root1)) return 0;
+  if (kind == FrameKind::kDelta2 && (b.prev2.size() != n || !b.root2)) return 0;
+  static thread_local EncoderScratch scratch;
+#if ANIMCODEC_ENCODE_V3
+  if (path == EncodePath::kX86V3) return encode_frame_v3(l, kind, pose, root, b, out, scratch);
+#endif
+  return encode_frame_baseline(l, kind, pose, root, b, out, scratch);
+}
+
+size_t encode_frame(const Layout& l, FrameKind kind, std::span<const QJoint> pose,
+                    const QRoot& root, const Baseline& b, std::span<uint8_t> out) {
+  // Chosen once: the CPU does not change under the process.
+  static const EncodePath best =
+      encode_path_available(EncodePath::kX86V3) ? EncodePath::kX86V3 : EncodePath::kBaseline;
+  return encode_frame_with(best, l, kind, pose, root, b, out);
 }
 
 }  // namespace animcodec

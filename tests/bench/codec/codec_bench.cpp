@@ -14,6 +14,7 @@
 #include "anim/animator.h"
 #include "anim/gltf_loader.h"
 #include "animcodec/compact.h"
+#include "animcodec/encode_paths.h"
 #include "animcodec/quantize_paths.h"
 #include "shared_assets.h"
 
@@ -201,6 +202,30 @@ void BM_EncodeKey(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_EncodeKey);
+
+// BM_EncodeDelta2's frames through one path of encode_frame (encode_paths.h): path 0 the
+// build's baseline, 1 x86-64-v3 (skipped on a CPU without it). encode_frame takes the best.
+void BM_EncodeDelta2Path(benchmark::State& state) {
+  if (!ready(state)) return;
+  const auto path = static_cast<animcodec::EncodePath>(state.range(0));
+  if (!animcodec::encode_path_available(path)) {
+    state.SkipWithError("this CPU does not run this path");
+    return;
+  }
+  const Sequence& s = sequence();
+  std::vector<uint8_t> buffer(animcodec::max_frame_bytes(s.skeleton.layout.num_joints()));
+  int t = 2;
+  size_t bytes = 0, frames = 0;
+  for (auto _ : state) {
+    const animcodec::Baseline b{s.quant[t - 1], &s.roots[t - 1], s.quant[t - 2], &s.roots[t - 2]};
+    bytes += animcodec::encode_frame_with(path, s.skeleton.layout, animcodec::FrameKind::kDelta2,
+                                          s.quant[t], s.roots[t], b, buffer);
+    ++frames;
+    t = t + 1 < kTicks ? t + 1 : 2;
+  }
+  state.counters["bytes_per_frame"] = static_cast<double>(bytes) / static_cast<double>(frames);
+}
+BENCHMARK(BM_EncodeDelta2Path)->ArgName("path")->Arg(0)->Arg(1);
 
 // DELTA2 frames of ticks `gap` apart (a stream whose encode stage takes every gap-th tick),
 // each quantized with the pull toward the last two frames (pull 1, as the daemon does within
