@@ -167,24 +167,31 @@ void BM_QuantizePoseAvx2(benchmark::State& state) {
 }
 BENCHMARK(BM_QuantizePoseAvx2);
 
-void BM_EncodeDelta2(benchmark::State& state) {
-  if (!ready(state)) return;
+// The sequence's DELTA2 frames, one an iteration, through `encode` (encode_frame's
+// arguments); the counter bytes_per_frame is their mean size.
+template <class Encode>
+void encode_delta2_frames(benchmark::State& state, Encode encode) {
   const Sequence& s = sequence();
   std::vector<uint8_t> buffer(animcodec::max_frame_bytes(s.skeleton.layout.num_joints()));
   int t = 2;
   size_t bytes = 0, frames = 0;
   for (auto _ : state) {
     const animcodec::Baseline b{s.quant[t - 1], &s.roots[t - 1], s.quant[t - 2], &s.roots[t - 2]};
-    bytes += animcodec::encode_frame(s.skeleton.layout, animcodec::FrameKind::kDelta2, s.quant[t],
-                                     s.roots[t], b, buffer);
+    bytes += encode(s.skeleton.layout, animcodec::FrameKind::kDelta2, s.quant[t], s.roots[t], b,
+                    std::span<uint8_t>(buffer));
     ++frames;
     t = t + 1 < kTicks ? t + 1 : 2;
   }
   state.counters["bytes_per_frame"] = static_cast<double>(bytes) / static_cast<double>(frames);
+}
+
+void BM_EncodeDelta2(benchmark::State& state) {
+  if (!ready(state)) return;
+  encode_delta2_frames(state, [](const auto&... args) { return animcodec::encode_frame(args...); });
   // A digest of the sequence's 120 frames (key + DELTA2s): an encoder optimization that means
   // to keep the bytes must keep this number.
   uint32_t digest = 2166136261u;  // FNV-1a
-  for (const auto& f : s.frames)
+  for (const auto& f : sequence().frames)
     for (uint8_t b : f) digest = (digest ^ b) * 16777619u;
   state.counters["bytes_digest"] = static_cast<double>(digest);
 }
@@ -212,18 +219,8 @@ void BM_EncodeDelta2Path(benchmark::State& state) {
     state.SkipWithError("this CPU does not run this path");
     return;
   }
-  const Sequence& s = sequence();
-  std::vector<uint8_t> buffer(animcodec::max_frame_bytes(s.skeleton.layout.num_joints()));
-  int t = 2;
-  size_t bytes = 0, frames = 0;
-  for (auto _ : state) {
-    const animcodec::Baseline b{s.quant[t - 1], &s.roots[t - 1], s.quant[t - 2], &s.roots[t - 2]};
-    bytes += animcodec::encode_frame_with(path, s.skeleton.layout, animcodec::FrameKind::kDelta2,
-                                          s.quant[t], s.roots[t], b, buffer);
-    ++frames;
-    t = t + 1 < kTicks ? t + 1 : 2;
-  }
-  state.counters["bytes_per_frame"] = static_cast<double>(bytes) / static_cast<double>(frames);
+  encode_delta2_frames(
+      state, [path](const auto&... args) { return animcodec::encode_frame_with(path, args...); });
 }
 BENCHMARK(BM_EncodeDelta2Path)->ArgName("path")->Arg(0)->Arg(1);
 
