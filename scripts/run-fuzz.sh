@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (the `fuzz` preset, or FUZZ_PRESET) and runs each one for a bounded time:
-# first its regression inputs (fuzz/regressions/<target>/, each must run clean), then
-# fuzzing from its seeds for SECONDS_PER_TARGET (default 20). One summary line per target.
+# Builds the libFuzzer targets (the `fuzz` preset, or FUZZ_PRESET) and runs each one for a
+# bounded time: first its regression inputs (fuzz/regressions/<target>/, each must run
+# clean), then fuzzing from its seeds for SECONDS_PER_TARGET (default 20). One summary line
+# per target.
 # Exits non-zero if any target crashes, leaks, times out or fails a property check; the
-# input that did it is saved as build/fuzz/artifacts/<target>/crash-* (see docs/security.md).
+# input that did it is saved as build/<preset>/fuzz/artifacts/<target>/crash-* (see
+# docs/security.md).
 #
 # Usage: scripts/run-fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
 #   FUZZ_RUNS=N  also stop each target after N executions (long runs: docs/security.md);

@@ -4,8 +4,8 @@
 # loopback), TLS, tools, render (animview under Xvfb), deploy checks and a short smoke run of
 # each benchmark; also the integration tests under ThreadSanitizer (the `tsan` preset) and
 # every libFuzzer target for a short bounded time (built by the same `asan` build;
-# ANIMD_FUZZ_SECONDS per target, default 10). The ASan ctest runs last, so its summary closes the output; the exit
-# status is non-zero if any of the three failed.
+# ANIMD_FUZZ_SECONDS per target, default 10). The ASan ctest runs last, so its summary closes
+# the output; the exit status is non-zero if any of the three failed.
 # Tests that need ../shared skip with a printed reason when it is absent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
