@@ -28,6 +28,16 @@ case $mode in
     export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
     flags=$(pkg-config --cflags --libs animd-client animd-core) || fail "pkg-config animd-client animd-core"
     grep -q -- "-lanimclient" <<<"$flags" || fail "pkg-config flags lack -lanimclient: $flags"
+    # Each component's flags alone compile its glm-using header (which refuses glm configured
+    # otherwise than the libraries were: cmake/AnimdGlm.cmake).
+    for pc_header in animd-core:anim/transform.h animd-client:animcodec/compact.h; do
+      pc=${pc_header%%:*} header=${pc_header#*:}
+      [ -f "$prefix/include/animd/$header" ] || fail "$header is not installed"
+      # shellcheck disable=SC2046  # word splitting of the flags is intended
+      echo "#include <$header>" | "$cxx" -std=c++20 -fsyntax-only -x c++ - \
+        $(pkg-config --cflags "$pc") >"$work/$pc.log" 2>&1 ||
+        { cat "$work/$pc.log"; fail "<$header> with pkg-config --cflags $pc alone"; }
+    done
     # shellcheck disable=SC2086  # word splitting of the flags is intended
     "$cxx" -std=c++20 $cxxflags "$example/main.cpp" -o "$work/game_server" $flags \
       -Wl,-rpath,"$prefix/lib" >"$work/build.log" 2>&1 || { cat "$work/build.log"; fail "compile with pkg-config flags"; }

@@ -22,6 +22,12 @@
 #include <string>
 #include <vector>
 
+// glm is compiled the way the library was (cmake/AnimdGlm.cmake): its constructors are inline,
+// and a program holding two configurations of them gets either one everywhere, silently.
+#ifndef GLM_FORCE_CTOR_INIT
+#error \
+    "animd headers need GLM_FORCE_CTOR_INIT: link the animd CMake targets or use pkg-config --cflags"
+#endif
 #include <glm/glm.hpp>
 #include <glm/gtc/quaternion.hpp>
 
