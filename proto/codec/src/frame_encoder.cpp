@@ -398,15 +398,8 @@ bool encode_path_available(EncodePath path) {
   switch (path) {
     case EncodePath::kBaseline:
       return true;
-    case EncodePath::kX86V3: {
-#if ANIMCODEC_ENCODE_V3
-      // AVX2 and BMI2 CPUs have LZCNT too (Intel from Haswell, AMD from Excavator).
-      static const bool v3 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2");
-      return v3;
-#else
-      return false;
-#endif
-    }
+    case EncodePath::kX86V3:
+      return ANIMCODEC_ENCODE_V3 && cpu_has_x86_64_v3();
   }
   return false;
 }

@@ -18,6 +18,7 @@
 
 #include "animcodec/compact.h"
 #include "animcodec/quantize_paths.h"
+#include "codec_internal.h"
 
 #if defined(__SSE2__) || defined(_M_X64)
 #include <emmintrin.h>
@@ -28,7 +29,7 @@
 
 // AVX2 is not part of the x86-64 baseline the build targets: only the functions marked
 // ANIMCODEC_AVX2 are compiled for it, and they run only when the CPU says it has it
-// (__builtin_cpu_supports, which also checks that the OS saves the 256-bit registers).
+// (cpu_has_avx2, codec_internal.h).
 #if ANIMCODEC_QUANTIZE_SSE2 && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 #define ANIMCODEC_QUANTIZE_AVX2 1
@@ -574,14 +575,8 @@ bool quantize_path_available(QuantizePath path) {
       return true;
     case QuantizePath::kSse2:
       return ANIMCODEC_QUANTIZE_SSE2;
-    case QuantizePath::kAvx2: {
-#if ANIMCODEC_QUANTIZE_AVX2
-      static const bool avx2 = __builtin_cpu_supports("avx2");
-      return avx2;
-#else
-      return false;
-#endif
-    }
+    case QuantizePath::kAvx2:
+      return ANIMCODEC_QUANTIZE_AVX2 && cpu_has_avx2();
   }
   return false;
 }
