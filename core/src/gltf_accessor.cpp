@@ -1,5 +1,6 @@
 // glTF accessor reading with full bounds checks (tinygltf parses JSON but does not check that
 // an accessor fits in its buffer view), plus node transform helpers.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -207,6 +208,28 @@ Expected<AccessorData> read_accessor(const Context& ctx, int index, const Access
     return ctx.fail(StatusCode::kDataLoss,
                     name + ": count " + std::to_string(acc.count) + " is implausibly large");
 
+  if (Status s = ctx.budget->check_time(name); !s) return ctx.fail(s.code(), s.message());
+  // An accessor without a buffer view (zeros under its sparse data) is sized from the file's
+  // real data: no larger than its largest accessor that has a buffer view.
+  if (acc.bufferView < 0 && acc.count > ctx.max_backed_count)
+    return ctx.fail(StatusCode::kDataLoss,
+                    name + ": " + std::to_string(acc.count) +
+                        " elements without a buffer view, more than the largest accessor with "
+                        "data in the file (" +
+                        std::to_string(ctx.max_backed_count) + ")");
+  size_t stride = 0;
+  const unsigned char* dense = nullptr;
+  if (acc.bufferView >= 0) {
+    Expected<const unsigned char*> base =
+        locate(ctx, acc.bufferView, acc.byteOffset, acc.count, element_size, &stride, name);
+    if (!base) return base.error();
+    dense = *base;
+  } else if (!acc.sparse.isSparse) {
+    return ctx.fail(StatusCode::kDataLoss, name + ": has neither a buffer view nor sparse data");
+  }
+  if (Status s = ctx.budget->charge(acc.count * comps * sizeof(double), name); !s)
+    return ctx.fail(s.code(), s.message());
+
   AccessorData out;
   out.count = acc.count;
   out.components = comps;
@@ -215,18 +238,13 @@ Expected<AccessorData> read_accessor(const Context& ctx, int index, const Access
   out.values.assign(acc.count * comps, 0.0);
 
   // Dense part (absent buffer view: zeros, as the spec says for sparse accessors).
-  if (acc.bufferView >= 0) {
-    size_t stride = 0;
-    Expected<const unsigned char*> base =
-        locate(ctx, acc.bufferView, acc.byteOffset, acc.count, element_size, &stride, name);
-    if (!base) return base.error();
+  if (dense) {
+    const unsigned char* base = dense;
     for (size_t i = 0; i < acc.count; ++i) {
-      const unsigned char* e = *base + i * stride;
+      const unsigned char* e = base + i * stride;
       for (int c = 0; c < comps; ++c)
         out.values[i * comps + c] = read_component(e + c * csize, ct, acc.normalized);
     }
-  } else if (!acc.sparse.isSparse) {
-    return ctx.fail(StatusCode::kDataLoss, name + ": has neither a buffer view nor sparse data");
   }
 
   if (acc.sparse.isSparse) {
@@ -268,6 +286,28 @@ Expected<AccessorData> read_accessor(const Context& ctx, int index, const Access
     }
   }
   return out;
+}
+
+size_t largest_backed_count(const tinygltf::Model& model) {
+  size_t largest = 0;
+  for (const tinygltf::Accessor& acc : model.accessors)
+    if (acc.bufferView >= 0) largest = std::max(largest, acc.count);
+  return largest;
+}
+
+Status LoadBudget::charge(size_t bytes, const std::string& what) {
+  if (bytes > limits_.max_working_bytes - used_)
+    return Status(StatusCode::kResourceExhausted,
+                  what + ": the load would take more than " +
+                      std::to_string(limits_.max_working_bytes >> 20) +
+                      " MiB of working memory (the limit)");
+  used_ += bytes;
+  return Status::ok();
+}
+
+Status LoadBudget::check_time(const std::string& what) const {
+  if (std::chrono::steady_clock::now() < limits_.deadline) return Status::ok();
+  return Status(StatusCode::kResourceExhausted, what + ": the load ran past its time limit");
 }
 
 glm::dmat4 node_local_matrix(const tinygltf::Node& node) {

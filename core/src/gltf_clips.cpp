@@ -1,6 +1,7 @@
 // glTF animations -> Clips: node TRS channels on the skin's joints; everything else is
 // ignored with a warning.
 #include <cmath>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "gltf_internal.h"
@@ -139,6 +140,7 @@ Status load_clips(const Context& ctx, const Skeleton& skeleton,
   const tinygltf::Model& m = ctx.model;
   const int num_joints = skeleton.num_joints();
   std::unordered_set<std::string> names;
+  std::unordered_map<std::string, int> next_suffix;  // per duplicated name: the next to try
   for (size_t a = 0; a < m.animations.size(); ++a) {
     const tinygltf::Animation& anim = m.animations[a];
     Clip clip;
@@ -146,7 +148,9 @@ Status load_clips(const Context& ctx, const Skeleton& skeleton,
     // Clip names must be unique within the asset; glTF does not promise it.
     if (names.count(clip.name)) {
       std::string base = clip.name;
-      for (int k = 1; names.count(clip.name); ++k) clip.name = base + "_" + std::to_string(k);
+      int& k = next_suffix[base];
+      do clip.name = base + "_" + std::to_string(++k);
+      while (names.count(clip.name));
       ctx.warn("animation " + std::to_string(a) + " '" + base + "' renamed to '" + clip.name +
                "' (duplicate name)");
     }
@@ -158,6 +162,7 @@ Status load_clips(const Context& ctx, const Skeleton& skeleton,
     for (size_t c = 0; c < anim.channels.size(); ++c) {
       const tinygltf::AnimationChannel& ch = anim.channels[c];
       const std::string label = clip_label + " channel " + std::to_string(c);
+      if (Status s = ctx.budget->check_time(label); !s) return ctx.fail(s.code(), s.message());
       if (ch.target_path == "weights") {
         ++weights_channels;
         continue;

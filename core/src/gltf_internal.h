@@ -2,6 +2,8 @@
 // Internal to the glTF loader (gltf_*.cpp): shared context, error helpers and accessor
 // reading. Not a public header.
 
+#include <chrono>
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -9,24 +11,54 @@
 #include "gltf_tinygltf.h"
 
 #include "anim/asset.h"
+#include "anim/gltf_loader.h"
 #include "anim/status.h"
 
 namespace anim::gltf {
+
+// What one load may still spend (GltfLimits): working memory, charged as it is taken and never
+// refunded, and time.
+class LoadBudget {
+ public:
+  explicit LoadBudget(const GltfLimits& limits) : limits_(limits) {}
+  // Charges `bytes`; kResourceExhausted, naming `what` and the limit, when the total would
+  // pass limits.max_working_bytes (nothing is charged then).
+  Status charge(size_t bytes, const std::string& what);
+  // kResourceExhausted, naming `what`, once limits.deadline has passed.
+  Status check_time(const std::string& what) const;
+  size_t used() const { return used_; }
+
+ private:
+  const GltfLimits& limits_;
+  size_t used_ = 0;
+};
 
 // What every stage needs: the parsed model, the file name for messages, the warnings list.
 struct Context {
   const tinygltf::Model& model;
   std::string file;                    // the path as given, used as the prefix of messages
   std::vector<std::string>* warnings;  // Asset::warnings being filled
+  LoadBudget* budget;                  // this load's memory and time
+  size_t max_backed_count = 0;         // largest_backed_count(model)
 
   Status fail(StatusCode code, const std::string& what) const {
     return Status(code, file + ": " + what);
   }
-  void warn(const std::string& what) const { warnings->push_back(what); }
+  // Adds a warning; past kMaxWarnings, one line says that more were left out.
+  void warn(const std::string& what) const {
+    if (warnings->size() < kMaxWarnings)
+      warnings->push_back(what);
+    else if (warnings->size() == kMaxWarnings)
+      warnings->push_back("further warnings left out");
+  }
+  static constexpr size_t kMaxWarnings = 64;
 };
 
 // "node 3 'Hip'" (or "node 3" when unnamed), for messages.
 std::string node_label(const tinygltf::Model& model, int node);
+
+// The largest count of an accessor that has a buffer view (0 when none has).
+size_t largest_backed_count(const tinygltf::Model& model);
 
 // An accessor's elements as doubles (count * components values, element after element).
 // Normalized integer components are mapped to [0, 1] / [-1, 1] as the glTF spec says;
@@ -48,7 +80,9 @@ struct AccessorSpec {
 };
 
 // Reads and bounds-checks accessor `index` (offset + stride * count within the buffer view,
-// the view within its buffer; sparse substitution applied). `what` names the use in errors
+// the view within its buffer; sparse substitution applied). An accessor without a buffer view
+// may not be larger than ctx.max_backed_count; the decoded values are charged to ctx.budget
+// before they are allocated, and the deadline is checked first. `what` names the use in errors
 // ("animation 'Walk' sampler 2 input").
 Expected<AccessorData> read_accessor(const Context& ctx, int index, const AccessorSpec& spec,
                                      const std::string& what);

@@ -8,9 +8,11 @@
 #include <fstream>
 #include <iterator>
 #include <limits>
+#include <set>
 #include <span>
 #include <unordered_set>
 
+#include "gltf_document_scan.h"
 #include "gltf_internal.h"
 #include "gltf_uri_policy.h"
 
@@ -35,12 +37,20 @@ struct ModelSource {
   gltf::UriPolicy policy;
 };
 
-Status read_model(const ModelSource& src, tinygltf::Model* model) {
+// Parses the bytes into `model` once the document is known to keep within `limits` (its
+// parse charged to `budget`) and its URIs within the policy.
+Status read_model(const ModelSource& src, const GltfLimits& limits, gltf::LoadBudget* budget,
+                  tinygltf::Model* model) {
   const std::span<const uint8_t> bytes = src.bytes;
   if (bytes.empty()) return data_loss(src.label + ": file is empty");
   if (bytes.size() > std::numeric_limits<unsigned int>::max())
     return Status(StatusCode::kResourceExhausted, src.label + ": larger than 4 GiB");
-  if (Status s = gltf::check_document_uris(src.policy, bytes); !s)
+  const std::span<const uint8_t> json = gltf::document_json(bytes);
+  Expected<gltf::DocumentShape> shape = gltf::scan_document(json, bytes.size(), limits);
+  if (!shape) return Status(shape.error().code(), src.label + ": " + shape.error().message());
+  if (Status s = budget->charge(shape->parsed_bytes, "parsing the document"); !s)
+    return Status(s.code(), src.label + ": " + s.message());
+  if (Status s = gltf::check_document_uris(src.policy, json); !s)
     return Status(s.code(), src.label + ": " + s.message());
 
   // Every file access of tinygltf goes through the gate (see gltf_uri_policy.h).
@@ -67,12 +77,21 @@ Status read_model(const ModelSource& src, tinygltf::Model* model) {
   return Status::ok();
 }
 
-// Parent of every node (-1 for none), after checking the hierarchy is a forest: children in
-// range, at most one parent per node, no cycles.
-Expected<std::vector<int>> node_parents(const Context& ctx) {
+// The node forest: each node's parent (-1 for none) and every node in an order that puts
+// parents before their children.
+struct NodeForest {
+  std::vector<int> parent;
+  std::vector<int> parents_first;
+};
+
+// Checks the hierarchy is a forest (children in range, at most one parent per node, no
+// cycles) in time linear in the nodes and their child lists.
+Expected<NodeForest> node_forest(const Context& ctx) {
   const tinygltf::Model& m = ctx.model;
   const int n = static_cast<int>(m.nodes.size());
-  std::vector<int> parent(n, -1);
+  NodeForest forest;
+  std::vector<int>& parent = forest.parent;
+  parent.assign(n, -1);
   for (int i = 0; i < n; ++i) {
     if (Status s = gltf::check_node_transform(ctx, i); !s) return s;
     for (int c : m.nodes[i].children) {
@@ -90,14 +109,53 @@ Expected<std::vector<int>> node_parents(const Context& ctx) {
       parent[c] = i;
     }
   }
-  for (int i = 0; i < n; ++i) {
-    int steps = 0;
-    for (int j = parent[i]; j >= 0; j = parent[j])
-      if (++steps > n)
-        return ctx.fail(StatusCode::kInvalidArgument,
-                        "cyclic node hierarchy: " + node_label(m, i) + " is its own ancestor");
+  // Every node reachable from a root is in a tree; with one parent each, the others form
+  // cycles.
+  std::vector<int>& order = forest.parents_first;
+  order.reserve(n);
+  for (int i = 0; i < n; ++i)
+    if (parent[i] < 0) order.push_back(i);
+  for (size_t k = 0; k < order.size(); ++k)
+    for (int c : m.nodes[order[k]].children) order.push_back(c);
+  if (static_cast<int>(order.size()) < n) {
+    std::vector<char> reached(n, 0);
+    for (int i : order) reached[i] = 1;
+    int first = 0;
+    while (reached[first]) ++first;
+    return ctx.fail(StatusCode::kInvalidArgument,
+                    "cyclic node hierarchy: " + node_label(m, first) + " is its own ancestor");
   }
-  return parent;
+  return forest;
+}
+
+// For every node, the nearest joint above it and the static transform between: with
+// `joint_above[n]` the nearest proper ancestor of n that is a joint (-1 for none),
+// `between[n]` is the product of the local matrices of the nodes strictly between that joint
+// and n, and n itself when n is not a joint (ancestor first). Computed in one pass in
+// parents-first order.
+struct JointChains {
+  std::vector<int> joint_above;
+  std::vector<glm::dmat4> between;
+};
+
+JointChains joint_chains(const tinygltf::Model& m, const NodeForest& forest,
+                         const std::vector<int>& source_of_node) {
+  const size_t n = m.nodes.size();
+  JointChains chains;
+  chains.joint_above.assign(n, -1);
+  chains.between.assign(n, glm::dmat4(1.0));
+  for (int node : forest.parents_first) {
+    const int p = forest.parent[node];
+    glm::dmat4 above(1.0);
+    if (p >= 0) {
+      const bool p_is_joint = source_of_node[p] >= 0;
+      chains.joint_above[node] = p_is_joint ? p : chains.joint_above[p];
+      if (!p_is_joint) above = chains.between[p];
+    }
+    chains.between[node] =
+        source_of_node[node] >= 0 ? above : above * gltf::node_local_matrix(m.nodes[node]);
+  }
+  return chains;
 }
 
 // Nodes of the default scene in depth-first pre-order (children in file order), the order
@@ -258,24 +316,37 @@ Expected<CharacterJoints> character_joints(const Context& ctx, int chosen) {
   for (int k = 0; k < n; ++k) cj.source_of_skin_joint.back().push_back(k);
   cj.skin_usable.push_back(1);
 
-  std::vector<char> merged(m.skins.size(), 0);
+  // Skins merge in passes over the skin indices, each merging, in index order, every skin
+  // that shares a joint with the set so far, until a pass merges none. A skin becomes a
+  // candidate when one of its nodes joins the set, so the passes visit candidates only.
+  const int num_skins = static_cast<int>(m.skins.size());
+  std::vector<std::vector<int>> skins_of_node(num_nodes);
+  for (int s = 0; s < num_skins; ++s)
+    for (int node : m.skins[s].joints)
+      if (node >= 0 && node < num_nodes &&
+          (skins_of_node[node].empty() || skins_of_node[node].back() != s))
+        skins_of_node[node].push_back(s);
+  std::vector<char> merged(num_skins, 0);
   merged[chosen] = 1;
-  for (bool grew = true; grew;) {
-    grew = false;
-    for (int s = 0; s < static_cast<int>(m.skins.size()); ++s) {
-      if (merged[s]) continue;
-      const std::vector<int>& joints = m.skins[s].joints;
-      bool valid = !joints.empty(), shares = false;
-      std::unordered_set<int> seen;
-      for (int node : joints) {
-        if (node < 0 || node >= num_nodes || !seen.insert(node).second)
-          valid = false;
-        else if (cj.source_of_node[node] >= 0)
-          shares = true;
-      }
-      if (!shares) continue;
+  std::set<int> candidates;
+  const auto joined = [&](int node) {
+    for (int s : skins_of_node[node])
+      if (!merged[s]) candidates.insert(s);
+  };
+  for (int node : cj.nodes) joined(node);
+  for (int next = 0; !candidates.empty();) {
+    auto it = candidates.lower_bound(next);
+    if (it == candidates.end()) it = candidates.begin();  // a new pass
+    const int s = *it;
+    candidates.erase(it);
+    next = s + 1;
+    {
       merged[s] = 1;
-      grew = true;
+      const std::vector<int>& joints = m.skins[s].joints;
+      bool valid = !joints.empty();
+      std::unordered_set<int> seen;
+      for (int node : joints)
+        if (node < 0 || node >= num_nodes || !seen.insert(node).second) valid = false;
       const std::string label = skin_label(m, s);
       if (!valid) {
         ctx.warn(label + " shares joints with " + chosen_label +
@@ -311,6 +382,7 @@ Expected<CharacterJoints> character_joints(const Context& ctx, int chosen) {
           src = static_cast<int>(cj.nodes.size());
           cj.nodes.push_back(joints[k]);
           cj.ibm.push_back((*sibm)[k] * glm::inverse(to_bind));
+          joined(joints[k]);
         }
         map[k] = src;
       }
@@ -333,8 +405,7 @@ Expected<CharacterJoints> character_joints(const Context& ctx, int chosen) {
 // unskinned mesh node in the scene under a joint node (or a joint itself), bound rigidly to
 // the nearest such joint. Skinned meshes of unrelated skins are left out with a warning.
 std::vector<gltf::MeshPart> mesh_parts(const Context& ctx, const CharacterJoints& cj,
-                                       const std::vector<int>& parent,
-                                       const std::vector<int>& order) {
+                                       const JointChains& chains, const std::vector<int>& order) {
   const tinygltf::Model& m = ctx.model;
   const int num_skins = static_cast<int>(m.skins.size());
   std::vector<int> merged_index(num_skins, -1);
@@ -366,12 +437,11 @@ std::vector<gltf::MeshPart> mesh_parts(const Context& ctx, const CharacterJoints
       }
       continue;
     }
-    glm::dmat4 below(1.0);  // static nodes from the joint (exclusive) down to the mesh node
-    int a = node;
-    while (a >= 0 && cj.source_of_node[a] < 0) {
-      below = gltf::node_local_matrix(m.nodes[a]) * below;
-      a = parent[a];
-    }
+    // The joint the node hangs under (itself when it is one), and the static nodes from that
+    // joint (exclusive) down to the mesh node.
+    const bool is_joint = cj.source_of_node[node] >= 0;
+    const int a = is_joint ? node : chains.joint_above[node];
+    const glm::dmat4 below = is_joint ? glm::dmat4(1.0) : chains.between[node];
     if (a < 0) continue;  // not attached to the skeleton: scenery, not the character
     gltf::MeshPart part;
     part.node = node;
@@ -397,7 +467,7 @@ std::vector<gltf::MeshPart> mesh_parts(const Context& ctx, const CharacterJoints
 // model matrices equal the joint nodes' scene-space world matrices and
 // palette = joint world * inverse bind, the matrix three.js applies to a skinned vertex.
 Expected<Skeleton> build_skeleton(const Context& ctx, int skin_index, const CharacterJoints& cj,
-                                  const std::vector<int>& parent,
+                                  const NodeForest& forest, const JointChains& chains,
                                   std::vector<gltf::JointFold>* folds) {
   const tinygltf::Model& m = ctx.model;
   const std::string label = skin_label(m, skin_index);
@@ -414,15 +484,12 @@ Expected<Skeleton> build_skeleton(const Context& ctx, int skin_index, const Char
   glm::dmat4 root_space(1.0);
   for (int k = 0; k < n; ++k) {
     const int node = cj.nodes[k];
-    glm::dmat4 between(1.0);  // product of the non-joint nodes above `node`, up to a joint
-    int a = parent[node];
-    while (a >= 0 && source_of_node[a] < 0) {
-      between = gltf::node_local_matrix(m.nodes[a]) * between;
-      a = parent[a];
-    }
+    // The product of the non-joint nodes above `node`, up to a joint.
+    const glm::dmat4& between = chains.between[node];
+    const int a = chains.joint_above[node];
     if (a >= 0) {
       parents[k] = source_of_node[a];
-      if (a != parent[node]) {
+      if (a != forest.parent[node]) {
         fold_matrix[k] = between;
         (*folds)[k].active = true;
       }
@@ -478,32 +545,37 @@ Expected<Skeleton> build_skeleton(const Context& ctx, int skin_index, const Char
 namespace {
 
 Expected<Asset> load(const ModelSource& source, const GltfOptions& options) {
+  gltf::LoadBudget budget(options.limits);
   tinygltf::Model model;
-  if (Status s = read_model(source, &model); !s) return s;
+  if (Status s = read_model(source, options.limits, &budget, &model); !s) return s;
 
   Asset asset;
   asset.name = source.name;
   asset.source = source.label;
-  const Context ctx{model, source.label, &asset.warnings};
+  const Context ctx{model, source.label, &asset.warnings, &budget,
+                    gltf::largest_backed_count(model)};
 
-  Expected<std::vector<int>> parent = node_parents(ctx);
-  if (!parent) return parent.error();
-  Expected<std::vector<int>> order = scene_order(ctx, *parent);
+  Expected<NodeForest> forest = node_forest(ctx);
+  if (!forest) return forest.error();
+  Expected<std::vector<int>> order = scene_order(ctx, forest->parent);
   if (!order) return order.error();
   Expected<int> skin = choose_skin(ctx, options, *order);
   if (!skin) return skin.error();
   Expected<CharacterJoints> joints = character_joints(ctx, *skin);
   if (!joints) return joints.error();
+  if (Status s = budget.check_time("the node hierarchy"); !s)
+    return ctx.fail(s.code(), s.message());
+  const JointChains chains = joint_chains(model, *forest, joints->source_of_node);
 
   std::vector<gltf::JointFold> folds;
-  Expected<Skeleton> skeleton = build_skeleton(ctx, *skin, *joints, *parent, &folds);
+  Expected<Skeleton> skeleton = build_skeleton(ctx, *skin, *joints, *forest, chains, &folds);
   if (!skeleton) return skeleton.error();
   asset.skeleton = std::move(*skeleton);
 
   if (Status s = gltf::load_clips(ctx, asset.skeleton, joints->source_of_node, folds, &asset.clips);
       !s)
     return s;
-  const std::vector<gltf::MeshPart> parts = mesh_parts(ctx, *joints, *parent, *order);
+  const std::vector<gltf::MeshPart> parts = mesh_parts(ctx, *joints, chains, *order);
   if (Status s = gltf::load_mesh(ctx, parts, asset.skeleton, &asset.mesh); !s) return s;
   if (parts.empty()) ctx.warn("no mesh node uses the chosen skin or its joints: the mesh is empty");
 

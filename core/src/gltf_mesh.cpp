@@ -318,6 +318,7 @@ Status load_mesh(const Context& ctx, const std::vector<MeshPart>& parts, const S
       const std::string label = "mesh " + std::to_string(mi) +
                                 (gm.name.empty() ? "" : " '" + gm.name + "'") + " primitive " +
                                 std::to_string(pi);
+      if (Status s = ctx.budget->check_time(label); !s) return ctx.fail(s.code(), s.message());
       Primitive p;
       bool ok = false;
       if (Status s = read_primitive(ctx, prim, skeleton, part, label, &p, &ok); !s) return s;

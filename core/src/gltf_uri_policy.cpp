@@ -117,18 +117,7 @@ Status check_uri(const UriPolicy& policy, const std::string& uri, const std::str
   return Status::ok();
 }
 
-Status check_document_uris(const UriPolicy& policy, std::span<const uint8_t> bytes) {
-  std::span<const uint8_t> json = bytes;
-  if (bytes.size() >= 4 && bytes[0] == 'g' && bytes[1] == 'l' && bytes[2] == 'T' &&
-      bytes[3] == 'F') {
-    // .glb: 12-byte header, then the JSON chunk (length, type "JSON", data).
-    if (bytes.size() < 20) return Status::ok();
-    const uint32_t length =
-        static_cast<uint32_t>(bytes[12]) | static_cast<uint32_t>(bytes[13]) << 8 |
-        static_cast<uint32_t>(bytes[14]) << 16 | static_cast<uint32_t>(bytes[15]) << 24;
-    if (length > bytes.size() - 20) return Status::ok();
-    json = bytes.subspan(20, length);
-  }
+Status check_document_uris(const UriPolicy& policy, std::span<const uint8_t> json) {
   const nlohmann::json doc =
       nlohmann::json::parse(json.begin(), json.end(), nullptr, /*allow_exceptions=*/false);
   if (!doc.is_object()) return Status::ok();

@@ -49,9 +49,9 @@ std::optional<std::string> decode_uri(std::string_view uri);
 Status check_uri(const UriPolicy& policy, const std::string& uri, const std::string& owner,
                  bool must_exist);
 
-// Step 1 above, on .gltf text or a .glb's JSON chunk. Bytes that are not well-formed are left
-// to tinygltf to report (returns ok).
-Status check_document_uris(const UriPolicy& policy, std::span<const uint8_t> bytes);
+// Step 1 above, on the document's JSON (document_json(): .gltf text or a .glb's JSON chunk).
+// JSON that is not well-formed is left to tinygltf to report (returns ok).
+Status check_document_uris(const UriPolicy& policy, std::span<const uint8_t> json);
 
 // Step 2 above: tinygltf file callbacks bound to this object (keep it alive while parsing).
 // Only reading is ever allowed, and only of regular files that the policy admits; the path is

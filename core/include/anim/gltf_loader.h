@@ -22,6 +22,8 @@
 // messages name the file by its label, the URI's owner ("buffer 0") and the rule broken;
 // never a host path, nor the size or contents of a refused file.
 
+#include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -30,6 +32,27 @@
 #include "anim/status.h"
 
 namespace anim {
+
+// Bounds on what one file may make the loader hold or do. A file past any of them fails with
+// kResourceExhausted naming the limit; the JSON bounds are checked by a streaming pass before
+// anything is built from the document, so a refused file costs a linear read and no more.
+struct GltfLimits {
+  // Nesting of JSON arrays and objects (a glTF document needs about 6; extras may nest more).
+  int max_json_depth = 64;
+  // JSON values of every kind (objects, arrays, strings, numbers, ...) in the whole document.
+  size_t max_json_values = size_t{1} << 20;
+  // Items in each top-level array of the document (nodes, meshes, accessors, bufferViews,
+  // buffers, animations, skins, materials, images, textures, samplers, scenes, cameras).
+  size_t max_collection_items = 65536;
+  // Working memory of one load, in bytes: the estimated size of the parsed document plus
+  // every accessor decoded from it (8 bytes a component, charged as each is read, never
+  // refunded). Bounds a file whose accessors alias one buffer many times as well as a large
+  // one.
+  size_t max_working_bytes = size_t{256} << 20;
+  // The load fails once this time has passed (checked between stages and per accessor,
+  // animation channel and mesh primitive). Default: no deadline.
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+};
 
 struct GltfOptions {
   int skin_index = -1;    // >= 0: use this skin (an index past the last skin is kNotFound)
@@ -42,6 +65,7 @@ struct GltfOptions {
   // load_gltf only: how messages name the file (e.g. its path relative to an asset root, so
   // that a daemon's replies never carry host paths). Empty = the path as given.
   std::string label;
+  GltfLimits limits;
 };
 
 // Loads a .gltf or .glb file. Buffer/image URIs are confined to options.uri_root.
