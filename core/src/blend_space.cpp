@@ -121,17 +121,17 @@ Expected<std::vector<Tri>> triangulate(const std::vector<glm::dvec2>& p) {
   return out;
 }
 
-// Builds the weights from up to three (sample, weight) pairs: drops the negligible ones,
-// normalizes, and derives the sequential mix factors.
+// Builds the weights from up to three (sample, weight) pairs, for both the 1D and the 2D
+// path: drops every weight not above kNegligibleBlendWeight, renormalizes the rest to sum 1,
+// and derives the sequential mix factors. The samples keep their order.
 BlendWeights finish(const std::array<int, 3>& sample, std::array<double, 3> w, int count) {
-  constexpr double kNegligible = 1e-6;
   double sum = 0.0;
   for (int k = 0; k < count; ++k) {
-    if (!(w[k] > kNegligible)) w[k] = 0.0;
+    if (!(w[k] > kNegligibleBlendWeight)) w[k] = 0.0;
     sum += w[k];
   }
   BlendWeights out;
-  if (!(sum > 0.0)) {  // cannot happen for points on the triangle; be safe
+  if (!(sum > 0.0)) {  // cannot happen for points on the interval or triangle; be safe
     out.count = 1;
     out.sample[0] = sample[0];
     out.weight[0] = 1.0f;
@@ -160,26 +160,14 @@ BlendWeights BlendSpace::weights_at(glm::vec2 at) const {
   if (std::isnan(at.x)) at.x = first.x;
   if (std::isnan(at.y)) at.y = first.y;
   if (dimensions == 1) {
-    BlendWeights out;
-    out.count = 1;
-    out.weight[0] = 1.0f;
-    out.mix[0] = 1.0f;
-    if (at.x <= samples[0].position.x) return out;  // sample 0
-    if (at.x >= samples[n - 1].position.x) {
-      out.sample[0] = n - 1;
-      return out;
-    }
+    // Outside the range: the end sample (its weight 1, the neighbour's 0).
+    if (at.x <= samples[0].position.x) return finish({0, 0, 0}, {1.0, 0.0, 0.0}, 1);
+    if (at.x >= samples[n - 1].position.x) return finish({n - 1, 0, 0}, {1.0, 0.0, 0.0}, 1);
     int i = 0;
     while (samples[i + 1].position.x <= at.x) ++i;  // x[i] <= at < x[i + 1]
-    const float x0 = samples[i].position.x, x1 = samples[i + 1].position.x;
-    const float u = (at.x - x0) / (x1 - x0);
-    out.sample[0] = i;
-    if (!(u > 0.0f)) return out;
-    out.count = 2;
-    out.sample[1] = i + 1;
-    out.weight = {1.0f - u, u, 0.0f};
-    out.mix[1] = u;
-    return out;
+    const double x0 = samples[i].position.x, x1 = samples[i + 1].position.x;
+    const double u = (static_cast<double>(at.x) - x0) / (x1 - x0);
+    return finish({i, i + 1, 0}, {1.0 - u, u, 0.0}, 2);
   }
   // 2D: the first triangle containing the point, else the point of the hull nearest to it
   // (the nearest point over all triangles is on the hull).

@@ -3,6 +3,7 @@
 // root motion, events, smoothing, the evaluated inputs), on the synthetic rig.
 #include "anim/blend_space.h"
 
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -247,6 +248,133 @@ TEST(BlendSpaceAnimator, AtASamplePointTheClipAloneBitForBit) {
   ASSERT_TRUE(a.set_parameter("speed", 6.0f, 0.0f));
   ASSERT_TRUE(a.update(0.1f));
   EXPECT_TRUE(same_pose(a.local_pose().locals, f.sample(2, a.current_clip_time() * 0.6f)));
+}
+
+// The parameter values one float step either side of `v`.
+std::array<float, 2> float_steps_around(float v) {
+  return {std::nextafter(v, -INFINITY), std::nextafter(v, INFINITY)};
+}
+
+// idle 0, walk 1.5, run 4: walk (1 s, so its clip time is the phase bit for bit) between two
+// neighbours whose weight a float step off 1.5 would be about 1e-7.
+BlendSpaceDesc locomotion_at_1_5() {
+  return {"locomotion", {"speed"}, {{0, {0, 0}}, {1, {1.5f, 0}}, {2, {4.0f, 0}}}};
+}
+
+// walk (1 s) at the centre (1, 1) of a square of other clips: every parameter a float step
+// off the centre, in x, y or both, is inside some triangle bordering it.
+BlendSpaceDesc walk_in_the_middle() {
+  return {"middle", {"x", "y"}, {{0, {0, 0}}, {2, {2, 0}}, {3, {0, 2}}, {2, {2, 2}}, {1, {1, 1}}}};
+}
+
+TEST(BlendSpace, AFloatStepOffASampleIsThatSampleAloneIn1D) {
+  Fixture f;
+  auto s = make_blend_space(locomotion_at_1_5(), f.clips, f.skeleton.num_joints());
+  ASSERT_TRUE(s.has_value()) << s.error().message();
+  for (float speed : float_steps_around(1.5f)) {
+    const BlendWeights w = s->weights_at({speed, 0});
+    ASSERT_EQ(w.count, 1) << speed;
+    EXPECT_EQ(w.sample[0], 1) << speed;
+    EXPECT_EQ(w.weight[0], 1.0f) << speed;
+  }
+  // Neither neighbour is negligible a little further off: both stay, summing to 1.
+  for (float speed : {1.49f, 1.51f}) {
+    const BlendWeights w = s->weights_at({speed, 0});
+    ASSERT_EQ(w.count, 2) << speed;
+    EXPECT_NEAR(w.weight[0] + w.weight[1], 1.0f, 1e-7f);
+    EXPECT_GT(w.weight[0], 0.0f);
+    EXPECT_GT(w.weight[1], 0.0f);
+  }
+}
+
+TEST(BlendSpace, AFloatStepOffASampleIsThatSampleAloneIn2D) {
+  Fixture f;
+  auto s = make_blend_space(walk_in_the_middle(), f.clips, f.skeleton.num_joints());
+  ASSERT_TRUE(s.has_value()) << s.error().message();
+  const auto steps = float_steps_around(1.0f);
+  for (float x : {steps[0], 1.0f, steps[1]})
+    for (float y : {steps[0], 1.0f, steps[1]}) {
+      const BlendWeights w = s->weights_at({x, y});
+      ASSERT_EQ(w.count, 1) << x << ", " << y;
+      EXPECT_EQ(w.sample[0], 4) << x << ", " << y;
+      EXPECT_EQ(w.weight[0], 1.0f) << x << ", " << y;
+    }
+  // On an edge a float step off its line: the third vertex is dropped and the edge's two
+  // weights are renormalized to sum 1.
+  const BlendWeights w = s->weights_at({0.5f, std::nextafter(0.0f, 1.0f)});
+  ASSERT_EQ(w.count, 2);
+  float by_sample[5] = {};
+  for (int k = 0; k < w.count; ++k) by_sample[w.sample[k]] = w.weight[k];
+  EXPECT_NEAR(by_sample[0], 0.75f, 1e-6f);
+  EXPECT_NEAR(by_sample[1], 0.25f, 1e-6f);
+  EXPECT_NEAR(w.weight[0] + w.weight[1], 1.0f, 1e-7f);
+}
+
+// Plays `space` at `at` from phase 0.45 and, beside it, its sample clip `walk` alone from
+// 0.45 s (walk lasts 1 s, so clip time and phase agree); over three updates that cross
+// walk's step at 0.5 (and every other clip's event at phase 0.5), checks that the space's
+// pose and palette are walk's bit for bit and that it fires walk's events alone, at weight 1.
+void expect_walk_alone(Fixture& f, const BlendSpaceDesc& space, glm::vec2 at) {
+  const std::string where =
+      "at (" + std::to_string(at.x) + ", " + std::to_string(at.y) + ") in " + space.name;
+  SCOPED_TRACE(where);
+  Animator a(f.skeleton, f.clips);
+  ASSERT_TRUE(a.set_blend_spaces(f.table({space})));
+  ASSERT_TRUE(a.set_parameter(space.axes[0], at.x, 0.0f));
+  if (space.axes.size() == 2) {
+    ASSERT_TRUE(a.set_parameter(space.axes[1], at.y, 0.0f));
+  }
+  ASSERT_TRUE(a.play_blend_space(0, {.start_time = 0.45f}));
+  Animator alone(f.skeleton, f.clips);
+  ASSERT_TRUE(alone.play(1, {.start_time = 0.45f}));
+  size_t fired = 0;
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(a.update(0.03f));
+    ASSERT_TRUE(alone.update(0.03f));
+    EXPECT_EQ(a.current_blend_weights().count, 1);
+    // The pose: walk sampled at the space's phase, and a walk player started there.
+    const float phase = a.current_clip_time();
+    EXPECT_TRUE(same_pose(a.local_pose().locals, f.sample(1, phase * 1.0f))) << i;
+    Animator b(f.skeleton, f.clips);
+    ASSERT_TRUE(b.play(1, {.start_time = phase}));
+    ASSERT_TRUE(b.update(0.0f));
+    EXPECT_TRUE(same_pose(a.local_pose().locals, b.local_pose().locals)) << i;
+    EXPECT_TRUE(animtest::same_palettes(a.palette(), b.palette())) << i;
+    // The events: walk's, as walk alone fires them.
+    ASSERT_EQ(a.fired_events().size(), alone.fired_events().size()) << i;
+    for (size_t k = 0; k < a.fired_events().size(); ++k) {
+      const FiredEvent& e = a.fired_events()[k];
+      const FiredEvent& expected = alone.fired_events()[k];
+      EXPECT_EQ(e.clip, 1);
+      EXPECT_EQ(e.event, expected.event);
+      EXPECT_EQ(e.weight, 1.0f);
+      EXPECT_EQ(e.reverse, expected.reverse);
+      EXPECT_EQ(e.source, EventSource::kBase);
+    }
+    fired += a.fired_events().size();
+  }
+  EXPECT_EQ(fired, 1u);  // walk's step, once
+}
+
+TEST(BlendSpaceAnimator, AFloatStepOffASamplePlaysThatClipAloneIn1D) {
+  Fixture f;
+  f.clips[0].events = {{"blink", 1.0f, ""}};  // idle: half way through its 2 s
+  f.clips[1].events = {{"step", 0.5f, ""}};   // walk: half way through its 1 s
+  f.clips[2].events = {{"push", 0.3f, ""}};   // run: half way through its 0.6 s
+  for (float speed : float_steps_around(1.5f))
+    expect_walk_alone(f, locomotion_at_1_5(), {speed, 0.0f});
+}
+
+TEST(BlendSpaceAnimator, AFloatStepOffASamplePlaysThatClipAloneIn2D) {
+  Fixture f;
+  f.clips[0].events = {{"blink", 1.0f, ""}};
+  f.clips[1].events = {{"step", 0.5f, ""}};
+  f.clips[2].events = {{"push", 0.3f, ""}};
+  f.clips[3].events = {{"turn", 0.4f, ""}};  // strafe: half way through its 0.8 s
+  const auto steps = float_steps_around(1.0f);
+  for (float x : {steps[0], steps[1]})
+    for (float y : {steps[0], 1.0f, steps[1]}) expect_walk_alone(f, walk_in_the_middle(), {x, y});
+  for (float y : {steps[0], steps[1]}) expect_walk_alone(f, walk_in_the_middle(), {1.0f, y});
 }
 
 TEST(BlendSpaceAnimator, MidwayIsTheBlendOfTheTwoClipsAtTheSharedPhase) {

@@ -48,15 +48,23 @@ struct BlendSpaceDesc {
   std::vector<BlendSample> samples;
 };
 
-// The samples a parameter point selects: up to three, each with its weight (barycentric:
-// >= 0, summing to 1) and the factor that blends it onto the samples before it (the pose is
-// sample 0, then mix(pose, sample k, mix[k]) for k = 1, 2: mix[k] = weight[k] / (weight[0]
-// + ... + weight[k])). Samples with weight 0 are left out, so a point on a sample is that
-// sample alone, count 1.
+// A sample whose interpolation weight (1D: 1 - u or u in its interval; 2D: barycentric in
+// its triangle, or along the nearest hull edge) is not above this is dropped from the blend,
+// in 1D and 2D alike, and the remaining weights are renormalized to sum 1. So a parameter on
+// a sample, or off it by no more than a millionth of the interval or triangle it borders
+// (one float step off it, unless the interval is tiny against the coordinates), gives that
+// sample alone, whatever it borders: its pose bit for bit and only its clip's events.
+inline constexpr double kNegligibleBlendWeight = 1e-6;
+
+// The samples a parameter point selects: up to three, each with its weight (> 0, summing to
+// 1) and the factor that blends it onto the samples before it (the pose is sample 0, then
+// mix(pose, sample k, mix[k]) for k = 1, 2: mix[k] = weight[k] / (weight[0] + ... +
+// weight[k])). Samples with a weight at or below kNegligibleBlendWeight are left out, so a
+// point on a sample is that sample alone, count 1.
 struct BlendWeights {
   int count = 0;                  // 1..3
   std::array<int, 3> sample{};    // indices into BlendSpace::samples
-  std::array<float, 3> weight{};  // barycentric weights, > 0
+  std::array<float, 3> weight{};  // > kNegligibleBlendWeight before renormalizing; sum 1
   std::array<float, 3> mix{};     // mix[0] is unused (1)
 };
 
@@ -69,7 +77,8 @@ struct BlendSpace {
 
   // The samples and weights at `point` (1D: x only). A point outside the samples' range
   // (1D) or convex hull (2D) is clamped to the nearest point of it; NaN counts as the first
-  // sample's coordinate. No allocation.
+  // sample's coordinate. Negligible weights are dropped (kNegligibleBlendWeight) by one rule
+  // for both dimensions. No allocation.
   BlendWeights weights_at(glm::vec2 point) const;
 };
 
