@@ -16,7 +16,10 @@
 namespace animd {
 
 // The answer to `r` from `history`, with every error query_pose gives for a character the
-// history knows (a tick in the future or out of the window, an unknown joint). nullopt when
+// history knows (a tick in the future or out of the window, an unknown joint, a joint asked
+// for twice: by two names, two indices, or a name and an index, INVALID_ARGUMENT naming both
+// positions). Each joint is answered at most once, so the work and the answer are bounded by
+// the skeleton, whatever the lists hold. nullopt when
 // the newest frame does not have the character: unknown, despawned, or spawned since; the
 // World, which knows which, answers then. `newest_tick` (optional) receives the tick of the
 // newest frame that was consulted. Evaluation scratch is per thread (allocated once per

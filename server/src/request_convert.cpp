@@ -5,6 +5,7 @@
 #include <variant>
 
 #include "proto_convert.h"
+#include "request_convert_caps.h"
 #include "request_convert_characters.h"
 #include "request_convert_clips.h"
 #include "request_convert_hits.h"
@@ -149,6 +150,8 @@ struct ResultWriter {
 }  // namespace
 
 anim::Expected<WorldRequest> to_world_request(const anim::v1::Request& r) {
+  // Before anything reads a list: the request families rely on it.
+  if (auto s = check_repeated_field_caps(r); !s) return s;
   using R = anim::v1::Request;
   switch (r.command_case()) {
     case R::kSpawn:

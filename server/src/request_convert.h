@@ -5,9 +5,12 @@
 //
 // to_world_request checks everything a request can get wrong on its own (NaN and infinity,
 // ranges, unknown enum values, a request naming nothing), with the messages the daemon has
-// always given ("play.speed is NaN"). It runs on the network thread (Session), so a
-// malformed request is answered without reaching the tick. What needs the world's state
-// (unknown character, clip, joint; owner; limits) is the World's to check, after these.
+// always given ("play.speed is NaN"). First of all it checks every repeated field against its
+// cap (request_convert_caps.h), before anything reads one: the request families
+// (request_convert_<family>.h) are only given lists within their caps. It runs on the network
+// thread (Session), so a malformed request is answered without reaching the tick. What needs the
+// world's state (unknown character, clip, joint; owner; limits) is the World's to check, after
+// these.
 
 #include <string>
 

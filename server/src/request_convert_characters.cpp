@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "proto_convert.h"
 
@@ -43,6 +44,23 @@ anim::Expected<ChainConstraint> constraint(const anim::v1::JointConstraint& pc,
   } else {
     return anim::invalid_argument(field + " has neither ball_socket nor hinge");
   }
+  return out;
+}
+
+// The first entry of `list` (in request order) equal to an earlier one, as
+// {earlier position, its position}; nullopt when all differ. Sorts positions, so a list of n
+// (at most its cap) costs n log n comparisons, whatever the entries hold.
+template <typename List>
+std::optional<std::pair<int, int>> first_repeat(const List& list) {
+  std::vector<int> order(static_cast<size_t>(list.size()));
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return list[a] < list[b]; });
+  // Stable: a run of equal entries is in request order, its first two the first repeat.
+  auto same = [&](size_t k) { return list[order[k - 1]] == list[order[k]]; };
+  std::optional<std::pair<int, int>> out;
+  for (size_t k = 1; k < order.size(); ++k)
+    if (same(k) && (k == 1 || !same(k - 1)) && (!out || order[k] < out->second))
+      out = std::pair{order[k - 1], order[k]};
   return out;
 }
 
@@ -259,6 +277,18 @@ Converted query_pose_request(const anim::v1::QueryPoseRequest& r) {
     default:
       return anim::invalid_argument("query_pose.space has an unknown value");
   }
+  // Each joint at most once: an answer is never longer than the skeleton (a joint both named
+  // and indexed is refused by the history, which knows the names: pose_query.h).
+  if (auto repeat = first_repeat(r.joint_names()))
+    return anim::invalid_argument("query_pose.joint_names[" + std::to_string(repeat->second) +
+                                  "]: joint '" + r.joint_names(repeat->second) +
+                                  "' is already asked for by joint_names[" +
+                                  std::to_string(repeat->first) + "]");
+  if (auto repeat = first_repeat(r.joint_indices()))
+    return anim::invalid_argument("query_pose.joint_indices[" + std::to_string(repeat->second) +
+                                  "]: joint " + std::to_string(r.joint_indices(repeat->second)) +
+                                  " is already asked for by joint_indices[" +
+                                  std::to_string(repeat->first) + "]");
   out.joint_names.assign(r.joint_names().begin(), r.joint_names().end());
   out.joint_indices.assign(r.joint_indices().begin(), r.joint_indices().end());
   return WorldRequest(std::move(out));

@@ -11,7 +11,6 @@ namespace animd {
 
 namespace {
 
-using anim::Status;
 using Converted = anim::Expected<WorldRequest>;
 
 }  // namespace
@@ -21,11 +20,6 @@ Converted add_clip_events_request(const anim::v1::AddClipEventsRequest& r) {
   out.asset = r.asset();
   out.clip = r.clip();
   out.replace = r.replace();
-  if (r.events_size() > anim::kMaxEventsPerClip)
-    return Status(anim::StatusCode::kResourceExhausted,
-                  "add_clip_events.events has " + std::to_string(r.events_size()) +
-                      " events, more than " + std::to_string(anim::kMaxEventsPerClip) +
-                      " (a clip's limit)");
   out.events.reserve(static_cast<size_t>(r.events_size()));
   for (int i = 0; i < r.events_size(); ++i) {
     const auto& e = r.events(i);
@@ -52,7 +46,7 @@ Converted define_blend_space_request(const anim::v1::DefineBlendSpaceRequest& r)
     return anim::invalid_argument("define_blend_space.name is longer than " +
                                   std::to_string(anim::kMaxBlendNameBytes) + " bytes");
   out.name = r.name();
-  if (r.axes_size() < 1 || r.axes_size() > 2)
+  if (r.axes_size() < 1)  // more than 2: refused by the caps (request_convert_caps.h)
     return anim::invalid_argument("define_blend_space.axes has " + std::to_string(r.axes_size()) +
                                   " names; a blend space has 1 or 2 axes");
   for (int i = 0; i < r.axes_size(); ++i) {
@@ -63,10 +57,6 @@ Converted define_blend_space_request(const anim::v1::DefineBlendSpaceRequest& r)
                                     std::to_string(anim::kMaxBlendNameBytes) + " bytes");
     out.axes.push_back(r.axes(i));
   }
-  if (r.samples_size() > anim::kMaxBlendSpaceSamples)
-    return Status(anim::StatusCode::kResourceExhausted,
-                  "define_blend_space.samples has " + std::to_string(r.samples_size()) +
-                      " samples, more than " + std::to_string(anim::kMaxBlendSpaceSamples));
   out.samples.reserve(static_cast<size_t>(r.samples_size()));
   for (int i = 0; i < r.samples_size(); ++i) {
     const auto& s = r.samples(i);

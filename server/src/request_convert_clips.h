@@ -1,8 +1,9 @@
 #pragma once
 // to_world_request for what is added to an asset's clips at run time and how characters
 // blend them: add_clip_events (assets.proto), define_blend_space and set_parameter
-// (blend.proto). Counts, name lengths and numbers are checked here, with the field's name in
-// the error; assets, clips and characters are the World's to check.
+// (blend.proto). Name lengths, numbers and the axes count are checked here, with the field's
+// name in the error (list lengths are capped before: request_convert_caps.h); assets, clips
+// and characters are the World's to check.
 
 #include "anim/status.h"
 #include "anim/v1/assets.pb.h"

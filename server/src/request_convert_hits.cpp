@@ -7,7 +7,6 @@
 #include <utility>
 #include <vector>
 
-#include "anim/skeleton.h"
 #include "proto_convert.h"
 
 namespace animd {
@@ -88,10 +87,6 @@ Converted set_hit_volumes_request(const anim::v1::SetHitVolumesRequest& r) {
   SetHitVolumes out;
   out.asset = r.asset();
   out.reset = r.reset();
-  if (r.joints_size() > anim::Skeleton::kMaxJoints)
-    return anim::invalid_argument("set_hit_volumes.joints has " + std::to_string(r.joints_size()) +
-                                  " entries; a skeleton has at most " +
-                                  std::to_string(anim::Skeleton::kMaxJoints) + " joints");
   out.joints.reserve(static_cast<size_t>(r.joints_size()));
   for (int i = 0; i < r.joints_size(); ++i) {
     const auto& j = r.joints(i);

@@ -25,12 +25,10 @@ anim::Expected<glm::vec3> direction(const anim::v1::Vec3& v, const std::string& 
   return *d;
 }
 
+// Each value of a per-chain-joint list within [lo, hi] (its length is capped before:
+// request_convert_caps.h).
 Status per_joint(const google::protobuf::RepeatedField<float>& values, float lo, float hi,
                  const std::string& field) {
-  if (values.size() > anim::kMaxChainJoints)
-    return anim::invalid_argument(field + " has " + std::to_string(values.size()) +
-                                  " values; a chain has at most " +
-                                  std::to_string(anim::kMaxChainJoints) + " joints");
   for (int i = 0; i < values.size(); ++i)
     if (auto s = check_range(values[i], lo, hi, field + "[" + std::to_string(i) + "]"); !s)
       return s;

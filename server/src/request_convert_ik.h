@@ -1,7 +1,8 @@
 #pragma once
 // to_world_request for the aim and foot IK requests (ik.proto): every number is checked here
-// (finite, in range, per-joint lists not longer than a chain can be), with the field's name
-// in the error; joint names and chains are the Animator's to check.
+// (finite, in range), with the field's name in the error (per-joint lists are capped at a
+// chain's length before: request_convert_caps.h); joint names and chains are the Animator's
+// to check.
 
 #include "anim/status.h"
 #include "anim/v1/ik.pb.h"

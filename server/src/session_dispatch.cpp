@@ -13,6 +13,7 @@
 #include "proto_convert.h"
 #include "reply_budget.h"
 #include "request_convert.h"
+#include "request_convert_caps.h"
 #include "server.h"
 
 namespace animd {
@@ -79,6 +80,9 @@ void Session::handle(Request& r, uint64_t seq) {
   if (!admit(r, seq)) return;
   if (server_.shutting_down())
     return reply_error(seq, r, anim::v1::STATUS_UNAVAILABLE, "the daemon is shutting down");
+  // Every repeated field within its cap before any route reads one (request_convert_caps.h).
+  if (auto s = check_repeated_field_caps(r); !s)
+    return reply_error(seq, r, to_proto(s.code()), s.message());
 
   switch (r.command_case()) {
     case Request::kListAssets: {

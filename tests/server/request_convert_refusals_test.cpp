@@ -227,7 +227,7 @@ std::vector<BadCase> bad_cases() {
          d->set_name("m");
          for (const char* a : {"a", "b", "c"}) d->add_axes(a);
        },
-       invalid, "define_blend_space.axes has 3 names; a blend space has 1 or 2 axes"},
+       invalid, "define_blend_space.axes has 3 names, more than 2 (a blend space has 1 or 2 axes)"},
       {"blend space empty axis",
        [](Request& r) {
          auto* d = r.mutable_define_blend_space();
@@ -272,7 +272,7 @@ std::vector<BadCase> bad_cases() {
          for (int i = 0; i < 65; ++i) d->add_samples()->set_clip("walk");
        },
        anim::StatusCode::kResourceExhausted,
-       "define_blend_space.samples has 65 samples, more than 64"},
+       "define_blend_space.samples has 65 samples, more than 64 (a blend space's limit)"},
       {"parameter without name", [](Request& r) { r.mutable_set_parameter(); }, invalid,
        "set_parameter.name is empty"},
       {"parameter NaN",
@@ -331,6 +331,37 @@ std::vector<BadCase> bad_cases() {
          r.mutable_subscribe()->mutable_events()->set_min_weight(1.5f);
        },
        invalid, "subscribe.events.min_weight = 1.500000 is outside [0.000000, 1.000000]"},
+      {"blend space without axes",
+       [](Request& r) { r.mutable_define_blend_space()->set_name("m"); }, invalid,
+       "define_blend_space.axes has 0 names; a blend space has 1 or 2 axes"},
+      {"query_pose joint named twice",
+       [](Request& r) {
+         for (const char* j : {"head", "hand_l", "head"})
+           r.mutable_query_pose()->add_joint_names(j);
+       },
+       invalid, "query_pose.joint_names[2]: joint 'head' is already asked for by joint_names[0]"},
+      {"query_pose joint index twice",
+       [](Request& r) {
+         for (uint32_t j : {4u, 4u}) r.mutable_query_pose()->add_joint_indices(j);
+       },
+       invalid, "query_pose.joint_indices[1]: joint 4 is already asked for by joint_indices[0]"},
+      {"query_pose too many joint indices",
+       [](Request& r) { r.mutable_query_pose()->mutable_joint_indices()->Resize(1025, 0u); },
+       invalid,
+       "query_pose.joint_indices has 1025 indices, more than 1024 (a skeleton's joint limit)"},
+      {"ik too many joint weights",
+       [=](Request& r) {
+         for (int i = 0; i < 33; ++i) ik(r)->add_joint_weights(0.5f);
+       },
+       invalid,
+       "set_ik_goal.joint_weights has 33 values, more than 32 (an IK chain's joint limit)"},
+      {"subscribe to too many ids",
+       [](Request& r) {
+         for (uint32_t i = 1; i <= 16385; ++i) r.mutable_subscribe()->add_character_ids(i);
+       },
+       C::kResourceExhausted,
+       "subscribe.character_ids has 16385 ids, more than 16384 (larger sets: all_characters or a "
+       "region)"},
       {"root motion unknown mode",
        [](Request& r) {
          r.mutable_set_root_motion()->set_character_id(1);
