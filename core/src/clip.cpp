@@ -171,6 +171,17 @@ Status Clip::finalize(int num_joints) {
   return Status::ok();
 }
 
+size_t Clip::memory_bytes() const {
+  size_t n = joints.size() * sizeof(joints[0]) + tracks.memory_bytes();
+  for (const auto& ch : vec3_channels)
+    n += ch.times.size() * sizeof(float) + ch.values.size() * sizeof(ch.values[0]) +
+         ch.lookup.memory_bytes();
+  for (const auto& ch : quat_channels)
+    n += ch.times.size() * sizeof(float) + ch.values.size() * sizeof(ch.values[0]) +
+         ch.lookup.memory_bytes();
+  return n;
+}
+
 Transform Clip::sample_joint(int joint, float time, const Transform& rest) const {
   const JointChannels& c = joints[joint];
   Transform t = rest;

@@ -580,9 +580,14 @@ Expected<Asset> load(const ModelSource& source, const GltfOptions& options) {
   if (parts.empty()) ctx.warn("no mesh node uses the chosen skin or its joints: the mesh is empty");
 
   if (Status s = asset.skeleton.validate(); !s) return ctx.fail(s.code(), s.message());
-  for (Clip& clip : asset.clips)
+  // Each clip's sampling tables are charged once built: a file's keys may cost more as a
+  // clip than decoded.
+  for (Clip& clip : asset.clips) {
     if (Status s = clip.finalize(asset.skeleton.num_joints()); !s)
       return ctx.fail(s.code(), s.message());
+    if (Status s = budget.charge(clip.memory_bytes(), "clip '" + clip.name + "'"); !s)
+      return ctx.fail(s.code(), s.message());
+  }
   gltf::load_clip_events(ctx, &asset.clips);
   asset.hit_volumes = fit_hit_volumes(asset.skeleton, asset.clips, asset.mesh);
   return asset;

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <fstream>
 #include <span>
+#include <string_view>
 #include <system_error>
 
 #include "anim/bvh_loader.h"
@@ -106,14 +108,14 @@ anim::Expected<fs::path> resolve_asset_path(const fs::path& root, const std::str
   std::error_code ec;
   const fs::path real_root = fs::canonical(root, ec);
   if (ec) return anim::failed_precondition("the asset root cannot be resolved: " + ec.message());
-  const fs::path joined = real_root / rel;
-  if (!fs::exists(joined, ec))
-    return anim::not_found("asset file '" + relative + "' does not exist under the asset root");
-  const fs::path real = fs::canonical(joined, ec);
-  if (ec) return anim::not_found("asset file '" + relative + "': " + ec.message());
-  if (!is_within(real, real_root))
+  // Containment before existence: the symlinks of the part that exists are resolved, and a
+  // path leading outside the root is refused alike whether its file exists or not.
+  const fs::path real = fs::weakly_canonical(real_root / rel, ec);
+  if (ec || !is_within(real, real_root))
     return anim::invalid_argument("load_asset.path '" + relative +
                                   "' resolves (through a symlink) outside the asset root");
+  if (!fs::exists(real, ec))
+    return anim::not_found("asset file '" + relative + "' does not exist under the asset root");
   if (!fs::is_regular_file(real, ec))
     return anim::invalid_argument("load_asset.path '" + relative + "' is not a regular file");
   if (!is_asset_ext(real))
@@ -122,18 +124,69 @@ anim::Expected<fs::path> resolve_asset_path(const fs::path& root, const std::str
   return real;
 }
 
+anim::Status check_asset_signature(const fs::path& path, const std::string& source) {
+  const std::string ext = lower_ext(path);
+  std::ifstream in(path, std::ios::binary);
+  char head[64] = {};
+  in.read(head, sizeof head);
+  const std::string_view bytes(head,
+                               static_cast<size_t>(std::max<std::streamsize>(0, in.gcount())));
+  const size_t text = bytes.find_first_not_of(" \t\r\n\xef\xbb\xbf");  // spaces, a BOM
+  const std::string_view start = text == std::string_view::npos ? "" : bytes.substr(text);
+  const char* want = nullptr;
+  bool ok = false;
+  if (ext == ".glb") {
+    want = "the 'glTF' magic";
+    ok = bytes.starts_with("glTF");
+  } else if (ext == ".gltf") {
+    want = "a JSON object";
+    ok = start.starts_with("{");
+  } else if (ext == ".md5mesh" || ext == ".md5anim") {
+    want = "'MD5Version'";
+    ok = start.starts_with("MD5Version");
+  } else if (ext == ".bvh") {
+    want = "'HIERARCHY'";
+    ok = start.starts_with("HIERARCHY");
+  }
+  if (ok) return {};
+  return anim::invalid_argument(source + ": not a " + ext.substr(1) +
+                                " file (it does not start with " +
+                                (want ? want : "a known signature") + ")");
+}
+
+fs::path confinement_root(const fs::path& path, const fs::path& asset_root) {
+  std::error_code root_ec, dir_ec;
+  const fs::path real_root = fs::canonical(asset_root, root_ec);
+  const fs::path real_dir = fs::canonical(fs::absolute(path, dir_ec).parent_path(), dir_ec);
+  if (dir_ec) return real_root;
+  if (asset_root.empty() || root_ec || !is_within(real_dir, real_root)) return real_dir;
+  return real_root;
+}
+
 anim::Expected<anim::Asset> load_asset_file(const fs::path& path, const std::string& name,
                                             const std::string& source,
                                             const anim::v1::LoadAssetRequest& request,
-                                            const fs::path& asset_root) {
+                                            const fs::path& asset_root,
+                                            const anim::GltfLimits& limits) {
   const std::string asset_name = name.empty() ? path.stem().string() : name;
   if (auto s = check_asset_name(asset_name); !s) return s;
+  if (auto s = check_asset_signature(path, source); !s) return s;
+  const fs::path confined_to = confinement_root(path, asset_root);
   anim::Expected<anim::Asset> loaded = anim::invalid_argument("unsupported file " + source);
   if (lower_ext(path) == ".md5mesh") {
+    // Every .md5anim beside the mesh, read only where its real file lies inside the same
+    // confinement as a glTF's URIs, and only when it is one (its signature).
     std::vector<std::string> anims;
     std::error_code ec;
-    for (const auto& e : fs::directory_iterator(path.parent_path(), ec))
-      if (lower_ext(e.path()) == ".md5anim") anims.push_back(e.path().string());
+    for (const auto& e : fs::directory_iterator(path.parent_path(), ec)) {
+      if (lower_ext(e.path()) != ".md5anim") continue;
+      std::error_code real_ec;
+      const fs::path real = fs::canonical(e.path(), real_ec);
+      if (real_ec || !is_within(real, confined_to) || !fs::is_regular_file(real, real_ec) ||
+          !check_asset_signature(real, ""))
+        continue;
+      anims.push_back(real.string());
+    }
     std::sort(anims.begin(), anims.end());
     loaded = anim::load_md5(path.string(), anims);
     if (!loaded && !anims.empty()) {
@@ -154,14 +207,8 @@ anim::Expected<anim::Asset> load_asset_file(const fs::path& path, const std::str
     loaded = anim::load_bvh(path.string(), options);
   } else {
     anim::GltfOptions options = gltf_options(request);
-    options.uri_root = asset_root.string();
-    // A file the operator linked into --assets from elsewhere keeps its URIs inside its own
-    // folder (load_asset.path never gets here: resolve_asset_path refuses such paths).
-    std::error_code root_ec, dir_ec;
-    const fs::path real_root = fs::canonical(asset_root, root_ec);
-    const fs::path real_dir = fs::canonical(path, dir_ec).parent_path();
-    if (!asset_root.empty() && !root_ec && !dir_ec && !is_within(real_dir, real_root))
-      options.uri_root.clear();
+    options.limits = limits;
+    options.uri_root = confined_to.string();
     options.label = source;
     loaded = anim::load_gltf(path.string(), options);
   }
@@ -172,13 +219,16 @@ anim::Expected<anim::Asset> load_asset_file(const fs::path& path, const std::str
 }
 
 anim::Expected<anim::Asset> load_uploaded_glb(const std::string& bytes, const std::string& name,
-                                              const anim::v1::LoadAssetRequest& request) {
+                                              const anim::v1::LoadAssetRequest& request,
+                                              const anim::GltfLimits& limits) {
   if (name.empty()) return anim::invalid_argument("load_asset.name is required with glb_data");
   if (auto s = check_asset_name(name); !s) return s;
   if (bytes.size() < 12 || bytes.compare(0, 4, "glTF") != 0)
     return anim::invalid_argument("load_asset.glb_data is not a .glb file (no 'glTF' magic)");
   const std::span<const uint8_t> data(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
-  auto loaded = anim::load_gltf_from_memory(data, "upload '" + name + "'", gltf_options(request));
+  anim::GltfOptions options = gltf_options(request);
+  options.limits = limits;
+  auto loaded = anim::load_gltf_from_memory(data, "upload '" + name + "'", options);
   if (!loaded) return loaded.error();
   loaded->name = name;
   loaded->source = "upload";
@@ -257,8 +307,8 @@ anim::Expected<anim::Asset> attach_bvh_clip(const anim::Asset& bvh, const anim::
 }
 
 anim::Expected<LoadedAsset> load_requested_asset(const anim::v1::LoadAssetRequest& req,
-                                                 const fs::path& asset_root,
-                                                 const AssetMap& assets) {
+                                                 const fs::path& asset_root, const AssetMap& assets,
+                                                 const anim::GltfLimits& limits) {
   if (req.source_case() == anim::v1::LoadAssetRequest::SOURCE_NOT_SET)
     return anim::invalid_argument("load_asset needs a source: path, glb_data or bvh_data");
   if (auto s = check_bvh_fields(req); !s) return s;
@@ -285,11 +335,11 @@ anim::Expected<LoadedAsset> load_requested_asset(const anim::v1::LoadAssetReques
     if (!bvh) return bvh.error();
     loaded = attach_bvh_clip(*bvh, *out.replaces, req, req.has_path() ? req.path() : "upload");
   } else if (req.has_glb_data()) {
-    loaded = load_uploaded_glb(req.glb_data(), req.name(), req);
+    loaded = load_uploaded_glb(req.glb_data(), req.name(), req, limits);
   } else if (req.has_bvh_data()) {
     loaded = load_uploaded_bvh(req.bvh_data(), req.name(), req);
   } else {
-    loaded = load_asset_file(path, req.name(), req.path(), req, asset_root);
+    loaded = load_asset_file(path, req.name(), req.path(), req, asset_root, limits);
   }
   if (!loaded) return loaded.error();
   out.asset = std::make_shared<anim::Asset>(std::move(*loaded));

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "anim/asset.h"
+#include "anim/gltf_loader.h"
 #include "anim/status.h"
 #include "anim/v1/assets.pb.h"
 #include "asset_catalog.h"
@@ -15,26 +16,43 @@
 namespace animd {
 
 // Resolves `relative` against the asset root. Rejects (INVALID_ARGUMENT) an empty path, an
-// absolute path, any ".." component, and a path whose real location (symlinks resolved)
-// lies outside the real root; NOT_FOUND when the file does not exist; INVALID_ARGUMENT when
-// the extension is not .glb, .gltf, .md5mesh or .bvh.
+// absolute path, any ".." component, and a path whose real location (the symlinks of its
+// existing part resolved) lies outside the real root, whether the file exists or not; then
+// NOT_FOUND when the file does not exist; INVALID_ARGUMENT when the extension is not .glb,
+// .gltf, .md5mesh or .bvh.
 anim::Expected<std::filesystem::path> resolve_asset_path(const std::filesystem::path& root,
                                                          const std::string& relative);
+
+// INVALID_ARGUMENT naming `source` when the file does not start as its extension's format
+// does (.glb: the "glTF" magic; .gltf: a JSON object; .md5mesh/.md5anim: "MD5Version"; .bvh:
+// "HIERARCHY"; leading white space and a UTF-8 BOM aside), so that no loader ever quotes the
+// bytes of a file that is not an asset.
+anim::Status check_asset_signature(const std::filesystem::path& path, const std::string& source);
+
+// The folder the files an asset file refers to (a glTF's buffer and image URIs, the
+// .md5anim files beside an .md5mesh) must resolve inside, symlinks followed: the real asset
+// root, or, for a file in a folder whose real location lies outside it (a folder the operator
+// linked in), that real folder.
+std::filesystem::path confinement_root(const std::filesystem::path& path,
+                                       const std::filesystem::path& asset_root);
 
 // Loads a .glb/.gltf (with the skin options of `request`), an .md5mesh with every
 // .md5anim in its folder whose joints match, or a .bvh (request.bvh_scale, request.clip_name). The
 // asset is named `name` (default: stem) and its source set to `source` (the path relative to the
-// asset root: messages name the file by it, never by its host path). A glTF's buffer/image URIs
-// must resolve inside `asset_root` (symlinks followed); empty = inside the file's own folder.
+// asset root: messages name the file by it, never by its host path). The file must pass
+// check_asset_signature; the files it refers to must lie inside confinement_root(). `limits`
+// bound a glTF load.
 anim::Expected<anim::Asset> load_asset_file(const std::filesystem::path& path,
                                             const std::string& name, const std::string& source,
                                             const anim::v1::LoadAssetRequest& request,
-                                            const std::filesystem::path& asset_root = {});
+                                            const std::filesystem::path& asset_root = {},
+                                            const anim::GltfLimits& limits = {});
 
 // Loads uploaded .glb bytes from memory: no file is written or read, and only data: URIs
-// (or the .glb's BIN chunk) may supply buffers and images.
+// (or the .glb's BIN chunk) may supply buffers and images. `limits` bound the load.
 anim::Expected<anim::Asset> load_uploaded_glb(const std::string& bytes, const std::string& name,
-                                              const anim::v1::LoadAssetRequest& request);
+                                              const anim::v1::LoadAssetRequest& request,
+                                              const anim::GltfLimits& limits = {});
 
 // Loads uploaded .bvh text from memory (nothing is read from disk). The clip is named
 // request.clip_name, default `name`.
@@ -68,7 +86,8 @@ struct LoadedAsset {
 // retargets onto the asset found in `assets`. Upload size limits are the caller's.
 anim::Expected<LoadedAsset> load_requested_asset(const anim::v1::LoadAssetRequest& request,
                                                  const std::filesystem::path& asset_root,
-                                                 const AssetMap& assets);
+                                                 const AssetMap& assets,
+                                                 const anim::GltfLimits& limits = {});
 
 // Every .glb/.gltf/.md5mesh/.bvh under `root` (recursive; symlinks placed there by the operator
 // are followed), sorted.

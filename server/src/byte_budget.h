@@ -66,4 +66,34 @@ class ByteBudget {
   std::atomic<size_t> holders_{0};
 };
 
+// Bytes drawn from a ByteBudget, given back when the hold is destroyed (or reset). Move-only.
+class BudgetHold {
+ public:
+  BudgetHold() = default;
+  BudgetHold(ByteBudget& budget, size_t bytes) : budget_(&budget), bytes_(bytes) {}
+  BudgetHold(BudgetHold&& o) noexcept : budget_(o.budget_), bytes_(o.bytes_) { o.bytes_ = 0; }
+  BudgetHold& operator=(BudgetHold&& o) noexcept {
+    if (this != &o) {
+      reset();
+      budget_ = o.budget_;
+      bytes_ = o.bytes_;
+      o.bytes_ = 0;
+    }
+    return *this;
+  }
+  BudgetHold(const BudgetHold&) = delete;
+  BudgetHold& operator=(const BudgetHold&) = delete;
+  ~BudgetHold() { reset(); }
+
+  void reset() {
+    if (budget_ && bytes_ > 0) budget_->release(bytes_);
+    bytes_ = 0;
+  }
+  size_t bytes() const { return bytes_; }
+
+ private:
+  ByteBudget* budget_ = nullptr;
+  size_t bytes_ = 0;
+};
+
 }  // namespace animd

@@ -94,6 +94,13 @@ std::optional<int> parse_config(int argc, char** argv, Config& c) {
            "Loaded assets (the built-in one included)");
   shown(app, "--max-asset-bytes-total", c.max_asset_bytes_total,
         "Memory of all loaded assets (meshes, clips, skeletons)");
+  in_range(app, "--loader-threads", c.loader_threads, 1, 64,
+           "Threads loading assets; an owner's loads run one at a time, owners take turns");
+  in_range(app, "--max-load-bytes", c.max_load_bytes, size_t{1} << 20, size_t{1} << 40,
+           "Working memory one asset load may take (parsed document and decoded data); past "
+           "it the load fails with RESOURCE_EXHAUSTED");
+  in_range(app, "--max-load-seconds", c.max_load_seconds, 0.1, 3600.0,
+           "Time one asset load may run; past it the load fails with RESOURCE_EXHAUSTED");
   in_range(app, "--ik-budget", c.ik_budget, uint64_t{1}, uint64_t{1} << 40,
            "IK joint-iterations per tick for the whole daemon; above it every goal's "
            "iterations are scaled down");

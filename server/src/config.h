@@ -53,6 +53,12 @@ struct Config {
   uint32_t max_commands_per_tick = 4096;           // applied per tick (oldest first); the rest wait
   uint32_t max_assets = 256;                       // loaded assets, built-in included
   size_t max_asset_bytes_total = size_t{1} << 30;  // their memory (mesh, clips, skeleton)
+  // Asset loading (asset_loader.h): threads, and what one load may take. Loads in flight
+  // hold at most loader_threads * max_load_bytes of working memory; an upload waiting for
+  // its turn keeps its bytes drawn on the inbound budget (max_inbound_bytes_total).
+  int loader_threads = 2;
+  size_t max_load_bytes = size_t{256} << 20;  // bytes
+  double max_load_seconds = 10.0;
   uint64_t ik_budget = 200000;         // IK joint-iterations per tick, whole daemon (see docs)
   uint32_t max_hit_query_poses = 256;  // characters one raycast / overlap_sphere may pose
 

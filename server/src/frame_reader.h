@@ -55,6 +55,14 @@ class FrameReader {
   std::string_view frame() const { return body_; }
   // Drops the frame (and its budget draw); large buffers are freed, small ones kept.
   void consume_frame();
+  // Hands the current frame's budget draw to the caller, who holds it while a copy of the
+  // frame's bytes lives on (a parsed upload waiting to load); consume_frame() then gives
+  // back nothing for this frame.
+  BudgetHold take_draw() {
+    BudgetHold hold(budget_, drawn_);
+    drawn_ = 0;
+    return hold;
+  }
 
   // The length the current header announced (valid once the header is complete).
   uint32_t announced() const { return length_; }

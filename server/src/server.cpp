@@ -76,11 +76,12 @@ Server::Server(Config config, Metrics& metrics)
       hup_(io_, SIGHUP),
       summary_timer_(io_),
       stop_strand_(asio::make_strand(io_)),
-      stop_timer_(stop_strand_) {}
+      stop_timer_(stop_strand_),
+      loader_(config_.loader_threads, "animd-load") {}
 
 Server::~Server() {
   if (tick_) tick_->stop();
-  loader_.join();
+  loader_.stop();
   if (g_protobuf_log_server == this) {
     google::protobuf::SetLogHandler(nullptr);
     g_protobuf_log_server = nullptr;
@@ -105,7 +106,9 @@ bool Server::load_assets() {
   for (const auto& path : scan_asset_dir(asset_root_)) {
     // Lexical: a file reached through an operator's symlink keeps the name it has in the root.
     const std::string rel = path.lexically_relative(asset_root_).string();
-    auto loaded = load_asset_file(path, "", rel, anim::v1::LoadAssetRequest{}, asset_root_);
+    anim::GltfLimits limits;
+    limits.max_working_bytes = config_.max_load_bytes;
+    auto loaded = load_asset_file(path, "", rel, anim::v1::LoadAssetRequest{}, asset_root_, limits);
     if (!loaded) {
       spdlog::error("asset {} not loaded: {}", rel, loaded.error().message());
       continue;
@@ -124,7 +127,6 @@ bool Server::load_assets() {
 
 bool Server::init() {
   g_protobuf_log_server = this;
-  boost::asio::post(loader_, [] { name_this_thread("animd-load"); });
   google::protobuf::SetLogHandler(&protobuf_log);
   if (auto s = auth_.configure(
           AuthConfig{config_.control_tokens, config_.observe_tokens, config_.token_file});
@@ -158,6 +160,13 @@ bool Server::init() {
     tls_ = std::move(made.value());
   }
   ops_->serve_web(web_viewer_files(), "/ws", std::move(upgrade), tls_);
+  // What peers cause on the HTTP port is rate-limited like everything else they cause.
+  ops_->set_peer_log([this](animops::PeerLogLevel level, const std::string& key,
+                            const std::string& line) {
+    server_log(*this,
+               level == animops::PeerLogLevel::kWarn ? spdlog::level::warn : spdlog::level::info,
+               key, line);
+  });
   // Operations first: probes answer "not ready" while assets load.
   if (auto err = ops_->start(); !err.empty()) {
     spdlog::error("{}", err);
@@ -281,7 +290,7 @@ int Server::run() {
     });
   io_.run();
   for (auto& t : threads) t.join();
-  loader_.join();
+  loader_.stop();
   spdlog::info("animd stopped");
   return 0;
 }

@@ -23,6 +23,7 @@
 
 #include "animops/http_endpoint.h"
 #include "asset_catalog.h"
+#include "asset_loader.h"
 #include "auth.h"
 #include "byte_budget.h"
 #include "command.h"
@@ -61,7 +62,7 @@ class Server {
   Metrics& metrics() { return metrics_; }
   AssetCatalog& catalog() { return catalog_; }
   CommandQueue& commands() { return commands_; }
-  boost::asio::thread_pool& loader() { return loader_; }
+  AssetLoader& loader() { return loader_; }
   boost::asio::io_context& io_context() { return io_; }
   animops::Ops& ops() { return *ops_; }
   const std::filesystem::path& asset_root() const { return asset_root_; }
@@ -145,7 +146,7 @@ class Server {
   // the last session leaving and the backstop timer arrive on any of the network threads.
   boost::asio::strand<boost::asio::io_context::executor_type> stop_strand_;
   boost::asio::steady_timer stop_timer_;
-  boost::asio::thread_pool loader_{1};
+  AssetLoader loader_;
   CommandQueue commands_;
   AssetCatalog catalog_;
   std::unique_ptr<WorkerPool> pool_;

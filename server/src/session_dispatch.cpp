@@ -283,50 +283,64 @@ void Session::handle_load(Request& r, uint64_t seq) {
                              " bytes exceeds --max-upload-bytes " +
                              std::to_string(cfg.max_upload_bytes));
   }
-  // Loading runs on the loader thread. Reading pauses meanwhile so that later commands of
-  // this connection reach the tick after the asset does (request order is kept).
+  // Loading runs on the loader threads, this owner's loads one at a time (asset_loader.h).
+  // Reading pauses meanwhile so that later commands of this connection reach the tick after
+  // the asset does (request order is kept). An upload's bytes stay drawn on the inbound
+  // budget until its load is over: the frame's draw passes to the load.
   paused_ = true;
   ++pending_commands_;
   const uint64_t owner = server_.auth().check(r.auth_token()).owner_key;
+  // Without tokens every connection takes its own turns.
+  const uint64_t turn_key = owner != 0 ? owner : (uint64_t{1} << 63) | id_;
+  auto upload_draw = std::make_shared<BudgetHold>(reader_.take_draw());
   auto self = shared_from_this();
-  asio::post(server_.loader(), [self, seq, owner, request = std::move(r)]() mutable {
-    // attach_to reads the asset as published now; the tick swaps the new version in only if
-    // it is still the current one (World::replace_asset).
-    auto loaded = load_requested_asset(request.load_asset(), self->server_.asset_root(),
-                                       *self->server_.catalog().get());
-    if (!loaded) {
-      anim::v1::Reply reply;
-      reply.set_request_id(request.request_id());
-      set_status(reply, loaded.error());
-      server_log(self->server_, spdlog::level::warn, "load_asset failed",
-                 "session " + std::to_string(self->id_) +
-                     ": load_asset failed: " + loaded.error().message());
-      self->deliver(seq, std::move(reply));
-    } else {
-      const anim::Asset& a = *loaded->asset;
-      if (loaded->replaces)
-        spdlog::info("session {}: retargeted clip '{}' for asset '{}' ({} clips)", self->id_,
-                     a.clips.back().name, a.name, a.clips.size());
-      else
-        spdlog::info("session {}: loaded asset '{}' ({} joints, {} clips)", self->id_, a.name,
-                     a.skeleton.num_joints(), a.clips.size());
-      Command c;
-      c.kind = loaded->replaces ? Command::Kind::kReplaceAsset : Command::Kind::kInsertAsset;
-      c.session_id = self->id_;
-      c.owner = owner;
-      c.seq = seq;
-      c.request_id = request.request_id();
-      c.sink = self;
-      c.asset = std::move(loaded->asset);
-      c.replaces = std::move(loaded->replaces);
-      request.clear_load_asset();                   // the upload bytes are not needed any more
-      self->server_.commands().push(std::move(c));  // already counted as pending
-    }
-    asio::post(self->transport_.get_executor(), [self] {
-      self->paused_ = false;
-      self->process_input();
-    });
-  });
+  server_.loader().post(
+      turn_key, [self, seq, owner, upload_draw, request = std::move(r)]() mutable {
+        const Config& cfg = self->server_.config();
+        anim::GltfLimits limits;
+        limits.max_working_bytes = cfg.max_load_bytes;
+        limits.deadline = std::chrono::steady_clock::now() +
+                          std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                              std::chrono::duration<double>(cfg.max_load_seconds));
+        // attach_to reads the asset as published now; the tick swaps the new version in only if
+        // it is still the current one (World::replace_asset).
+        auto loaded = load_requested_asset(request.load_asset(), self->server_.asset_root(),
+                                           *self->server_.catalog().get(), limits);
+        if (!loaded) {
+          anim::v1::Reply reply;
+          reply.set_request_id(request.request_id());
+          set_status(reply, loaded.error());
+          server_log(self->server_, spdlog::level::warn, "load_asset failed",
+                     "session " + std::to_string(self->id_) +
+                         ": load_asset failed: " + loaded.error().message());
+          self->deliver(seq, std::move(reply));
+        } else {
+          const anim::Asset& a = *loaded->asset;
+          if (loaded->replaces)
+            spdlog::info("session {}: retargeted clip '{}' for asset '{}' ({} clips)", self->id_,
+                         a.clips.back().name, a.name, a.clips.size());
+          else
+            spdlog::info("session {}: loaded asset '{}' ({} joints, {} clips)", self->id_, a.name,
+                         a.skeleton.num_joints(), a.clips.size());
+          Command c;
+          c.kind = loaded->replaces ? Command::Kind::kReplaceAsset : Command::Kind::kInsertAsset;
+          c.session_id = self->id_;
+          c.owner = owner;
+          c.seq = seq;
+          c.request_id = request.request_id();
+          c.sink = self;
+          c.asset = std::move(loaded->asset);
+          c.replaces = std::move(loaded->replaces);
+          c.asset_shared = request.load_asset().shared();
+          self->server_.commands().push(std::move(c));  // already counted as pending
+        }
+        request.clear_load_asset();  // the upload's bytes, then their draw, go now
+        upload_draw->reset();
+        asio::post(self->transport_.get_executor(), [self] {
+          self->paused_ = false;
+          self->process_input();
+        });
+      });
 }
 
 }  // namespace animd

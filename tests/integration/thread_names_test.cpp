@@ -62,10 +62,10 @@ TEST(ThreadNames, EveryDaemonThreadSaysWhatItIs) {
   animtest::DaemonProcess daemon({"--workers", "3", "--io-threads", "3"});
   ASSERT_TRUE(daemon.start()) << daemon.error() << daemon.log_tail();
   const std::set<std::string> expected = {"animd-net-1",  "animd-net-2",  "animd-tick",
-                                          "animd-work-1", "animd-work-2", "animd-load",
-                                          "animd-enc-1",  "animd-enc-2"};
-  // The network threads start after the port is written and the loader names itself from its
-  // first task: wait until every name is there (bounded, not a timing check).
+                                          "animd-work-1", "animd-work-2", "animd-load-1",
+                                          "animd-load-2", "animd-enc-1",  "animd-enc-2"};
+  // The network threads start after the port is written, and the loader threads name
+  // themselves as they start: wait until every name is there (bounded, not a timing check).
   std::multiset<std::string> names;
   auto all_named = [&] {
     for (const auto& name : expected)

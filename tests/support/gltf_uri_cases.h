@@ -92,9 +92,8 @@ inline nlohmann::json embedded_buffer() {
           {"byteLength", 64}};
 }
 
-// .glb bytes of `doc` with `bin` as its BIN chunk (none when empty).
-inline std::string glb_of(const nlohmann::json& doc, const std::string& bin = "") {
-  std::string json = doc.dump();
+// .glb bytes of the JSON text `json` with `bin` as its BIN chunk (none when empty).
+inline std::string glb_of_text(std::string json, const std::string& bin = "") {
   while (json.size() % 4) json.push_back(' ');
   std::string b = bin;
   while (b.size() % 4) b.push_back('\0');
@@ -112,6 +111,11 @@ inline std::string glb_of(const nlohmann::json& doc, const std::string& bin = ""
     out += b;
   }
   return out;
+}
+
+// .glb bytes of `doc` with `bin` as its BIN chunk (none when empty).
+inline std::string glb_of(const nlohmann::json& doc, const std::string& bin = "") {
+  return glb_of_text(doc.dump(), bin);
 }
 
 // One escaping URI, as seen from a file in root/models/.

@@ -84,6 +84,10 @@ class Clip {
   // skeleton's joint count.
   Status finalize(int num_joints);
 
+  // Heap memory the clip holds, in bytes: its channels' keys and lookup tables, its joint
+  // table and its sampling tracks.
+  size_t memory_bytes() const;
+
   // Samples every joint at `time` (seconds, used as is: see clip_time.h for looping) into
   // `out` (num_joints entries). Joints or properties without a channel take `rest`.
   // Allocates nothing. The same as SamplingJob (sampling_job.h) without a cursor.

@@ -1,0 +1,218 @@
+// Hostile uploads against a real animd (docs/security.md, "Hostile assets"): each crafted
+// file of tests/support/hostile_gltf.h is refused with a status naming the bound, or loads
+// within its bounds, and the daemon's peak memory stays near where it was; one owner's
+// loads do not hold another's; uploads waiting to load stay within the inbound budget.
+#include <fstream>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "hostile_gltf.h"
+#include "integration_support.h"
+
+namespace animtest {
+namespace {
+
+// The process's peak resident memory (VmHWM), in KiB; 0 when unreadable.
+size_t peak_rss_kib(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("VmHWM:", 0) == 0) return std::stoul(line.substr(6));
+  return 0;
+}
+
+anim::v1::Reply upload(animclient::Client& client, const std::string& name,
+                       const std::string& glb) {
+  anim::v1::Request r;
+  r.mutable_load_asset()->set_name(name);
+  r.mutable_load_asset()->set_glb_data(glb);
+  return call(client, std::move(r));
+}
+
+void expect_status(const anim::v1::Reply& reply, anim::v1::StatusCode code,
+                   const std::string& needle) {
+  EXPECT_EQ(reply.status().code(), code) << reply.status().message();
+  EXPECT_NE(reply.status().message().find(needle), std::string::npos) << reply.status().message();
+}
+
+TEST(HostileAssets, DeepNestingIsRefusedAndTheDaemonStaysUp) {
+  DaemonProcess daemon;
+  ANIMD_START(daemon);
+  auto client = connect_client(daemon);
+  ASSERT_TRUE(client);
+  const std::string deep = deep_extras_glb(30000);
+  ASSERT_LT(deep.size(), 128u << 10);
+  expect_status(upload(*client, "deep", deep), anim::v1::STATUS_RESOURCE_EXHAUSTED,
+                "nested deeper than 64 levels");
+  // Nothing changed, and the daemon still loads a good file.
+  auto list = client->list_assets();
+  ASSERT_TRUE(list) << list.error().to_string();
+  EXPECT_EQ(list->assets_size(), 1);  // builtin
+  expect_status(
+      upload(*client, "good", glb_of(one_joint_upload_document(), identity_matrix_bytes())),
+      anim::v1::STATUS_OK, "");
+  EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
+}
+
+TEST(HostileAssets, SmallUploadsCannotTakeLargeMemory) {
+  DaemonProcess daemon({"--max-load-bytes", std::to_string(64 << 20)});
+  ANIMD_START(daemon);
+  auto client = connect_client(daemon);
+  ASSERT_TRUE(client);
+  ASSERT_TRUE(client->list_assets());
+  const size_t before = peak_rss_kib(daemon.pid());
+  ASSERT_GT(before, 0u);
+
+  // 2^28 zeros under one sparse value: 6 GiB decoded from a few hundred bytes.
+  expect_status(upload(*client, "sparse", sparse_bomb_glb(uint64_t{1} << 28)),
+                anim::v1::STATUS_DATA_LOSS, "elements without a buffer view");
+  // 400,000 empty nodes in 1.2 MiB.
+  const std::string empties = empty_nodes_glb(400000);
+  ASSERT_LT(empties.size(), 2u << 20);
+  expect_status(upload(*client, "empties", empties), anim::v1::STATUS_RESOURCE_EXHAUSTED,
+                "more than 65536 nodes");
+  // 300 clips decoding the same 1.6 MB of keys again and again: 0.5 GB decoded.
+  expect_status(upload(*client, "aliasing", aliasing_clips_glb(300, 100000)),
+                anim::v1::STATUS_RESOURCE_EXHAUSTED, "64 MiB of working memory");
+
+  const size_t after = peak_rss_kib(daemon.pid());
+  EXPECT_LT(after - before, size_t{128} << 10)
+      << "peak RSS grew from " << before << " KiB to " << after << " KiB";
+  EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
+}
+
+TEST(HostileAssets, ALongChainLoadsAndAChainPastTheNodeLimitIsRefused) {
+  DaemonProcess daemon;
+  ANIMD_START(daemon);
+  auto client = connect_client(daemon);
+  ASSERT_TRUE(client);
+  expect_status(upload(*client, "chain", node_chain_glb(60000)), anim::v1::STATUS_OK, "");
+  auto data = client->get_asset_data("chain", /*skip_mesh=*/true);
+  ASSERT_TRUE(data) << data.error().to_string();
+  EXPECT_EQ(data->skeleton().joint_names_size(), 1);
+  expect_status(upload(*client, "chain2", node_chain_glb(100000)),
+                anim::v1::STATUS_RESOURCE_EXHAUSTED, "more than 65536 nodes");
+  EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
+}
+
+const std::string kTokenA = "tenant-a-token-0123456789";
+const std::string kTokenB = "tenant-b-token-0123456789";
+
+TEST(HostileAssets, OneOwnersLoadsDoNotHoldAnothers) {
+  DaemonProcess daemon(
+      {"--control-token", kTokenA, "--control-token", kTokenB, "--loader-threads", "2"});
+  ANIMD_START(daemon);
+  // A's three slow loads, from three connections: they run one at a time.
+  const std::string slow = aliasing_clips_glb(40, 40000);
+  std::vector<std::unique_ptr<animclient::Client>> a;
+  for (int i = 0; i < 3; ++i) {
+    a.push_back(connect_client(daemon, kTokenA));
+    ASSERT_TRUE(a.back());
+    ASSERT_TRUE(a.back()->list_assets());  // trusted: large frames accepted
+  }
+  auto b = connect_client(daemon, kTokenB);
+  ASSERT_TRUE(b);
+  std::mutex mutex;
+  std::vector<std::string> finished;
+  int answered = 0;
+  std::condition_variable done;
+  auto record = [&](const std::string& who) {
+    return [&, who](animclient::Result<anim::v1::Reply> reply) {
+      std::lock_guard lock(mutex);
+      EXPECT_TRUE(reply && reply->status().code() == anim::v1::STATUS_OK)
+          << who << ": " << (reply ? reply->status().message() : reply.error().to_string());
+      finished.push_back(who);
+      ++answered;
+      done.notify_all();
+    };
+  };
+  for (int i = 0; i < 3; ++i) {
+    anim::v1::Request r;
+    r.mutable_load_asset()->set_name("slow" + std::to_string(i));
+    r.mutable_load_asset()->set_glb_data(slow);
+    a[i]->call_async(std::move(r), record("A" + std::to_string(i)), kWait);
+  }
+  // Let A's uploads reach the loader first (an ordering aid, not a timing check).
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  anim::v1::Request r;
+  r.mutable_load_asset()->set_name("small");
+  r.mutable_load_asset()->set_glb_data(
+      glb_of(one_joint_upload_document(), identity_matrix_bytes()));
+  b->call_async(std::move(r), record("B"), kWait);
+  {
+    std::unique_lock lock(mutex);
+    ASSERT_TRUE(done.wait_for(lock, kWait * 2, [&] { return answered == 4; }));
+  }
+  // B's load took the free thread while A's waited for theirs: it ended before A's last two.
+  const auto b_at = std::find(finished.begin(), finished.end(), "B") - finished.begin();
+  EXPECT_LE(b_at, 1) << "B finished at position " << b_at;
+  EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
+}
+
+TEST(HostileAssets, UploadsWaitingToLoadStayWithinTheInboundBudget) {
+  // One loader thread busy with a slow load; 1.6 MB uploads wait behind it, each keeping its
+  // bytes drawn on the 4 MiB inbound budget: of three, one cannot be received.
+  DaemonProcess daemon({"--loader-threads", "1", "--max-inbound-bytes-total",
+                        std::to_string(4 << 20), "--max-upload-bytes", std::to_string(2 << 20)});
+  ANIMD_START(daemon);
+  const std::string slow = aliasing_clips_glb(40, 40000);
+  const std::string big = aliasing_clips_glb(1, 100000);
+  ASSERT_GT(big.size(), 1500000u);
+  std::vector<std::unique_ptr<animclient::Client>> c;
+  for (int i = 0; i < 4; ++i) {
+    c.push_back(connect_client(daemon));
+    ASSERT_TRUE(c.back());
+    ASSERT_TRUE(c.back()->list_assets());
+  }
+  std::mutex mutex;
+  std::condition_variable done;
+  int answered = 0;
+  std::vector<bool> ok(4, false);
+  std::vector<std::string> why(4);
+  for (int i = 0; i < 4; ++i) {
+    anim::v1::Request r;
+    r.mutable_load_asset()->set_name("upload" + std::to_string(i));
+    r.mutable_load_asset()->set_glb_data(i == 0 ? slow : big);
+    c[i]->call_async(
+        std::move(r),
+        [&, i](animclient::Result<anim::v1::Reply> reply) {
+          std::lock_guard lock(mutex);
+          ok[i] = reply && reply->status().code() == anim::v1::STATUS_OK;
+          why[i] = reply ? reply->status().message() : reply.error().to_string();
+          ++answered;
+          done.notify_all();
+        },
+        kWait);
+    // The slow load first (an ordering aid, not a timing check); the three others together.
+    if (i == 0) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  {
+    std::unique_lock lock(mutex);
+    ASSERT_TRUE(done.wait_for(lock, kWait * 2, [&] { return answered == 4; }));
+  }
+  EXPECT_TRUE(ok[0]) << why[0];
+  // Two fit beside the running load's bytes; the third finds the budget held by them and
+  // its connection is closed.
+  int refused = 0;
+  for (int i = 1; i < 4; ++i)
+    if (!ok[i]) {
+      ++refused;
+      EXPECT_NE(why[i].find("closed the connection"), std::string::npos) << why[i];
+    }
+  EXPECT_EQ(refused, 1) << why[1] << " | " << why[2] << " | " << why[3];
+  // The daemon is fine: a new connection loads a small file.
+  auto again = connect_client(daemon);
+  ASSERT_TRUE(again);
+  EXPECT_EQ(upload(*again, "after", glb_of(one_joint_upload_document(), identity_matrix_bytes()))
+                .status()
+                .code(),
+            anim::v1::STATUS_OK);
+  EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
+}
+
+}  // namespace
+}  // namespace animtest
