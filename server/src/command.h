@@ -35,6 +35,7 @@ struct Command {
   WorldRequest request;                         // kRequest
   std::shared_ptr<anim::Asset> asset;           // kInsertAsset, kReplaceAsset
   std::shared_ptr<const anim::Asset> replaces;  // kReplaceAsset: the version it extends
+  bool asset_shared = false;  // kInsertAsset: load_asset.shared (any control client may use it)
 };
 
 // Multi-producer, single-consumer. push() holds the lock only to append; the tick thread

@@ -52,20 +52,12 @@ size_t asset_bytes(const anim::Asset& a) {
   const auto& h = a.hit_volumes;
   n += h.capsules.size() * sizeof(h.capsules[0]) +
        (h.scales.bound.size() + h.extents.size()) * sizeof(float);
-  for (const auto& c : a.clips) {
-    n += sizeof(c) + c.joints.size() * sizeof(c.joints[0]) + c.tracks.memory_bytes();
-    for (const auto& ch : c.vec3_channels)
-      n += ch.times.size() * sizeof(float) + ch.values.size() * sizeof(ch.values[0]) +
-           ch.lookup.memory_bytes();
-    for (const auto& ch : c.quat_channels)
-      n += ch.times.size() * sizeof(float) + ch.values.size() * sizeof(ch.values[0]) +
-           ch.lookup.memory_bytes();
-  }
+  for (const auto& c : a.clips) n += sizeof(c) + c.memory_bytes();
   return n;
 }
 }  // namespace
 
-anim::Status World::add_asset(std::shared_ptr<anim::Asset> asset) {
+anim::Status World::add_asset(std::shared_ptr<anim::Asset> asset, uint64_t owner) {
   if (assets_.count(asset->name))
     return anim::failed_precondition("asset name '" + asset->name + "' is already in use");
   // Core's loaders fit hit volumes; an asset put together otherwise gets them here.
@@ -84,15 +76,30 @@ anim::Status World::add_asset(std::shared_ptr<anim::Asset> asset) {
                             std::to_string(config_.max_asset_bytes_total));
   asset_bytes_ += bytes;
   const std::string name = asset->name;
+  if (owner != 0) asset_owners_[name] = owner;
   assets_.emplace(name, std::move(asset));
   publish_catalog();
   return {};
 }
 
-anim::Status World::unload_asset(const UnloadAsset& r) {
-  auto it = assets_.find(r.asset);
-  if (it == assets_.end())
-    return anim::not_found("unload_asset.asset: unknown asset '" + r.asset + "'");
+anim::Expected<AssetMap::iterator> World::find_usable_asset(const std::string& name,
+                                                            const std::string& field,
+                                                            uint64_t owner) {
+  auto it = assets_.find(name);
+  if (it == assets_.end()) return anim::not_found(field + ": unknown asset '" + name + "'");
+  auto o = asset_owners_.find(name);
+  if (o != asset_owners_.end() && o->second != owner)
+    return anim::Status(anim::StatusCode::kPermissionDenied,
+                        field + ": asset '" + name +
+                            "' belongs to another client (load it with shared = true to let "
+                            "others use it)");
+  return it;
+}
+
+anim::Status World::unload_asset(const UnloadAsset& r, uint64_t owner) {
+  auto found = find_usable_asset(r.asset, "unload_asset.asset", owner);
+  if (!found) return found.error();
+  const auto it = *found;
   size_t users = 0;
   for (const auto& c : characters_) users += c->asset == it->second;
   if (users > 0)
@@ -102,6 +109,7 @@ anim::Status World::unload_asset(const UnloadAsset& r) {
   event_tables_.erase(it->second.get());
   blend_tables_.erase(it->second.get());
   const anim::Asset* gone = it->second.get();
+  asset_owners_.erase(r.asset);
   assets_.erase(it);
   publish_catalog();
   if (override_of(gone)) {
@@ -276,7 +284,8 @@ void World::reply(const Command& c, const anim::Expected<WorldResult>& result, u
 
 anim::Expected<WorldResult> World::insert_asset(const Command& c) {
   const std::string name = c.asset->name;
-  if (auto s = add_asset(c.asset); !s) return s;
+  // Without tokens (owner 0) every load is shared: there is no one to keep it from.
+  if (auto s = add_asset(c.asset, c.asset_shared ? 0 : c.owner); !s) return s;
   return WorldResult(AssetAdded{assets_.at(name)});
 }
 
@@ -286,6 +295,11 @@ anim::Expected<WorldResult> World::replace_asset(const Command& c) {
   if (it == assets_.end())
     return anim::not_found("load_asset.attach_to: asset '" + name +
                            "' was unloaded while the clip was loading");
+  if (auto o = asset_owners_.find(name); o != asset_owners_.end() && o->second != c.owner)
+    return anim::Status(anim::StatusCode::kPermissionDenied,
+                        "load_asset.attach_to: asset '" + name +
+                            "' belongs to another client (load it with shared = true to let "
+                            "others use it)");
   if (it->second != c.replaces)
     return anim::failed_precondition("load_asset.attach_to: asset '" + name +
                                      "' changed while the clip was loading (another load "

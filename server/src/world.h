@@ -82,7 +82,9 @@ class World {
         ByteBudget* outbound = nullptr);
 
   // Adds an asset at start-up (before the tick runs). Fails on a duplicate name.
-  anim::Status add_asset(std::shared_ptr<anim::Asset> asset);
+  // `owner`: the owner key of the token that loaded it, the only one that may then spawn from,
+  // change, extend or unload it; 0 = shared (any control client may).
+  anim::Status add_asset(std::shared_ptr<anim::Asset> asset, uint64_t owner = 0);
   // Debug/benchmark: spawns a character owned by nobody.
   anim::Expected<uint32_t> spawn_unowned(const std::string& asset, const std::string& clip);
 
@@ -188,15 +190,19 @@ class World {
   anim::Status unsubscribe(const Unsubscribe& r, uint64_t session);
   anim::Status update_subscription(const UpdateSubscription& r, uint64_t session);
   StatsAnswer stats(uint64_t tick, double server_time);
-  anim::Status unload_asset(const UnloadAsset& r);
-  anim::Expected<ClipEventsAnswer> add_clip_events(const AddClipEvents& r);
-  anim::Expected<BlendSpaceDefined> define_blend_space(const DefineBlendSpace& r);
+  anim::Status unload_asset(const UnloadAsset& r, uint64_t owner);
+  anim::Expected<ClipEventsAnswer> add_clip_events(const AddClipEvents& r, uint64_t owner);
+  anim::Expected<BlendSpaceDefined> define_blend_space(const DefineBlendSpace& r, uint64_t owner);
+  // The asset named `name`, for the command whose field is `field`: NOT_FOUND when there is
+  // none, PERMISSION_DENIED when another owner than `owner` loaded it unshared.
+  anim::Expected<AssetMap::iterator> find_usable_asset(const std::string& name,
+                                                       const std::string& field, uint64_t owner);
   anim::Status set_parameter(const SetParameter& r, uint64_t owner);
   // A blend space of the character's asset named `name`, or -1.
   int find_blend_space(const Character& c, const std::string& name) const;
   // After the parallel update: the characters' fired events into the snapshot, counted.
   void gather_events(Snapshot& snap);
-  anim::Status set_hit_volumes(const SetHitVolumes& r);
+  anim::Status set_hit_volumes(const SetHitVolumes& r, uint64_t owner);
   anim::Expected<HitVolumesAnswer> get_hit_volumes(const GetHitVolumes& r) const;
   // The replacement of `asset`'s volumes in hit_overrides_, or null.
   const HitVolumeOverride* override_of(const anim::Asset* asset) const;
@@ -222,6 +228,8 @@ class World {
   // Skeleton::kMaxJoints here, so that no update allocates, whichever thread runs it first.
   std::vector<anim::UpdateBuffers> update_buffers_;
   AssetMap assets_;
+  // The owner key of each asset loaded unshared by a token (add_asset); others are shared.
+  std::map<std::string, uint64_t, std::less<>> asset_owners_;
   // Each asset's clip events as add_clip_events left them (absent: the clips' own events,
   // which every Animator starts with).
   std::map<const anim::Asset*, std::shared_ptr<const anim::ClipEventTable>> event_tables_;

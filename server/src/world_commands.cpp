@@ -64,6 +64,9 @@ anim::Expected<WorldResult> World::execute(const WorldRequest& request, const Ca
   note_owner(session, owner);
   const Overloaded handle{
       [&](const SpawnCharacter& r) {
+        // The caller must be allowed the asset, whoever will own the character.
+        if (auto usable = find_usable_asset(r.asset, "spawn.asset", owner); !usable)
+          return anim::Expected<WorldResult>(usable.error());
         return result_of(spawn(r, session, r.shared ? 0 : owner, tick));
       },
       [&](const DespawnCharacter& r) { return result_of(despawn(r, owner)); },
@@ -88,8 +91,8 @@ anim::Expected<WorldResult> World::execute(const WorldRequest& request, const Ca
       [&](const GetStats&) {
         return anim::Expected<WorldResult>(WorldResult(stats(tick, server_time)));
       },
-      [&](const UnloadAsset& r) { return result_of(unload_asset(r)); },
-      [&](const AddClipEvents& r) { return result_of(add_clip_events(r)); },
+      [&](const UnloadAsset& r) { return result_of(unload_asset(r, owner)); },
+      [&](const AddClipEvents& r) { return result_of(add_clip_events(r, owner)); },
       // The same answers the network threads give (hit_query.h).
       [&](const Raycast& r) {
         return result_of(raycast_history(*history_, *hit_table_, r, config_.max_hit_query_poses));
@@ -97,7 +100,7 @@ anim::Expected<WorldResult> World::execute(const WorldRequest& request, const Ca
       [&](const OverlapSphere& r) {
         return result_of(overlap_history(*history_, *hit_table_, r, config_.max_hit_query_poses));
       },
-      [&](const SetHitVolumes& r) { return result_of(set_hit_volumes(r)); },
+      [&](const SetHitVolumes& r) { return result_of(set_hit_volumes(r, owner)); },
       [&](const GetHitVolumes& r) { return result_of(get_hit_volumes(r)); },
       [&](const SetAimIk& r) { return result_of(set_aim_ik(r, owner)); },
       [&](const MoveAimTarget& r) { return result_of(move_aim_target(r, owner)); },
@@ -105,7 +108,7 @@ anim::Expected<WorldResult> World::execute(const WorldRequest& request, const Ca
       [&](const SetFootIk& r) { return result_of(set_foot_ik(r, owner)); },
       [&](const SetGround& r) { return result_of(set_ground(r, owner)); },
       [&](const ClearFootIk& r) { return result_of(clear_foot_ik(r, owner)); },
-      [&](const DefineBlendSpace& r) { return result_of(define_blend_space(r)); },
+      [&](const DefineBlendSpace& r) { return result_of(define_blend_space(r, owner)); },
       [&](const SetParameter& r) { return result_of(set_parameter(r, owner)); },
   };
   return std::visit(handle, request);
@@ -432,11 +435,10 @@ Status World::update_subscription(const UpdateSubscription& r, uint64_t session)
   return {};
 }
 
-anim::Expected<ClipEventsAnswer> World::add_clip_events(const AddClipEvents& r) {
-  auto it = assets_.find(r.asset);
-  if (it == assets_.end())
-    return anim::not_found("add_clip_events.asset: unknown asset '" + r.asset + "'");
-  const AssetPtr& asset = it->second;
+anim::Expected<ClipEventsAnswer> World::add_clip_events(const AddClipEvents& r, uint64_t owner) {
+  auto found = find_usable_asset(r.asset, "add_clip_events.asset", owner);
+  if (!found) return found.error();
+  const AssetPtr& asset = (*found)->second;
   auto clip = find_clip("add_clip_events.clip", r.clip, *asset);
   if (!clip) return clip.error();
   const anim::Clip& c = asset->clips[static_cast<size_t>(*clip)];
@@ -479,11 +481,11 @@ int World::find_blend_space(const Character& c, const std::string& name) const {
   return t == blend_tables_.end() ? -1 : t->second->find(name);
 }
 
-anim::Expected<BlendSpaceDefined> World::define_blend_space(const DefineBlendSpace& r) {
-  auto it = assets_.find(r.asset);
-  if (it == assets_.end())
-    return anim::not_found("define_blend_space.asset: unknown asset '" + r.asset + "'");
-  const AssetPtr& asset = it->second;
+anim::Expected<BlendSpaceDefined> World::define_blend_space(const DefineBlendSpace& r,
+                                                            uint64_t owner) {
+  auto found = find_usable_asset(r.asset, "define_blend_space.asset", owner);
+  if (!found) return found.error();
+  const AssetPtr& asset = (*found)->second;
   if (asset->find_clip(r.name) >= 0)
     return anim::Status(anim::StatusCode::kFailedPrecondition,
                         "define_blend_space.name: asset '" + r.asset + "' has a clip named '" +

@@ -19,11 +19,10 @@ void World::publish_hit_volumes() {
   hit_table_->publish(std::make_shared<const HitVolumeOverrides>(hit_overrides_));
 }
 
-anim::Status World::set_hit_volumes(const SetHitVolumes& r) {
-  auto it = assets_.find(r.asset);
-  if (it == assets_.end())
-    return anim::not_found("set_hit_volumes.asset: unknown asset '" + r.asset + "'");
-  const AssetPtr& asset = it->second;
+anim::Status World::set_hit_volumes(const SetHitVolumes& r, uint64_t owner) {
+  auto found = find_usable_asset(r.asset, "set_hit_volumes.asset", owner);
+  if (!found) return found.error();
+  const AssetPtr& asset = (*found)->second;
   const anim::Skeleton& skeleton = asset->skeleton;
   const size_t n = static_cast<size_t>(skeleton.num_joints());
 
