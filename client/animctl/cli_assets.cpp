@@ -72,6 +72,7 @@ void add_load(CLI::App& app, Plan& plan) {
     std::string path, name, skin, attach_to, clip_name;
     std::optional<float> bvh_scale;
     bool upload = false;
+    bool shared = false;
   };
   auto o = store<Opts>();
   CLI::App* sub = app.add_subcommand("load", "Load an asset into the daemon");
@@ -82,6 +83,8 @@ void add_load(CLI::App& app, Plan& plan) {
   sub->add_option("--skin", o->skin, "glTF skin name (default: the first skinned mesh's)");
   sub->add_flag("--upload", o->upload,
                 "send the local file's bytes (.glb, or .bvh text) instead of a daemon path");
+  sub->add_flag("--shared", o->shared,
+                "with tokens: let every control token use the asset (default: this token's)");
   sub->add_option("--attach-to", o->attach_to,
                   "BVH: retarget the clip onto this loaded asset instead of making a new one");
   sub->add_option("--clip-name", o->clip_name, "BVH: the clip's name (default: the file stem)");
@@ -113,6 +116,7 @@ void add_load(CLI::App& app, Plan& plan) {
     load->set_skin_name(o->skin);
     load->set_attach_to(o->attach_to);
     load->set_clip_name(o->clip_name);
+    load->set_shared(o->shared);
     if (o->bvh_scale) load->set_bvh_scale(*o->bvh_scale);
     plan.print_human = [](const Reply& r, std::ostream& out) {
       out << "loaded ";

@@ -363,22 +363,26 @@ class Client:
     def list_assets(self):
         return list(self.call("list_assets", assets_pb2.ListAssetsRequest()).list_assets.assets)
 
-    def load_asset(self, path, name="", *, attach_to="", clip_name="", bvh_scale=None):
+    def load_asset(self, path, name="", *, attach_to="", clip_name="", bvh_scale=None,
+                   shared=False):
         """Loads a file under the daemon's asset root (.glb, .gltf, .md5mesh, .bvh); returns its
         AssetInfo. For a .bvh: attach_to names a loaded asset to retarget the clip onto (its new
-        AssetInfo is returned), clip_name names the clip, bvh_scale sets the units."""
+        AssetInfo is returned), clip_name names the clip, bvh_scale sets the units. With tokens,
+        the asset is this token's alone unless shared is True."""
         request = assets_pb2.LoadAssetRequest(path=path, name=name, attach_to=attach_to,
-                                              clip_name=clip_name)
+                                              clip_name=clip_name, shared=shared)
         if bvh_scale is not None:
             request.bvh_scale = bvh_scale
         return self.call("load_asset", request).load_asset.asset
 
-    def upload_bvh(self, text, name="", *, attach_to="", clip_name="", bvh_scale=None):
+    def upload_bvh(self, text, name="", *, attach_to="", clip_name="", bvh_scale=None,
+                   shared=False):
         """Sends the text of a .bvh file (str or bytes) as a new asset named `name`, or with
-        attach_to as a clip (named clip_name) of a loaded asset; returns the AssetInfo."""
+        attach_to as a clip (named clip_name) of a loaded asset; returns the AssetInfo. With
+        tokens, a new asset is this token's alone unless shared is True."""
         data = text.encode() if isinstance(text, str) else bytes(text)
         request = assets_pb2.LoadAssetRequest(bvh_data=data, name=name, attach_to=attach_to,
-                                              clip_name=clip_name)
+                                              clip_name=clip_name, shared=shared)
         if bvh_scale is not None:
             request.bvh_scale = bvh_scale
         return self.call("load_asset", request).load_asset.asset
