@@ -21,7 +21,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 scrape() {  # port -> the /metrics body on stdout
   exec 3<>"/dev/tcp/127.0.0.1/$1"
-  printf 'GET /metrics HTTP/1.0\r\nHost: x\r\n\r\n' >&3
+  printf 'GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n' >&3
   sed '1,/^\r$/d' <&3
   exec 3<&-
 }

@@ -6,6 +6,10 @@
 // host, so without this check a page from anywhere could drive a daemon on the viewer's
 // machine. Clients that are not browsers send no Origin and are governed by tokens alone, as
 // on the TCP port.
+//
+// The same-host rule trusts `host` only because the HTTP endpoint has already refused every
+// request whose Host is not allowed (animops/host_check.h, --http-allowed-host): a page from a
+// rebinding name sends that name as Origin and as Host alike, and never reaches this check.
 
 #include <string>
 #include <string_view>

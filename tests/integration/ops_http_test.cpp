@@ -109,6 +109,11 @@ TEST_F(OpsHttpTest, ProbesAndMetricsFollowTheDaemon) {
   EXPECT_GE(value(before, "animd_assets"), 1);  // the built-in character at least
   EXPECT_EQ(value(before, "animd_request_errors_total{code=\"NOT_FOUND\"}"), 0);
   EXPECT_EQ(value(before, "animd_ticks_total"), value(before, "animd_tick_duration_seconds_count"));
+  // Every request so far was well-formed, for 127.0.0.1: no refusal of any kind.
+  for (const char* reason : {"host", "address_limit", "connection_limit", "idle_evicted",
+                             "header_timeout", "reserve_only"})
+    EXPECT_EQ(value(before, std::string("animd_http_refusals_total{reason=\"") + reason + "\"}"), 0)
+        << reason;
 
   // The tick advances on its own.
   const double ticks0 = value(before, "animd_ticks_total");

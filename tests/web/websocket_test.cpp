@@ -275,6 +275,77 @@ TEST(WebSocket, ConnectionLimitsCountWebSocketsToo) {
   EXPECT_TRUE(a.call(stats_request(1)).has_value());
 }
 
+// The answer to a WebSocket upgrade at /ws sent with Host `host` and Origin `origin`, as a
+// browser on a page of `host` sends it: 101 accepted, else the refusal's status and body.
+wstest::Refusal upgrade_answer(uint16_t port, const std::string& host, const std::string& origin) {
+  namespace beast = boost::beast;
+  namespace http = beast::http;
+  wstest::Refusal out;
+  boost::asio::io_context io;
+  beast::tcp_stream stream(io);
+  beast::error_code ec;
+  stream.expires_after(std::chrono::seconds(20));
+  stream.connect({boost::asio::ip::make_address("127.0.0.1"), port}, ec);
+  if (ec) return out;
+  http::request<http::empty_body> req{http::verb::get, "/ws", 11};
+  req.set(http::field::host, host);
+  req.set(http::field::origin, origin);
+  req.set(http::field::connection, "Upgrade");
+  req.set(http::field::upgrade, "websocket");
+  req.set(http::field::sec_websocket_key, "dGhlIHNhbXBsZSBub25jZQ==");
+  req.set(http::field::sec_websocket_version, "13");
+  http::write(stream, req, ec);
+  if (ec) return out;
+  beast::flat_buffer buffer;
+  http::response_parser<http::string_body> res;
+  http::read_header(stream, buffer, res, ec);
+  if (ec) return out;
+  out.status = res.get().result_int();
+  if (out.status != 101) http::read(stream, buffer, res, ec);
+  out.body = res.get().body();
+  return out;
+}
+
+// DNS rebinding: a page from rebind.attacker.example, whose name now resolves to the daemon,
+// is same-origin with it for the browser (its Origin names the Host it sends), so the Origin
+// check alone would let it drive the daemon. The Host check refuses it first.
+TEST(WebSocket, RebindingHostIsRefusedUnlessListed) {
+  WebDaemon d;
+  ASSERT_TRUE(d.start()) << d.process().log_tail();
+  const std::string port = std::to_string(d.http_port());
+  const std::string evil = "rebind.attacker.example:" + port;
+  const auto no = upgrade_answer(d.http_port(), evil, "http://" + evil);
+  EXPECT_EQ(no.status, 403u);
+  EXPECT_NE(no.body.find("--http-allowed-host"), std::string::npos) << no.body;
+  EXPECT_EQ(upgrade_answer(d.http_port(), "127.0.0.1:" + port, "http://127.0.0.1:" + port).status,
+            101u);
+  EXPECT_EQ(upgrade_answer(d.http_port(), "localhost:" + port, "http://localhost:" + port).status,
+            101u);
+  // The page itself is refused too: the attacker's script never loads from the daemon.
+  EXPECT_EQ(opstest::http_get_host(d.http_port(), "/view", evil).status, 403);
+  EXPECT_NE(d.process().log().find("Host 'rebind.attacker.example:" + port + "' is not allowed"),
+            std::string::npos)
+      << d.process().log_tail();
+  expect_serving(d);
+
+  WebDaemon listed({"--http-allowed-host", "animd.example"});
+  ASSERT_TRUE(listed.start()) << listed.process().log_tail();
+  const std::string lport = std::to_string(listed.http_port());
+  EXPECT_EQ(
+      upgrade_answer(listed.http_port(), "animd.example:" + lport, "http://animd.example:" + lport)
+          .status,
+      101u);
+  EXPECT_EQ(upgrade_answer(listed.http_port(), "rebind.attacker.example:" + lport,
+                           "http://rebind.attacker.example:" + lport)
+                .status,
+            403u);
+  // A listed Host does not widen the Origin check: other pages stay refused.
+  const auto other = upgrade_answer(listed.http_port(), "animd.example:" + lport,
+                                    "http://rebind.attacker.example:" + lport);
+  EXPECT_EQ(other.status, 403u);
+  EXPECT_NE(other.body.find("Origin"), std::string::npos) << other.body;
+}
+
 // With --tls-cert the HTTP port speaks TLS to clients that start with a TLS hello: the
 // protocol is served over wss:// only (as the TCP port takes TLS only), while plain HTTP keeps
 // the probes (and the page, which then says where to go).

@@ -59,7 +59,14 @@ constexpr std::array<std::string_view, kStatusCodeCount> kCodeLabels = {
     "DATA_LOSS", "UNIMPLEMENTED",    "RESOURCE_EXHAUSTED", "UNAUTHENTICATED",
     "INTERNAL",  "UNAVAILABLE",      "PERMISSION_DENIED"};
 
+constexpr std::array<std::string_view, kHttpRefusalCount> kRefusalLabels = {
+    "host", "address_limit", "connection_limit", "idle_evicted", "header_timeout", "reserve_only"};
+
 }  // namespace
+
+std::string_view http_refusal_label(HttpRefusal reason) {
+  return kRefusalLabels[static_cast<size_t>(reason)];
+}
 
 void Counter::set_total(uint64_t total) {
   uint64_t cur = v_.load(std::memory_order_relaxed);
@@ -131,7 +138,7 @@ void Metrics::set_collector(std::function<void(Metrics&)> collector) {
 std::vector<prometheus::MetricFamily> Metrics::Collect() const {
   using prometheus::MetricType;
   std::vector<prometheus::MetricFamily> out;
-  out.reserve(16);
+  out.reserve(24);
 
   // Labels in this order (ClientMetric keeps them as given; the serializer escapes values).
   prometheus::ClientMetric build = value_metric(MetricType::Gauge, 1);
@@ -196,6 +203,18 @@ std::vector<prometheus::MetricFamily> Metrics::Collect() const {
   out.push_back(family("animd_request_errors_total",
                        "Requests answered with a non-OK status, by status code.",
                        MetricType::Counter, std::move(errors)));
+
+  std::vector<prometheus::ClientMetric> refusals;
+  for (int r = 0; r < kHttpRefusalCount; ++r) {
+    prometheus::ClientMetric m = value_metric(
+        MetricType::Counter, static_cast<double>(http_refusals_[static_cast<size_t>(r)].value()));
+    m.label = {{"reason", std::string(kRefusalLabels[static_cast<size_t>(r)])}};
+    refusals.push_back(std::move(m));
+  }
+  out.push_back(family("animd_http_refusals_total",
+                       "Requests and connections the HTTP port refused or closed unserved, "
+                       "by reason.",
+                       MetricType::Counter, std::move(refusals)));
   return out;
 }
 

@@ -40,8 +40,8 @@ Ops::~Ops() {
   shutdown();
 }
 
-void Ops::serve_web(std::vector<StaticFile> files, std::string upgrade_path,
-                    UpgradeHandler upgrade, std::shared_ptr<boost::asio::ssl::context> tls) {
+void Ops::serve_web(std::vector<StaticFile> files, std::string upgrade_path, UpgradeHandler upgrade,
+                    std::shared_ptr<boost::asio::ssl::context> tls) {
   web_tls_ = std::move(tls);
   web_files_ = std::move(files);
   upgrade_path_ = std::move(upgrade_path);
@@ -58,6 +58,12 @@ std::string Ops::start() {
     options.upgrade_path = upgrade_path_;
     options.upgrade = upgrade_;
     options.tls = web_tls_;
+    options.max_connections = config_.http_max_connections;
+    options.max_connections_per_address = config_.http_max_connections_per_address;
+    options.header_timeout = std::chrono::milliseconds{
+        static_cast<int64_t>(config_.http_header_timeout_s * 1000.0 + 0.5)};
+    options.allowed_hosts = config_.http_allowed_hosts;
+    options.log = peer_log_;
     http_ = std::make_unique<HttpEndpoint>(io_, metrics_, health_, options);
     if (auto err = http_->start(); !err.empty()) {
       http_.reset();

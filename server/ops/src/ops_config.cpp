@@ -2,6 +2,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "animops/host_check.h"
+
 namespace animops {
 
 void add_ops_options(CLI::App& app, OpsConfig& config) {
@@ -22,6 +24,35 @@ void add_ops_options(CLI::App& app, OpsConfig& config) {
   app.add_option("--http-port-file", config.http_port_file,
                  "Write the bound HTTP port (one line) to this file once listening")
       ->multi_option_policy(last)
+      ->group(group);
+  app.add_option("--http-max-connections", config.http_max_connections,
+                 "Connections the HTTP port holds (beyond them: the oldest one that has sent no "
+                 "complete request is closed; 4 more serve only /healthz /readyz /metrics)")
+      ->capture_default_str()
+      ->check(CLI::Range(size_t{1}, size_t{100000}))
+      ->multi_option_policy(last)
+      ->group(group);
+  app.add_option("--http-max-connections-per-address", config.http_max_connections_per_address,
+                 "Connections of the HTTP port one remote IP address holds (beyond them: its "
+                 "oldest one that has sent no complete request is closed)")
+      ->capture_default_str()
+      ->check(CLI::Range(size_t{1}, size_t{100000}))
+      ->multi_option_policy(last)
+      ->group(group);
+  app.add_option("--http-header-timeout", config.http_header_timeout_s,
+                 "Seconds an HTTP connection has to send a complete request header (after its "
+                 "connect or its previous response)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.05, 3600.0))
+      ->multi_option_policy(last)
+      ->group(group);
+  app.add_option("--http-allowed-host", config.http_allowed_hosts,
+                 "A Host name the HTTP port serves (repeatable; NAME, NAME:PORT, .DOMAIN for a "
+                 "domain and its subdomains, * for any): the DNS-rebinding defence. IP addresses "
+                 "and localhost are always served")
+      ->check(CLI::Validator([](std::string& entry) { return check_allowed_host_entry(entry); },
+                             "HOST"))
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
       ->group(group);
   app.add_flag("--agones", config.agones,
                "Report ready/health/shutdown to the Agones SDK sidecar over its HTTP API")

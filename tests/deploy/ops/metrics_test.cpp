@@ -27,6 +27,7 @@ struct Values {
   unsigned long overruns = 0, bytes_in = 0, bytes_out = 0, sent = 0, dropped = 0, requests = 0;
   unsigned long events_fired = 0, events_overflowed = 0, events_sent = 0, events_dropped = 0;
   unsigned long errors[11] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};  // 1..10 by code, [0] = OTHER
+  unsigned long http_refusals[6] = {0, 0, 0, 0, 0, 0};           // by animops::HttpRefusal
 };
 
 std::string expected(const Values& v) {
@@ -108,6 +109,15 @@ std::string expected(const Values& v) {
          n(v.errors[c]) + "\n";
   }
   s += "animd_request_errors_total{code=\"OTHER\"} " + n(v.errors[0]) + "\n";
+  s += "# HELP animd_http_refusals_total Requests and connections the HTTP port refused or "
+       "closed unserved, by reason.\n";
+  s += "# TYPE animd_http_refusals_total counter\n";
+  const char* reasons[6] = {"host",         "address_limit",  "connection_limit",
+                            "idle_evicted", "header_timeout", "reserve_only"};
+  for (int r = 0; r < 6; ++r) {
+    s += std::string("animd_http_refusals_total{reason=\"") + reasons[r] + "\"} " +
+         n(v.http_refusals[r]) + "\n";
+  }
   return s;
 }
 
@@ -138,6 +148,10 @@ TEST(Metrics, GaugesAndCountersRenderTheirValues) {
   m.count_request_error(6);   // RESOURCE_EXHAUSTED
   m.count_request_error(42);  // unknown code: OTHER
   m.count_request_error(0);   // OK is not an error: ignored
+  m.count_http_refusal(animops::HttpRefusal::kHost);
+  m.count_http_refusal(animops::HttpRefusal::kIdleEvicted);
+  m.count_http_refusal(animops::HttpRefusal::kIdleEvicted);
+  m.count_http_refusal(animops::HttpRefusal::kReserveOnly);
 
   Values v;
   v.characters = 10;
@@ -156,7 +170,11 @@ TEST(Metrics, GaugesAndCountersRenderTheirValues) {
   v.errors[2] = 2;
   v.errors[6] = 1;
   v.errors[0] = 1;
+  v.http_refusals[0] = 1;
+  v.http_refusals[3] = 2;
+  v.http_refusals[5] = 1;
   EXPECT_EQ(m.render(), expected(v));
+  EXPECT_EQ(m.http_refusals(animops::HttpRefusal::kIdleEvicted), 2u);
   EXPECT_EQ(m.request_errors(2), 2u);
   EXPECT_EQ(m.request_errors(42), 1u);
   EXPECT_EQ(m.request_errors(0), 0u);
@@ -221,6 +239,12 @@ TEST(Metrics, CollectorCopiesExternalValuesInBeforeEachRender) {
   v.errors[9] = 2;
   EXPECT_EQ(m.render(), expected(v));
   EXPECT_EQ(calls, 2);
+}
+
+TEST(Metrics, HttpRefusalLabels) {
+  EXPECT_EQ(animops::http_refusal_label(animops::HttpRefusal::kHost), "host");
+  EXPECT_EQ(animops::http_refusal_label(animops::HttpRefusal::kAddressLimit), "address_limit");
+  EXPECT_EQ(animops::http_refusal_label(animops::HttpRefusal::kReserveOnly), "reserve_only");
 }
 
 TEST(Metrics, StatusCodeLabels) {

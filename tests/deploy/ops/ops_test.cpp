@@ -6,6 +6,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -165,6 +166,10 @@ TEST(OpsConfig, DefaultsFlagsAndConfigFile) {
     EXPECT_FALSE(c.agones);
     EXPECT_EQ(c.agones_sdk_url, "");
     EXPECT_EQ(c.agones_health_seconds, 5.0);
+    EXPECT_EQ(c.http_max_connections, 64u);
+    EXPECT_EQ(c.http_max_connections_per_address, 16u);
+    EXPECT_EQ(c.http_header_timeout_s, 3.0);
+    EXPECT_TRUE(c.http_allowed_hosts.empty());
   }
   {
     CLI::App app;
@@ -209,6 +214,65 @@ TEST(OpsConfig, DefaultsFlagsAndConfigFile) {
     EXPECT_EQ(c.agones_health_seconds, 1.5);
     std::filesystem::remove(path);
   }
+}
+
+TEST(OpsConfig, HttpLimitsAndAllowedHostsFromFlagsAndConfigFile) {
+  {
+    CLI::App app;
+    OpsConfig c;
+    animops::add_ops_options(app, c);
+    app.parse(std::vector<std::string>{"b.example:8443", "--http-allowed-host", "a.example",
+                                       "--http-allowed-host", "0.5", "--http-header-timeout", "4",
+                                       "--http-max-connections-per-address", "100",
+                                       "--http-max-connections"});
+    EXPECT_EQ(c.http_max_connections, 100u);
+    EXPECT_EQ(c.http_max_connections_per_address, 4u);
+    EXPECT_EQ(c.http_header_timeout_s, 0.5);
+    EXPECT_EQ(c.http_allowed_hosts, (std::vector<std::string>{"a.example", "b.example:8443"}));
+  }
+  for (std::vector<std::string> bad :
+       {std::vector<std::string>{"0", "--http-max-connections"},
+        std::vector<std::string>{"0", "--http-max-connections-per-address"},
+        std::vector<std::string>{"0", "--http-header-timeout"},
+        std::vector<std::string>{"http://a.example", "--http-allowed-host"}}) {
+    CLI::App app;
+    OpsConfig c;
+    animops::add_ops_options(app, c);
+    EXPECT_THROW(app.parse(bad), CLI::ValidationError) << bad[1] << " " << bad[0];
+  }
+  {
+    const std::string path = tmp_path("ops-hosts.toml");
+    std::ofstream(path) << "http-allowed-host = [\"animd.example.com\", \".corp.example\"]\n"
+                           "http-max-connections-per-address = 8\nhttp-header-timeout = 2.5\n";
+    CLI::App app;
+    app.set_config("--config");
+    OpsConfig c;
+    animops::add_ops_options(app, c);
+    app.parse(std::vector<std::string>{path, "--config"});
+    EXPECT_EQ(c.http_allowed_hosts,
+              (std::vector<std::string>{"animd.example.com", ".corp.example"}));
+    EXPECT_EQ(c.http_max_connections_per_address, 8u);
+    EXPECT_EQ(c.http_header_timeout_s, 2.5);
+    std::filesystem::remove(path);
+  }
+}
+
+// The options reach the endpoint: a rebinding name is refused, a listed one served.
+TEST(Ops, AllowedHostsAndPeerLogReachTheHttpEndpoint) {
+  opstest::IoThread io;
+  OpsConfig config;
+  config.http_port = 0;
+  config.http_allowed_hosts = {"animd.example"};
+  Ops ops(io.io(), config, {"1", "Test"});
+  std::atomic<int> logged{0};
+  ops.set_peer_log(
+      [&logged](animops::PeerLogLevel, const std::string&, const std::string&) { ++logged; });
+  ASSERT_EQ(ops.start(), "");
+  const uint16_t port = ops.http_port();
+  EXPECT_EQ(opstest::http_get_host(port, "/healthz", "animd.example").status, 200);
+  EXPECT_EQ(opstest::http_get_host(port, "/healthz", "rebind.attacker.example").status, 403);
+  EXPECT_EQ(logged.load(), 1);
+  ops.shutdown();
 }
 
 }  // namespace

@@ -9,9 +9,20 @@
 //                 over WebSocket); anything else there: 426 Upgrade Required
 //   other paths   404;   a method other than GET on the paths above: 405 (Allow: GET)
 //
-// Requests are bounded (header + body size) and each read has a timeout, so a slow or
-// hostile client cannot hold memory or a connection forever; concurrent connections are
-// capped. The query string is ignored. Keep-alive is honoured.
+// Hostile clients (docs/security.md, "The HTTP port"):
+//   - a request whose Host is not allowed (host_check.h, --http-allowed-host) is answered
+//     403 and the connection closed, on every path, WebSocket upgrades included;
+//   - connections are capped in total and per remote address; when full, a new connection
+//     pushes out the one that has waited longest without sending a complete request header,
+//     or, when every connection is busy with a request, takes a slot of the operations
+//     reserve, which answers the probes and /metrics only (connection_table.h);
+//   - a connection has header_timeout to deliver a complete request header (from its accept
+//     or its previous response, TLS handshake included), then read_timeout for the body and
+//     for writing the response; header and body are bounded in size;
+//   - every refusal and forced close is counted (Metrics::count_http_refusal) and logged
+//     through HttpOptions::log, which the daemon rate-limits.
+// The query string is ignored. Keep-alive is honoured (a reserve connection serves one
+// request).
 //
 // Runs on the io_context the daemon gives it (any number of threads may run it: every
 // connection has its own strand). The Metrics and Health objects must outlive the
@@ -32,8 +43,8 @@
 #include <boost/asio/ssl/context.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http/message.hpp>
-#include <boost/beast/ssl/ssl_stream.hpp>
 #include <boost/beast/http/string_body.hpp>
+#include <boost/beast/ssl/ssl_stream.hpp>
 
 #include "animops/health.h"
 #include "animops/metrics.h"
@@ -64,15 +75,28 @@ struct UpgradeHandler {
   std::function<void(Stream stream, Request request)> take;
 };
 
+// Writes one log line a peer can cause (a refusal, an eviction, a timeout). `key` names its
+// kind (a constant string) so that the daemon can rate-limit each kind.
+enum class PeerLogLevel { kInfo, kWarn };
+using PeerLog =
+    std::function<void(PeerLogLevel level, const std::string& key, const std::string& line)>;
+
 struct HttpOptions {
   std::string address = "127.0.0.1";  // IPv4 or IPv6 literal to bind
   uint16_t port = 7451;               // 0 = an ephemeral port chosen by the OS (see port())
   size_t max_request_bytes = 8192;    // header and body limit each; larger: 431 / 413 + close
-  std::chrono::milliseconds read_timeout{5000};  // per request (and per response write)
-  size_t max_connections = 64;                   // more are accepted and closed at once
-  std::vector<StaticFile> files;                 // served with GET and HEAD
-  std::string upgrade_path;                      // where WebSocket upgrades go ("" = none)
-  UpgradeHandler upgrade;                        // set with upgrade_path
+  // From a connection's accept (or its previous response) to a complete request header.
+  std::chrono::milliseconds header_timeout{3000};
+  std::chrono::milliseconds read_timeout{5000};  // for the body, and per response write
+  size_t max_connections = 64;                   // normal slots (ConnectionTable::Limits)
+  size_t max_connections_per_address = 16;       // normal slots of one remote address
+  size_t reserve_connections = 4;                // operations-only slots beyond those
+  // Host names served besides IP literals and localhost (host_check.h); "*" = any.
+  std::vector<std::string> allowed_hosts;
+  PeerLog log;                    // null: spdlog, not rate-limited
+  std::vector<StaticFile> files;  // served with GET and HEAD
+  std::string upgrade_path;       // where WebSocket upgrades go ("" = none)
+  UpgradeHandler upgrade;         // set with upgrade_path
   // TLS server context, or null. Set: a connection whose first bytes are a TLS hello is
   // served over TLS (https, wss); others stay plain HTTP (probes, scrapers).
   std::shared_ptr<boost::asio::ssl::context> tls;
@@ -93,6 +117,9 @@ class HttpEndpoint {
   uint16_t port() const;
   // Closes the listener and every open connection. Idempotent; any thread.
   void stop();
+  // Connections busy with a request: its header received, its answer not yet written
+  // (diagnostics, tests).
+  size_t busy_connections() const;
 
   struct State;  // implementation detail (shared with in-flight connections)
 

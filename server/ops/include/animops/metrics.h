@@ -85,6 +85,21 @@ struct BuildInfo {
 // for codes this build does not know (a newer daemon part talking to an older ops lib).
 inline constexpr int kStatusCodeCount = 11;
 
+// Why the HTTP endpoint refused a request or closed a connection it had not served
+// (animd_http_refusals_total{reason}; docs/operations.md, "The HTTP endpoint").
+enum class HttpRefusal {
+  kHost,             // Host header not allowed (--http-allowed-host): 403
+  kAddressLimit,     // connection refused: its address at --http-max-connections-per-address
+  kConnectionLimit,  // connection refused: every slot and the operations reserve busy
+  kIdleEvicted,      // a connection without a complete request closed to make room
+  kHeaderTimeout,    // no complete request header within --http-header-timeout
+  kReserveOnly,      // a reserve connection asked for something other than the probes: 503
+};
+inline constexpr int kHttpRefusalCount = 6;
+// Label value: "host", "address_limit", "connection_limit", "idle_evicted",
+// "header_timeout", "reserve_only".
+std::string_view http_refusal_label(HttpRefusal reason);
+
 // Label value for a status code: "INVALID_ARGUMENT", ... (anim.v1.StatusCode without the
 // STATUS_ prefix); "OTHER" for codes outside 1..9. Code 0 (OK) is not an error: "OK".
 std::string_view status_code_label(int code);
@@ -124,6 +139,12 @@ class Metrics : public prometheus::Collectable {
   void set_request_errors_total(int status_code, uint64_t total);
   uint64_t request_errors(int status_code) const;
 
+  // Counts one refusal of the HTTP endpoint. Lock-free; any thread.
+  void count_http_refusal(HttpRefusal reason) { http_refusals_[static_cast<size_t>(reason)].inc(); }
+  uint64_t http_refusals(HttpRefusal reason) const {
+    return http_refusals_[static_cast<size_t>(reason)].value();
+  }
+
   // A hook run (under a mutex) at the start of every render(), so that values the daemon
   // keeps in its own stats struct can be copied in just before a scrape.
   void set_collector(std::function<void(Metrics&)> collector);
@@ -141,6 +162,7 @@ class Metrics : public prometheus::Collectable {
 
   BuildInfo build_;
   std::array<Counter, kStatusCodeCount> request_errors_{};
+  std::array<Counter, kHttpRefusalCount> http_refusals_{};
   std::mutex collector_mu_;
   std::function<void(Metrics&)> collector_;
 };

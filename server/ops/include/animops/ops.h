@@ -49,6 +49,10 @@ class Ops {
   void serve_web(std::vector<StaticFile> files, std::string upgrade_path, UpgradeHandler upgrade,
                  std::shared_ptr<boost::asio::ssl::context> tls = nullptr);
 
+  // Before start(): where the HTTP endpoint logs what a peer can cause (refusals,
+  // evictions, timeouts); the daemon passes its rate-limited log (HttpOptions::log).
+  void set_peer_log(PeerLog log) { peer_log_ = std::move(log); }
+
   // Start-up finished: readiness may turn true, systemd gets READY=1 (with `status` as
   // STATUS=), and with --agones the ready/health loop starts.
   void ready(const std::string& status = {});
@@ -82,6 +86,7 @@ class Ops {
   std::string upgrade_path_;
   UpgradeHandler upgrade_;
   std::shared_ptr<boost::asio::ssl::context> web_tls_;
+  PeerLog peer_log_;
   std::unique_ptr<AgonesClient> agones_;
   std::chrono::steady_clock::time_point last_status_{};
   bool shut_down_ = false;
