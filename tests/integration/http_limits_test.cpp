@@ -15,6 +15,7 @@
 
 #include "../deploy/ops/test_http.h"
 #include "daemon_process.h"
+#include "eventually.h"
 
 namespace {
 
@@ -26,15 +27,7 @@ using opstest::RawConnection;
 // Bounds on how long a broken daemon can make a test wait; not timing assertions.
 constexpr auto kWaitLimit = 20s;
 
-template <class Pred>
-bool eventually(Pred pred) {
-  const auto deadline = std::chrono::steady_clock::now() + kWaitLimit;
-  while (!pred()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(10ms);
-  }
-  return true;
-}
+using animtest::eventually;
 
 // A daemon with its HTTP port on an ephemeral port and `args` after that.
 class HttpDaemon {

@@ -14,6 +14,7 @@
 #include "../deploy/ops/test_http.h"
 #include "animclient/client.h"
 #include "daemon_process.h"
+#include "eventually.h"
 
 namespace {
 
@@ -22,15 +23,7 @@ using namespace std::chrono_literals;
 // Bounds on how long a broken daemon can make the test wait; not timing assertions.
 constexpr auto kWaitLimit = 20s;
 
-template <class Pred>
-bool eventually(Pred pred) {
-  const auto deadline = std::chrono::steady_clock::now() + kWaitLimit;
-  while (!pred()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(10ms);
-  }
-  return true;
-}
+using animtest::eventually;
 
 // Sample lines of a Prometheus exposition: "name{labels}" -> value text.
 std::map<std::string, std::string> samples(const std::string& body) {
