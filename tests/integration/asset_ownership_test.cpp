@@ -126,7 +126,9 @@ TEST(AssetOwnership, AnotherTokenCannotAttachAClipToAnUpload) {
   auto list = a->list_assets();
   ASSERT_TRUE(list);
   for (const auto& info : list->assets())
-    if (info.name() == "mine") EXPECT_EQ(info.clips_size(), 1) << "B's clip was attached";
+    if (info.name() == "mine") {
+      EXPECT_EQ(info.clips_size(), 1) << "B's clip was attached";
+    }
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 
