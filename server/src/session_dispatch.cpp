@@ -306,6 +306,10 @@ void Session::handle_load(Request& r, uint64_t seq) {
         // it is still the current one (World::replace_asset).
         auto loaded = load_requested_asset(request.load_asset(), self->server_.asset_root(),
                                            *self->server_.catalog().get(), limits);
+        // The upload's bytes, then their draw, go before anyone hears the load is over.
+        const bool shared = request.load_asset().shared();
+        request.clear_load_asset();
+        upload_draw->reset();
         if (!loaded) {
           anim::v1::Reply reply;
           reply.set_request_id(request.request_id());
@@ -331,11 +335,9 @@ void Session::handle_load(Request& r, uint64_t seq) {
           c.sink = self;
           c.asset = std::move(loaded->asset);
           c.replaces = std::move(loaded->replaces);
-          c.asset_shared = request.load_asset().shared();
+          c.asset_shared = shared;
           self->server_.commands().push(std::move(c));  // already counted as pending
         }
-        request.clear_load_asset();  // the upload's bytes, then their draw, go now
-        upload_draw->reset();
         asio::post(self->transport_.get_executor(), [self] {
           self->paused_ = false;
           self->process_input();
