@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (the `fuzz` preset, or FUZZ_PRESET) and runs each one for a
-# bounded time: first its regression inputs (fuzz/regressions/<target>/, each must run
-# clean), then fuzzing from its seeds for SECONDS_PER_TARGET (default 20). One summary line
-# per target.
+# bounded time: first its regression inputs (fuzz/regressions/<target>/ and those written at
+# build time into build/<preset>/fuzz/regressions/<target>/, each must run clean), then
+# fuzzing from its seeds for SECONDS_PER_TARGET (default 20), with the dictionary
+# fuzz/dictionaries/<target>.dict and the flags of fuzz/options/<target>.options when there are
+# such files. One summary line per target.
 # Exits non-zero if any target crashes, leaks, times out or fails a property check; the
 # input that did it is saved as build/<preset>/fuzz/artifacts/<target>/crash-* (see
 # docs/security.md).
@@ -10,6 +12,7 @@
 # Usage: scripts/run-fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
 #   FUZZ_RUNS=N  also stop each target after N executions (long runs: docs/security.md);
 #                SECONDS_PER_TARGET 0 then means no time limit.
+#   FUZZ_SKIP_BUILD=1  run the targets as already built (e.g. built under a shared lock).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -20,9 +23,11 @@ shift || true
 PRESET=${FUZZ_PRESET:-fuzz}
 BUILD=$ROOT/build/$PRESET
 
-cmake --preset "$PRESET" >/dev/null || { echo "run-fuzz: configure failed" >&2; exit 1; }
-cmake --build --preset "$PRESET" --target animd_fuzz_all -j"${FUZZ_BUILD_JOBS:-2}" ||
-  { echo "run-fuzz: build failed" >&2; exit 1; }
+if [ -z "${FUZZ_SKIP_BUILD:-}" ]; then
+  cmake --preset "$PRESET" >/dev/null || { echo "run-fuzz: configure failed" >&2; exit 1; }
+  cmake --build --preset "$PRESET" --target animd_fuzz_all -j"${FUZZ_BUILD_JOBS:-2}" ||
+    { echo "run-fuzz: build failed" >&2; exit 1; }
+fi
 
 if [ $# -gt 0 ]; then targets=("$@"); else mapfile -t targets < "$BUILD/fuzz/targets.txt"; fi
 failed=0
@@ -38,13 +43,24 @@ for t in "${targets[@]}"; do
   seeds=()
   for d in "$ROOT/fuzz/seeds/$t" "$BUILD/fuzz/seeds/$t"; do [ -d "$d" ] && seeds+=("$d"); done
 
-  # 1. Regressions: every reproducer of a fixed crash is run once.
+  # The target's libFuzzer dictionary (fuzz/dictionaries/<target>.dict) and extra flags
+  # (fuzz/options/<target>.options, one a line), when it has them.
+  extra=()
+  [ -f "$ROOT/fuzz/dictionaries/$t.dict" ] && extra+=(-dict="$ROOT/fuzz/dictionaries/$t.dict")
+  if [ -f "$ROOT/fuzz/options/$t.options" ]; then
+    mapfile -t -O "${#extra[@]}" extra < <(grep -v -e '^#' -e '^[[:space:]]*$' "$ROOT/fuzz/options/$t.options")
+  fi
+
+  # 1. Regressions: every reproducer of a fixed crash is run once (checked in, or written at
+  # build time when too large to check in).
   regressions=0
-  if [ -d "$ROOT/fuzz/regressions/$t" ]; then
-    mapfile -t repro < <(find "$ROOT/fuzz/regressions/$t" -type f ! -name '*.md' | sort)
+  repro=()
+  for d in "$ROOT/fuzz/regressions/$t" "$BUILD/fuzz/regressions/$t"; do
+    [ -d "$d" ] && mapfile -t -O "${#repro[@]}" repro < <(find "$d" -type f ! -name '*.md' | sort)
+  done
+  if [ "${#repro[@]}" -gt 0 ]; then
     regressions=${#repro[@]}
-    if [ "$regressions" -gt 0 ] &&
-       ! "$bin" -runs=1 "${repro[@]}" > "$BUILD/fuzz/logs/$t.regressions.log" 2>&1; then
+    if ! "$bin" -runs=1 "${repro[@]}" > "$BUILD/fuzz/logs/$t.regressions.log" 2>&1; then
       echo "run-fuzz: $t: a regression input fails again (log: $BUILD/fuzz/logs/$t.regressions.log)" >&2
       tail -30 "$BUILD/fuzz/logs/$t.regressions.log" >&2
       summary+=("$(printf '%-14s REGRESSION FAILED' "$t")")
@@ -58,7 +74,7 @@ for t in "${targets[@]}"; do
   touch "$marker"
   limit=(-max_total_time="$SECONDS_PER_TARGET")  # 0: no time limit
   [ -n "${FUZZ_RUNS:-}" ] && limit+=(-runs="$FUZZ_RUNS")
-  "$bin" "${limit[@]}" -timeout=25 -rss_limit_mb=2048 -print_final_stats=1 \
+  "$bin" "${limit[@]}" "${extra[@]}" -timeout=25 -rss_limit_mb=2048 -print_final_stats=1 \
     -artifact_prefix="$artifacts" "$corpus" "${seeds[@]}" > "$log" 2>&1
   rc=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
