@@ -16,10 +16,11 @@
 #include <vector>
 
 #include "anim/builtin_character.h"
+#include "protocol/reply_sink.h"
+#include "protocol/request_convert.h"
 #include "quiet_protobuf.h"
-#include "reply_sink.h"
-#include "request_convert.h"
-#include "world.h"
+#include "session/command_table.h"
+#include "world/world.h"
 
 namespace {
 void require(bool ok, const char* what) {
@@ -29,6 +30,7 @@ void require(bool ok, const char* what) {
 }
 
 struct CountingSink : animd::ReplySink {
+  explicit CountingSink(animd::ByteBudget* outbound) : ReplySink(outbound) {}
   size_t replies = 0;
   void deliver(uint64_t, anim::v1::Reply, size_t) override { ++replies; }
 };
@@ -70,10 +72,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static animd::WorkerPool pool(1);
   animd::AssetCatalog catalog;
   animd::ByteBudget outbound(1 << 20);
-  animd::World world(config, metrics, catalog, pool, &outbound);
+  animd::World world(config, metrics, catalog, pool);
   require(static_cast<bool>(world.add_asset(builtin())), "builtin asset");
 
-  auto sink = std::make_shared<CountingSink>();
+  auto sink = std::make_shared<CountingSink>(&outbound);
   std::vector<animd::Command> batch;
   uint64_t tick = 1, seq = 0;
   size_t sent = 0, refused = 0;

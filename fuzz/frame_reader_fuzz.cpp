@@ -10,10 +10,10 @@
 #include <cstdlib>
 
 #include "anim/v1/envelope.pb.h"
-#include "auth.h"
-#include "byte_budget.h"
-#include "frame_reader.h"
+#include "base/byte_budget.h"
+#include "net/frame_reader.h"
 #include "quiet_protobuf.h"
+#include "session/auth.h"
 
 namespace {
 void require(bool ok, const char* what) {

@@ -14,10 +14,10 @@
 #include <vector>
 
 #include "anim/v1/envelope.pb.h"
-#include "byte_budget.h"
-#include "frame_reader.h"
+#include "base/byte_budget.h"
 #include "fuzz_check.h"
-#include "origin_check.h"
+#include "net/frame_reader.h"
+#include "net/origin_check.h"
 #include "quiet_protobuf.h"
 
 namespace {

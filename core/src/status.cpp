@@ -28,6 +28,8 @@ const char* status_code_name(StatusCode code) {
       return "resource_exhausted";
     case StatusCode::kPermissionDenied:
       return "permission_denied";
+    case StatusCode::kUnavailable:
+      return "unavailable";
   }
   return "unknown";
 }

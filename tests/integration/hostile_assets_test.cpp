@@ -128,8 +128,9 @@ TEST(HostileAssets, OneOwnersLoadsDoNotHoldAnothers) {
     r.mutable_load_asset()->set_glb_data(slow);
     a[i]->call_async(std::move(r), record("A" + std::to_string(i)), kWait);
   }
-  // Let A's uploads reach the loader first (an ordering aid, not a timing check).
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // Let A's uploads reach the loader first (an ordering aid, not a timing check), and B's
+  // follow while A's first load still runs: well within two of A's loads.
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
   anim::v1::Request r;
   r.mutable_load_asset()->set_name("small");
   r.mutable_load_asset()->set_glb_data(

@@ -22,8 +22,8 @@
 
 #include <iostream>
 
+#include "base/thread_slice.h"
 #include "daemon_process.h"
-#include "thread_slice.h"
 
 namespace {
 

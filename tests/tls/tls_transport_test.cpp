@@ -23,9 +23,9 @@
 
 #include "animclient/client.h"
 #include "daemon_process.h"  // TempDir
+#include "net/tls_context.h"
+#include "net/transport.h"
 #include "test_certs.h"
-#include "tls_context.h"
-#include "transport.h"
 
 namespace {
 

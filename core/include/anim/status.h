@@ -19,6 +19,7 @@ enum class StatusCode {
   kUnimplemented,       // a valid feature this runtime does not support
   kResourceExhausted,   // a configured limit was hit
   kPermissionDenied,    // the caller may not act on this object (e.g. another client's character)
+  kUnavailable,         // the service cannot take requests now (it is stopping); retry elsewhere
 };
 
 // Short stable name for a code ("invalid_argument", ...), for logs and metrics.

@@ -27,10 +27,10 @@
 #include <vector>
 
 #include "anim/gltf_loader.h"
-#include "pose_query.h"
-#include "request_convert.h"
+#include "history/pose_query.h"
+#include "protocol/request_convert.h"
 #include "shared_assets.h"
-#include "world.h"
+#include "world/world.h"
 
 namespace {
 

@@ -27,11 +27,11 @@
 
 #include "anim/animator.h"
 #include "anim/gltf_loader.h"
-#include "hit_query.h"
-#include "pose_query.h"
-#include "request_convert.h"
+#include "history/hit_query.h"
+#include "history/pose_query.h"
+#include "protocol/request_convert.h"
 #include "shared_assets.h"
-#include "world.h"
+#include "world/world.h"
 
 namespace {
 

@@ -7,8 +7,8 @@
 #include <benchmark/benchmark.h>
 
 #include "anim/asset.h"
-#include "snapshot.h"
-#include "stream_encoder.h"
+#include "snapshot/snapshot.h"
+#include "stream/stream_encoder.h"
 
 namespace {
 

@@ -1,0 +1,176 @@
+#include "app/config_parse.h"
+
+#include <algorithm>
+#include <cmath>
+#include <thread>
+
+#include <CLI/CLI.hpp>
+
+namespace animd {
+
+namespace {
+
+// A flag whose default shows in --help.
+template <class T>
+void shown(CLI::App& app, const char* flag, T& value, const char* help) {
+  app.add_option(flag, value, help)->capture_default_str();
+}
+
+// A flag whose default shows in --help and whose value must lie in [low, high].
+template <class T, class Bound>
+void in_range(CLI::App& app, const char* flag, T& value, Bound low, Bound high, const char* help) {
+  app.add_option(flag, value, help)->check(CLI::Range(low, high))->capture_default_str();
+}
+
+}  // namespace
+
+std::optional<int> parse_config(int argc, char** argv, Config& c) {
+  CLI::App app{"animd: server-authoritative skeletal animation daemon"};
+  app.set_config("--config", "", "Read options from a TOML/INI file (keys = long flag names)");
+  app.get_formatter()->column_width(44);
+  // A flag given twice (e.g. on the command line after the config file) takes the last value.
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+
+  shown(app, "--address", c.address, "Listen address");
+  shown(app, "--port", c.port, "Listen port (0 = ephemeral)");
+  app.add_option("--port-file", c.port_file, "Write the bound port number to this file");
+  in_range(app, "--io-threads", c.io_threads, 1, 256, "Network threads");
+  app.add_option("--assets", c.assets_dir,
+                 "Asset root: every .glb/.gltf/.md5mesh under it is loaded at start; "
+                 "load_asset paths are relative to it");
+  in_range(app, "--tick-rate", c.tick_rate, 1.0, 1000.0, "Fixed tick rate in Hz");
+  in_range(app, "--workers", c.workers, 0, 256, "Character update threads (0 = number of cores)");
+  in_range(app, "--tick-slice-us", c.tick_slice_us, 0, 100000,
+           "Scheduler slice of the tick thread and workers, microseconds (0 = kernel default); "
+           "short slices let network threads answer without waiting for the tick");
+  shown(app, "--tick-yield", c.tick_yield,
+        "The tick thread and workers yield their core after each block of characters "
+        "(true/false), so that a waiting network thread runs without waiting for the tick");
+  shown(app, "--pin-tick-threads", c.pin_tick_threads,
+        "The tick thread and each worker keep to a core of their own (true/false), when they "
+        "are as many as the cores the process may use (the default --workers); otherwise none "
+        "is pinned");
+  in_range(app, "--encode-threads", c.encode_threads, 0, 64,
+           "Threads encoding compact stream frames ahead of the network threads (0 = the "
+           "network threads encode them)");
+  shown(app, "--encode-idle", c.encode_idle,
+        "The encode threads run only on CPU nothing else in the machine wants (SCHED_IDLE; "
+        "true/false). Either way they wait for the tick while its threads fill the cores");
+  in_range(app, "--history-seconds", c.history_seconds, 0.0, 60.0,
+           "Pose history kept per character");
+  in_range(app, "--spawn-builtin", c.spawn_builtin, 0, 1000000,
+           "Debug/benchmark: spawn N built-in characters playing 'walk' at start");
+  in_range(app, "--max-frame-bytes", c.max_frame_bytes, size_t{16}, size_t{1} << 30,
+           "Largest request frame (uploads aside)");
+  in_range(app, "--max-upload-bytes", c.max_upload_bytes, size_t{0}, size_t{1} << 31,
+           "Largest load_asset glb_data frame (0 disables uploads)");
+  in_range(app, "--max-queued-bytes", c.max_queued_bytes, size_t{4096}, size_t{1} << 32,
+           "Per-connection write queue bound");
+  shown(app, "--max-characters", c.max_characters, "Characters in the daemon");
+  shown(app, "--max-characters-per-connection", c.max_characters_per_connection,
+        "Live characters spawned by one connection");
+  shown(app, "--max-subscriptions-per-connection", c.max_subscriptions_per_connection,
+        "Subscriptions of one connection");
+  shown(app, "--max-connections", c.max_connections, "Concurrent connections");
+  in_range(app, "--max-requests-per-second", c.max_requests_per_second, 1.0, 1e9,
+           "Per connection (token bucket, burst = one second's worth)");
+  in_range(app, "--max-connections-per-address", c.max_connections_per_address, 1u, 1000000u,
+           "Concurrent connections from one IP address");
+  in_range(app, "--max-pending-commands-per-connection", c.max_pending_commands_per_connection, 1u,
+           1000000u, "Requests of one connection waiting for the tick");
+  in_range(app, "--max-queued-commands", c.max_queued_commands, 1u, 10000000u,
+           "Requests of all connections waiting for the tick");
+  in_range(app, "--max-commands-per-tick", c.max_commands_per_tick, 1u, 10000000u,
+           "Requests applied in one tick (oldest first); the rest wait for the next");
+  in_range(app, "--max-assets", c.max_assets, 1u, 100000u,
+           "Loaded assets (the built-in one included)");
+  shown(app, "--max-asset-bytes-total", c.max_asset_bytes_total,
+        "Memory of all loaded assets (meshes, clips, skeletons)");
+  in_range(app, "--loader-threads", c.loader_threads, 1, 64,
+           "Threads loading assets; an owner's loads run one at a time, owners take turns");
+  in_range(app, "--max-load-bytes", c.max_load_bytes, size_t{1} << 20, size_t{1} << 40,
+           "Working memory one asset load may take (parsed document and decoded data); past "
+           "it the load fails with RESOURCE_EXHAUSTED");
+  in_range(app, "--max-load-seconds", c.max_load_seconds, 0.1, 3600.0,
+           "Time one asset load may run; past it the load fails with RESOURCE_EXHAUSTED");
+  in_range(app, "--ik-budget", c.ik_budget, uint64_t{1}, uint64_t{1} << 40,
+           "IK joint-iterations per tick for the whole daemon; above it every goal's "
+           "iterations are scaled down");
+  in_range(app, "--max-hit-query-poses", c.max_hit_query_poses, 1u, 1000000u,
+           "Characters one raycast or overlap_sphere may pose (evaluate) at most; a query "
+           "needing more gets RESOURCE_EXHAUSTED");
+  in_range(app, "--max-preauth-frame-bytes", c.max_preauth_frame_bytes, size_t{64}, size_t{1} << 30,
+           "Largest frame before a connection's first valid request");
+  in_range(app, "--auth-timeout", c.auth_timeout_s, 0.1, 3600.0,
+           "Seconds a new connection has to send its first valid request");
+  in_range(app, "--read-timeout", c.read_timeout_s, 0.1, 3600.0,
+           "Seconds a frame in progress has to deliver each 64 KiB (slow senders)");
+  in_range(app, "--idle-timeout", c.idle_timeout_s, 0.0, 1e6,
+           "Close connections that sent nothing this long and have no subscription "
+           "(0 = never)");
+  in_range(app, "--max-inbound-bytes-total", c.max_inbound_bytes_total, size_t{1} << 16,
+           size_t{1} << 40, "Request bytes being received on all connections together");
+  in_range(app, "--max-stream-bytes-total", c.max_stream_bytes_total, size_t{1} << 16,
+           size_t{1} << 40, "Replies and stream frames queued on all connections together");
+  in_range(app, "--stream-stall-seconds", c.stream_stall_s, 0.1, 3600.0,
+           "A subscriber whose frames are all dropped this long loses its subscriptions");
+  in_range(app, "--max-failed-auth", c.max_failed_auth, 1u, 1000000u,
+           "Requests with a wrong token before the connection is closed");
+  app.add_option("--control-token", c.control_tokens,
+                 "A token of the control role (repeatable, >= 16 bytes); with any token set, "
+                 "every request needs one")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  std::vector<std::string> older_tokens;
+  app.add_option("--auth-token", older_tokens, "Same as --control-token (older name)")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  app.add_option("--observe-token", c.observe_tokens,
+                 "A token of the observe role: stream and query only (repeatable, >= 16 bytes)")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  app.add_option("--ws-allowed-origin", c.ws_allowed_origins,
+                 "A page origin (scheme://host[:port], or * for any) allowed to open the "
+                 "WebSocket endpoint /ws of the HTTP port (repeatable; default: same host only)")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  app.add_option("--token-file", c.token_file,
+                 "File of 'control TOKEN' / 'observe TOKEN' lines; re-read on SIGHUP");
+  in_range(app, "--orphan-grace-seconds", c.orphan_grace_s, 0.0, 86400.0,
+           "Owned characters are despawned this long after their owner's last connection "
+           "closed (a reconnect with the same token takes them back)");
+  // TLS: each flag names what it needs, so a half configuration is refused at start-up.
+  auto* tls_cert = app.add_option("--tls-cert", c.tls.cert_file,
+                                  "Serve TLS (1.2+ only) with this PEM certificate (chain)")
+                       ->check(CLI::ExistingFile);
+  auto* tls_key =
+      app.add_option("--tls-key", c.tls.key_file, "PEM private key of --tls-cert (unencrypted)")
+          ->check(CLI::ExistingFile);
+  auto* tls_client_ca =
+      app.add_option("--tls-client-ca", c.tls.client_ca_file,
+                     "Request TLS client certificates and verify them against these PEM CAs")
+          ->check(CLI::ExistingFile);
+  auto* tls_require = app.add_flag("--tls-require-client-cert", c.tls.require_client_cert,
+                                   "Refuse TLS clients without a certificate verified by "
+                                   "--tls-client-ca");
+  tls_cert->needs(tls_key);
+  tls_key->needs(tls_cert);
+  tls_client_ca->needs(tls_cert);
+  tls_require->needs(tls_client_ca);
+  app.add_option("--log-level", c.log_level, "trace, debug, info, warn, error, critical, off")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}))
+      ->capture_default_str();
+  in_range(app, "--shutdown-timeout", c.shutdown_timeout_s, 0.0, 60.0,
+           "Seconds to wait for pending writes on SIGTERM/SIGINT");
+  in_range(app, "--summary-interval", c.summary_interval_s, 1.0, 86400.0,
+           "Seconds between summary log lines");
+
+  animops::add_ops_options(app, c.ops);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  c.control_tokens.insert(c.control_tokens.end(), older_tokens.begin(), older_tokens.end());
+  if (c.workers == 0) c.workers = std::max(1u, std::thread::hardware_concurrency());
+  return std::nullopt;
+}
+
+}  // namespace animd

@@ -1,0 +1,257 @@
+#include "history/history_record.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+
+namespace animd {
+
+namespace {
+
+using namespace record_format;
+
+bool unit_scale(const anim::Transform& t) {
+  return t.scale.x == 1.0f && t.scale.y == 1.0f && t.scale.z == 1.0f;
+}
+bool same_bits(const anim::Transform& a, const anim::Transform& b) {
+  return std::memcmp(&a, &b, sizeof(anim::Transform)) == 0;
+}
+
+// Sequential writer / reader of words (bounds are the caller's: record_bound).
+struct Writer {
+  uint32_t* p;
+  void u(uint32_t v) { *p++ = v; }
+  void i(int32_t v) { *p++ = std::bit_cast<uint32_t>(v); }
+  void f(float v) { *p++ = std::bit_cast<uint32_t>(v); }
+  void vec(const glm::vec3& v) { f(v.x), f(v.y), f(v.z); }
+  void quat(const glm::quat& q) { f(q.x), f(q.y), f(q.z), f(q.w); }
+  void transform(const anim::Transform& t) { vec(t.translation), quat(t.rotation), vec(t.scale); }
+};
+struct Reader {
+  const uint32_t* p;
+  uint32_t u() { return *p++; }
+  int32_t i() { return std::bit_cast<int32_t>(*p++); }
+  float f() { return std::bit_cast<float>(*p++); }
+  glm::vec3 vec() {
+    const float x = f(), y = f(), z = f();
+    return {x, y, z};
+  }
+  glm::quat quat() {
+    const float x = f(), y = f(), z = f(), w = f();
+    return glm::quat(w, x, y, z);
+  }
+  anim::Transform transform() {
+    anim::Transform t;
+    t.translation = vec();
+    t.rotation = quat();
+    t.scale = vec();
+    return t;
+  }
+};
+
+// The optional and repeated parts a record holds: its size in words follows from them.
+struct RecordShape {
+  size_t fades = 0, layers = 0, goals = 0;
+  size_t terms = 0;          // blend-space terms of the sources
+  bool root_scale = false;   // the root's scale is not 1
+  bool ik_scale = false;     // the IK iteration budget was scaled down
+  bool root_motion = false;  // root motion extracted from a joint
+  bool reported = false;     // the reported root differs from the evaluated one
+  bool aim = false, feet = false;
+
+  uint32_t words() const {
+    // head, base clip and time, root translation and rotation: 1 + 2 + 7.
+    return static_cast<uint32_t>(1 + 2 + 7 + (root_scale ? 3 : 0) + 3 * fades + 2 * layers +
+                                 4 * goals + (ik_scale ? 1 : 0) + (root_motion ? 1 : 0) +
+                                 (terms > 0 ? 1 + 3 * terms : 0) + (reported ? 10 : 0) +
+                                 (aim ? kAimWords : 0) + (feet ? kFeetWords : 0));
+  }
+};
+
+// The blend-space terms of a record's sources (base, then the fades).
+size_t terms_of(const anim::PoseInputs& in) {
+  size_t n = static_cast<size_t>(in.base.num_terms);
+  for (const auto& f : in.fades) n += static_cast<size_t>(f.source.num_terms);
+  return n;
+}
+
+// Aim and foot IK are recorded only when their step runs (a skipped step needs nothing).
+bool aim_runs(const anim::PoseInputs& in) {
+  return in.aim.weight > 0.0f;
+}
+bool feet_run(const anim::PoseInputs& in) {
+  return in.feet.weight > 0.0f && in.feet.has_ground;
+}
+
+}  // namespace
+
+uint32_t record_bound(const anim::Animator& a) {
+  const anim::PoseInputs last = a.evaluated_inputs();
+  const auto& setup = a.setup();
+  const size_t layers = setup ? setup->layers.size() : 0;
+  const size_t goals = setup ? setup->goals.size() : 0;
+  const anim::Transform& root = a.root_transform();
+  // The next update evaluates the current root; a skipped tick reports it next to the last
+  // evaluated one: either way one of the two root layouts, bounded by both.
+  RecordShape bound;
+  bound.fades = std::max<size_t>(last.fades.size(), a.num_active_fades());
+  bound.layers = std::max(last.layers.size(), layers);
+  bound.goals = std::max(last.goals.size(), goals);
+  bound.root_scale = !unit_scale(root) || !unit_scale(last.root);
+  bound.ik_scale = a.ik_iteration_scale() != 1.0f || last.ik_iteration_scale != 1.0f;
+  bound.root_motion =
+      a.root_motion().mode == anim::RootMotionMode::kExtract || last.root_motion.joint >= 0;
+  bound.reported = !same_bits(root, last.root);
+  // A blend space source has at most two terms; the last evaluation's are bounded too.
+  bound.terms =
+      std::max(terms_of(last),
+               a.plays_blend_space() ? 2 * (1 + static_cast<size_t>(a.num_active_fades())) : 0);
+  bound.aim = a.has_aim_ik() || aim_runs(last);
+  bound.feet = a.has_foot_ik() || feet_run(last);
+  return bound.words();
+}
+
+uint32_t record_animator(const anim::Animator& a, const anim::Transform& reported,
+                         std::span<uint32_t> out) {
+  const anim::PoseInputs in = a.evaluated_inputs();
+  RecordShape shape;
+  shape.fades = in.fades.size();
+  shape.layers = in.layers.size();
+  shape.goals = in.goals.size();
+  shape.root_scale = !unit_scale(in.root);
+  shape.ik_scale = in.ik_iteration_scale != 1.0f;
+  shape.root_motion = in.root_motion.joint >= 0;
+  shape.reported = !same_bits(reported, in.root);
+  shape.aim = aim_runs(in);
+  shape.feet = feet_run(in);
+  shape.terms = terms_of(in);
+  uint32_t head = static_cast<uint32_t>(in.fades.size()) |
+                  static_cast<uint32_t>(in.layers.size()) << kLayerShift |
+                  static_cast<uint32_t>(in.goals.size()) << kGoalShift;
+  if (shape.root_scale) head |= kRootScale;
+  if (shape.ik_scale) head |= kIkScale;
+  if (shape.root_motion) head |= kRootMotion;
+  if (shape.reported) head |= kReportedRoot;
+  if (shape.terms > 0) head |= kBlendTerms;
+  if (shape.aim) head |= kAim;
+  if (shape.feet) head |= kFeet;
+  if (out.size() < shape.words()) return 0;
+  Writer w{out.data()};
+  w.u(head);
+  w.i(in.base.clip);
+  w.f(in.base.time);
+  w.vec(in.root.translation);
+  w.quat(in.root.rotation);
+  if (shape.root_scale) w.vec(in.root.scale);
+  for (const auto& f : in.fades) w.i(f.source.clip), w.f(f.source.time), w.f(f.weight);
+  for (const auto& l : in.layers) w.f(l.time), w.f(l.weight);
+  for (const auto& g : in.goals) w.vec(g.target), w.f(g.weight);
+  if (shape.ik_scale) w.f(in.ik_iteration_scale);
+  if (shape.root_motion)
+    w.u(static_cast<uint32_t>(in.root_motion.joint) |
+        (in.root_motion.vertical ? kRootMotionVertical : 0u));
+  if (shape.terms > 0) {
+    uint32_t counts = static_cast<uint32_t>(in.base.num_terms);
+    for (size_t k = 0; k < in.fades.size(); ++k)
+      counts |= static_cast<uint32_t>(in.fades[k].source.num_terms) << (2 * k + 2);
+    w.u(counts);
+    auto source_terms = [&](const anim::ClipInput& c) {
+      for (int t = 0; t < c.num_terms; ++t) {
+        const anim::BlendTermInput& b = c.terms[static_cast<size_t>(t)];
+        w.i(b.clip), w.f(b.time), w.f(b.mix);
+      }
+    };
+    source_terms(in.base);
+    for (const auto& f : in.fades) source_terms(f.source);
+  }
+  if (shape.reported) w.transform(reported);
+  if (shape.aim) w.vec(in.aim.target), w.f(in.aim.weight);
+  if (shape.feet) {
+    const auto& f = in.feet;
+    w.u((f.samples ? 1u : 0u) | (f.locks[0].capture ? 2u : 0u) | (f.locks[1].capture ? 4u : 0u));
+    w.f(f.weight);
+    for (int k = 0; k < anim::kNumFeet; ++k) w.vec(f.normals[k]), w.f(f.values[k]);
+    for (int k = 0; k < anim::kNumFeet; ++k) w.vec(f.locks[k].position), w.f(f.locks[k].weight);
+  }
+  return static_cast<uint32_t>(w.p - out.data());
+}
+
+void decode_record(std::span<const uint32_t> words, DecodedRecord& out) {
+  Reader r{words.data()};
+  const uint32_t head = r.u();
+  const size_t fades = head & kFadeBits;
+  const size_t layers = (head >> kLayerShift) & 0x1fu;
+  const size_t goals = (head >> kGoalShift) & 0x0fu;
+  anim::PoseInputs& in = out.inputs;
+  in.base.clip = r.i();
+  in.base.time = r.f();
+  in.base.cursor = nullptr;
+  in.root.translation = r.vec();
+  in.root.rotation = r.quat();
+  in.root.scale = head & kRootScale ? r.vec() : glm::vec3(1.0f);
+  for (size_t k = 0; k < fades; ++k) {
+    out.fades[k].source.clip = r.i();
+    out.fades[k].source.time = r.f();
+    out.fades[k].source.cursor = nullptr;
+    out.fades[k].weight = r.f();
+  }
+  for (size_t k = 0; k < layers; ++k) {
+    out.layers[k].time = r.f();
+    out.layers[k].weight = r.f();
+    out.layers[k].cursor = nullptr;
+  }
+  for (size_t k = 0; k < goals; ++k) {
+    out.goals[k].target = r.vec();
+    out.goals[k].weight = r.f();
+  }
+  in.ik_iteration_scale = head & kIkScale ? r.f() : 1.0f;
+  in.root_motion = {};
+  if (head & kRootMotion) {
+    const uint32_t word = r.u();
+    in.root_motion.joint = static_cast<int>(word & 0xffffu);
+    in.root_motion.vertical = (word & kRootMotionVertical) != 0;
+  }
+  in.base.num_terms = 0;
+  for (size_t k = 0; k < fades; ++k) out.fades[k].source.num_terms = 0;
+  if (head & kBlendTerms) {
+    const uint32_t counts = r.u();
+    auto source_terms = [&](anim::ClipInput& c, uint32_t n) {
+      n = std::min(n, 2u);  // at most two terms per source
+      c.num_terms = static_cast<int>(n);
+      for (uint32_t t = 0; t < n; ++t) {
+        anim::BlendTermInput& b = c.terms[t];
+        b.clip = r.i();
+        b.time = r.f();
+        b.mix = r.f();
+        b.cursor = nullptr;
+      }
+    };
+    source_terms(in.base, counts & 3u);
+    for (size_t k = 0; k < fades; ++k)
+      source_terms(out.fades[k].source, (counts >> (2 * k + 2)) & 3u);
+  }
+  out.reported_root = head & kReportedRoot ? r.transform() : in.root;
+  in.aim = {};
+  if (head & kAim) {
+    in.aim.target = r.vec();
+    in.aim.weight = r.f();
+  }
+  in.feet = {};
+  if (head & kFeet) {
+    auto& f = in.feet;
+    const uint32_t flags = r.u();
+    f.has_ground = true;
+    f.samples = (flags & 1u) != 0;
+    f.locks[0].capture = (flags & 2u) != 0;
+    f.locks[1].capture = (flags & 4u) != 0;
+    f.weight = r.f();
+    for (int k = 0; k < anim::kNumFeet; ++k) f.normals[k] = r.vec(), f.values[k] = r.f();
+    for (int k = 0; k < anim::kNumFeet; ++k)
+      f.locks[k].position = r.vec(), f.locks[k].weight = r.f();
+  }
+  in.fades = std::span(out.fades).first(fades);
+  in.layers = std::span(out.layers).first(layers);
+  in.goals = std::span(out.goals).first(goals);
+}
+
+}  // namespace animd

@@ -1,0 +1,189 @@
+#include "history/pose_history.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <utility>
+
+#include "history/history_record.h"
+
+namespace animd {
+
+const HistoryEntry* HistoryFrame::find(uint32_t character) const {
+  auto it = std::lower_bound(entries.begin(), entries.end(), character,
+                             [](const HistoryEntry& e, uint32_t id) { return e.character < id; });
+  return it != entries.end() && it->character == character && it->size > 0 ? &*it : nullptr;
+}
+
+size_t HistoryFrame::bytes() const {
+  return sizeof(HistoryFrame) + entries.capacity() * sizeof(HistoryEntry) +
+         words.capacity() * sizeof(uint32_t) + placements.capacity() * sizeof(HitPlacement) +
+         assets.capacity() * sizeof(std::shared_ptr<const anim::Asset>) +
+         setups.capacity() * sizeof(std::shared_ptr<const anim::PoseSetup>);
+}
+
+FrameRef& FrameRef::operator=(FrameRef&& o) noexcept {
+  if (this != &o) {
+    release();
+    frame_ = std::exchange(o.frame_, nullptr);
+  }
+  return *this;
+}
+
+void FrameRef::release() {
+  // Release: this reader's reads of the frame happen before the tick thread reuses it (it
+  // checks the count with acquire).
+  if (frame_) frame_->readers.fetch_sub(1, std::memory_order_release);
+  frame_ = nullptr;
+}
+
+PoseHistory::PoseHistory(int capacity_ticks)
+    : capacity_(std::max(1, capacity_ticks)), ring_(static_cast<size_t>(capacity_), nullptr) {
+  // The lists never hold more than every frame; reserved so that ticks do not grow them.
+  frames_.reserve(static_cast<size_t>(capacity_) + 8);
+  retired_.reserve(static_cast<size_t>(capacity_) + 8);
+}
+
+HistoryFrame& PoseHistory::begin_tick(uint64_t tick, double server_time) {
+  {
+    std::lock_guard lock(mutex_);
+    // A frame out of the window that nobody reads any more, else a new one.
+    auto free = std::find_if(retired_.begin(), retired_.end(), [](const HistoryFrame* f) {
+      return f->readers.load(std::memory_order_acquire) == 0;
+    });
+    if (free != retired_.end()) {
+      filling_ = *free;
+      retired_.erase(free);
+    } else {
+      frames_.push_back(std::make_unique<HistoryFrame>());
+      filling_ = frames_.back().get();
+    }
+  }
+  HistoryFrame& f = *filling_;
+  f.tick = tick;
+  f.server_time = server_time;
+  f.entries.clear();
+  f.words.clear();
+  f.placements.clear();
+  f.assets.clear();  // drops what the frame kept alive 1 window ago
+  f.setups.clear();
+  return f;
+}
+
+void PoseHistory::publish() {
+  std::lock_guard lock(mutex_);
+  HistoryFrame*& slot = ring_[filling_->tick % static_cast<uint64_t>(capacity_)];
+  if (slot) retired_.push_back(slot);
+  slot = filling_;
+  newest_ = filling_->tick;
+  ++published_;
+  filling_ = nullptr;
+  // Frames that pile up in retired_ (held by slow readers, then let go) beyond a few spares
+  // are freed.
+  while (retired_.size() > 4) {
+    auto idle = std::find_if(retired_.begin(), retired_.end(), [](const HistoryFrame* f) {
+      return f->readers.load(std::memory_order_acquire) == 0;
+    });
+    if (idle == retired_.end()) break;
+    HistoryFrame* gone = *idle;
+    retired_.erase(idle);
+    std::erase_if(frames_, [gone](const auto& p) { return p.get() == gone; });
+  }
+}
+
+FrameRef PoseHistory::newest() const {
+  std::lock_guard lock(mutex_);
+  if (published_ == 0) return {};
+  const HistoryFrame* f = ring_[newest_ % static_cast<uint64_t>(capacity_)];
+  f->readers.fetch_add(1, std::memory_order_relaxed);  // under the mutex: not yet retired
+  return FrameRef(f);
+}
+
+FrameRef PoseHistory::at(uint64_t tick) const {
+  std::lock_guard lock(mutex_);
+  if (published_ == 0 || tick > newest_) return {};
+  const HistoryFrame* f = ring_[tick % static_cast<uint64_t>(capacity_)];
+  if (!f || f->tick != tick) return {};
+  f->readers.fetch_add(1, std::memory_order_relaxed);
+  return FrameRef(f);
+}
+
+std::pair<uint64_t, uint64_t> PoseHistory::window() const {
+  std::lock_guard lock(mutex_);
+  if (published_ == 0) return {1, 0};
+  const uint64_t span = std::min<uint64_t>(published_, static_cast<uint64_t>(capacity_));
+  return {newest_ + 1 - span, newest_};
+}
+
+uint64_t PoseHistory::first_tick_of(uint32_t character) const {
+  std::lock_guard lock(mutex_);
+  if (published_ == 0) return 0;
+  const uint64_t span = std::min<uint64_t>(published_, static_cast<uint64_t>(capacity_));
+  for (uint64_t t = newest_ + 1 - span; t <= newest_; ++t) {
+    const HistoryFrame* f = ring_[t % static_cast<uint64_t>(capacity_)];
+    if (f && f->tick == t && f->find(character)) return t;
+  }
+  return 0;
+}
+
+size_t PoseHistory::bytes() const {
+  std::lock_guard lock(mutex_);
+  size_t n = sizeof(PoseHistory) + ring_.capacity() * sizeof(HistoryFrame*) +
+             retired_.capacity() * sizeof(HistoryFrame*) +
+             frames_.capacity() * sizeof(std::unique_ptr<HistoryFrame>);
+  for (const auto& f : frames_) n += f->bytes();
+  return n;
+}
+
+void add_entry(HistoryFrame& f, uint32_t character, const std::shared_ptr<const anim::Asset>& asset,
+               const anim::Animator& a) {
+  HistoryEntry e;
+  e.character = character;
+  e.offset = static_cast<uint32_t>(f.words.size());
+  // Assets are few: the last one used is almost always the one.
+  auto it = std::find(f.assets.rbegin(), f.assets.rend(), asset);
+  if (it == f.assets.rend()) {
+    f.assets.push_back(asset);
+    e.asset = static_cast<uint32_t>(f.assets.size() - 1);
+  } else {
+    e.asset = static_cast<uint32_t>(f.assets.rend() - it - 1);
+  }
+  // The update evaluates the current setup, a skipped one leaves the last evaluated: both
+  // stay alive with the frame (most characters have neither: null).
+  if (a.setup()) f.setups.push_back(a.setup());
+  if (a.evaluated_setup() && a.evaluated_setup() != a.setup())
+    f.setups.push_back(a.evaluated_setup());
+  f.words.resize(f.words.size() + record_bound(a));
+  f.entries.push_back(e);
+  f.placements.emplace_back();
+}
+
+void record_entry(HistoryFrame& f, size_t index, const anim::Animator& a,
+                  std::span<const glm::mat4> model) {
+  HistoryEntry& e = f.entries[index];
+  e.setup = a.evaluated_setup().get();
+  // Its room: up to the next entry's record (offsets are not written during the update).
+  const size_t end = index + 1 < f.entries.size() ? f.entries[index + 1].offset : f.words.size();
+  const auto room = std::span(f.words).subspan(e.offset, end - e.offset);
+  e.size = record_animator(a, a.root_transform(), room);
+  // The pose's bound, placed by the root. Capsules reach beyond joints by their extents,
+  // which assume the asset's scale bounds: void with additive layers on an asset that
+  // animates scale (its fitted volumes say so; set_hit_volumes keeps that).
+  const anim::PoseBound bound = anim::pose_bound(model);
+  const anim::Transform& root = a.root_transform();
+  const float scale =
+      std::max({std::abs(root.scale.x), std::abs(root.scale.y), std::abs(root.scale.z)});
+  bool scales_bounded = f.assets[e.asset]->hit_volumes.scales.unit;
+  if (!scales_bounded) {
+    scales_bounded = true;
+    if (const anim::PoseSetup* setup = e.setup)
+      for (const auto& layer : setup->layers)
+        scales_bounded = scales_bounded && layer->blend != anim::LayerBlend::kAdditive;
+  }
+  HitPlacement& p = f.placements[index];
+  p.center = anim::transform_point(root, bound.center);
+  p.radius = bound.radius * scale;
+  p.stretch = scales_bounded ? scale : std::numeric_limits<float>::infinity();
+}
+
+}  // namespace animd

@@ -1,0 +1,156 @@
+// to_reply (request_convert.h): the World's answers as wire replies.
+#include "protocol/request_convert.h"
+
+#include <variant>
+
+#include "protocol/proto_convert.h"
+
+namespace animd {
+
+namespace {
+
+using anim::Status;
+
+// Writes a WorldResult into its Reply field.
+struct ResultWriter {
+  anim::v1::Reply& reply;
+
+  void operator()(const Done&) const {}
+  void operator()(const Spawned& s) const {
+    auto* out = reply.mutable_spawn();
+    out->set_character_id(s.character_id);
+    out->set_tick(s.tick);
+  }
+  void operator()(const LayerAdded& l) const {
+    reply.mutable_add_layer()->set_layer_id(l.layer_id);
+  }
+  void operator()(const IkGoalSet& g) const { reply.mutable_set_ik_goal()->set_goal_id(g.goal_id); }
+  void operator()(const PoseAnswer& p) const {
+    auto* out = reply.mutable_query_pose();
+    out->set_tick(p.tick);
+    out->set_server_time(p.server_time);
+    to_proto(p.root, out->mutable_root());
+    out->mutable_joints()->Reserve(static_cast<int>(p.joints.size()));
+    for (const PoseJoint& j : p.joints) {
+      auto* jp = out->add_joints();
+      jp->set_index(j.index);
+      jp->set_name(p.asset->skeleton.names[j.index]);
+      const float* m = j.matrix.m;
+      jp->mutable_matrix()->Add(m, m + 12);
+      to_proto(glm::vec3(m[3], m[7], m[11]), jp->mutable_position());
+    }
+    append_palette(p.palette.data(), p.palette.size(), out->mutable_palette());
+  }
+  void operator()(const CharacterList& l) const {
+    auto* out = reply.mutable_list_characters();
+    out->mutable_characters()->Reserve(static_cast<int>(l.characters.size()));
+    for (const CharacterEntry& c : l.characters) {
+      auto* ci = out->add_characters();
+      ci->set_character_id(c.character_id);
+      ci->set_asset(c.asset->name);
+      if (c.clip >= 0) ci->set_clip(c.asset->clips[static_cast<size_t>(c.clip)].name);
+      ci->set_blend_space(c.blend_space);
+      to_proto(c.root, ci->mutable_root());
+    }
+  }
+  void operator()(const Subscribed& s) const {
+    reply.mutable_subscribe()->set_subscription_id(s.subscription_id);
+  }
+  void operator()(const StatsAnswer& a) const {
+    auto* s = reply.mutable_stats();
+    s->set_tick(a.tick);
+    s->set_tick_rate_hz(a.tick_rate_hz);
+    s->set_uptime_s(a.uptime_s);
+    s->set_characters(a.characters);
+    s->set_sessions(a.sessions);
+    s->set_subscriptions(a.subscriptions);
+    s->set_assets(a.assets);
+    s->set_tick_time_p50_us(a.tick_time_p50_us);
+    s->set_tick_time_p99_us(a.tick_time_p99_us);
+    s->set_tick_time_max_us(a.tick_time_max_us);
+    s->set_tick_overruns(a.tick_overruns);
+    s->set_bytes_in(a.bytes_in);
+    s->set_bytes_out(a.bytes_out);
+    s->set_stream_frames_sent(a.stream_frames_sent);
+    s->set_stream_frames_dropped(a.stream_frames_dropped);
+    s->set_requests(a.requests);
+    s->set_request_errors(a.request_errors);
+    s->set_worker_threads(a.worker_threads);
+    s->set_events_fired(a.events_fired);
+    s->set_events_overflowed(a.events_overflowed);
+    s->set_events_sent(a.events_sent);
+    s->set_events_dropped(a.events_dropped);
+  }
+  void operator()(const ClipEventsAnswer& a) const {
+    auto* out = reply.mutable_add_clip_events();
+    out->mutable_events()->Reserve(static_cast<int>(a.events.size()));
+    for (const anim::ClipEvent& e : a.events) {
+      auto* d = out->add_events();
+      d->set_name(e.name);
+      d->set_time(e.time);
+      d->set_payload(e.payload);
+    }
+  }
+  void operator()(const BlendSpaceDefined& d) const {
+    reply.mutable_define_blend_space()->set_triangles(d.triangles);
+  }
+  void operator()(const AssetAdded& a) const {
+    fill_asset_info(*a.asset, reply.mutable_load_asset()->mutable_asset());
+  }
+  void operator()(const RaycastHit& h) const {
+    auto* out = reply.mutable_raycast();
+    out->set_tick(h.tick);
+    out->set_server_time(h.server_time);
+    out->set_hit(h.hit);
+    if (!h.hit) return;
+    out->set_character_id(h.character_id);
+    out->set_joint_index(h.joint);
+    out->set_joint_name(h.asset->skeleton.names[h.joint]);
+    to_proto(h.point, out->mutable_point());
+    to_proto(h.normal, out->mutable_normal());
+    out->set_distance(h.distance);
+  }
+  void operator()(const SphereOverlap& o) const {
+    auto* out = reply.mutable_overlap_sphere();
+    out->set_tick(o.tick);
+    out->set_server_time(o.server_time);
+    for (const CharacterOverlap& c : o.characters) {
+      auto* co = out->add_characters();
+      co->set_character_id(c.character_id);
+      for (uint32_t j : c.joints) {
+        auto* hj = co->add_joints();
+        hj->set_index(j);
+        hj->set_name(c.asset->skeleton.names[j]);
+      }
+    }
+  }
+  void operator()(const HitVolumesAnswer& h) const {
+    auto* out = reply.mutable_hit_volumes();
+    out->set_asset(h.asset->name);
+    out->set_fitted(h.fitted);
+    const auto& caps = h.volumes->capsules;
+    for (size_t j = 0; j < caps.size(); ++j) {
+      if (!caps[j].present()) continue;
+      auto* jc = out->add_joints();
+      jc->set_joint_index(static_cast<uint32_t>(j));
+      jc->set_name(h.asset->skeleton.names[j]);
+      to_proto(caps[j].a, jc->mutable_capsule()->mutable_a());
+      to_proto(caps[j].b, jc->mutable_capsule()->mutable_b());
+      jc->mutable_capsule()->set_radius(caps[j].radius);
+    }
+  }
+};
+}  // namespace
+
+anim::v1::Reply to_reply(const anim::Expected<WorldResult>& result) {
+  anim::v1::Reply reply;
+  if (!result) {
+    set_status(reply, result.error());
+    return reply;
+  }
+  set_status(reply, Status::ok());
+  std::visit(ResultWriter{reply}, *result);
+  return reply;
+}
+
+}  // namespace animd

@@ -1,0 +1,99 @@
+#pragma once
+// The caps on the repeated fields of requests: one table, one check. A frame's size bounds
+// what parsing holds (a 1 MiB frame parses into ~500k repeated varints), not what answering
+// it would cost, so every repeated field of every request message (proto/anim/v1/*.proto,
+// maps included) has a cap here, and a request over one is refused before any work is done
+// on the field: check_repeated_field_caps reads only the fields' sizes. Session::handle runs
+// it on every request before routing it, and to_world_request runs it first, so the World
+// and the request families only ever see lists within their caps. docs/protocol.md, "Limits
+// on repeated fields", lists the table.
+//
+// A test walks the protobuf descriptors reachable from Request and fails for a repeated
+// field without a cap here (tests/server/protocol/request_convert_caps_test.cpp).
+
+#include <array>
+
+#include "anim/blend_space.h"
+#include "anim/clip_events.h"
+#include "anim/pose_evaluation.h"
+#include "anim/skeleton.h"
+#include "anim/status.h"
+#include "anim/v1/envelope.pb.h"
+
+namespace animd {
+
+// One repeated field's cap. The refusal reads
+// "<field> has <count> <unit>, more than <limit> (<why>)".
+struct RepeatedFieldCap {
+  const char* field;      // as errors name it: "<command>.<field>[.<field>]"
+  int limit;              // the most entries accepted
+  anim::StatusCode code;  // the refusal's code
+  const char* unit;       // what the entries are: "names", "ids", ...
+  const char* why;        // where the limit comes from
+};
+
+// Character ids one subscription may list; larger sets subscribe with all_characters or a
+// region. Each listed id is looked up once per subscribe and kept with the subscription.
+inline constexpr int kMaxSubscribeCharacterIds = 16384;
+// Characters one raycast or overlap_sphere may leave out.
+inline constexpr int kMaxIgnoredCharacterIds = 1024;
+
+namespace caps {
+using anim::StatusCode;
+constexpr StatusCode kInvalid = StatusCode::kInvalidArgument;
+constexpr StatusCode kExhausted = StatusCode::kResourceExhausted;
+constexpr int kJoints = anim::Skeleton::kMaxJoints;
+constexpr int kChain = anim::kMaxChainJoints;
+
+inline constexpr RepeatedFieldCap kQueryPoseJointNames{"query_pose.joint_names", kJoints, kInvalid,
+                                                       "names", "a skeleton's joint limit"};
+inline constexpr RepeatedFieldCap kQueryPoseJointIndices{
+    "query_pose.joint_indices", kJoints, kInvalid, "indices", "a skeleton's joint limit"};
+inline constexpr RepeatedFieldCap kSubscribeCharacterIds{
+    "subscribe.character_ids", kMaxSubscribeCharacterIds, kExhausted, "ids",
+    "larger sets: all_characters or a region"};
+inline constexpr RepeatedFieldCap kAddLayerMaskJointWeights{
+    "add_layer.mask.joint_weights", kJoints, kInvalid, "entries", "a skeleton's joint limit"};
+inline constexpr RepeatedFieldCap kSetIkGoalJointWeights{
+    "set_ik_goal.joint_weights", kChain, kInvalid, "values", "an IK chain's joint limit"};
+inline constexpr RepeatedFieldCap kSetIkGoalConstraints{"set_ik_goal.constraints", kChain, kInvalid,
+                                                        "constraints", "an IK chain's joint limit"};
+inline constexpr RepeatedFieldCap kSetAimIkJointWeights{
+    "set_aim_ik.joint_weights", kChain, kInvalid, "values", "an IK chain's joint limit"};
+inline constexpr RepeatedFieldCap kSetAimIkMaxAngles{"set_aim_ik.max_angles", kChain, kInvalid,
+                                                     "values", "an IK chain's joint limit"};
+inline constexpr RepeatedFieldCap kAddClipEventsEvents{
+    "add_clip_events.events", anim::kMaxEventsPerClip, kExhausted, "events", "a clip's limit"};
+inline constexpr RepeatedFieldCap kDefineBlendSpaceAxes{"define_blend_space.axes", 2, kInvalid,
+                                                        "names", "a blend space has 1 or 2 axes"};
+inline constexpr RepeatedFieldCap kDefineBlendSpaceSamples{"define_blend_space.samples",
+                                                           anim::kMaxBlendSpaceSamples, kExhausted,
+                                                           "samples", "a blend space's limit"};
+inline constexpr RepeatedFieldCap kSetHitVolumesJoints{"set_hit_volumes.joints", kJoints, kInvalid,
+                                                       "entries", "a skeleton's joint limit"};
+inline constexpr RepeatedFieldCap kRaycastIgnore{"raycast.ignore_character_ids",
+                                                 kMaxIgnoredCharacterIds, kExhausted, "ids",
+                                                 "ignored characters per query"};
+inline constexpr RepeatedFieldCap kOverlapSphereIgnore{"overlap_sphere.ignore_character_ids",
+                                                       kMaxIgnoredCharacterIds, kExhausted, "ids",
+                                                       "ignored characters per query"};
+}  // namespace caps
+
+// Every cap, in the order of docs/protocol.md's table.
+inline constexpr std::array kRepeatedFieldCaps = {
+    caps::kQueryPoseJointNames,     caps::kQueryPoseJointIndices, caps::kSubscribeCharacterIds,
+    caps::kRaycastIgnore,           caps::kOverlapSphereIgnore,   caps::kAddLayerMaskJointWeights,
+    caps::kSetIkGoalJointWeights,   caps::kSetIkGoalConstraints,  caps::kSetAimIkJointWeights,
+    caps::kSetAimIkMaxAngles,       caps::kAddClipEventsEvents,   caps::kDefineBlendSpaceAxes,
+    caps::kDefineBlendSpaceSamples, caps::kSetHitVolumesJoints,
+};
+
+// OK when `count` entries are within `cap`, else its refusal.
+anim::Status check_cap(const RepeatedFieldCap& cap, int count);
+
+// OK when every repeated field of `request`'s command is within its cap, else the refusal
+// for the first field (in the .proto's field order) over it. Reads sizes only: no allocation
+// and no work proportional to any field.
+anim::Status check_repeated_field_caps(const anim::v1::Request& request);
+
+}  // namespace animd

@@ -1,0 +1,304 @@
+// Session (session.h): what happens to a parsed Request. Admission (rate, token, role), then
+// its handler in the command table (command_table.h): answered here (asset catalog, pose
+// history, hit queries), loaded on the loader threads, or queued for the tick. The replies
+// coming back are in session_reply.cpp.
+#include "session/session.h"
+
+#include <algorithm>
+
+#include <spdlog/spdlog.h>
+
+#include "assets/asset_loading.h"
+#include "history/hit_query.h"
+#include "history/pose_query.h"
+#include "protocol/proto_convert.h"
+#include "protocol/reply_sink.h"
+#include "protocol/request_convert.h"
+#include "protocol/request_convert_assets.h"
+#include "protocol/request_convert_caps.h"
+#include "protocol/request_convert_hits.h"
+#include "session/command_table.h"
+
+namespace animd {
+
+namespace asio = boost::asio;
+using anim::v1::Request;
+
+namespace {
+// How long a connection closed for misbehaving has to take the reply saying why.
+constexpr std::chrono::seconds kFlushBeforeClose{2};
+}  // namespace
+
+void Session::reply_error(uint64_t seq, const Request& request, anim::v1::StatusCode code,
+                          std::string message) {
+  anim::v1::Reply reply;
+  reply.set_request_id(request.request_id());
+  set_status(reply, code, std::move(message));
+  complete(seq, std::move(reply));
+}
+
+// Rate, command, token and role checks. Answers and returns false when the request may not
+// go further.
+bool Session::admit(const Request& r, uint64_t seq) {
+  const Admission::Verdict verdict = admission_.check(r, Clock::now());
+  if (verdict.admitted) {
+    // Trusted from now on: frames up to the full limit.
+    if (verdict.first) reader_.set_limit(server_.config().max_accepted_frame());
+    return true;
+  }
+  reply_error(seq, r, verdict.code, verdict.message);
+  if (!verdict.close_reason.empty())
+    close_after_flush(verdict.close_reason, Clock::now() + kFlushBeforeClose);
+  return false;
+}
+
+void Session::handle(Request& r, uint64_t seq) {
+  if (!admit(r, seq)) return;
+  if (server_.shutting_down())
+    return reply_error(seq, r, anim::v1::STATUS_UNAVAILABLE, "the daemon is shutting down");
+  // Every repeated field within its cap before any route reads one (request_convert_caps.h).
+  if (auto s = check_repeated_field_caps(r); !s)
+    return reply_error(seq, r, to_proto(s.code()), s.message());
+  // admit() refused commands without an entry.
+  (this->*find_command(r.command_case())->handle)(r, seq);
+}
+
+void Session::answer_list_assets(Request& r, uint64_t seq) {
+  if (!outbound_room(seq, r)) return;
+  anim::v1::Reply reply;
+  reply.set_request_id(r.request_id());
+  set_status(reply, anim::Status::ok());
+  auto assets = server_.catalog().get();
+  // Set even with no asset (all unloaded): an empty list is still a list_assets result.
+  auto* out = reply.mutable_list_assets();
+  for (const auto& [name, a] : *assets) fill_asset_info(*a, out->add_assets());
+  complete(seq, std::move(reply));
+}
+
+void Session::answer_asset_data(Request& r, uint64_t seq) {
+  if (!outbound_room(seq, r)) return;
+  auto assets = server_.catalog().get();
+  auto it = assets->find(r.get_asset_data().asset());
+  if (it == assets->end())
+    return reply_error(seq, r, anim::v1::STATUS_NOT_FOUND,
+                       "get_asset_data.asset: unknown asset '" + r.get_asset_data().asset() + "'");
+  anim::v1::Reply reply;
+  reply.set_request_id(r.request_id());
+  set_status(reply, anim::Status::ok());
+  fill_asset_data(*it->second, r.get_asset_data().skip_mesh(), reply.mutable_get_asset_data());
+  complete(seq, std::move(reply));
+}
+
+void Session::queue_for_tick(Request& r, uint64_t seq) {
+  push_command(r, seq);
+}
+
+void Session::handle_unsubscribe(Request& r, uint64_t seq) {
+  subs_.expect_unsubscribe(seq, r.unsubscribe().subscription_id());
+  push_command(r, seq);
+}
+
+bool Session::outbound_room(uint64_t seq, const Request& r) {
+  const ByteBudget& budget = server_.stream_budget();
+  if (budget.used() < budget.limit()) return true;
+  reply_error(seq, r, anim::v1::STATUS_RESOURCE_EXHAUSTED,
+              "the daemon's outbound budget is spent (--max-stream-bytes-total; clients are not "
+              "reading what was sent to them): retry later");
+  return false;
+}
+
+void Session::handle_subscribe(Request& r, uint64_t seq) {
+  const Config& cfg = server_.config();
+  const auto& s = r.subscribe();
+  if (s.encoding() != anim::v1::ENCODING_FLOAT_3X4 && s.encoding() != anim::v1::ENCODING_COMPACT)
+    return reply_error(seq, r, anim::v1::STATUS_INVALID_ARGUMENT,
+                       "subscribe.encoding has an unknown value " + std::to_string(s.encoding()) +
+                           " (ENCODING_FLOAT_3X4 = 0, ENCODING_COMPACT = 1)");
+  if (subs_.count() >= cfg.max_subscriptions_per_connection)
+    return reply_error(seq, r, anim::v1::STATUS_RESOURCE_EXHAUSTED,
+                       "--max-subscriptions-per-connection (" +
+                           std::to_string(cfg.max_subscriptions_per_connection) + ") reached");
+  StreamSubscription sub;
+  sub.id = subs_.next_id();
+  sub.all = s.all_characters();
+  // A bad region is refused with the request (push_command -> to_world_request).
+  if (s.has_region())
+    if (auto region = region_from_proto(s.region(), "subscribe.region")) sub.region = *region;
+  sub.ids.assign(s.character_ids().begin(), s.character_ids().end());
+  std::sort(sub.ids.begin(), sub.ids.end());
+  sub.ids.erase(std::unique(sub.ids.begin(), sub.ids.end()), sub.ids.end());
+  sub.divisor = std::max<uint32_t>(1, s.rate_divisor());
+  sub.encoding = s.encoding();
+  sub.events = s.events().enabled();  // min_weight checked with the request (to_world_request)
+  sub.event_min_weight = s.events().min_weight();
+  const uint32_t id = sub.id;
+  subs_.expect_subscribe(seq, std::move(sub));
+  push_command(r, seq, id);
+}
+
+void Session::push_command(Request& r, uint64_t seq, uint32_t subscription_id) {
+  const Config& cfg = server_.config();
+  auto refuse = [&](std::string why) {
+    subs_.forget(seq);
+    reply_error(seq, r, anim::v1::STATUS_RESOURCE_EXHAUSTED, std::move(why));
+  };
+  if (pending_commands_ >= cfg.max_pending_commands_per_connection)
+    return refuse("--max-pending-commands-per-connection (" +
+                  std::to_string(cfg.max_pending_commands_per_connection) +
+                  ") requests of this connection are already waiting for the tick");
+  // Converted (and checked) here, so a malformed request is answered without the tick.
+  auto request = to_world_request(r);
+  if (!request) {
+    subs_.forget(seq);
+    return reply_error(seq, r, to_proto(request.error().code()), request.error().message());
+  }
+  if (auto* sub = std::get_if<Subscribe>(&*request)) sub->subscription_id = subscription_id;
+  if (const auto* move = std::get_if<UpdateSubscription>(&*request))
+    subs_.expect_region_move(seq, move->subscription_id, move->region);
+  Command c;
+  c.kind = Command::Kind::kRequest;
+  c.session_id = id_;
+  c.owner = server_.auth().check(r.auth_token()).owner_key;
+  c.seq = seq;
+  c.request_id = r.request_id();
+  c.sink = shared_from_this();
+  c.request = std::move(*request);
+  const uint64_t owner = c.owner;
+  if (!server_.commands().push(std::move(c), cfg.max_queued_commands))
+    return refuse("the daemon's command queue is full (--max-queued-commands " +
+                  std::to_string(cfg.max_queued_commands) + "); retry later");
+  ++pending_commands_;
+  if (std::find(noted_owners_.begin(), noted_owners_.end(), owner) == noted_owners_.end())
+    noted_owners_.push_back(owner);
+}
+
+void Session::handle_query_pose(Request& r, uint64_t seq) {
+  auto request = to_world_request(r);
+  if (!request)
+    return reply_error(seq, r, to_proto(request.error().code()), request.error().message());
+  uint64_t newest = 0;
+  auto answer = query_history(server_.history(), std::get<QueryPose>(*request), &newest);
+  if (!answer) return push_command(r, seq);
+  note_owner(server_.auth().check(r.auth_token()).owner_key);
+  // The reply's tick is the newest published one: the state the answer comes from.
+  WireReply out = wire_reply(ResultHeader{seq, r.request_id(), newest},
+                             *answer ? anim::Expected<WorldResult>(WorldResult(std::move(**answer)))
+                                     : anim::Expected<WorldResult>(answer->error()),
+                             &server_.stream_budget());
+  complete(seq, std::move(out.reply), out.drawn);
+}
+
+void Session::handle_hit_query(Request& r, uint64_t seq) {
+  const uint32_t max_poses = server_.config().max_hit_query_poses;
+  uint64_t newest = 0;
+  anim::Expected<WorldResult> answer = anim::invalid_argument("not a hit query");
+  if (r.has_raycast()) {
+    auto ray = raycast_request(r.raycast());
+    if (!ray) return reply_error(seq, r, to_proto(ray.error().code()), ray.error().message());
+    auto hit = raycast_history(server_.history(), server_.hit_volumes(), *ray, max_poses, &newest);
+    answer = hit ? anim::Expected<WorldResult>(WorldResult(std::move(*hit)))
+                 : anim::Expected<WorldResult>(hit.error());
+  } else {
+    auto sphere = overlap_sphere_request(r.overlap_sphere());
+    if (!sphere)
+      return reply_error(seq, r, to_proto(sphere.error().code()), sphere.error().message());
+    auto overlap =
+        overlap_history(server_.history(), server_.hit_volumes(), *sphere, max_poses, &newest);
+    answer = overlap ? anim::Expected<WorldResult>(WorldResult(std::move(*overlap)))
+                     : anim::Expected<WorldResult>(overlap.error());
+  }
+  note_owner(server_.auth().check(r.auth_token()).owner_key);
+  // The reply's tick is the newest published one: the state the answer comes from.
+  WireReply out =
+      wire_reply(ResultHeader{seq, r.request_id(), newest}, answer, &server_.stream_budget());
+  complete(seq, std::move(out.reply), out.drawn);
+}
+
+void Session::note_owner(uint64_t owner) {
+  if (std::find(noted_owners_.begin(), noted_owners_.end(), owner) != noted_owners_.end()) return;
+  Command c;  // its request (GetStats) changes nothing, and without a sink it has no reply
+  c.kind = Command::Kind::kRequest;
+  c.session_id = id_;
+  c.owner = owner;
+  if (server_.commands().push(std::move(c), server_.config().max_queued_commands))
+    noted_owners_.push_back(owner);
+}
+
+void Session::handle_load(Request& r, uint64_t seq) {
+  const Config& cfg = server_.config();
+  const auto& req = r.load_asset();
+  if (req.source_case() == anim::v1::LoadAssetRequest::SOURCE_NOT_SET)
+    return reply_error(seq, r, anim::v1::STATUS_INVALID_ARGUMENT,
+                       "load_asset needs a source: path, glb_data or bvh_data");
+  if (req.has_glb_data() || req.has_bvh_data()) {
+    const char* field = req.has_glb_data() ? "glb_data" : "bvh_data";
+    const size_t size = req.has_glb_data() ? req.glb_data().size() : req.bvh_data().size();
+    if (cfg.max_upload_bytes == 0)
+      return reply_error(seq, r, anim::v1::STATUS_FAILED_PRECONDITION,
+                         "uploads are disabled on this daemon (--max-upload-bytes 0)");
+    if (size > cfg.max_upload_bytes)
+      return reply_error(seq, r, anim::v1::STATUS_RESOURCE_EXHAUSTED,
+                         "load_asset." + std::string(field) + " of " + std::to_string(size) +
+                             " bytes exceeds --max-upload-bytes " +
+                             std::to_string(cfg.max_upload_bytes));
+  }
+  // Loading runs on the loader threads, this owner's loads one at a time (asset_loader.h).
+  // Reading pauses meanwhile so that later commands of this connection reach the tick after
+  // the asset does (request order is kept). An upload's bytes stay drawn on the inbound
+  // budget until its load is over: the frame's draw passes to the load.
+  paused_ = true;
+  ++pending_commands_;
+  const uint64_t owner = server_.auth().check(r.auth_token()).owner_key;
+  // Without tokens every connection takes its own turns.
+  const uint64_t turn_key = owner != 0 ? owner : (uint64_t{1} << 63) | id_;
+  auto upload_draw = std::make_shared<BudgetHold>(reader_.take_draw());
+  auto self = shared_from_this();
+  server_.loader().post(
+      turn_key, [self, seq, owner, upload_draw, request_id = r.request_id(),
+                 load = load_request_from_proto(std::move(*r.mutable_load_asset()))]() mutable {
+        const Config& cfg = self->server_.config();
+        anim::GltfLimits limits;
+        limits.max_working_bytes = cfg.max_load_bytes;
+        limits.deadline = std::chrono::steady_clock::now() +
+                          std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                              std::chrono::duration<double>(cfg.max_load_seconds));
+        // attach_to reads the asset as published now; the tick swaps the new version in only if
+        // it is still the current one (World::replace_asset).
+        auto loaded = load_requested_asset(load, self->server_.asset_root(),
+                                           *self->server_.catalog().get(), limits);
+        // The upload's bytes, then their draw, go before anyone hears the load is over.
+        std::string().swap(load.data);
+        upload_draw->reset();
+        if (!loaded) {
+          self->server_.log(spdlog::level::warn, "load_asset failed",
+                            "session " + std::to_string(self->id_) +
+                                ": load_asset failed: " + loaded.error().message());
+          self->deliver_result(ResultHeader{seq, request_id, 0}, loaded.error());
+        } else {
+          const anim::Asset& a = *loaded->asset;
+          if (loaded->replaces)
+            spdlog::info("session {}: retargeted clip '{}' for asset '{}' ({} clips)", self->id_,
+                         a.clips.back().name, a.name, a.clips.size());
+          else
+            spdlog::info("session {}: loaded asset '{}' ({} joints, {} clips)", self->id_, a.name,
+                         a.skeleton.num_joints(), a.clips.size());
+          Command c;
+          c.kind = loaded->replaces ? Command::Kind::kReplaceAsset : Command::Kind::kInsertAsset;
+          c.session_id = self->id_;
+          c.owner = owner;
+          c.seq = seq;
+          c.request_id = request_id;
+          c.sink = self;
+          c.asset = std::move(loaded->asset);
+          c.replaces = std::move(loaded->replaces);
+          c.asset_shared = load.shared;
+          self->server_.commands().push(std::move(c));  // already counted as pending
+        }
+        asio::post(self->transport_.get_executor(), [self] {
+          self->paused_ = false;
+          self->process_input();
+        });
+      });
+}
+
+}  // namespace animd

@@ -1,0 +1,274 @@
+#pragma once
+// World: everything the tick thread owns: assets, characters (Animator + asset), their pose
+// history (published for every thread), the subscription watch list, ids. Only the tick thread
+// calls into a World.
+//
+// Per tick: apply(commands) (each produces exactly one answer, handed to its command's
+// ResultSink), then update(dt) which advances every character in parallel (WorkerPool; no
+// allocation and no lock per character) and fills the tick's immutable Snapshot.
+//
+// The World speaks its own types (world_requests.h, world_results.h), never protobuf: the
+// layer above converts at the edge (protocol/), requests in the sessions before they are
+// queued, answers in the sink they are handed to (protocol/reply_sink.h).
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "anim/animator.h"
+#include "assets/asset_catalog.h"
+#include "base/byte_budget.h"
+#include "base/config.h"
+#include "base/metrics.h"
+#include "base/worker_pool.h"
+#include "history/hit_volume_table.h"
+#include "history/pose_history.h"
+#include "snapshot/quant_frame_pool.h"
+#include "snapshot/snapshot.h"
+#include "snapshot/snapshot_pool.h"
+#include "world/command.h"
+#include "world/tick_stats.h"
+#include "world/world_requests.h"
+#include "world/world_results.h"
+
+namespace animd {
+
+struct Character {
+  Character(uint32_t id, AssetPtr asset, uint64_t owner, uint64_t spawn_tick);
+
+  uint32_t id;
+  AssetPtr asset;
+  uint64_t owner_session;  // the connection that spawned it (for its per-connection limit)
+  uint64_t owner = 0;      // who may drive it (World::owner_of); 0 = shared: any control client
+  uint64_t spawn_tick;
+  anim::Animator animator;  // its history is in World::history()
+  // Current values of each layer and goal, so that partial updates keep the rest.
+  std::map<int, anim::AdditiveLayerUpdate> layers;
+  std::map<int, float> goal_weights;
+  uint64_t ik_cost = 0;         // animator.ik_cost(), kept for the daemon's IK budget
+  int watchers = 0;             // explicit-id subscriptions naming it
+  int compact_watchers = 0;     // those of them in ENCODING_COMPACT
+  float pending_dt = 0.0f;      // time skipped while degraded, applied at the next update
+  bool updated = false;         // updated in this tick (not skipped): its events are new
+  uint32_t palette_offset = 0;  // into this tick's Snapshot::palettes
+  // ENCODING_COMPACT: the asset's layout (compact_layout.h), and where the character's
+  // quantized pose was in the QuantFrames of the last two quantized ticks it lived through
+  // ([0] the latest; the World's quant_recent_ when it was in them).
+  std::shared_ptr<const animcodec::Layout> layout;
+  uint64_t quant_tick[2] = {0, 0};  // 0: none
+  uint32_t quant_offset[2] = {0, 0};
+  uint32_t quant_index[2] = {0, 0};
+};
+
+// Who sent a request.
+struct Caller {
+  uint64_t session_id = 0;  // the connection (per-connection limits, subscriptions)
+  // The token's owner key (auth.h), or 0 when the daemon has no tokens (the connection is
+  // then the owner).
+  uint64_t owner = 0;
+};
+
+class World {
+ public:
+  World(const Config& config, Metrics& metrics, AssetCatalog& catalog, WorkerPool& pool);
+
+  // Adds an asset at start-up (before the tick runs). Fails on a duplicate name.
+  // `owner`: the owner key of the token that loaded it, the only one that may then spawn from,
+  // change, extend or unload it; 0 = shared (any control client may).
+  anim::Status add_asset(std::shared_ptr<anim::Asset> asset, uint64_t owner = 0);
+  // Debug/benchmark: spawns a character owned by nobody.
+  anim::Expected<uint32_t> spawn_unowned(const std::string& asset, const std::string& clip);
+
+  // Applies commands at `tick`, in order; each request's reply goes to its command's sink.
+  void apply(std::vector<Command>& commands, uint64_t tick, double server_time);
+  // One request from `caller` at `tick`, as apply() runs it (minus the reply): checked
+  // against the world's state, then applied; on error nothing changed. `request` was made by
+  // its converter (protocol/), so its values hold what world_requests.h promises.
+  anim::Expected<WorldResult> execute(const WorldRequest& request, const Caller& caller,
+                                      uint64_t tick, double server_time);
+  // Advances every character by dt and returns the tick's snapshot. `degrade`: characters
+  // nobody watches update only every other tick (with the accumulated dt).
+  SnapshotPtr update(float dt, uint64_t tick, double server_time, bool degrade);
+  // Whether a tick's quantization (ENCODING_COMPACT) may be left to after the tick
+  // (quantize_work.h) when the encode stage is free to take it at once: the server turns it
+  // on when it has a stage (whose threads then run it between ticks). The next apply(),
+  // execute() or update() completes what is left before it changes anything. Off: the
+  // workers quantize inside update(), and every snapshot is quantized when published.
+  void set_quantize_after_tick(bool on) { quantize_after_tick_ = on; }
+  // Completes the last tick's quantization if it was left to after the tick (quantize_work.h):
+  // the characters' poses are read by it until then. apply(), execute() and update() call it
+  // first; the tick loop calls it before apply() to time it apart (TickPhases::settle_us).
+  void settle();
+
+  // The characters' pose history: a frame per tick, published at the end of update(); read
+  // by any thread (pose_query.h).
+  const std::shared_ptr<const PoseHistory>& history() const { return history_view_; }
+  // The hit volumes in force (set_hit_volumes replacements), published when they change;
+  // read by any thread (hit_query.h).
+  const std::shared_ptr<const HitVolumeTable>& hit_volumes() const { return hit_table_view_; }
+
+  // Tick-time samples, fed by the tick loop (for StatsReply).
+  TickStats& tick_stats() { return tick_stats_; }
+  const WorkerPool& pool() const { return pool_; }
+  size_t num_characters() const { return characters_.size(); }
+
+ private:
+  struct Watch {
+    bool all = false;
+    std::vector<uint32_t> ids;
+    std::optional<StreamRegion> region;  // a region subscription: watches who is in it
+    bool compact = false;                // ENCODING_COMPACT (Subscribe::compact)
+  };
+  struct SessionState {
+    uint32_t characters = 0;                  // live characters it spawned
+    std::map<uint32_t, Watch> subscriptions;  // by subscription id
+    std::vector<uint64_t> owners;             // owner keys its commands carried
+  };
+  // An owner key (a token, or one connection when there are no tokens): its characters are
+  // despawned once it has had no connection for --orphan-grace-seconds.
+  struct OwnerState {
+    uint32_t live_sessions = 0;
+    bool orphaned = false;
+    uint64_t orphaned_at = 0;  // tick
+  };
+
+  // What apply() does for a kInsertAsset command.
+  anim::Expected<WorldResult> insert_asset(const Command& command);
+  // What apply() does for a kReplaceAsset command: puts the new version in place of
+  // command.replaces if that is still current (FAILED_PRECONDITION otherwise: another load
+  // changed the asset meanwhile) and moves the characters of the old version onto it
+  // (Animator::rebind: same skeleton, clips appended), so that they can play the new clips.
+  anim::Expected<WorldResult> replace_asset(const Command& command);
+  // Hands a command's result to its sink.
+  void reply(const Command& command, const anim::Expected<WorldResult>& result, uint64_t tick);
+  void session_closed(uint64_t session_id, uint64_t tick);
+  // The owner key a caller acts as: its token's, or its connection's without tokens.
+  static uint64_t owner_of(const Caller& caller);
+  void note_owner(uint64_t session_id, uint64_t owner);
+  void expire_orphans(uint64_t tick);
+  void remove_character(uint32_t id);
+  // Re-derives the IK iteration scale after a change of the total IK cost.
+  void update_ik_budget(Character& changed);
+
+  // One function per request kind; each checks the request against the world's state first
+  // and changes nothing on error. `owner`: the caller's owner key (owner_of; for spawn, 0
+  // when shared); `session`: its connection (0: nobody's, for spawn_unowned).
+  anim::Expected<Spawned> spawn(const SpawnCharacter& r, uint64_t session, uint64_t owner,
+                                uint64_t tick);
+  anim::Status despawn(const DespawnCharacter& r, uint64_t owner);
+  anim::Status set_root(const SetRootTransform& r, uint64_t owner);
+  anim::Status set_root_motion(const SetRootMotion& r, uint64_t owner);
+  anim::Status play(const PlayClip& r, uint64_t owner);
+  anim::Status crossfade(const CrossfadeClip& r, uint64_t owner);
+  anim::Status set_speed(const SetCharacterSpeed& r, uint64_t owner);
+  anim::Expected<LayerAdded> add_layer(const AddLayer& r, uint64_t owner);
+  anim::Status update_layer(const UpdateLayer& r, uint64_t owner);
+  anim::Status remove_layer(const RemoveLayer& r, uint64_t owner);
+  anim::Expected<IkGoalSet> set_ik_goal(const SetIkGoal& r, uint64_t owner);
+  anim::Expected<IkGoalSet> move_ik_goal(const MoveIkGoal& r, uint64_t owner);
+  anim::Status clear_ik_goal(const ClearIkGoal& r, uint64_t owner);
+  // Aim and foot IK (world_ik.cpp).
+  anim::Status set_aim_ik(const SetAimIk& r, uint64_t owner);
+  anim::Status move_aim_target(const MoveAimTarget& r, uint64_t owner);
+  anim::Status clear_aim_ik(const ClearAimIk& r, uint64_t owner);
+  anim::Status set_foot_ik(const SetFootIk& r, uint64_t owner);
+  anim::Status set_ground(const SetGround& r, uint64_t owner);
+  anim::Status clear_foot_ik(const ClearFootIk& r, uint64_t owner);
+  anim::Expected<PoseAnswer> query_pose(const QueryPose& r);
+  CharacterList list_characters() const;
+  anim::Expected<Subscribed> subscribe(const Subscribe& r, uint64_t session);
+  anim::Status unsubscribe(const Unsubscribe& r, uint64_t session);
+  anim::Status update_subscription(const UpdateSubscription& r, uint64_t session);
+  StatsAnswer stats(uint64_t tick, double server_time);
+  anim::Status unload_asset(const UnloadAsset& r, uint64_t owner);
+  anim::Expected<ClipEventsAnswer> add_clip_events(const AddClipEvents& r, uint64_t owner);
+  anim::Expected<BlendSpaceDefined> define_blend_space(const DefineBlendSpace& r, uint64_t owner);
+  // The asset named `name`, for the command whose field is `field`: NOT_FOUND when there is
+  // none, PERMISSION_DENIED when another owner than `owner` loaded it unshared.
+  anim::Expected<AssetMap::iterator> find_usable_asset(const std::string& name,
+                                                       const std::string& field, uint64_t owner);
+  anim::Status set_parameter(const SetParameter& r, uint64_t owner);
+  // A blend space of the character's asset named `name`, or -1.
+  int find_blend_space(const Character& c, const std::string& name) const;
+  // After the parallel update: the characters' fired events into the snapshot, counted.
+  void gather_events(Snapshot& snap);
+  anim::Status set_hit_volumes(const SetHitVolumes& r, uint64_t owner);
+  anim::Expected<HitVolumesAnswer> get_hit_volumes(const GetHitVolumes& r) const;
+  // The replacement of `asset`'s volumes in hit_overrides_, or null.
+  const HitVolumeOverride* override_of(const anim::Asset* asset) const;
+  void publish_hit_volumes();
+
+  anim::Expected<Character*> find_character(uint32_t id, const char* field);
+  // As find_character, and the character must be shared or belong to `owner`
+  // (PERMISSION_DENIED otherwise).
+  anim::Expected<Character*> find_controlled(uint32_t id, const char* field, uint64_t owner);
+  void unwatch(const Watch& w);
+  void publish_catalog();
+  void update_counts();
+
+  const Config& config_;
+  Metrics& metrics_;
+  AssetCatalog& catalog_;
+  WorkerPool& pool_;
+  // The buffers each pool thread evaluates its updates in (Animator::update(dt, buffers)),
+  // indexed by the thread number WorkerPool gives its jobs: one set per thread stays in that
+  // core's cache, where each character's own scratch and matrices would be cold memory. Sized
+  // for Skeleton::kMaxJoints here, so that no update allocates, whichever thread runs it
+  // first.
+  std::vector<anim::UpdateBuffers> update_buffers_;
+  AssetMap assets_;
+  // The owner key of each asset loaded unshared by a token (add_asset); others are shared.
+  std::map<std::string, uint64_t, std::less<>> asset_owners_;
+  // Each asset's clip events as add_clip_events left them (absent: the clips' own events,
+  // which every Animator starts with).
+  std::map<const anim::Asset*, std::shared_ptr<const anim::ClipEventTable>> event_tables_;
+  // Each asset's blend spaces (define_blend_space; absent: none). Tables only grow.
+  std::map<const anim::Asset*, std::shared_ptr<const anim::BlendSpaceTable>> blend_tables_;
+  std::vector<std::unique_ptr<Character>> characters_;  // sorted by id
+  // &characters_[i]->animator, in the same order (what quantization reads: quantize_work.h).
+  std::vector<const anim::Animator*> animators_;
+  std::unordered_map<uint64_t, SessionState> sessions_;
+  std::unordered_map<uint64_t, OwnerState> owners_;
+  size_t orphaned_owners_ = 0;
+  size_t asset_bytes_ = 0;        // estimated memory of assets_
+  uint64_t ik_cost_ = 0;          // sum of the characters' ik_cost
+  float ik_scale_ = 1.0f;         // the iteration scale in force (--ik-budget / ik_cost_)
+  int all_watchers_ = 0;          // subscriptions with all_characters
+  int compact_all_watchers_ = 0;  // those of them in ENCODING_COMPACT
+  // The regions of every region subscription, gathered at a degraded tick (kept for its
+  // capacity: steady-state ticks do not allocate).
+  std::vector<StreamRegion> watched_regions_;
+  uint32_t next_character_id_ = 1;
+  uint64_t last_tick_ = 0;  // the latest completed tick
+  TickStats tick_stats_;
+  SnapshotPool snapshots_;       // update()'s snapshots, recycled once their holders let go
+  QuantFramePool quant_frames_;  // their quantized poses, likewise
+  QuantRef quant_recent_[2];     // the last two ticks quantized ([0] latest)
+  bool quantize_after_tick_ = false;
+  // The last tick's snapshot while its quantization (Snapshot::quantize) may be unfinished;
+  // reset by settle().
+  std::shared_ptr<Snapshot> quantizing_;
+  // Ticks in a row left unquantized while the encode stage is busy, at most (update()). With
+  // a stage that gets no CPU, a session's fallback (kStageGraceTicks once the stage is
+  // kStageStarvedTicks behind: compact_frame_choice.h) then sends frames within what
+  // subscriptions keep for their deltas (kMaxKeptQuantAge, snapshot.h, checked where it is
+  // used), so such a stream is slow, not made of key frames.
+  static constexpr uint64_t kMaxDeferredTicks = 3;
+  // A tick is pulled toward the last two quantized (compact_layout.h) only when the newest of
+  // them is at most this many ticks before it: across a longer gap what a delta predicts is
+  // too far from the pose to gain bytes, while reading the two frames still costs the tick
+  // cold memory (docs/benchmarks.md, "Compact stream").
+  static constexpr uint64_t kMaxPullGap = 2;
+  std::shared_ptr<PoseHistory> history_;             // written by update() only
+  std::shared_ptr<const PoseHistory> history_view_;  // the same, for readers
+  HitVolumeOverrides hit_overrides_;  // set_hit_volumes replacements, of loaded assets only
+  std::shared_ptr<HitVolumeTable> hit_table_;             // hit_overrides_ as published
+  std::shared_ptr<const HitVolumeTable> hit_table_view_;  // the same, for readers
+};
+
+}  // namespace animd

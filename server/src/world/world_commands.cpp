@@ -1,0 +1,559 @@
+// The World's request handlers: each checks the request against the world's state first,
+// then changes it, so an error leaves the world exactly as it was. The requests' own values
+// were checked when they were made (request_convert.h); error messages name the wire
+// fields, which is what the client sent.
+#include <algorithm>
+#include <cmath>
+
+#include "anim/palette.h"
+#include "history/pose_query.h"
+#include "world/world.h"
+
+namespace animd {
+
+namespace {
+using anim::Status;
+
+std::string clip_not_found(const std::string& clip, const anim::Asset& a) {
+  return "unknown clip '" + clip + "' in asset '" + a.name + "'";
+}
+
+anim::Expected<int> find_clip(const std::string& field, const std::string& clip,
+                              const anim::Asset& a) {
+  const int i = a.find_clip(clip);
+  if (i < 0) return anim::not_found(field + ": " + clip_not_found(clip, a));
+  return i;
+}
+
+anim::Expected<int> find_joint(const std::string& field, const std::string& joint,
+                               const anim::Asset& a) {
+  const int j = a.skeleton.find_joint(joint);
+  if (j < 0)
+    return anim::not_found(field + ": unknown joint '" + joint + "' in asset '" + a.name + "'");
+  return j;
+}
+
+// A handler's answer as the World's result.
+anim::Expected<WorldResult> result_of(const Status& s) {
+  if (!s) return s;
+  return WorldResult(Done{});
+}
+template <class T>
+anim::Expected<WorldResult> result_of(anim::Expected<T>&& r) {
+  if (!r) return r.error();
+  return WorldResult(std::move(*r));
+}
+
+template <class... F>
+struct Overloaded : F... {
+  using F::operator()...;
+};
+template <class... F>
+Overloaded(F...) -> Overloaded<F...>;
+}  // namespace
+
+anim::Expected<WorldResult> World::execute(const WorldRequest& request, const Caller& caller,
+                                           uint64_t tick, double server_time) {
+  settle();
+  const uint64_t owner = owner_of(caller);
+  const uint64_t session = caller.session_id;
+  // Only requests show a live connection acting for its owner (orphan tracking): a loaded
+  // asset (insert_asset) may arrive after its connection closed (the load finished late) and
+  // must not revive the owner (its characters would then never be despawned).
+  note_owner(session, owner);
+  const Overloaded handle{
+      [&](const SpawnCharacter& r) {
+        // The caller must be allowed the asset, whoever will own the character.
+        if (auto usable = find_usable_asset(r.asset, "spawn.asset", owner); !usable)
+          return anim::Expected<WorldResult>(usable.error());
+        return result_of(spawn(r, session, r.shared ? 0 : owner, tick));
+      },
+      [&](const DespawnCharacter& r) { return result_of(despawn(r, owner)); },
+      [&](const SetRootTransform& r) { return result_of(set_root(r, owner)); },
+      [&](const SetRootMotion& r) { return result_of(set_root_motion(r, owner)); },
+      [&](const PlayClip& r) { return result_of(play(r, owner)); },
+      [&](const CrossfadeClip& r) { return result_of(crossfade(r, owner)); },
+      [&](const SetCharacterSpeed& r) { return result_of(set_speed(r, owner)); },
+      [&](const AddLayer& r) { return result_of(add_layer(r, owner)); },
+      [&](const UpdateLayer& r) { return result_of(update_layer(r, owner)); },
+      [&](const RemoveLayer& r) { return result_of(remove_layer(r, owner)); },
+      [&](const SetIkGoal& r) { return result_of(set_ik_goal(r, owner)); },
+      [&](const MoveIkGoal& r) { return result_of(move_ik_goal(r, owner)); },
+      [&](const ClearIkGoal& r) { return result_of(clear_ik_goal(r, owner)); },
+      [&](const QueryPose& r) { return result_of(query_pose(r)); },
+      [&](const ListCharacters&) {
+        return anim::Expected<WorldResult>(WorldResult(list_characters()));
+      },
+      [&](const Subscribe& r) { return result_of(subscribe(r, session)); },
+      [&](const Unsubscribe& r) { return result_of(unsubscribe(r, session)); },
+      [&](const UpdateSubscription& r) { return result_of(update_subscription(r, session)); },
+      [&](const GetStats&) {
+        return anim::Expected<WorldResult>(WorldResult(stats(tick, server_time)));
+      },
+      [&](const UnloadAsset& r) { return result_of(unload_asset(r, owner)); },
+      [&](const AddClipEvents& r) { return result_of(add_clip_events(r, owner)); },
+      [&](const SetHitVolumes& r) { return result_of(set_hit_volumes(r, owner)); },
+      [&](const GetHitVolumes& r) { return result_of(get_hit_volumes(r)); },
+      [&](const SetAimIk& r) { return result_of(set_aim_ik(r, owner)); },
+      [&](const MoveAimTarget& r) { return result_of(move_aim_target(r, owner)); },
+      [&](const ClearAimIk& r) { return result_of(clear_aim_ik(r, owner)); },
+      [&](const SetFootIk& r) { return result_of(set_foot_ik(r, owner)); },
+      [&](const SetGround& r) { return result_of(set_ground(r, owner)); },
+      [&](const ClearFootIk& r) { return result_of(clear_foot_ik(r, owner)); },
+      [&](const DefineBlendSpace& r) { return result_of(define_blend_space(r, owner)); },
+      [&](const SetParameter& r) { return result_of(set_parameter(r, owner)); },
+  };
+  return std::visit(handle, request);
+}
+
+anim::Expected<Spawned> World::spawn(const SpawnCharacter& r, uint64_t session, uint64_t owner,
+                                     uint64_t tick) {
+  auto it = assets_.find(r.asset);
+  if (it == assets_.end()) return anim::not_found("spawn.asset: unknown asset '" + r.asset + "'");
+  const AssetPtr& asset = it->second;
+  int clip = -1;
+  if (!r.clip.empty()) {
+    auto c = find_clip("spawn.clip", r.clip, *asset);
+    if (!c) return c.error();
+    clip = *c;
+  }
+  if (characters_.size() >= config_.max_characters)
+    return Status(anim::StatusCode::kResourceExhausted,
+                  "--max-characters (" + std::to_string(config_.max_characters) + ") reached");
+  if (session != 0 && sessions_[session].characters >= config_.max_characters_per_connection)
+    return Status(anim::StatusCode::kResourceExhausted,
+                  "--max-characters-per-connection (" +
+                      std::to_string(config_.max_characters_per_connection) + ") reached");
+  if (next_character_id_ == 0)
+    return Status(anim::StatusCode::kResourceExhausted, "character ids exhausted");
+  auto ch = std::make_unique<Character>(next_character_id_, asset, session, tick);
+  if (auto s = ch->animator.set_root_transform(r.root); !s) return s;
+  // The asset's events as add_clip_events left them (else the clips' own, already there).
+  if (auto t = event_tables_.find(asset.get()); t != event_tables_.end())
+    if (auto s = ch->animator.set_event_table(t->second); !s) return s;
+  if (auto t = blend_tables_.find(asset.get()); t != blend_tables_.end())
+    if (auto s = ch->animator.set_blend_spaces(t->second); !s) return s;
+  if (clip >= 0)
+    if (auto s = ch->animator.play(clip); !s) return s;
+  ch->owner = owner;
+  ++next_character_id_;
+  if (session != 0) ++sessions_[session].characters;
+  const Spawned out{ch->id, tick};
+  animators_.push_back(&ch->animator);
+  characters_.push_back(std::move(ch));  // ids only grow: stays sorted
+  return out;
+}
+
+Status World::despawn(const DespawnCharacter& r, uint64_t owner) {
+  auto c = find_controlled(r.character, "despawn.character_id", owner);
+  if (!c) return c.error();
+  remove_character((*c)->id);
+  return {};
+}
+
+Status World::set_root(const SetRootTransform& r, uint64_t owner) {
+  auto c = find_controlled(r.character, "set_root.character_id", owner);
+  if (!c) return c.error();
+  return (*c)->animator.set_root_transform(r.root);
+}
+
+Status World::set_root_motion(const SetRootMotion& r, uint64_t owner) {
+  auto c = find_controlled(r.character, "set_root_motion.character_id", owner);
+  if (!c) return c.error();
+  anim::RootMotionOptions o;
+  o.mode = r.mode;
+  o.extract_vertical = r.extract_vertical;
+  if (!r.joint.empty()) {
+    auto j = find_joint("set_root_motion.joint", r.joint, *(*c)->asset);
+    if (!j) return j.error();
+    o.joint = *j;
+  }
+  return (*c)->animator.set_root_motion(o);
+}
+
+Status World::play(const PlayClip& r, uint64_t owner) {
+  auto c = find_controlled(r.character, "play.character_id", owner);
+  if (!c) return c.error();
+  anim::PlayOptions o;
+  o.loop = r.loop;
+  o.speed = r.speed;
+  o.start_time = r.start_time;
+  if (const int space = find_blend_space(**c, r.clip); space >= 0)
+    return (*c)->animator.play_blend_space(space, o);
+  auto clip = find_clip("play.clip", r.clip, *(*c)->asset);
+  if (!clip) return clip.error();
+  return (*c)->animator.play(*clip, o);
+}
+
+Status World::crossfade(const CrossfadeClip& r, uint64_t owner) {
+  auto c = find_controlled(r.character, "crossfade.character_id", owner);
+  if (!c) return c.error();
+  anim::CrossfadeOptions o;
+  o.loop = r.loop;
+  o.speed = r.speed;
+  o.sync_normalized_time = r.sync_normalized_time;
+  if (const int space = find_blend_space(**c, r.clip); space >= 0)
+    return (*c)->animator.crossfade_blend_space(space, r.duration, o);
+  auto clip = find_clip("crossfade.clip", r.clip, *(*c)->asset);
+  if (!clip) return clip.error();
+  return (*c)->animator.crossfade(*clip, r.duration, o);
+}
+
+Status World::set_speed(const SetCharacterSpeed& r, uint64_t owner) {
+  auto c = find_controlled(r.character, "set_speed.character_id", owner);
+  if (!c) return c.error();
+  return (*c)->animator.set_speed(r.speed);
+}
+
+anim::Expected<LayerAdded> World::add_layer(const AddLayer& r, uint64_t owner) {
+  auto c = find_controlled(r.character, "add_layer.character_id", owner);
+  if (!c) return c.error();
+  const anim::Asset& a = *(*c)->asset;
+  anim::AdditiveLayerDesc d;
+  auto clip = find_clip("add_layer.clip", r.clip, a);
+  if (!clip) return clip.error();
+  d.clip = *clip;
+  if (!r.reference_clip.empty()) {
+    auto ref = find_clip("add_layer.reference_clip", r.reference_clip, a);
+    if (!ref) return ref.error();
+    d.reference_clip = *ref;
+  }
+  d.reference_time = r.reference_time;
+  d.weight = r.weight;
+  d.speed = r.speed;
+  d.parameter = r.parameter;
+  d.time_source = r.time_source;
+  if (!r.mask.joint_weights.empty()) {
+    std::vector<float> w(static_cast<size_t>(a.skeleton.num_joints()), 0.0f);
+    for (const auto& [name, value] : r.mask.joint_weights) {
+      auto j = find_joint("add_layer.mask.joint_weights", name, a);
+      if (!j) return j.error();
+      w[static_cast<size_t>(*j)] = value;
+    }
+    auto mask = anim::JointMask::per_joint(a.skeleton, std::move(w));
+    if (!mask) return mask.error();
+    d.mask = std::move(*mask);
+  } else if (!r.mask.blend_root.empty()) {
+    auto j = find_joint("add_layer.mask.blend_root", r.mask.blend_root, a);
+    if (!j) return j.error();
+    auto mask = anim::JointMask::subtree(a.skeleton, *j);
+    if (!mask) return mask.error();
+    d.mask = std::move(*mask);
+  }
+  auto id = (*c)->animator.add_layer(d);
+  if (!id) return id.error();
+  (*c)->layers[*id] = anim::AdditiveLayerUpdate{d.weight, d.speed, d.parameter};
+  return LayerAdded{static_cast<uint32_t>(*id)};
+}
+
+Status World::update_layer(const UpdateLayer& r, uint64_t owner) {
+  auto c = find_controlled(r.character, "update_layer.character_id", owner);
+  if (!c) return c.error();
+  auto it = (*c)->layers.find(static_cast<int>(r.layer));
+  if (r.layer == 0 || it == (*c)->layers.end())
+    return anim::not_found("update_layer.layer_id: unknown layer " + std::to_string(r.layer) +
+                           " on character " + std::to_string(r.character));
+  anim::AdditiveLayerUpdate u = it->second;
+  u.weight = r.weight.value_or(u.weight);
+  u.speed = r.speed.value_or(u.speed);
+  u.parameter = r.parameter.value_or(u.parameter);
+  if (auto s = (*c)->animator.update_layer(it->first, u); !s) return s;
+  it->second = u;
+  return {};
+}
+
+Status World::remove_layer(const RemoveLayer& r, uint64_t owner) {
+  auto c = find_controlled(r.character, "remove_layer.character_id", owner);
+  if (!c) return c.error();
+  auto it = (*c)->layers.find(static_cast<int>(r.layer));
+  if (r.layer == 0 || it == (*c)->layers.end())
+    return anim::not_found("remove_layer.layer_id: unknown layer " + std::to_string(r.layer) +
+                           " on character " + std::to_string(r.character));
+  if (auto s = (*c)->animator.remove_layer(it->first); !s) return s;
+  (*c)->layers.erase(it);
+  return {};
+}
+
+anim::Expected<IkGoalSet> World::move_ik_goal(const MoveIkGoal& r, uint64_t owner) {
+  auto c = find_controlled(r.character, "set_ik_goal.character_id", owner);
+  if (!c) return c.error();
+  Character& ch = **c;
+  auto it = ch.goal_weights.find(static_cast<int>(r.goal));
+  if (it == ch.goal_weights.end())
+    return anim::not_found("set_ik_goal.goal_id: unknown IK goal " + std::to_string(r.goal) +
+                           " on character " + std::to_string(ch.id));
+  const float weight = r.weight.value_or(it->second);
+  if (auto s = ch.animator.update_ik_target(it->first, r.target, weight); !s) return s;
+  it->second = weight;
+  return IkGoalSet{r.goal};
+}
+
+anim::Expected<IkGoalSet> World::set_ik_goal(const SetIkGoal& r, uint64_t owner) {
+  auto c = find_controlled(r.character, "set_ik_goal.character_id", owner);
+  if (!c) return c.error();
+  Character& ch = **c;
+  const anim::Asset& a = *ch.asset;
+  auto root = find_joint("set_ik_goal.root_joint", r.root_joint, a);
+  if (!root) return root.error();
+  auto eff = find_joint("set_ik_goal.effector_joint", r.effector_joint, a);
+  if (!eff) return eff.error();
+  if (!a.skeleton.is_descendant(*eff, *root))
+    return anim::invalid_argument("set_ik_goal: effector_joint '" + r.effector_joint +
+                                  "' does not descend from root_joint '" + r.root_joint + "'");
+  std::vector<int> chain;  // root first
+  for (int j = *eff; j != *root; j = a.skeleton.parents[j]) chain.push_back(j);
+  chain.push_back(*root);
+  std::reverse(chain.begin(), chain.end());
+
+  anim::IkGoalDesc d;
+  d.root_joint = r.root_joint;
+  d.effector_joint = r.effector_joint;
+  d.solver = r.solver;
+  d.space = r.space;
+  d.target = r.target;
+  d.weight = r.weight;
+  d.has_pole = r.pole.has_value();
+  d.pole = r.pole.value_or(glm::vec3(0.0f));
+  d.soften = r.soften;
+  d.max_iterations = r.max_iterations;
+  d.tolerance = r.tolerance;
+  d.joint_weights = r.joint_weights;
+  if (!r.constraints.empty()) {
+    d.constraints.assign(chain.size(), anim::JointConstraint{});
+    for (size_t i = 0; i < r.constraints.size(); ++i) {
+      const ChainConstraint& pc = r.constraints[i];
+      const std::string field = "set_ik_goal.constraints[" + std::to_string(i) + "]";
+      auto j = find_joint(field + ".joint", pc.joint, a);
+      if (!j) return j.error();
+      auto pos = std::find(chain.begin(), chain.end(), *j);
+      if (pos == chain.end())
+        return anim::invalid_argument(field + ".joint '" + pc.joint + "' is not in the chain " +
+                                      r.root_joint + " .. " + r.effector_joint);
+      d.constraints[static_cast<size_t>(pos - chain.begin())] = pc.limits;
+    }
+  }
+  auto id = ch.animator.set_ik_goal(d);
+  if (!id) return id.error();
+  ch.goal_weights[*id] = d.weight;
+  update_ik_budget(ch);
+  return IkGoalSet{static_cast<uint32_t>(*id)};
+}
+
+Status World::clear_ik_goal(const ClearIkGoal& r, uint64_t owner) {
+  auto c = find_controlled(r.character, "clear_ik_goal.character_id", owner);
+  if (!c) return c.error();
+  auto it = (*c)->goal_weights.find(static_cast<int>(r.goal));
+  if (r.goal == 0 || it == (*c)->goal_weights.end())
+    return anim::not_found("clear_ik_goal.goal_id: unknown IK goal " + std::to_string(r.goal) +
+                           " on character " + std::to_string(r.character));
+  if (auto s = (*c)->animator.clear_ik_goal(it->first); !s) return s;
+  (*c)->goal_weights.erase(it);
+  update_ik_budget(**c);
+  return {};
+}
+
+anim::Expected<PoseAnswer> World::query_pose(const QueryPose& r) {
+  auto c = find_character(r.character, "query_pose.character_id");
+  if (!c) return c.error();
+  // The same answer the network threads give (pose_query.h); they pass on the queries whose
+  // character the history does not have yet.
+  if (auto answer = query_history(*history_, r)) return std::move(*answer);
+  return anim::not_found("query_pose: character " + std::to_string((*c)->id) +
+                         " has no pose yet (its first pose is tick " +
+                         std::to_string((*c)->spawn_tick) + ")");
+}
+
+CharacterList World::list_characters() const {
+  CharacterList out;
+  out.characters.reserve(characters_.size());
+  for (const auto& c : characters_) {
+    int clip = c->animator.current_clip();
+    if (clip < 0 || clip >= static_cast<int>(c->asset->clips.size())) clip = -1;
+    out.characters.push_back(
+        CharacterEntry{c->id, c->asset, clip, c->animator.root_transform(), {}});
+    if (const int space = c->animator.current_blend_space(); space >= 0)
+      out.characters.back().blend_space =
+          c->animator.blend_spaces()->spaces[static_cast<size_t>(space)]->name;
+  }
+  return out;
+}
+
+anim::Expected<Subscribed> World::subscribe(const Subscribe& r, uint64_t session) {
+  Watch w;
+  w.all = r.all_characters;
+  w.region = r.region;
+  w.compact = r.compact;
+  for (uint32_t id : r.character_ids) {
+    auto c = find_character(id, "subscribe.character_ids");
+    if (!c) return c.error();
+    w.ids.push_back(id);
+  }
+  std::sort(w.ids.begin(), w.ids.end());
+  w.ids.erase(std::unique(w.ids.begin(), w.ids.end()), w.ids.end());
+  for (uint32_t id : w.ids) {
+    Character& c = **find_character(id, "");
+    ++c.watchers;
+    c.compact_watchers += w.compact;
+  }
+  if (w.all) ++all_watchers_, compact_all_watchers_ += w.compact;
+  sessions_[session].subscriptions[r.subscription_id] = std::move(w);
+  return Subscribed{r.subscription_id};
+}
+
+Status World::unsubscribe(const Unsubscribe& r, uint64_t session) {
+  auto& subs = sessions_[session].subscriptions;
+  if (r.subscription_id == 0) {
+    for (const auto& [id, w] : subs) unwatch(w);
+    subs.clear();
+    return {};
+  }
+  auto it = subs.find(r.subscription_id);
+  if (it == subs.end())
+    return anim::not_found("unsubscribe.subscription_id: unknown subscription " +
+                           std::to_string(r.subscription_id) + " on this connection");
+  unwatch(it->second);
+  subs.erase(it);
+  return {};
+}
+
+Status World::update_subscription(const UpdateSubscription& r, uint64_t session) {
+  const std::string which =
+      "update_subscription.subscription_id " + std::to_string(r.subscription_id);
+  auto& subs = sessions_[session].subscriptions;
+  auto it = subs.find(r.subscription_id);
+  if (it == subs.end()) return anim::not_found(which + ": no such subscription on this connection");
+  if (!it->second.region)
+    return anim::invalid_argument(which + " follows characters, not a region");
+  it->second.region = r.region;
+  return {};
+}
+
+anim::Expected<ClipEventsAnswer> World::add_clip_events(const AddClipEvents& r, uint64_t owner) {
+  auto found = find_usable_asset(r.asset, "add_clip_events.asset", owner);
+  if (!found) return found.error();
+  const AssetPtr& asset = (*found)->second;
+  auto clip = find_clip("add_clip_events.clip", r.clip, *asset);
+  if (!clip) return clip.error();
+  const anim::Clip& c = asset->clips[static_cast<size_t>(*clip)];
+  for (size_t i = 0; i < r.events.size(); ++i)
+    if (auto s =
+            anim::check_event(r.events[i], c, "add_clip_events.events[" + std::to_string(i) + "]");
+        !s)
+      return s;
+  // The new table: the current one (or the clips' own events) with this clip's list changed.
+  auto current = event_tables_.find(asset.get());
+  std::shared_ptr<const anim::ClipEventTable> base =
+      current != event_tables_.end() ? current->second
+                                     : anim::ClipEventTable::from_clips(asset->clips);
+  auto next = std::make_shared<anim::ClipEventTable>();
+  if (base)
+    *next = *base;
+  else
+    next->clips.resize(asset->clips.size());
+  auto& list = next->clips[static_cast<size_t>(*clip)];
+  if (r.replace) list.clear();
+  if (list.size() + r.events.size() > static_cast<size_t>(anim::kMaxEventsPerClip))
+    return anim::Status(anim::StatusCode::kResourceExhausted,
+                        "add_clip_events: clip '" + r.clip + "' would have " +
+                            std::to_string(list.size() + r.events.size()) + " events, more than " +
+                            std::to_string(anim::kMaxEventsPerClip));
+  list.insert(list.end(), r.events.begin(), r.events.end());
+  anim::sort_events(list);
+  std::shared_ptr<const anim::ClipEventTable> table = std::move(next);
+  // The table's checks depend only on the asset's clips: the first character's verdict is
+  // every character's, so a refusal changes nothing.
+  for (const auto& ch : characters_)
+    if (ch->asset == asset)
+      if (auto s = ch->animator.set_event_table(table); !s) return s;
+  event_tables_[asset.get()] = table;
+  return ClipEventsAnswer{table->clips[static_cast<size_t>(*clip)]};
+}
+
+int World::find_blend_space(const Character& c, const std::string& name) const {
+  auto t = blend_tables_.find(c.asset.get());
+  return t == blend_tables_.end() ? -1 : t->second->find(name);
+}
+
+anim::Expected<BlendSpaceDefined> World::define_blend_space(const DefineBlendSpace& r,
+                                                            uint64_t owner) {
+  auto found = find_usable_asset(r.asset, "define_blend_space.asset", owner);
+  if (!found) return found.error();
+  const AssetPtr& asset = (*found)->second;
+  if (asset->find_clip(r.name) >= 0)
+    return anim::Status(anim::StatusCode::kFailedPrecondition,
+                        "define_blend_space.name: asset '" + r.asset + "' has a clip named '" +
+                            r.name + "' (play and crossfade name both)");
+  auto current = blend_tables_.find(asset.get());
+  const size_t have = current != blend_tables_.end() ? current->second->spaces.size() : 0;
+  if (current != blend_tables_.end() && current->second->find(r.name) >= 0)
+    return anim::Status(anim::StatusCode::kFailedPrecondition,
+                        "define_blend_space.name: asset '" + r.asset +
+                            "' already has a blend space named '" + r.name +
+                            "' (definitions are immutable: choose another name)");
+  if (have >= static_cast<size_t>(anim::kMaxBlendSpacesPerAsset))
+    return anim::Status(anim::StatusCode::kResourceExhausted,
+                        "define_blend_space: asset '" + r.asset + "' has " + std::to_string(have) +
+                            " blend spaces, the most it may have");
+  anim::BlendSpaceDesc d;
+  d.name = r.name;
+  d.axes = r.axes;
+  d.samples.reserve(r.samples.size());
+  for (size_t i = 0; i < r.samples.size(); ++i) {
+    auto clip = find_clip("define_blend_space.samples[" + std::to_string(i) + "].clip",
+                          r.samples[i].first, *asset);
+    if (!clip) return clip.error();
+    d.samples.push_back(anim::BlendSample{*clip, r.samples[i].second});
+  }
+  auto space = anim::make_blend_space(d, asset->clips, asset->skeleton.num_joints());
+  if (!space)
+    return anim::Status(space.error().code(), "define_blend_space." + space.error().message());
+  auto next = std::make_shared<anim::BlendSpaceTable>();
+  if (current != blend_tables_.end()) *next = *current->second;
+  next->spaces.push_back(std::make_shared<const anim::BlendSpace>(std::move(*space)));
+  std::shared_ptr<const anim::BlendSpaceTable> table = std::move(next);
+  // The old spaces come first, as the same objects, and the new one's clips were checked
+  // against the asset: every character of it accepts the table.
+  for (const auto& ch : characters_)
+    if (ch->asset == asset)
+      if (auto s = ch->animator.set_blend_spaces(table); !s) return s;
+  blend_tables_[asset.get()] = table;
+  return BlendSpaceDefined{static_cast<uint32_t>(table->spaces.back()->triangles.size())};
+}
+
+anim::Status World::set_parameter(const SetParameter& r, uint64_t owner) {
+  auto c = find_controlled(r.character, "set_parameter.character_id", owner);
+  if (!c) return c.error();
+  return (*c)->animator.set_parameter(r.name, r.value, r.smoothing);
+}
+
+StatsAnswer World::stats(uint64_t tick, double server_time) {
+  StatsAnswer s;
+  const auto& m = metrics_;
+  const TickTimes t = tick_stats_.compute();
+  s.tick = tick == 0 ? 0 : tick - 1;
+  s.tick_rate_hz = config_.tick_rate;
+  s.uptime_s = server_time;
+  s.characters = static_cast<uint32_t>(characters_.size());
+  s.sessions = m.sessions.load();
+  for (const auto& [id, st] : sessions_)
+    s.subscriptions += static_cast<uint32_t>(st.subscriptions.size());
+  s.assets = static_cast<uint32_t>(assets_.size());
+  s.tick_time_p50_us = t.p50_us;
+  s.tick_time_p99_us = t.p99_us;
+  s.tick_time_max_us = t.max_us;
+  s.tick_overruns = m.tick_overruns.load();
+  s.bytes_in = m.bytes_in.load();
+  s.bytes_out = m.bytes_out.load();
+  s.stream_frames_sent = m.stream_frames_sent.load();
+  s.stream_frames_dropped = m.stream_frames_dropped.load();
+  s.requests = m.requests.load();
+  s.request_errors = m.request_errors.load();
+  s.worker_threads = static_cast<uint32_t>(pool_.threads());
+  s.events_fired = m.events_fired.load();
+  s.events_overflowed = m.events_overflowed.load();
+  s.events_sent = m.events_sent.load();
+  s.events_dropped = m.events_dropped.load();
+  return s;
+}
+
+}  // namespace animd

@@ -1,0 +1,289 @@
+#pragma once
+// What a client may ask of the World, in the daemon's own terms (no protobuf). Made from a
+// wire request by its converter (protocol/request_convert.h), which checks everything that
+// needs no world state: every float is finite, ranges hold, enums are known, required fields are there,
+// defaults are filled in. The World checks the rest (unknown character, clip, joint, layer,
+// goal, owner, limits) and changes nothing on error.
+//
+// Units as in the protocol: distances in the asset's units, angles in radians, times in
+// seconds. Character, layer, goal and subscription ids are the ones the daemon handed out;
+// 0 never names one. Fields every request uses the same way:
+//   character  the id spawn returned; the World answers NOT_FOUND for an unknown one and,
+//              for commands that drive it, PERMISSION_DENIED for another owner's
+//   clip       a clip of the character's asset, by name (NOT_FOUND otherwise)
+//   layer, goal  ids add_layer / set_ik_goal returned for that character
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "history/history_queries.h"
+#include "snapshot/stream_region.h"
+
+#include <glm/glm.hpp>
+
+#include "anim/aim_ik.h"
+#include "anim/animator.h"
+#include "anim/foot_ik.h"
+#include "anim/hit_volumes.h"
+#include "anim/ik.h"
+#include "anim/transform.h"
+
+namespace animd {
+
+// A new character of `asset`, placed at `root`.
+struct SpawnCharacter {
+  std::string asset;     // an asset name (the World answers NOT_FOUND for an unknown one)
+  std::string clip;      // clip to start playing (looping); empty = rest pose
+  anim::Transform root;  // world placement: finite, unit rotation, no zero scale component
+  // false: the character belongs to the caller's owner key (others get PERMISSION_DENIED,
+  // and it goes when the owner is orphaned); true: anyone may drive it.
+  bool shared = false;
+};
+
+struct DespawnCharacter {
+  uint32_t character = 0;
+};
+
+struct SetRootTransform {
+  uint32_t character = 0;
+  anim::Transform root;  // world placement: finite, unit rotation, no zero scale component
+};
+
+// Root motion on or off (anim::Animator::set_root_motion).
+struct SetRootMotion {
+  uint32_t character = 0;
+  anim::RootMotionMode mode = anim::RootMotionMode::kOff;  // a known value
+  std::string joint;  // empty: the skeleton's root joint (the World finds the name)
+  bool extract_vertical = false;
+};
+
+// Adds events to a clip of an asset (or sets them, with replace), for every character of it.
+struct AddClipEvents {
+  std::string asset;  // an asset name (NOT_FOUND otherwise)
+  std::string clip;   // a clip of it, by name (NOT_FOUND otherwise)
+  // Names non-empty, times finite, sizes within anim::kMaxEvent*Bytes, at most
+  // anim::kMaxEventsPerClip; the World checks the times against the clip's duration.
+  std::vector<anim::ClipEvent> events;
+  bool replace = false;
+};
+
+// Defines a blend space on an asset, for every character of it.
+struct DefineBlendSpace {
+  std::string asset;  // an asset name (NOT_FOUND otherwise)
+  // Name, axes and sample coordinates checked for form (non-empty, sizes, finite, at most
+  // anim::kMaxBlendSpaceSamples samples); the World resolves the clip names and
+  // anim::make_blend_space checks the rest.
+  std::string name;
+  std::vector<std::string> axes;
+  std::vector<std::pair<std::string, glm::vec2>> samples;  // clip name, position
+};
+
+// Sets a character's named parameter (what blend spaces' axes read).
+struct SetParameter {
+  uint32_t character = 0;
+  std::string name;        // non-empty, at most anim::kMaxBlendNameBytes
+  float value = 0.0f;      // finite
+  float smoothing = 0.0f;  // seconds, finite, >= 0
+};
+
+// Cuts to a clip (no fade). `clip` may name a blend space of the asset instead.
+struct PlayClip {
+  uint32_t character = 0;
+  std::string clip;
+  bool loop = true;         // false holds the last frame
+  float speed = 1.0f;       // rate multiplier, finite; negative plays in reverse
+  float start_time = 0.0f;  // seconds into the clip, finite (the Animator checks the range)
+};
+
+// Fades to a clip (or a blend space) over `duration` seconds.
+struct CrossfadeClip {
+  uint32_t character = 0;
+  std::string clip;
+  float duration = 0.0f;              // seconds, finite, >= 0 (0 = a cut)
+  bool loop = true;                   // for the target clip, as PlayClip::loop
+  float speed = 1.0f;                 // for the target clip; finite
+  bool sync_normalized_time = false;  // start at the current clip's normalized time
+};
+
+struct SetCharacterSpeed {
+  uint32_t character = 0;
+  float speed = 1.0f;  // multiplies every clip's and layer's speed; finite, may be negative
+};
+
+// Which joints a layer affects. `joint_weights`, when not empty, wins over `blend_root`;
+// neither = every joint at weight 1.
+struct LayerMask {
+  std::string blend_root;  // this joint and its subtree at weight 1, the rest 0
+  // Joint name -> weight in [0, 1]; joints not listed get 0. Names unchecked (the World).
+  std::vector<std::pair<std::string, float>> joint_weights;
+};
+
+// An additive layer: (clip - reference) * weight on top of the base animation.
+struct AddLayer {
+  uint32_t character = 0;
+  std::string clip;
+  std::string reference_clip;   // empty: the layer's own clip
+  float reference_time = 0.0f;  // seconds into the reference clip, finite
+  float weight = 1.0f;          // [0, 1]
+  float speed = 1.0f;           // own clock only; finite
+  float parameter = 0.0f;       // parameter time source only; [0, 1]
+  anim::LayerTimeSource time_source = anim::LayerTimeSource::kOwnClock;
+  LayerMask mask;
+};
+
+// Changes a layer; unset values keep theirs.
+struct UpdateLayer {
+  uint32_t character = 0;
+  uint32_t layer = 0;
+  std::optional<float> weight;     // [0, 1]
+  std::optional<float> speed;      // finite
+  std::optional<float> parameter;  // [0, 1]
+};
+
+struct RemoveLayer {
+  uint32_t character = 0;
+  uint32_t layer = 0;
+};
+
+// A joint limit of an IK chain, by joint name (the World finds it in the chain).
+struct ChainConstraint {
+  std::string joint;
+  // kBallSocket: cone_angle in [0, pi]. kHinge: axis finite, unit length (normalized here),
+  // min_angle <= max_angle, both finite. Never kNone.
+  anim::JointConstraint limits;
+};
+
+// A new IK goal on the chain root_joint .. effector_joint.
+struct SetIkGoal {
+  uint32_t character = 0;
+  std::string root_joint;
+  std::string effector_joint;  // must descend from root_joint (checked by the World)
+  anim::IkSolver solver = anim::IkSolver::kFabrik;
+  anim::IkSpace space = anim::IkSpace::kModel;  // of target and pole
+  glm::vec3 target{0.0f};                       // finite
+  float weight = 1.0f;                          // [0, 1]
+  std::optional<glm::vec3> pole;                // two-bone: bend toward this point; finite
+  float soften = 0.0f;                          // two-bone: [0, 1] (the Animator: < 1)
+  int max_iterations = 16;                      // CCD/FABRIK: [1, 1000]
+  float tolerance = 1e-4f;                      // CCD/FABRIK: > 0, asset units
+  std::vector<float> joint_weights;             // CCD: per chain joint, root first, [0, 1]
+  std::vector<ChainConstraint> constraints;
+};
+
+// Moves an existing goal (set_ik_goal with a goal id): new target, and weight if given.
+struct MoveIkGoal {
+  uint32_t character = 0;
+  uint32_t goal = 0;            // > 0
+  glm::vec3 target{0.0f};       // finite, in the goal's space
+  std::optional<float> weight;  // [0, 1]; unset keeps the goal's weight
+};
+
+struct ClearIkGoal {
+  uint32_t character = 0;
+  uint32_t goal = 0;
+};
+
+// Sets (or replaces) the character's aim IK. its converter checks every number (finite,
+// ranges, counts of per-joint values not above anim::kMaxChainJoints); the Animator checks
+// the joints, the chain and the per-joint counts.
+struct SetAimIk {
+  uint32_t character = 0;
+  anim::AimIkDesc desc;
+};
+
+// Moves the aim's target (in its space) and, when given, its weight.
+struct MoveAimTarget {
+  uint32_t character = 0;
+  glm::vec3 target{0.0f};       // finite
+  std::optional<float> weight;  // [0, 1]; unset keeps the aim's weight
+};
+
+struct ClearAimIk {
+  uint32_t character = 0;
+};
+
+// Sets (or replaces) the character's foot IK: numbers checked by its converter, joints
+// by the Animator.
+struct SetFootIk {
+  uint32_t character = 0;
+  anim::FootIkDesc desc;
+};
+
+// The ground under the character (world space) and, when given, the foot IK's weight.
+struct SetGround {
+  uint32_t character = 0;
+  anim::GroundDesc ground;      // finite; normals non-zero and up-facing (the Animator)
+  std::optional<float> weight;  // [0, 1]; needs a foot IK
+};
+
+struct ClearFootIk {
+  uint32_t character = 0;
+};
+
+// One joint's new capsule: by name, or (name empty) by index.
+struct JointCapsuleEdit {
+  std::string joint_name;
+  uint32_t joint_index = 0;
+  anim::HitCapsule capsule;  // finite, radius >= 0, every value <= 1e6 in size
+};
+
+// Replaces capsules of an asset's joints (after going back to the fitted ones if `reset`).
+struct SetHitVolumes {
+  std::string asset;
+  bool reset = false;
+  std::vector<JointCapsuleEdit> joints;  // the World checks the joints exist, once each
+};
+
+// The capsules in force for an asset.
+struct GetHitVolumes {
+  std::string asset;
+};
+
+struct ListCharacters {};
+
+struct GetStats {};
+
+// Removes an asset no character uses.
+struct UnloadAsset {
+  std::string asset;
+};
+
+// Makes the World count the caller's connection as watching characters (for degraded ticks
+// and for the subscription count); the session itself encodes the frames.
+struct Subscribe {
+  std::vector<uint32_t> character_ids;  // may repeat; empty for all_characters and region
+  bool all_characters = false;
+  uint32_t subscription_id = 0;  // > 0, assigned by the session (not from the wire)
+  // A region subscription: the stream encoder picks its characters by position; for degraded
+  // ticks the World counts every character whose root is in it (outer zone included) as
+  // watched.
+  std::optional<StreamRegion> region;
+  // ENCODING_COMPACT: the encode stage prepares frames for the characters it watches (a
+  // float subscription's frames are the palettes, encoded by its session).
+  bool compact = false;
+};
+
+// Moves a region subscription of this connection (the camera moved).
+struct UpdateSubscription {
+  uint32_t subscription_id = 0;
+  StreamRegion region;  // checked (request_convert.h: region_from_proto)
+};
+
+struct Unsubscribe {
+  uint32_t subscription_id = 0;  // 0: every subscription of the connection
+};
+
+// One request. The first alternative (what a default-made Command holds) changes nothing.
+using WorldRequest =
+    std::variant<GetStats, SpawnCharacter, DespawnCharacter, SetRootTransform, PlayClip,
+                 CrossfadeClip, SetCharacterSpeed, AddLayer, UpdateLayer, RemoveLayer, SetIkGoal,
+                 MoveIkGoal, ClearIkGoal, QueryPose, ListCharacters, Subscribe, Unsubscribe,
+                 UpdateSubscription, UnloadAsset, SetRootMotion, AddClipEvents, SetHitVolumes,
+                 GetHitVolumes, SetAimIk, MoveAimTarget, ClearAimIk, SetFootIk, SetGround,
+                 ClearFootIk, DefineBlendSpace, SetParameter>;
+
+}  // namespace animd

@@ -1,0 +1,108 @@
+#pragma once
+// What the World answers, in the daemon's own terms (no protobuf): one alternative of
+// WorldResult per request that returns data, Done for the rest. Turned into the wire Reply
+// by to_reply (request_convert.h) right after the World made it, on the tick thread.
+//
+// Large answers (QueryPose, CharacterList) refer to the character's asset for names instead
+// of copying them: the AssetPtr keeps the asset alive for as long as the answer exists.
+
+#include <cstdint>
+#include <memory>
+#include <variant>
+#include <vector>
+
+#include "anim/clip_events.h"
+#include "anim/hit_volumes.h"
+#include "anim/palette.h"
+#include "anim/transform.h"
+#include "assets/asset_catalog.h"
+#include "history/history_queries.h"
+
+namespace animd {
+
+// The request took effect and returns nothing.
+struct Done {};
+
+struct Spawned {
+  uint32_t character_id = 0;  // > 0, never reused in the daemon's lifetime
+  uint64_t tick = 0;          // the tick it was spawned at
+};
+
+struct LayerAdded {
+  uint32_t layer_id = 0;  // > 0, unique per character
+};
+
+struct IkGoalSet {
+  uint32_t goal_id = 0;  // > 0: the new goal's id, or the moved goal's
+};
+
+struct CharacterEntry {
+  uint32_t character_id = 0;
+  AssetPtr asset;  // never null
+  int clip = -1;   // the latest target clip (index into asset->clips); -1 before any
+  anim::Transform root;
+  std::string blend_space;  // the latest target when it is a blend space (clip is then -1)
+};
+
+// Every character, by increasing id.
+struct CharacterList {
+  std::vector<CharacterEntry> characters;
+};
+
+struct Subscribed {
+  uint32_t subscription_id = 0;  // the id the session assigned (> 0)
+};
+
+// The daemon's counters, as StatsReply carries them.
+struct StatsAnswer {
+  uint64_t tick = 0;  // the latest completed tick
+  double tick_rate_hz = 0.0;
+  double uptime_s = 0.0;
+  uint32_t characters = 0;
+  uint32_t sessions = 0;
+  uint32_t subscriptions = 0;
+  uint32_t assets = 0;
+  double tick_time_p50_us = 0.0;  // over the last 1,000 ticks
+  double tick_time_p99_us = 0.0;
+  double tick_time_max_us = 0.0;
+  uint64_t tick_overruns = 0;
+  uint64_t bytes_in = 0;
+  uint64_t bytes_out = 0;
+  uint64_t stream_frames_sent = 0;
+  uint64_t stream_frames_dropped = 0;
+  uint64_t requests = 0;
+  uint64_t request_errors = 0;
+  uint32_t worker_threads = 0;
+  uint64_t events_fired = 0;
+  uint64_t events_overflowed = 0;
+  uint64_t events_sent = 0;
+  uint64_t events_dropped = 0;
+};
+
+// A blend space defined: its triangle count (2D; 0 in 1D).
+struct BlendSpaceDefined {
+  uint32_t triangles = 0;
+};
+
+// A clip's events after add_clip_events, by time.
+struct ClipEventsAnswer {
+  std::vector<anim::ClipEvent> events;
+};
+
+// The hit volumes in force for an asset.
+struct HitVolumesAnswer {
+  AssetPtr asset;                                   // never null
+  std::shared_ptr<const anim::HitVolumes> volumes;  // never null
+  bool fitted = true;  // the asset's own (no set_hit_volumes since it loaded)
+};
+
+// A loaded asset was added (the reply to load_asset).
+struct AssetAdded {
+  AssetPtr asset;  // never null
+};
+
+using WorldResult = std::variant<Done, Spawned, LayerAdded, IkGoalSet, PoseAnswer, CharacterList,
+                                 Subscribed, StatsAnswer, AssetAdded, ClipEventsAnswer, RaycastHit,
+                                 SphereOverlap, HitVolumesAnswer, BlendSpaceDefined>;
+
+}  // namespace animd

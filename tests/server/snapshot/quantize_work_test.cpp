@@ -1,0 +1,171 @@
+// A tick quantized after the tick (quantize_work.h: blocks taken by other threads, the rest by
+// the next tick) gives the same frames, bit for bit, as one quantized by the tick's workers,
+// and nothing reads or changes a character before the frame is complete.
+#include "snapshot/quantize_work.h"
+
+#include <atomic>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "anim/builtin_character.h"
+#include "world/world.h"
+
+namespace animd {
+namespace {
+
+// A World with `n` built-in characters, every third crossfading to the run and every fifth
+// at another speed, so that the poses differ; a compact subscription is said to exist.
+struct TestWorld {
+  Config config;
+  Metrics metrics;
+  AssetCatalog catalog;
+  WorkerPool workers{2};
+  World world{config, metrics, catalog, workers};
+
+  explicit TestWorld(int n, bool after_tick) {
+    metrics.compact_subscriptions = 1;
+    world.set_quantize_after_tick(after_tick);
+    EXPECT_TRUE(world.add_asset(std::make_shared<anim::Asset>(anim::make_builtin_character())));
+    for (int i = 0; i < n; ++i) {
+      auto id = world.spawn_unowned("builtin", "walk");
+      EXPECT_TRUE(id);
+      if (i % 3 == 0) {
+        EXPECT_TRUE(
+            world.execute(CrossfadeClip{*id, "run", 0.4f, true, 1.0f, false}, Caller{}, 0, 0.0));
+      }
+      if (i % 5 == 0) {
+        EXPECT_TRUE(
+            world.execute(SetCharacterSpeed{*id, 0.5f + 0.1f * float(i % 7)}, Caller{}, 0, 0.0));
+      }
+    }
+  }
+};
+
+void expect_same_frame(const Snapshot& a, const Snapshot& b) {
+  ASSERT_TRUE(a.quant);
+  ASSERT_TRUE(b.quant);
+  ASSERT_TRUE(b.quantized());
+  ASSERT_EQ(a.quant->joints.size(), b.quant->joints.size());
+  ASSERT_EQ(a.quant->roots.size(), b.quant->roots.size());
+  for (size_t j = 0; j < a.quant->joints.size(); ++j)
+    ASSERT_EQ(a.quant->joints[j], b.quant->joints[j]) << "tick " << a.tick << ", joint entry " << j;
+  for (size_t i = 0; i < a.quant->roots.size(); ++i)
+    ASSERT_EQ(a.quant->roots[i], b.quant->roots[i]) << "tick " << a.tick << ", root " << i;
+}
+
+TEST(QuantizeWork, FramesMatchTheWorkersOnesWhoeverRunsTheBlocks) {
+  // 70 characters: five blocks, the last one short.
+  TestWorld inline_world(70, false), after(70, true);
+  SnapshotPtr a_prev, b_prev;
+  std::vector<std::thread> helpers;
+  for (uint64_t tick = 1; tick <= 41; ++tick) {
+    // The update races with the helpers of the tick before, as with the encode stage's
+    // threads.
+    SnapshotPtr a = inline_world.world.update(1.0f / 60, tick, tick / 60.0, false);
+    const uint64_t by_tick_before = after.metrics.quantized_by_next_tick.load();
+    SnapshotPtr b = after.world.update(1.0f / 60, tick, tick / 60.0, false);
+    // What this update quantized of the tick before (Metrics::quantized_by_next_tick): all of
+    // it when nobody took a block, all but the two blocks taken, or what the racing threads
+    // had not taken.
+    const uint64_t by_tick = after.metrics.quantized_by_next_tick.load() - by_tick_before;
+    const uint64_t previous = tick - 1;
+    if (previous == 0) {
+      EXPECT_EQ(by_tick, 0u);
+    } else if (previous % 3 == 1) {
+      EXPECT_EQ(by_tick, 70u) << "tick " << previous;
+    } else if (previous % 3 == 2) {
+      EXPECT_EQ(by_tick, 70u - 2 * QuantizeWork::kBlock) << "tick " << previous;
+    } else {
+      EXPECT_LE(by_tick, 70u) << "tick " << previous;
+    }
+    for (auto& h : helpers) h.join();
+    helpers.clear();
+    // The previous tick's frame is complete now: the update finished it first.
+    if (a_prev) expect_same_frame(*a_prev, *b_prev);
+    ASSERT_TRUE(a->quantized());
+    ASSERT_FALSE(a->quantize.started());
+    ASSERT_TRUE(b->quantize.started()) << "left to after the tick";
+    // Some ticks nobody takes a block (the next tick does them all); some, a thread takes
+    // two; some, two threads take as many as they can while the next tick starts.
+    if (tick % 3 == 1) {
+      ASSERT_FALSE(b->quantized());
+    } else if (tick % 3 == 2) {
+      std::thread([b] {
+        for (int k = 0; k < 2; ++k) b->quantize.run_block();
+      }).join();
+      ASSERT_FALSE(b->quantized()) << "two blocks of five";
+    } else {
+      for (int t = 0; t < 2; ++t)
+        helpers.emplace_back([b] {
+          while (b->quantize.run_block()) {
+          }
+        });
+    }
+    a_prev = a;
+    b_prev = b;
+  }
+  for (auto& h : helpers) h.join();
+  after.world.update(1.0f / 60, 42, 0.0, false);
+  expect_same_frame(*a_prev, *b_prev);
+}
+
+TEST(QuantizeWork, TheNextRequestCompletesItBeforeChangingACharacter) {
+  TestWorld inline_world(20, false), after(20, true);
+  SnapshotPtr a = inline_world.world.update(1.0f / 60, 1, 0.0, false);
+  SnapshotPtr b = after.world.update(1.0f / 60, 1, 0.0, false);
+  ASSERT_FALSE(b->quantized());
+  // A request at the next tick (apply runs them before the update): the frame is finished
+  // from the poses as the tick left them, then the character is despawned.
+  ASSERT_TRUE(after.world.execute(DespawnCharacter{1}, Caller{}, 2, 0.0));
+  ASSERT_TRUE(inline_world.world.execute(DespawnCharacter{1}, Caller{}, 2, 0.0));
+  expect_same_frame(*a, *b);
+  // And the next frame too (one character fewer).
+  a = inline_world.world.update(1.0f / 60, 2, 0.0, false);
+  b = after.world.update(1.0f / 60, 2, 0.0, false);
+  inline_world.world.update(1.0f / 60, 3, 0.0, false);
+  after.world.update(1.0f / 60, 3, 0.0, false);
+  expect_same_frame(*a, *b);
+  EXPECT_EQ(b->quant->roots.size(), 19u);
+}
+
+TEST(QuantizeWork, TheWorkersQuantizeWhenTheStageIsBusyOrASubscriptionIsPaced) {
+  TestWorld after(20, true);
+  // Paced subscriptions do not wait for the stage: their frames are quantized in the tick.
+  after.metrics.compact_paced_subscriptions = 1;
+  SnapshotPtr s = after.world.update(1.0f / 60, 1, 0.0, false);
+  EXPECT_TRUE(s->quant);
+  EXPECT_FALSE(s->quantize.started());
+  EXPECT_TRUE(s->quantized());
+  // A busy stage would not take the tick: quantized in it when quantized at all (a tick
+  // deferred for too long), else not quantized.
+  after.metrics.compact_paced_subscriptions = 0;
+  after.metrics.stage_busy = true;
+  for (uint64_t tick = 2; tick <= 8; ++tick) {
+    s = after.world.update(1.0f / 60, tick, 0.0, false);
+    EXPECT_FALSE(s->quantize.started()) << "tick " << tick;
+    EXPECT_TRUE(s->quantized());
+  }
+  // A free stage takes it.
+  after.metrics.stage_busy = false;
+  s = after.world.update(1.0f / 60, 9, 0.0, false);
+  EXPECT_TRUE(s->quantize.started());
+}
+
+TEST(QuantizeWork, WithoutCharactersItIsCompleteAtOnce) {
+  Snapshot snap;
+  std::vector<const anim::Animator*> none;
+  EXPECT_TRUE(snap.quantized());
+  EXPECT_FALSE(snap.quantize.started());
+  snap.quantize.start(snap, none);
+  EXPECT_TRUE(snap.quantize.started());
+  EXPECT_TRUE(snap.quantized());
+  EXPECT_FALSE(snap.quantize.run_block());
+  snap.quantize.reset();
+  EXPECT_FALSE(snap.quantize.started());
+}
+
+}  // namespace
+}  // namespace animd

@@ -1,0 +1,153 @@
+// SnapshotPool: a snapshot comes back for reuse (buffers and all) once its last holder lets
+// go, never while anybody holds it; spares are bounded; the asset references of a returned
+// snapshot are dropped (its characters and compact entries kept, emptied); snapshots may
+// outlive the pool. And World::update reuses them with
+// contents that match a fresh snapshot's.
+#include "snapshot/snapshot_pool.h"
+
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "anim/builtin_character.h"
+#include "world/world.h"
+
+namespace animd {
+namespace {
+
+TEST(SnapshotPool, ReusesAReleasedSnapshotWithItsBuffers) {
+  SnapshotPool pool;
+  auto s = pool.acquire();
+  s->palettes.resize(1000);
+  const Snapshot* first = s.get();
+  const anim::PaletteMatrix* buffer = s->palettes.data();
+  s.reset();
+  auto again = pool.acquire();
+  EXPECT_EQ(again.get(), first);
+  EXPECT_EQ(again->palettes.data(), buffer) << "the palette buffer was reallocated";
+  EXPECT_GE(again->palettes.capacity(), 1000u);
+  EXPECT_EQ(pool.allocated(), 1u);
+}
+
+TEST(SnapshotPool, AHeldSnapshotIsNotHandedOutAgain) {
+  SnapshotPool pool;
+  std::shared_ptr<const Snapshot> held = pool.acquire();
+  std::shared_ptr<const Snapshot> copy = held;  // e.g. a session's pending queue
+  auto other = pool.acquire();
+  EXPECT_NE(other.get(), held.get());
+  other.reset();
+  held.reset();
+  auto third = pool.acquire();  // the spare one, not the one `copy` still holds
+  EXPECT_NE(third.get(), copy.get());
+  EXPECT_EQ(pool.allocated(), 2u);
+}
+
+TEST(SnapshotPool, KeepsAtMostKMaxSpareSpares) {
+  SnapshotPool pool;
+  std::vector<std::shared_ptr<Snapshot>> held;
+  for (size_t i = 0; i < SnapshotPool::kMaxSpare + 3; ++i) held.push_back(pool.acquire());
+  EXPECT_EQ(pool.allocated(), SnapshotPool::kMaxSpare + 3);
+  held.clear();
+  EXPECT_EQ(pool.allocated(), SnapshotPool::kMaxSpare);
+}
+
+TEST(SnapshotPool, AReturnedSnapshotDropsItsAssetReferences) {
+  SnapshotPool pool;
+  auto asset = std::make_shared<anim::Asset>();
+  auto s = pool.acquire();
+  s->characters.resize(3);
+  for (auto& c : s->characters) c.asset = asset;
+  EXPECT_EQ(asset.use_count(), 4);
+  s.reset();
+  EXPECT_EQ(asset.use_count(), 1);
+}
+
+TEST(SnapshotPool, AReturnedSnapshotKeepsItsCharactersButNothingTheyReferTo) {
+  SnapshotPool pool;
+  auto asset = std::make_shared<anim::Asset>();
+  auto table = std::make_shared<anim::ClipEventTable>();
+  auto s = pool.acquire();
+  s->characters.resize(3);
+  for (auto& c : s->characters) c.asset = asset, c.event_table = table;
+  s->reset_compact(3);
+  s->compact[1].state[2].store(2);
+  s->compact[2].against[1].state.store(1);
+  s->compact[2].bytes[0] = "kept capacity";
+  const Snapshot* first = s.get();
+  s.reset();
+  EXPECT_EQ(asset.use_count(), 1);
+  EXPECT_EQ(table.use_count(), 1);
+  auto again = pool.acquire();
+  ASSERT_EQ(again.get(), first);
+  // The next tick overwrites the characters rather than constructing them again.
+  ASSERT_EQ(again->characters.size(), 3u);
+  for (const auto& c : again->characters) {
+    EXPECT_FALSE(c.asset);
+    EXPECT_FALSE(c.layout);
+    EXPECT_FALSE(c.event_table);
+  }
+  // Its compact entries are empty again, without the tick clearing them.
+  again->reset_compact(3);
+  for (size_t i = 0; i < 3; ++i) {
+    for (const auto& st : again->compact[i].state) EXPECT_EQ(st.load(), 0) << i;
+    for (const auto& a : again->compact[i].against) EXPECT_EQ(a.state.load(), 0) << i;
+  }
+  EXPECT_GE(again->compact[2].bytes[0].capacity(), 13u);
+}
+
+TEST(SnapshotPool, SnapshotsMayOutliveThePoolAndBeReleasedOnAnotherThread) {
+  std::shared_ptr<const Snapshot> kept;
+  {
+    SnapshotPool pool;
+    auto s = pool.acquire();
+    s->tick = 42;
+    s->palettes.resize(10);
+    kept = s;
+  }
+  EXPECT_EQ(kept->tick, 42u);
+  std::thread([k = std::move(kept)]() mutable { k.reset(); }).join();
+}
+
+TEST(SnapshotPool, WorldUpdateRecyclesSnapshotsAndFillsThemAfresh) {
+  Config config;
+  Metrics metrics;
+  metrics.float_subscriptions = 1;  // the snapshots carry palettes
+  AssetCatalog catalog;
+  WorkerPool workers{1};
+  World world(config, metrics, catalog, workers);
+  ASSERT_TRUE(world.add_asset(std::make_shared<anim::Asset>(anim::make_builtin_character())));
+  std::vector<uint32_t> ids;
+  for (int i = 0; i < 3; ++i) ids.push_back(*world.spawn_unowned("builtin", "walk"));
+  const size_t joints = catalog.get()->at("builtin")->skeleton.num_joints();
+
+  const Snapshot* first = nullptr;
+  {
+    SnapshotPtr s = world.update(0.1f, 1, 0.1, false);
+    first = s.get();
+    EXPECT_EQ(s->characters.size(), 3u);
+    EXPECT_EQ(s->palettes.size(), 3 * joints);
+  }
+  // Released: tick 2 gets the same snapshot; despawning one leaves two, back to back.
+  DespawnCharacter d;
+  d.character = ids[1];
+  ASSERT_TRUE(world.execute(d, Caller{}, 2, 0.2));
+  SnapshotPtr s2 = world.update(0.1f, 2, 0.2, false);
+  EXPECT_EQ(s2.get(), first);
+  EXPECT_EQ(s2->tick, 2u);
+  EXPECT_DOUBLE_EQ(s2->server_time, 0.2);
+  ASSERT_EQ(s2->characters.size(), 2u);
+  EXPECT_EQ(s2->characters[0].id, ids[0]);
+  EXPECT_EQ(s2->characters[1].id, ids[2]);
+  EXPECT_EQ(s2->characters[1].palette_offset, joints);
+  EXPECT_EQ(s2->palettes.size(), 2 * joints);
+  // Held (a subscriber has not encoded it yet): tick 3 gets another one, tick 2's is intact.
+  SnapshotPtr s3 = world.update(0.1f, 3, 0.3, false);
+  EXPECT_NE(s3.get(), s2.get());
+  EXPECT_EQ(s2->tick, 2u);
+  EXPECT_EQ(s3->tick, 3u);
+}
+
+}  // namespace
+}  // namespace animd
