@@ -147,16 +147,21 @@ TEST(HostileAssets, OneOwnersLoadsDoNotHoldAnothers) {
 }
 
 TEST(HostileAssets, UploadsWaitingToLoadStayWithinTheInboundBudget) {
-  // One loader thread busy with a slow load; 1.6 MB uploads wait behind it, each keeping its
-  // bytes drawn on the 4 MiB inbound budget: of three, one cannot be received.
-  DaemonProcess daemon({"--loader-threads", "1", "--max-inbound-bytes-total",
-                        std::to_string(4 << 20), "--max-upload-bytes", std::to_string(2 << 20)});
+  // One loader thread busy with two slow loads; 1.6 MB uploads wait behind them, each keeping
+  // its bytes drawn on the 4.7 MB inbound budget: of three, one cannot be received (the slow
+  // uploads' and two big ones' bytes fit, three big ones do not, even once the slow ones are
+  // done).
+  DaemonProcess daemon({"--loader-threads", "1", "--max-inbound-bytes-total", "4700000",
+                        "--max-upload-bytes", std::to_string(2 << 20)});
   ANIMD_START(daemon);
   const std::string slow = aliasing_clips_glb(40, 40000);
   const std::string big = aliasing_clips_glb(1, 100000);
   ASSERT_GT(big.size(), 1500000u);
+  ASSERT_LT(2 * slow.size() + 2 * big.size(), 4700000u);
+  ASSERT_GT(3 * big.size(), 4700000u);
+  constexpr int kSlow = 2, kUploads = 5;
   std::vector<std::unique_ptr<animclient::Client>> c;
-  for (int i = 0; i < 4; ++i) {
+  for (int i = 0; i < kUploads; ++i) {
     c.push_back(connect_client(daemon));
     ASSERT_TRUE(c.back());
     ASSERT_TRUE(c.back()->list_assets());
@@ -164,12 +169,12 @@ TEST(HostileAssets, UploadsWaitingToLoadStayWithinTheInboundBudget) {
   std::mutex mutex;
   std::condition_variable done;
   int answered = 0;
-  std::vector<bool> ok(4, false);
-  std::vector<std::string> why(4);
-  for (int i = 0; i < 4; ++i) {
+  std::vector<bool> ok(kUploads, false);
+  std::vector<std::string> why(kUploads);
+  for (int i = 0; i < kUploads; ++i) {
     anim::v1::Request r;
     r.mutable_load_asset()->set_name("upload" + std::to_string(i));
-    r.mutable_load_asset()->set_glb_data(i == 0 ? slow : big);
+    r.mutable_load_asset()->set_glb_data(i < kSlow ? slow : big);
     c[i]->call_async(
         std::move(r),
         [&, i](animclient::Result<anim::v1::Reply> reply) {
@@ -180,23 +185,25 @@ TEST(HostileAssets, UploadsWaitingToLoadStayWithinTheInboundBudget) {
           done.notify_all();
         },
         kWait);
-    // The slow load first (an ordering aid, not a timing check); the three others together.
-    if (i == 0) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    // One after the other (an ordering aid, not a timing check): the slow loads first, then
+    // each big upload received whole before the next starts arriving, so that which one
+    // finds the budget full does not depend on how their bytes interleave.
+    std::this_thread::sleep_for(std::chrono::milliseconds(i < kSlow ? 30 : 15));
   }
   {
     std::unique_lock lock(mutex);
-    ASSERT_TRUE(done.wait_for(lock, kWait * 2, [&] { return answered == 4; }));
+    ASSERT_TRUE(done.wait_for(lock, kWait * 2, [&] { return answered == kUploads; }));
   }
-  EXPECT_TRUE(ok[0]) << why[0];
-  // Two fit beside the running load's bytes; the third finds the budget held by them and
-  // its connection is closed.
+  for (int i = 0; i < kSlow; ++i) EXPECT_TRUE(ok[i]) << why[i];
+  // Two fit beside the waiting loads' bytes; the third finds the budget held by them and its
+  // connection is closed.
   int refused = 0;
-  for (int i = 1; i < 4; ++i)
+  for (int i = kSlow; i < kUploads; ++i)
     if (!ok[i]) {
       ++refused;
       EXPECT_NE(why[i].find("closed the connection"), std::string::npos) << why[i];
     }
-  EXPECT_EQ(refused, 1) << why[1] << " | " << why[2] << " | " << why[3];
+  EXPECT_EQ(refused, 1) << why[2] << " | " << why[3] << " | " << why[4];
   // The daemon is fine: a new connection loads a small file.
   auto again = connect_client(daemon);
   ASSERT_TRUE(again);

@@ -90,7 +90,8 @@ anim::Expected<AssetMap::iterator> World::find_usable_asset(const std::string& n
   return it;
 }
 
-anim::Status World::unload_asset(const UnloadAsset& r, uint64_t owner) {
+anim::Status World::handle(const UnloadAsset& r, const CommandContext& ctx) {
+  const uint64_t owner = ctx.owner;
   auto found = find_usable_asset(r.asset, "unload_asset.asset", owner);
   if (!found) return found.error();
   const auto it = *found;

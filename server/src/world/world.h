@@ -73,6 +73,15 @@ struct Caller {
   uint64_t owner = 0;
 };
 
+// What a request handler knows of its command besides the request.
+struct CommandContext {
+  uint64_t session = 0;      // the connection that sent it (per-connection limits, subscriptions)
+  uint64_t owner = 0;        // the owner key it acts as (World::owner_of: its token's, or its
+                             // connection's without tokens)
+  uint64_t tick = 0;         // the tick it is applied at
+  double server_time = 0.0;  // seconds since the daemon started, at that tick
+};
+
 class World {
  public:
   World(const Config& config, Metrics& metrics, AssetCatalog& catalog, WorkerPool& pool);
@@ -155,50 +164,53 @@ class World {
   // Re-derives the IK iteration scale after a change of the total IK cost.
   void update_ik_budget(Character& changed);
 
-  // One function per request kind; each checks the request against the world's state first
-  // and changes nothing on error. `owner`: the caller's owner key (owner_of; for spawn, 0
-  // when shared); `session`: its connection (0: nobody's, for spawn_unowned).
+  // One handler per request kind, chosen by the request's type (execute()); each checks the
+  // request against the world's state first and changes nothing on error. A command's
+  // handler is where its IK, hit or asset family lives (world_ik.cpp, world_hits.cpp,
+  // world.cpp), else world_commands.cpp.
+  anim::Expected<WorldResult> handle(const SpawnCharacter& r, const CommandContext& ctx);
+  anim::Status handle(const DespawnCharacter& r, const CommandContext& ctx);
+  anim::Status handle(const SetRootTransform& r, const CommandContext& ctx);
+  anim::Status handle(const SetRootMotion& r, const CommandContext& ctx);
+  anim::Status handle(const PlayClip& r, const CommandContext& ctx);
+  anim::Status handle(const CrossfadeClip& r, const CommandContext& ctx);
+  anim::Status handle(const SetCharacterSpeed& r, const CommandContext& ctx);
+  anim::Expected<LayerAdded> handle(const AddLayer& r, const CommandContext& ctx);
+  anim::Status handle(const UpdateLayer& r, const CommandContext& ctx);
+  anim::Status handle(const RemoveLayer& r, const CommandContext& ctx);
+  anim::Expected<IkGoalSet> handle(const SetIkGoal& r, const CommandContext& ctx);
+  anim::Expected<IkGoalSet> handle(const MoveIkGoal& r, const CommandContext& ctx);
+  anim::Status handle(const ClearIkGoal& r, const CommandContext& ctx);
+  anim::Status handle(const SetAimIk& r, const CommandContext& ctx);
+  anim::Status handle(const MoveAimTarget& r, const CommandContext& ctx);
+  anim::Status handle(const ClearAimIk& r, const CommandContext& ctx);
+  anim::Status handle(const SetFootIk& r, const CommandContext& ctx);
+  anim::Status handle(const SetGround& r, const CommandContext& ctx);
+  anim::Status handle(const ClearFootIk& r, const CommandContext& ctx);
+  anim::Expected<PoseAnswer> handle(const QueryPose& r, const CommandContext& ctx);
+  CharacterList handle(const ListCharacters& r, const CommandContext& ctx) const;
+  anim::Expected<Subscribed> handle(const Subscribe& r, const CommandContext& ctx);
+  anim::Status handle(const Unsubscribe& r, const CommandContext& ctx);
+  anim::Status handle(const UpdateSubscription& r, const CommandContext& ctx);
+  StatsAnswer handle(const GetStats& r, const CommandContext& ctx);
+  anim::Status handle(const UnloadAsset& r, const CommandContext& ctx);
+  anim::Expected<ClipEventsAnswer> handle(const AddClipEvents& r, const CommandContext& ctx);
+  anim::Expected<BlendSpaceDefined> handle(const DefineBlendSpace& r, const CommandContext& ctx);
+  anim::Status handle(const SetParameter& r, const CommandContext& ctx);
+  anim::Status handle(const SetHitVolumes& r, const CommandContext& ctx);
+  anim::Expected<HitVolumesAnswer> handle(const GetHitVolumes& r, const CommandContext& ctx) const;
+  // A new character. `owner`: who may drive it (0: shared); `session`: the connection that
+  // spawned it (0: nobody's, for spawn_unowned).
   anim::Expected<Spawned> spawn(const SpawnCharacter& r, uint64_t session, uint64_t owner,
                                 uint64_t tick);
-  anim::Status despawn(const DespawnCharacter& r, uint64_t owner);
-  anim::Status set_root(const SetRootTransform& r, uint64_t owner);
-  anim::Status set_root_motion(const SetRootMotion& r, uint64_t owner);
-  anim::Status play(const PlayClip& r, uint64_t owner);
-  anim::Status crossfade(const CrossfadeClip& r, uint64_t owner);
-  anim::Status set_speed(const SetCharacterSpeed& r, uint64_t owner);
-  anim::Expected<LayerAdded> add_layer(const AddLayer& r, uint64_t owner);
-  anim::Status update_layer(const UpdateLayer& r, uint64_t owner);
-  anim::Status remove_layer(const RemoveLayer& r, uint64_t owner);
-  anim::Expected<IkGoalSet> set_ik_goal(const SetIkGoal& r, uint64_t owner);
-  anim::Expected<IkGoalSet> move_ik_goal(const MoveIkGoal& r, uint64_t owner);
-  anim::Status clear_ik_goal(const ClearIkGoal& r, uint64_t owner);
-  // Aim and foot IK (world_ik.cpp).
-  anim::Status set_aim_ik(const SetAimIk& r, uint64_t owner);
-  anim::Status move_aim_target(const MoveAimTarget& r, uint64_t owner);
-  anim::Status clear_aim_ik(const ClearAimIk& r, uint64_t owner);
-  anim::Status set_foot_ik(const SetFootIk& r, uint64_t owner);
-  anim::Status set_ground(const SetGround& r, uint64_t owner);
-  anim::Status clear_foot_ik(const ClearFootIk& r, uint64_t owner);
-  anim::Expected<PoseAnswer> query_pose(const QueryPose& r);
-  CharacterList list_characters() const;
-  anim::Expected<Subscribed> subscribe(const Subscribe& r, uint64_t session);
-  anim::Status unsubscribe(const Unsubscribe& r, uint64_t session);
-  anim::Status update_subscription(const UpdateSubscription& r, uint64_t session);
-  StatsAnswer stats(uint64_t tick, double server_time);
-  anim::Status unload_asset(const UnloadAsset& r, uint64_t owner);
-  anim::Expected<ClipEventsAnswer> add_clip_events(const AddClipEvents& r, uint64_t owner);
-  anim::Expected<BlendSpaceDefined> define_blend_space(const DefineBlendSpace& r, uint64_t owner);
   // The asset named `name`, for the command whose field is `field`: NOT_FOUND when there is
   // none, PERMISSION_DENIED when another owner than `owner` loaded it unshared.
   anim::Expected<AssetMap::iterator> find_usable_asset(const std::string& name,
                                                        const std::string& field, uint64_t owner);
-  anim::Status set_parameter(const SetParameter& r, uint64_t owner);
   // A blend space of the character's asset named `name`, or -1.
   int find_blend_space(const Character& c, const std::string& name) const;
   // After the parallel update: the characters' fired events into the snapshot, counted.
   void gather_events(Snapshot& snap);
-  anim::Status set_hit_volumes(const SetHitVolumes& r, uint64_t owner);
-  anim::Expected<HitVolumesAnswer> get_hit_volumes(const GetHitVolumes& r) const;
   // The replacement of `asset`'s volumes in hit_overrides_, or null.
   const HitVolumeOverride* override_of(const anim::Asset* asset) const;
   void publish_hit_volumes();

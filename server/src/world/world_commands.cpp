@@ -4,6 +4,7 @@
 // fields, which is what the client sent.
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include "anim/palette.h"
 #include "history/pose_query.h"
@@ -43,67 +44,33 @@ anim::Expected<WorldResult> result_of(anim::Expected<T>&& r) {
   if (!r) return r.error();
   return WorldResult(std::move(*r));
 }
-
-template <class... F>
-struct Overloaded : F... {
-  using F::operator()...;
-};
-template <class... F>
-Overloaded(F...) -> Overloaded<F...>;
+anim::Expected<WorldResult> result_of(anim::Expected<WorldResult>&& r) {
+  return std::move(r);
+}
+// An answer that cannot fail.
+template <class T>
+requires std::is_constructible_v<WorldResult, T&&> anim::Expected<WorldResult> result_of(
+    T&& answer) {
+  return WorldResult(std::forward<T>(answer));
+}
 }  // namespace
 
 anim::Expected<WorldResult> World::execute(const WorldRequest& request, const Caller& caller,
                                            uint64_t tick, double server_time) {
   settle();
-  const uint64_t owner = owner_of(caller);
-  const uint64_t session = caller.session_id;
+  const CommandContext ctx{caller.session_id, owner_of(caller), tick, server_time};
   // Only requests show a live connection acting for its owner (orphan tracking): a loaded
   // asset (insert_asset) may arrive after its connection closed (the load finished late) and
   // must not revive the owner (its characters would then never be despawned).
-  note_owner(session, owner);
-  const Overloaded handle{
-      [&](const SpawnCharacter& r) {
-        // The caller must be allowed the asset, whoever will own the character.
-        if (auto usable = find_usable_asset(r.asset, "spawn.asset", owner); !usable)
-          return anim::Expected<WorldResult>(usable.error());
-        return result_of(spawn(r, session, r.shared ? 0 : owner, tick));
-      },
-      [&](const DespawnCharacter& r) { return result_of(despawn(r, owner)); },
-      [&](const SetRootTransform& r) { return result_of(set_root(r, owner)); },
-      [&](const SetRootMotion& r) { return result_of(set_root_motion(r, owner)); },
-      [&](const PlayClip& r) { return result_of(play(r, owner)); },
-      [&](const CrossfadeClip& r) { return result_of(crossfade(r, owner)); },
-      [&](const SetCharacterSpeed& r) { return result_of(set_speed(r, owner)); },
-      [&](const AddLayer& r) { return result_of(add_layer(r, owner)); },
-      [&](const UpdateLayer& r) { return result_of(update_layer(r, owner)); },
-      [&](const RemoveLayer& r) { return result_of(remove_layer(r, owner)); },
-      [&](const SetIkGoal& r) { return result_of(set_ik_goal(r, owner)); },
-      [&](const MoveIkGoal& r) { return result_of(move_ik_goal(r, owner)); },
-      [&](const ClearIkGoal& r) { return result_of(clear_ik_goal(r, owner)); },
-      [&](const QueryPose& r) { return result_of(query_pose(r)); },
-      [&](const ListCharacters&) {
-        return anim::Expected<WorldResult>(WorldResult(list_characters()));
-      },
-      [&](const Subscribe& r) { return result_of(subscribe(r, session)); },
-      [&](const Unsubscribe& r) { return result_of(unsubscribe(r, session)); },
-      [&](const UpdateSubscription& r) { return result_of(update_subscription(r, session)); },
-      [&](const GetStats&) {
-        return anim::Expected<WorldResult>(WorldResult(stats(tick, server_time)));
-      },
-      [&](const UnloadAsset& r) { return result_of(unload_asset(r, owner)); },
-      [&](const AddClipEvents& r) { return result_of(add_clip_events(r, owner)); },
-      [&](const SetHitVolumes& r) { return result_of(set_hit_volumes(r, owner)); },
-      [&](const GetHitVolumes& r) { return result_of(get_hit_volumes(r)); },
-      [&](const SetAimIk& r) { return result_of(set_aim_ik(r, owner)); },
-      [&](const MoveAimTarget& r) { return result_of(move_aim_target(r, owner)); },
-      [&](const ClearAimIk& r) { return result_of(clear_aim_ik(r, owner)); },
-      [&](const SetFootIk& r) { return result_of(set_foot_ik(r, owner)); },
-      [&](const SetGround& r) { return result_of(set_ground(r, owner)); },
-      [&](const ClearFootIk& r) { return result_of(clear_foot_ik(r, owner)); },
-      [&](const DefineBlendSpace& r) { return result_of(define_blend_space(r, owner)); },
-      [&](const SetParameter& r) { return result_of(set_parameter(r, owner)); },
-  };
-  return std::visit(handle, request);
+  note_owner(ctx.session, ctx.owner);
+  return std::visit([&](const auto& r) { return result_of(handle(r, ctx)); }, request);
+}
+
+anim::Expected<WorldResult> World::handle(const SpawnCharacter& r, const CommandContext& ctx) {
+  // The caller must be allowed the asset, whoever will own the character.
+  if (auto usable = find_usable_asset(r.asset, "spawn.asset", ctx.owner); !usable)
+    return usable.error();
+  return result_of(spawn(r, ctx.session, r.shared ? 0 : ctx.owner, ctx.tick));
 }
 
 anim::Expected<Spawned> World::spawn(const SpawnCharacter& r, uint64_t session, uint64_t owner,
@@ -144,20 +111,23 @@ anim::Expected<Spawned> World::spawn(const SpawnCharacter& r, uint64_t session, 
   return out;
 }
 
-Status World::despawn(const DespawnCharacter& r, uint64_t owner) {
+Status World::handle(const DespawnCharacter& r, const CommandContext& ctx) {
+  const uint64_t owner = ctx.owner;
   auto c = find_controlled(r.character, "despawn.character_id", owner);
   if (!c) return c.error();
   remove_character((*c)->id);
   return {};
 }
 
-Status World::set_root(const SetRootTransform& r, uint64_t owner) {
+Status World::handle(const SetRootTransform& r, const CommandContext& ctx) {
+  const uint64_t owner = ctx.owner;
   auto c = find_controlled(r.character, "set_root.character_id", owner);
   if (!c) return c.error();
   return (*c)->animator.set_root_transform(r.root);
 }
 
-Status World::set_root_motion(const SetRootMotion& r, uint64_t owner) {
+Status World::handle(const SetRootMotion& r, const CommandContext& ctx) {
+  const uint64_t owner = ctx.owner;
   auto c = find_controlled(r.character, "set_root_motion.character_id", owner);
   if (!c) return c.error();
   anim::RootMotionOptions o;
@@ -171,7 +141,8 @@ Status World::set_root_motion(const SetRootMotion& r, uint64_t owner) {
   return (*c)->animator.set_root_motion(o);
 }
 
-Status World::play(const PlayClip& r, uint64_t owner) {
+Status World::handle(const PlayClip& r, const CommandContext& ctx) {
+  const uint64_t owner = ctx.owner;
   auto c = find_controlled(r.character, "play.character_id", owner);
   if (!c) return c.error();
   anim::PlayOptions o;
@@ -185,7 +156,8 @@ Status World::play(const PlayClip& r, uint64_t owner) {
   return (*c)->animator.play(*clip, o);
 }
 
-Status World::crossfade(const CrossfadeClip& r, uint64_t owner) {
+Status World::handle(const CrossfadeClip& r, const CommandContext& ctx) {
+  const uint64_t owner = ctx.owner;
   auto c = find_controlled(r.character, "crossfade.character_id", owner);
   if (!c) return c.error();
   anim::CrossfadeOptions o;
@@ -199,13 +171,15 @@ Status World::crossfade(const CrossfadeClip& r, uint64_t owner) {
   return (*c)->animator.crossfade(*clip, r.duration, o);
 }
 
-Status World::set_speed(const SetCharacterSpeed& r, uint64_t owner) {
+Status World::handle(const SetCharacterSpeed& r, const CommandContext& ctx) {
+  const uint64_t owner = ctx.owner;
   auto c = find_controlled(r.character, "set_speed.character_id", owner);
   if (!c) return c.error();
   return (*c)->animator.set_speed(r.speed);
 }
 
-anim::Expected<LayerAdded> World::add_layer(const AddLayer& r, uint64_t owner) {
+anim::Expected<LayerAdded> World::handle(const AddLayer& r, const CommandContext& ctx) {
+  const uint64_t owner = ctx.owner;
   auto c = find_controlled(r.character, "add_layer.character_id", owner);
   if (!c) return c.error();
   const anim::Asset& a = *(*c)->asset;
@@ -246,7 +220,8 @@ anim::Expected<LayerAdded> World::add_layer(const AddLayer& r, uint64_t owner) {
   return LayerAdded{static_cast<uint32_t>(*id)};
 }
 
-Status World::update_layer(const UpdateLayer& r, uint64_t owner) {
+Status World::handle(const UpdateLayer& r, const CommandContext& ctx) {
+  const uint64_t owner = ctx.owner;
   auto c = find_controlled(r.character, "update_layer.character_id", owner);
   if (!c) return c.error();
   auto it = (*c)->layers.find(static_cast<int>(r.layer));
@@ -262,7 +237,8 @@ Status World::update_layer(const UpdateLayer& r, uint64_t owner) {
   return {};
 }
 
-Status World::remove_layer(const RemoveLayer& r, uint64_t owner) {
+Status World::handle(const RemoveLayer& r, const CommandContext& ctx) {
+  const uint64_t owner = ctx.owner;
   auto c = find_controlled(r.character, "remove_layer.character_id", owner);
   if (!c) return c.error();
   auto it = (*c)->layers.find(static_cast<int>(r.layer));
@@ -274,7 +250,8 @@ Status World::remove_layer(const RemoveLayer& r, uint64_t owner) {
   return {};
 }
 
-anim::Expected<IkGoalSet> World::move_ik_goal(const MoveIkGoal& r, uint64_t owner) {
+anim::Expected<IkGoalSet> World::handle(const MoveIkGoal& r, const CommandContext& ctx) {
+  const uint64_t owner = ctx.owner;
   auto c = find_controlled(r.character, "set_ik_goal.character_id", owner);
   if (!c) return c.error();
   Character& ch = **c;
@@ -288,7 +265,8 @@ anim::Expected<IkGoalSet> World::move_ik_goal(const MoveIkGoal& r, uint64_t owne
   return IkGoalSet{r.goal};
 }
 
-anim::Expected<IkGoalSet> World::set_ik_goal(const SetIkGoal& r, uint64_t owner) {
+anim::Expected<IkGoalSet> World::handle(const SetIkGoal& r, const CommandContext& ctx) {
+  const uint64_t owner = ctx.owner;
   auto c = find_controlled(r.character, "set_ik_goal.character_id", owner);
   if (!c) return c.error();
   Character& ch = **c;
@@ -339,7 +317,8 @@ anim::Expected<IkGoalSet> World::set_ik_goal(const SetIkGoal& r, uint64_t owner)
   return IkGoalSet{static_cast<uint32_t>(*id)};
 }
 
-Status World::clear_ik_goal(const ClearIkGoal& r, uint64_t owner) {
+Status World::handle(const ClearIkGoal& r, const CommandContext& ctx) {
+  const uint64_t owner = ctx.owner;
   auto c = find_controlled(r.character, "clear_ik_goal.character_id", owner);
   if (!c) return c.error();
   auto it = (*c)->goal_weights.find(static_cast<int>(r.goal));
@@ -352,7 +331,7 @@ Status World::clear_ik_goal(const ClearIkGoal& r, uint64_t owner) {
   return {};
 }
 
-anim::Expected<PoseAnswer> World::query_pose(const QueryPose& r) {
+anim::Expected<PoseAnswer> World::handle(const QueryPose& r, const CommandContext&) {
   auto c = find_character(r.character, "query_pose.character_id");
   if (!c) return c.error();
   // The same answer the network threads give (pose_query.h); they pass on the queries whose
@@ -363,7 +342,7 @@ anim::Expected<PoseAnswer> World::query_pose(const QueryPose& r) {
                          std::to_string((*c)->spawn_tick) + ")");
 }
 
-CharacterList World::list_characters() const {
+CharacterList World::handle(const ListCharacters&, const CommandContext&) const {
   CharacterList out;
   out.characters.reserve(characters_.size());
   for (const auto& c : characters_) {
@@ -378,7 +357,8 @@ CharacterList World::list_characters() const {
   return out;
 }
 
-anim::Expected<Subscribed> World::subscribe(const Subscribe& r, uint64_t session) {
+anim::Expected<Subscribed> World::handle(const Subscribe& r, const CommandContext& ctx) {
+  const uint64_t session = ctx.session;
   Watch w;
   w.all = r.all_characters;
   w.region = r.region;
@@ -400,7 +380,8 @@ anim::Expected<Subscribed> World::subscribe(const Subscribe& r, uint64_t session
   return Subscribed{r.subscription_id};
 }
 
-Status World::unsubscribe(const Unsubscribe& r, uint64_t session) {
+Status World::handle(const Unsubscribe& r, const CommandContext& ctx) {
+  const uint64_t session = ctx.session;
   auto& subs = sessions_[session].subscriptions;
   if (r.subscription_id == 0) {
     for (const auto& [id, w] : subs) unwatch(w);
@@ -416,7 +397,8 @@ Status World::unsubscribe(const Unsubscribe& r, uint64_t session) {
   return {};
 }
 
-Status World::update_subscription(const UpdateSubscription& r, uint64_t session) {
+Status World::handle(const UpdateSubscription& r, const CommandContext& ctx) {
+  const uint64_t session = ctx.session;
   const std::string which =
       "update_subscription.subscription_id " + std::to_string(r.subscription_id);
   auto& subs = sessions_[session].subscriptions;
@@ -428,7 +410,8 @@ Status World::update_subscription(const UpdateSubscription& r, uint64_t session)
   return {};
 }
 
-anim::Expected<ClipEventsAnswer> World::add_clip_events(const AddClipEvents& r, uint64_t owner) {
+anim::Expected<ClipEventsAnswer> World::handle(const AddClipEvents& r, const CommandContext& ctx) {
+  const uint64_t owner = ctx.owner;
   auto found = find_usable_asset(r.asset, "add_clip_events.asset", owner);
   if (!found) return found.error();
   const AssetPtr& asset = (*found)->second;
@@ -474,8 +457,9 @@ int World::find_blend_space(const Character& c, const std::string& name) const {
   return t == blend_tables_.end() ? -1 : t->second->find(name);
 }
 
-anim::Expected<BlendSpaceDefined> World::define_blend_space(const DefineBlendSpace& r,
-                                                            uint64_t owner) {
+anim::Expected<BlendSpaceDefined> World::handle(const DefineBlendSpace& r,
+                                                const CommandContext& ctx) {
+  const uint64_t owner = ctx.owner;
   auto found = find_usable_asset(r.asset, "define_blend_space.asset", owner);
   if (!found) return found.error();
   const AssetPtr& asset = (*found)->second;
@@ -520,13 +504,16 @@ anim::Expected<BlendSpaceDefined> World::define_blend_space(const DefineBlendSpa
   return BlendSpaceDefined{static_cast<uint32_t>(table->spaces.back()->triangles.size())};
 }
 
-anim::Status World::set_parameter(const SetParameter& r, uint64_t owner) {
+anim::Status World::handle(const SetParameter& r, const CommandContext& ctx) {
+  const uint64_t owner = ctx.owner;
   auto c = find_controlled(r.character, "set_parameter.character_id", owner);
   if (!c) return c.error();
   return (*c)->animator.set_parameter(r.name, r.value, r.smoothing);
 }
 
-StatsAnswer World::stats(uint64_t tick, double server_time) {
+StatsAnswer World::handle(const GetStats&, const CommandContext& ctx) {
+  const uint64_t tick = ctx.tick;
+  const double server_time = ctx.server_time;
   StatsAnswer s;
   const auto& m = metrics_;
   const TickTimes t = tick_stats_.compute();

@@ -1,6 +1,6 @@
 // The World's hit-volume requests: set_hit_volumes replaces capsules of an asset (checked in
 // full before anything changes), get_hit_volumes reports the ones in force. raycast and
-// overlap_sphere are answered from the pose history (hit_query.h; World::execute).
+// overlap_sphere are answered by the sessions from the pose history (history/hit_query.h).
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -19,7 +19,8 @@ void World::publish_hit_volumes() {
   hit_table_->publish(std::make_shared<const HitVolumeOverrides>(hit_overrides_));
 }
 
-anim::Status World::set_hit_volumes(const SetHitVolumes& r, uint64_t owner) {
+anim::Status World::handle(const SetHitVolumes& r, const CommandContext& ctx) {
+  const uint64_t owner = ctx.owner;
   auto found = find_usable_asset(r.asset, "set_hit_volumes.asset", owner);
   if (!found) return found.error();
   const AssetPtr& asset = (*found)->second;
@@ -77,7 +78,8 @@ anim::Status World::set_hit_volumes(const SetHitVolumes& r, uint64_t owner) {
   return {};
 }
 
-anim::Expected<HitVolumesAnswer> World::get_hit_volumes(const GetHitVolumes& r) const {
+anim::Expected<HitVolumesAnswer> World::handle(const GetHitVolumes& r,
+                                               const CommandContext&) const {
   auto it = assets_.find(r.asset);
   if (it == assets_.end())
     return anim::not_found("get_hit_volumes.asset: unknown asset '" + r.asset + "'");

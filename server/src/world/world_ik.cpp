@@ -5,13 +5,15 @@ namespace animd {
 
 using anim::Status;
 
-Status World::set_aim_ik(const SetAimIk& r, uint64_t owner) {
+Status World::handle(const SetAimIk& r, const CommandContext& ctx) {
+  const uint64_t owner = ctx.owner;
   auto c = find_controlled(r.character, "set_aim_ik.character_id", owner);
   if (!c) return c.error();
   return (*c)->animator.set_aim_ik(r.desc);
 }
 
-Status World::move_aim_target(const MoveAimTarget& r, uint64_t owner) {
+Status World::handle(const MoveAimTarget& r, const CommandContext& ctx) {
+  const uint64_t owner = ctx.owner;
   auto c = find_controlled(r.character, "move_aim_target.character_id", owner);
   if (!c) return c.error();
   anim::Animator& a = (*c)->animator;
@@ -21,19 +23,22 @@ Status World::move_aim_target(const MoveAimTarget& r, uint64_t owner) {
   return a.update_aim_target(r.target, r.weight.value_or(a.aim_input().weight));
 }
 
-Status World::clear_aim_ik(const ClearAimIk& r, uint64_t owner) {
+Status World::handle(const ClearAimIk& r, const CommandContext& ctx) {
+  const uint64_t owner = ctx.owner;
   auto c = find_controlled(r.character, "clear_aim_ik.character_id", owner);
   if (!c) return c.error();
   return (*c)->animator.clear_aim_ik();
 }
 
-Status World::set_foot_ik(const SetFootIk& r, uint64_t owner) {
+Status World::handle(const SetFootIk& r, const CommandContext& ctx) {
+  const uint64_t owner = ctx.owner;
   auto c = find_controlled(r.character, "set_foot_ik.character_id", owner);
   if (!c) return c.error();
   return (*c)->animator.set_foot_ik(r.desc);
 }
 
-Status World::set_ground(const SetGround& r, uint64_t owner) {
+Status World::handle(const SetGround& r, const CommandContext& ctx) {
+  const uint64_t owner = ctx.owner;
   auto c = find_controlled(r.character, "set_ground.character_id", owner);
   if (!c) return c.error();
   anim::Animator& a = (*c)->animator;
@@ -46,7 +51,8 @@ Status World::set_ground(const SetGround& r, uint64_t owner) {
   return {};
 }
 
-Status World::clear_foot_ik(const ClearFootIk& r, uint64_t owner) {
+Status World::handle(const ClearFootIk& r, const CommandContext& ctx) {
+  const uint64_t owner = ctx.owner;
   auto c = find_controlled(r.character, "clear_foot_ik.character_id", owner);
   if (!c) return c.error();
   return (*c)->animator.clear_foot_ik();

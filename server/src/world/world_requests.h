@@ -1,8 +1,8 @@
 #pragma once
 // What a client may ask of the World, in the daemon's own terms (no protobuf). Made from a
 // wire request by its converter (protocol/request_convert.h), which checks everything that
-// needs no world state: every float is finite, ranges hold, enums are known, required fields are there,
-// defaults are filled in. The World checks the rest (unknown character, clip, joint, layer,
+// needs no world state: every float is finite, ranges hold, enums are known, required fields are
+// there, defaults are filled in. The World checks the rest (unknown character, clip, joint, layer,
 // goal, owner, limits) and changes nothing on error.
 //
 // Units as in the protocol: distances in the asset's units, angles in radians, times in
