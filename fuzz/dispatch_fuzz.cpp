@@ -15,7 +15,7 @@
 #include <memory>
 #include <vector>
 
-#include "anim/builtin_character.h"
+#include "anim/loaders/builtin_character.h"
 #include "quiet_protobuf.h"
 #include "reply_sink.h"
 #include "request_convert.h"

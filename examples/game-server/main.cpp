@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-#include "anim/builtin_character.h"
+#include "anim/loaders/builtin_character.h"
 #include "animclient/client.h"
 
 namespace {

@@ -5,7 +5,7 @@
 #include <google/protobuf/stubs/logging.h>
 #include <spdlog/spdlog.h>
 
-#include "anim/builtin_character.h"
+#include "anim/loaders/builtin_character.h"
 #include "animops/ops.h"
 #include "asset_loading.h"
 #include "encode_stage.h"

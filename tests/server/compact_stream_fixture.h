@@ -13,7 +13,7 @@
 #include <span>
 #include <string>
 #include <vector>
-#include "anim/builtin_character.h"
+#include "anim/loaders/builtin_character.h"
 #include "compact_layout.h"
 #include "encode_stage.h"
 #include "moving_asset.h"

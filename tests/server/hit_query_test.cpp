@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "anim/builtin_character.h"
+#include "anim/loaders/builtin_character.h"
 #include "hit_query.h"
 #include "pose_query.h"
 #include "request_convert.h"

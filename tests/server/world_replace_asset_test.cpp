@@ -9,7 +9,7 @@
 
 #include <gtest/gtest.h>
 
-#include "anim/builtin_character.h"
+#include "anim/loaders/builtin_character.h"
 #include "reply_sink.h"
 #include "world.h"
 

@@ -26,7 +26,7 @@
 #include <benchmark/benchmark.h>
 
 #include "anim/animator.h"
-#include "anim/gltf_loader.h"
+#include "anim/loaders/gltf_loader.h"
 #include "hit_query.h"
 #include "pose_query.h"
 #include "request_convert.h"
