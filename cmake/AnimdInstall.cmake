@@ -9,7 +9,8 @@
 #   P/lib/                      lib<name>.a and lib<name>.so for every listed library
 #   P/lib/cmake/animd/          animdConfig.cmake (+ version, targets)
 #   P/lib/pkgconfig/            animd-<component>.pc
-#   P/include/animd/            public headers (anim/*.h, anim/v1/*.pb.h, animclient/*.h)
+#   P/include/animd/            public headers (anim/*.h from core, anim/loaders/*.h from
+#                               loaders, anim/v1/*.pb.h, animclient/*.h)
 #   P/share/animd/proto/        the .proto files (anim/v1/*.proto)
 #   P/share/man/man1/           one page per program, from its --help
 #   P/lib/systemd/system/       animd.service (ExecStart = P/bin/animd)

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "anim/bvh_loader.h"
+#include "anim/loaders/bvh_loader.h"
 #include "anim/retarget.h"
 #include "asset_checks.h"
 

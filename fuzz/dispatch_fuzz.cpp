@@ -15,7 +15,7 @@
 #include <memory>
 #include <vector>
 
-#include "anim/builtin_character.h"
+#include "anim/loaders/builtin_character.h"
 #include "protocol/reply_sink.h"
 #include "protocol/request_convert.h"
 #include "quiet_protobuf.h"

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <span>
 
-#include "anim/gltf_loader.h"
+#include "anim/loaders/gltf_loader.h"
 #include "asset_checks.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -18,7 +18,7 @@
 #include <span>
 #include <string>
 
-#include "anim/gltf_loader.h"
+#include "anim/loaders/gltf_loader.h"
 #include "asset_checks.h"
 #include "fuzz_check.h"
 #include "gltf_program.h"

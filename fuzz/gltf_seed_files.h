@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "anim/builtin_character.h"
+#include "anim/loaders/builtin_character.h"
 #include "gltf_test_files.h"
 
 namespace animfuzz {

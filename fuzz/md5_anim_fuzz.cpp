@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "anim/md5_loader.h"
+#include "anim/loaders/md5_loader.h"
 #include "asset_checks.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

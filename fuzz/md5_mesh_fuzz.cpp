@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "anim/md5_loader.h"
+#include "anim/loaders/md5_loader.h"
 #include "asset_checks.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -1,4 +1,4 @@
-// Fuzz target: the MD5 tokenizer (core/src/md5_tokenizer.h) driven by a read plan.
+// Fuzz target: the MD5 tokenizer (core/loaders/src/md5_tokenizer.h) driven by a read plan.
 //
 // Input: byte 0 gives the plan length k (1..16), bytes 1..k are the plan (one read kind per
 // byte, used in a cycle), the rest is the text. Checked: reads stay in bounds (ASan), every

@@ -40,7 +40,8 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)  # <package>_<version>_<arch>.deb
 set(CPACK_DEBIAN_PACKAGE_SECTION net)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-# libanimclient.so needs libanimproto.so, which is in the package itself.
+# libanimclient.so needs libanimproto.so and libanimloaders.so needs libanimcore.so, which are
+# in the package itself.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS ${PROJECT_BINARY_DIR}/lib)
 
 set(CPACK_DEBIAN_ANIMD_PACKAGE_NAME animd)
@@ -54,9 +55,10 @@ set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS
 set(CPACK_DEBIAN_ANIMD_DESCRIPTION "${CPACK_PACKAGE_DESCRIPTION_SUMMARY}
 ${CPACK_PACKAGE_DESCRIPTION}")
 set(CPACK_DEBIAN_DEV_DESCRIPTION "animd libraries for C++ game servers (development files)
-Headers, static libraries and the link names of libanimcore and libanimclient, the CMake
-package (find_package(animd COMPONENTS core client)), pkg-config files (animd-core,
-animd-client) and the protocol's .proto files.")
+Headers, static libraries and the link names of libanimcore (the animation runtime),
+libanimloaders (glTF, MD5 and BVH loaders, the built-in character) and libanimclient, the CMake
+package (find_package(animd COMPONENTS core loaders client)), pkg-config files (animd-core,
+animd-loaders, animd-client) and the protocol's .proto files.")
 
 set(deb_dir ${CMAKE_CURRENT_LIST_DIR}/debian)
 configure_file(${deb_dir}/conffiles ${PROJECT_BINARY_DIR}/package/debian/conffiles COPYONLY)

@@ -1,6 +1,6 @@
 // A minimal game-server loop on animd: spawns characters, drives them (walks them along +Z,
 // crossfades half of them to "run") and queries poses, a few server steps long; then despawns
-// them. Links libanimclient (the connection) and libanimcore (the built-in skeleton, so that
+// them. Links libanimclient (the connection) and libanimloaders (the built-in skeleton, so that
 // joints are named from the same definition the daemon uses).
 //
 //   game_server [--host 127.0.0.1] [--port 7450] [--characters 4] [--steps 5]
@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-#include "anim/builtin_character.h"
+#include "anim/loaders/builtin_character.h"
 #include "animclient/client.h"
 
 namespace {

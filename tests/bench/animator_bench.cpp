@@ -18,7 +18,7 @@
 #include <benchmark/benchmark.h>
 
 #include "anim/animator.h"
-#include "anim/gltf_loader.h"
+#include "anim/loaders/gltf_loader.h"
 #include "shared_assets.h"
 
 namespace {

@@ -10,7 +10,7 @@
 #include <benchmark/benchmark.h>
 
 #include "anim/clip_time.h"
-#include "anim/gltf_loader.h"
+#include "anim/loaders/gltf_loader.h"
 #include "anim/palette.h"
 #include "shared_assets.h"
 

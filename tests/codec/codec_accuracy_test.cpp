@@ -9,9 +9,9 @@
 #include <gtest/gtest.h>
 
 #include "anim/animator.h"
-#include "anim/builtin_character.h"
-#include "anim/gltf_loader.h"
-#include "anim/md5_loader.h"
+#include "anim/loaders/builtin_character.h"
+#include "anim/loaders/gltf_loader.h"
+#include "anim/loaders/md5_loader.h"
 #include "codec_harness.h"
 #include "shared_assets.h"
 

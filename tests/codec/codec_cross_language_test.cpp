@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "anim/animator.h"
-#include "anim/builtin_character.h"
+#include "anim/loaders/builtin_character.h"
 #include "anim/v1/assets.pb.h"
 #include "codec_harness.h"
 #include "run_process.h"

@@ -13,7 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "anim/animator.h"
-#include "anim/builtin_character.h"
+#include "anim/loaders/builtin_character.h"
 #include "animcodec/compact.h"
 #include "animcodec/encode_paths.h"
 #include "codec_harness.h"

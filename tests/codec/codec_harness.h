@@ -12,8 +12,8 @@
 #include <gtest/gtest.h>
 
 #include "anim/asset.h"
-#include "anim/gltf_loader.h"
-#include "anim/md5_loader.h"
+#include "anim/loaders/gltf_loader.h"
+#include "anim/loaders/md5_loader.h"
 #include "anim/pose.h"
 #include "anim/skeleton.h"
 #include "animcodec/compact.h"

@@ -8,7 +8,7 @@
 
 #include "anim/animator.h"
 #include "anim/blend.h"
-#include "anim/builtin_character.h"
+#include "anim/loaders/builtin_character.h"
 
 namespace anim {
 namespace {

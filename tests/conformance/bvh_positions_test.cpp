@@ -11,7 +11,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "anim/bvh_loader.h"
+#include "anim/loaders/bvh_loader.h"
 #include "anim/palette.h"
 #include "anim/skeleton.h"
 #include "shared_assets.h"

@@ -11,7 +11,7 @@
 
 #include "anim/animator.h"
 #include "anim/blend.h"
-#include "anim/gltf_loader.h"
+#include "anim/loaders/gltf_loader.h"
 #include "gltf_scene_json.h"
 #include "shared_assets.h"
 

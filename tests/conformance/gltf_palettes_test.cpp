@@ -15,7 +15,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "anim/gltf_loader.h"
+#include "anim/loaders/gltf_loader.h"
 #include "anim/palette.h"
 #include "gltf_scene_json.h"
 #include "shared_assets.h"

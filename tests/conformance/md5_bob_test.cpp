@@ -13,7 +13,7 @@
 #include <gtest/gtest.h>
 #include <glm/gtc/quaternion.hpp>
 
-#include "anim/md5_loader.h"
+#include "anim/loaders/md5_loader.h"
 #include "anim/palette.h"
 #include "anim/skeleton.h"
 #include "shared_assets.h"

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # examples/game-server built as an outside project against an installed animd (PREFIX, from
 # install_tree.sh), then run against the installed daemon on loopback.
-#   MODE shared   find_package(animd COMPONENTS core client), the shared libraries
+#   MODE shared   find_package(animd COMPONENTS core loaders client), the shared libraries
 #   MODE static   the same with animd_USE_STATIC_LIBS=ON
-#   MODE pkgconfig  no CMake package: c++ with `pkg-config --cflags --libs animd-client animd-core`
+#   MODE pkgconfig  no CMake package: c++ with
+#                   `pkg-config --cflags --libs animd-client animd-loaders animd-core`
 # Usage: game_server_test.sh MODE PREFIX EXAMPLE_DIR WORK_DIR CXX "CXX_FLAGS"
 set -euo pipefail
 mode=$1 prefix=$2 example=$3 work=$4/$1 cxx=$5 cxxflags=$6
@@ -26,11 +27,15 @@ case $mode in
     ;;
   pkgconfig)
     export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
-    flags=$(pkg-config --cflags --libs animd-client animd-core) || fail "pkg-config animd-client animd-core"
-    grep -q -- "-lanimclient" <<<"$flags" || fail "pkg-config flags lack -lanimclient: $flags"
+    flags=$(pkg-config --cflags --libs animd-client animd-loaders animd-core) ||
+      fail "pkg-config animd-client animd-loaders animd-core"
+    for lib in animclient animloaders animcore; do
+      grep -q -- "-l$lib" <<<"$flags" || fail "pkg-config flags lack -l$lib: $flags"
+    done
     # Each component's flags alone compile its glm-using header (which refuses glm configured
     # otherwise than the libraries were: cmake/AnimdGlm.cmake).
-    for pc_header in animd-core:anim/transform.h animd-client:animcodec/compact.h; do
+    for pc_header in animd-core:anim/transform.h animd-loaders:anim/loaders/builtin_character.h \
+                     animd-client:animcodec/compact.h; do
       pc=${pc_header%%:*} header=${pc_header#*:}
       [ -f "$prefix/include/animd/$header" ] || fail "$header is not installed"
       # shellcheck disable=SC2046  # word splitting of the flags is intended

@@ -16,13 +16,14 @@ cmake --install "$build" --prefix "$prefix" >"$prefix.log" 2>&1 || { cat "$prefi
 
 site=$prefix/lib/python$pyminor/dist-packages
 expect=(
-  lib/libanimcore.a lib/libanimcore.so lib/libanimclient.a lib/libanimclient.so
-  lib/libanimproto.a lib/libanimproto.so
-  include/animd/anim/animator.h include/animd/anim/builtin_character.h
+  lib/libanimcore.a lib/libanimcore.so lib/libanimloaders.a lib/libanimloaders.so
+  lib/libanimclient.a lib/libanimclient.so lib/libanimproto.a lib/libanimproto.so
+  include/animd/anim/animator.h include/animd/anim/loaders/builtin_character.h
+  include/animd/anim/loaders/gltf_loader.h
   include/animd/animclient/client.h include/animd/anim/v1/envelope.pb.h
   lib/cmake/animd/animdConfig.cmake lib/cmake/animd/animdConfigVersion.cmake
   lib/cmake/animd/animdTargets.cmake
-  lib/pkgconfig/animd-core.pc lib/pkgconfig/animd-client.pc
+  lib/pkgconfig/animd-core.pc lib/pkgconfig/animd-loaders.pc lib/pkgconfig/animd-client.pc
   share/animd/proto/anim/v1/envelope.proto share/animd/proto/anim/v1/types.proto
   lib/systemd/system/animd.service etc/animd/animd.toml
   bin/animd-py-example bin/animd-py-load-example
@@ -43,6 +44,18 @@ done
 # writer with SIGPIPE.)
 grep -q 'SONAME.*libanimclient\.so\.[0-9]' <<<"$(readelf -d "$prefix/lib/libanimclient.so")" ||
   fail "libanimclient.so has no versioned SONAME"
+# The runtime stands alone: the loaders' headers are only under anim/loaders/, and
+# libanimcore.so holds and needs no parser (tinygltf is compiled into libanimloaders.so).
+for h in gltf_loader md5_loader bvh_loader builtin_character; do
+  [ ! -e "$prefix/include/animd/anim/$h.h" ] ||
+    fail "loader header installed among the runtime's: anim/$h.h"
+done
+core_needed=$(readelf -d "$prefix/lib/libanimcore.so")
+! grep -q 'NEEDED.*tinygltf' <<<"$core_needed" || fail "libanimcore.so needs tinygltf"
+core_symbols=$(nm -D "$prefix/lib/libanimcore.so")
+! grep -qi 'tinygltf\|nlohmann' <<<"$core_symbols" || fail "libanimcore.so holds tinygltf or JSON code"
+grep -q 'NEEDED.*libanimcore\.so' <<<"$(readelf -d "$prefix/lib/libanimloaders.so")" ||
+  fail "libanimloaders.so does not need libanimcore.so"
 
 unit=$prefix/lib/systemd/system/animd.service
 grep -qxF "ExecStart=$prefix/bin/animd --config $prefix/etc/animd/animd.toml" "$unit" ||

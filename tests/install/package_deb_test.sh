@@ -4,7 +4,8 @@
 #    (libprotobuf, libssl, ...) plus adduser and python3-protobuf, maintainer scripts, conffiles;
 #  - dpkg-deb --contents of animd: programs in /usr/bin, unit in /usr/lib/systemd/system,
 #    config in /etc/animd, the Python client in /usr/lib/python3/dist-packages, no dev files;
-#    of animd-dev: headers, static libraries, the CMake and pkg-config packages;
+#    of animd-dev: headers (the runtime's and the loaders'), static libraries, the CMake and
+#    pkg-config packages;
 #  - dpkg-deb -x into a temp dir: the daemon runs from there with the packaged config and
 #    answers the packaged animctl and the packaged Python example.
 # Usage: package_deb_test.sh BUILD_DIR WORK_DIR VERSION
@@ -50,6 +51,8 @@ grep -Eq "^animd \(= $version\)" <<<"$(dpkg-deb --field "$dev" Depends)" ||
   fail "animd-dev does not depend on animd (= $version): $(dpkg-deb --field "$dev" Depends)"
 dev_contents=$(dpkg-deb --contents "$dev" | awk '{print $6}')
 for f in ./usr/include/animd/animclient/client.h ./usr/include/animd/anim/animator.h \
+         ./usr/include/animd/anim/loaders/gltf_loader.h ./usr/lib/libanimloaders.a \
+         ./usr/lib/libanimloaders.so ./usr/lib/pkgconfig/animd-loaders.pc \
          ./usr/lib/libanimclient.a ./usr/lib/libanimclient.so ./usr/lib/cmake/animd/animdConfig.cmake \
          ./usr/lib/pkgconfig/animd-client.pc ./usr/share/animd/proto/anim/v1/envelope.proto; do
   grep -qxF "$f" <<<"$dev_contents" || fail "animd-dev lacks $f"
@@ -60,7 +63,8 @@ for f in ./usr/bin/animd ./usr/bin/animctl ./usr/bin/animload ./usr/bin/animd-py
          ./usr/lib/systemd/system/animd.service ./etc/animd/animd.toml \
          ./usr/lib/python3/dist-packages/animd_client.py ./usr/lib/python3/dist-packages/animd_compact.py \
          ./usr/lib/python3/dist-packages/anim/v1/envelope_pb2.py ./usr/share/man/man1/animd.1 \
-         ./usr/lib/libanimclient.so.0.1; do
+         ./usr/lib/libanimclient.so.0.1 ./usr/lib/libanimcore.so.0.1 \
+         ./usr/lib/libanimloaders.so.0.1; do
   grep -qxF "$f" <<<"$contents" || fail "package lacks $f"
 done
 dev_files='\.(h|a|so|pc)$|/usr/local/|/include/|/cmake/'

@@ -15,7 +15,7 @@
 
 #include <gtest/gtest.h>
 
-#include "anim/builtin_character.h"
+#include "anim/loaders/builtin_character.h"
 #include "animcodec/compact.h"
 #include "integration_support.h"
 

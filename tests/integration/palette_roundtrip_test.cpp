@@ -8,8 +8,8 @@
 #include <gtest/gtest.h>
 
 #include "anim/animator.h"
-#include "anim/builtin_character.h"
-#include "anim/gltf_loader.h"
+#include "anim/loaders/builtin_character.h"
+#include "anim/loaders/gltf_loader.h"
 #include "integration_support.h"
 #include "shared_assets.h"
 

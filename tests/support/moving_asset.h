@@ -9,7 +9,7 @@
 #include <glm/gtc/quaternion.hpp>
 
 #include "anim/asset.h"
-#include "anim/builtin_character.h"
+#include "anim/loaders/builtin_character.h"
 
 namespace animd {
 

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "anim/animator.h"
-#include "anim/builtin_character.h"
+#include "anim/loaders/builtin_character.h"
 #include "integration_support.h"
 #include "run_process.h"
 #include "test_certs.h"

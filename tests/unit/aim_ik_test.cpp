@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "anim/animator.h"
-#include "anim/builtin_character.h"
+#include "anim/loaders/builtin_character.h"
 
 namespace anim {
 namespace {

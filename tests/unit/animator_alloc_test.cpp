@@ -11,7 +11,7 @@
 
 #include "counting_new.h"
 
-#include "anim/builtin_character.h"
+#include "anim/loaders/builtin_character.h"
 #include "anim_test_rig.h"
 #include "every_feature_animator.h"
 

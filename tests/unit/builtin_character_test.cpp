@@ -1,6 +1,6 @@
 // The built-in character: rig names and hierarchy, rest pose, mesh invariants, seamless
 // loops and the additive "lean" clip.
-#include "anim/builtin_character.h"
+#include "anim/loaders/builtin_character.h"
 
 #include <algorithm>
 #include <cmath>

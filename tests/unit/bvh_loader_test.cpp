@@ -10,7 +10,7 @@
 
 #include <gtest/gtest.h>
 
-#include "anim/bvh_loader.h"
+#include "anim/loaders/bvh_loader.h"
 #include "anim/palette.h"
 #include "anim/skeleton.h"
 #include "process_tmp_dir.h"

@@ -10,7 +10,7 @@
 
 #include <gtest/gtest.h>
 
-#include "anim/gltf_loader.h"
+#include "anim/loaders/gltf_loader.h"
 #include "gltf_rig.h"
 #include "gltf_test_files.h"
 

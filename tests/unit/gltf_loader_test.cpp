@@ -3,7 +3,7 @@
 // ancestors into root_transform (model space = scene space), rigidly attached meshes, merged skins,
 // STEP / LINEAR / CUBICSPLINE channels, normalized rotations, sparse accessors, byteStride, the
 // three file layouts, warnings, and (bad files: gltf_loader_errors_test.cpp).
-#include "anim/gltf_loader.h"
+#include "anim/loaders/gltf_loader.h"
 
 #include <cmath>
 #include <filesystem>

@@ -11,13 +11,13 @@
 
 #include <gtest/gtest.h>
 
-#include "anim/gltf_loader.h"
+#include "anim/loaders/gltf_loader.h"
 #include "gltf_test_files.h"
 #include "gltf_uri_cases.h"
 
 // The gate itself is internal to core; it is tested directly because it is the check that
 // holds even when the pre-scan and tinygltf read a document differently.
-#include "../../core/src/gltf_uri_policy.h"
+#include "../../core/loaders/src/gltf_uri_policy.h"
 
 namespace anim {
 namespace {

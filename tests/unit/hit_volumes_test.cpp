@@ -9,9 +9,9 @@
 #include <gtest/gtest.h>
 
 #include "anim/animator.h"
-#include "anim/builtin_character.h"
-#include "anim/gltf_loader.h"
 #include "anim/hit_volumes.h"
+#include "anim/loaders/builtin_character.h"
+#include "anim/loaders/gltf_loader.h"
 #include "anim/skinned_mesh.h"
 
 #include <glm/gtc/matrix_transform.hpp>

@@ -1,6 +1,6 @@
 // MD5 loader on small files written here: hand-computed bind vertices, rest locals, w
 // recovery, sampled frames, flag subsets, and one error per kind of bad input.
-#include "anim/md5_loader.h"
+#include "anim/loaders/md5_loader.h"
 
 #include <cmath>
 #include <filesystem>

@@ -11,7 +11,7 @@
 
 #include <gtest/gtest.h>
 
-#include "anim/md5_loader.h"
+#include "anim/loaders/md5_loader.h"
 #include "process_tmp_dir.h"
 
 namespace anim {

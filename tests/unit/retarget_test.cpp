@@ -10,7 +10,7 @@
 #include <gtest/gtest.h>
 #include <glm/gtc/matrix_transform.hpp>
 
-#include "anim/bvh_loader.h"
+#include "anim/loaders/bvh_loader.h"
 #include "anim/palette.h"
 #include "anim/retarget.h"
 #include "anim/skeleton.h"

@@ -17,8 +17,8 @@
 #include <gtest/gtest.h>
 
 #include "anim/clip.h"
-#include "anim/gltf_loader.h"
-#include "anim/md5_loader.h"
+#include "anim/loaders/gltf_loader.h"
+#include "anim/loaders/md5_loader.h"
 #include "job_test_helpers.h"
 #include "shared_assets.h"
 

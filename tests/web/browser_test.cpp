@@ -23,7 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "anim/animator.h"
-#include "anim/builtin_character.h"
+#include "anim/loaders/builtin_character.h"
 #include "anim/v1/assets.pb.h"
 #include "codec_harness.h"
 #include "skeleton_message.h"

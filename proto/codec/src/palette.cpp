@@ -1,4 +1,4 @@
-// The client's way from a decoded pose to the skin palette (core/include/anim/palette.h
+// The client's way from a decoded pose to the skin palette (core/runtime/include/anim/palette.h
 // defines the same palette from float locals).
 #include <glm/gtc/matrix_transform.hpp>
 

@@ -5,7 +5,7 @@
 #include <google/protobuf/stubs/logging.h>
 #include <spdlog/spdlog.h>
 
-#include "anim/builtin_character.h"
+#include "anim/loaders/builtin_character.h"
 #include "animops/ops.h"
 #include "app/web_viewer.h"
 #include "assets/asset_loading.h"

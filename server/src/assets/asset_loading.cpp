@@ -7,9 +7,9 @@
 #include <string_view>
 #include <system_error>
 
-#include "anim/bvh_loader.h"
-#include "anim/gltf_loader.h"
-#include "anim/md5_loader.h"
+#include "anim/loaders/bvh_loader.h"
+#include "anim/loaders/gltf_loader.h"
+#include "anim/loaders/md5_loader.h"
 #include "anim/retarget.h"
 
 namespace fs = std::filesystem;

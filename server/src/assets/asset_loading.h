@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "anim/asset.h"
-#include "anim/gltf_loader.h"
+#include "anim/loaders/gltf_loader.h"
 #include "anim/status.h"
 #include "assets/asset_catalog.h"
 #include "assets/load_request.h"

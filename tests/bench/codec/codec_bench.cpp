@@ -12,7 +12,7 @@
 #include <benchmark/benchmark.h>
 
 #include "anim/animator.h"
-#include "anim/gltf_loader.h"
+#include "anim/loaders/gltf_loader.h"
 #include "animcodec/compact.h"
 #include "animcodec/encode_paths.h"
 #include "animcodec/quantize_paths.h"

@@ -26,7 +26,7 @@
 #include <thread>
 #include <vector>
 
-#include "anim/gltf_loader.h"
+#include "anim/loaders/gltf_loader.h"
 #include "history/pose_query.h"
 #include "protocol/request_convert.h"
 #include "shared_assets.h"

@@ -26,7 +26,7 @@
 #include <benchmark/benchmark.h>
 
 #include "anim/animator.h"
-#include "anim/gltf_loader.h"
+#include "anim/loaders/gltf_loader.h"
 #include "history/hit_query.h"
 #include "history/pose_query.h"
 #include "protocol/request_convert.h"

@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "anim/blend_job.h"
-#include "anim/gltf_loader.h"
+#include "anim/loaders/gltf_loader.h"
 #include "anim/local_to_model_job.h"
 #include "anim/palette_job.h"
 #include "anim/sampling_job.h"

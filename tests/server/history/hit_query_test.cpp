@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "anim/builtin_character.h"
+#include "anim/loaders/builtin_character.h"
 #include "history/hit_query.h"
 #include "history/pose_query.h"
 #include "protocol/request_convert_hits.h"

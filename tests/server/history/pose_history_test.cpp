@@ -16,7 +16,7 @@
 
 #include <gtest/gtest.h>
 
-#include "anim/builtin_character.h"
+#include "anim/loaders/builtin_character.h"
 #include "history/history_record.h"
 #include "history/pose_query.h"
 #include "world/world.h"

@@ -13,7 +13,7 @@
 
 #include <gtest/gtest.h>
 
-#include "anim/builtin_character.h"
+#include "anim/loaders/builtin_character.h"
 
 namespace animd {
 namespace {

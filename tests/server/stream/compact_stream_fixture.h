@@ -13,7 +13,7 @@
 #include <span>
 #include <string>
 #include <vector>
-#include "anim/builtin_character.h"
+#include "anim/loaders/builtin_character.h"
 #include "moving_asset.h"
 #include "snapshot/compact_layout.h"
 #include "stream/encode_stage.h"

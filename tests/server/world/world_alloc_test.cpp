@@ -12,7 +12,7 @@
 
 #include "counting_new.h"
 
-#include "anim/builtin_character.h"
+#include "anim/loaders/builtin_character.h"
 #include "world/world.h"
 
 using animtest::g_allocations;

@@ -11,7 +11,7 @@
 
 #include <gtest/gtest.h>
 
-#include "anim/builtin_character.h"
+#include "anim/loaders/builtin_character.h"
 #include "world/world.h"
 
 namespace animd {

@@ -9,7 +9,7 @@
 
 #include <gtest/gtest.h>
 
-#include "anim/builtin_character.h"
+#include "anim/loaders/builtin_character.h"
 #include "protocol/reply_sink.h"
 #include "world/world.h"
 

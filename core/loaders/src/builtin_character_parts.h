@@ -1,5 +1,5 @@
 #pragma once
-// Internal pieces of the built-in character (see anim/builtin_character.h): the rig, the
+// Internal pieces of the built-in character (see anim/loaders/builtin_character.h): the rig, the
 // skinned mesh and the clips are built by separate files so that each stays small. Not a
 // public header: only builtin_character*.cpp include it.
 

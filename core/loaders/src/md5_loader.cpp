@@ -1,6 +1,6 @@
 // load_md5 and load_md5_from_memory: both feed texts to one pipeline (md5_mesh.cpp, then
 // md5_anim.cpp per anim), so files on disk and bytes in memory load identically.
-#include "anim/md5_loader.h"
+#include "anim/loaders/md5_loader.h"
 
 #include <filesystem>
 #include <fstream>

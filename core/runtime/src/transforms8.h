@@ -1,6 +1,6 @@
 #pragma once
 // Eight transforms' rotations in and out of 8-lane registers, for the jobs' AVX2 variants
-// (core/src/*_avx2.cpp; include simd8.h first). Transforms are read as 10 floats:
+// (core/runtime/src/*_avx2.cpp; include simd8.h first). Transforms are read as 10 floats:
 // translation 0-2, rotation x y z w 3-6, scale 7-9 (the jobs check that layout).
 
 #include <cstddef>

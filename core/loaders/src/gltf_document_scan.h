@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <span>
 
-#include "anim/gltf_loader.h"
+#include "anim/loaders/gltf_loader.h"
 #include "anim/status.h"
 
 namespace anim::gltf {

@@ -1,5 +1,5 @@
 // make_builtin_character: assembles the rig, mesh and clips built in builtin_character_*.cpp.
-#include "anim/builtin_character.h"
+#include "anim/loaders/builtin_character.h"
 
 #include "builtin_character_parts.h"
 

@@ -2,7 +2,7 @@
 //
 // Debian also ships libtinygltf.so, but its build decodes images with stb_image. Compiling the
 // implementation here with the configuration of gltf_tinygltf.h means textures are never
-// decoded or even read. These definitions come from the static animcore archive, so nothing
-// is taken from the shared library.
+// decoded or even read. These definitions come from the animloaders library, so nothing is
+// taken from the shared library.
 #define TINYGLTF_IMPLEMENTATION
 #include "gltf_tinygltf.h"

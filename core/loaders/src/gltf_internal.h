@@ -11,7 +11,7 @@
 #include "gltf_tinygltf.h"
 
 #include "anim/asset.h"
-#include "anim/gltf_loader.h"
+#include "anim/loaders/gltf_loader.h"
 #include "anim/status.h"
 
 namespace anim::gltf {

@@ -1,15 +1,16 @@
 #pragma once
 // F8: eight floats processed together, for the few hot loops that have an AVX2 variant
-// (core/src/*_avx2.cpp, compiled with -mavx2 and without FMA; see core/CMakeLists.txt). Each
-// operation is the 8-lane form of F4's (simd4.h) and rounds exactly as it does, so a lane
-// gives the same bits through either width: the AVX2 variants change the speed, not the
-// results. Those files run only where the CPU has AVX2 (simd_dispatch.h).
+// (core/runtime/src/*_avx2.cpp, compiled with -mavx2 and without FMA; see
+// core/runtime/CMakeLists.txt). Each operation is the 8-lane form of F4's (simd4.h) and
+// rounds exactly as it does, so a lane gives the same bits through either width: the AVX2
+// variants change the speed, not the results. Those files run only where the CPU has AVX2
+// (simd_dispatch.h).
 //
 // Include this header, not simd4.h, in those files: it defines ANIM_SIMD_AVX2 first, which
 // puts F4's operations there in a namespace of their own (see simd4.h).
 
 #if !defined(__AVX2__)
-#error "simd8.h belongs in the files compiled for AVX2 (core/CMakeLists.txt)"
+#error "simd8.h belongs in the files compiled for AVX2 (core/runtime/CMakeLists.txt)"
 #endif
 
 #if defined(ANIM_SIMD_IMPL) && !defined(ANIM_SIMD_AVX2)

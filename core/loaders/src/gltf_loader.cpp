@@ -1,6 +1,6 @@
 // glTF 2.0 loader: file -> tinygltf model -> node hierarchy checks -> skin choice -> Skeleton,
 // then clips (gltf_clips.cpp) and mesh (gltf_mesh.cpp). See docs/loader-gltf.md.
-#include "anim/gltf_loader.h"
+#include "anim/loaders/gltf_loader.h"
 
 #include <algorithm>
 #include <cmath>

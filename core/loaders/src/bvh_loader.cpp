@@ -1,6 +1,6 @@
 // load_bvh and load_bvh_from_memory: the parsed file (bvh_parser.h) becomes a skeleton with
 // its rest pose and inverse binds, and one clip of per-frame keys.
-#include "anim/bvh_loader.h"
+#include "anim/loaders/bvh_loader.h"
 
 #include <cmath>
 #include <filesystem>
