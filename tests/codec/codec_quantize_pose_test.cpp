@@ -146,9 +146,9 @@ TEST_P(QuantizePose, SameIntegersAsQuantizeJointOnTheBuiltinCharacter) {
 
 TEST_P(QuantizePose, SameIntegersAsQuantizeJointOnEverySharedAssetAndClip) {
   ANIMD_REQUIRE_SHARED();
-  EXPECT_GE(codectest::for_each_shared_asset(
-                [](anim::Asset& a) { expect_same_on_clips(GetParam(), a); }),
-            6);
+  EXPECT_GE(
+      codectest::for_each_shared_asset([](anim::Asset& a) { expect_same_on_clips(GetParam(), a); }),
+      6);
 }
 
 TEST_P(QuantizePose, SameIntegersAsQuantizeJointOnRandomAndExtremeValues) {
