@@ -13,7 +13,7 @@
 #include "base/byte_budget.h"
 #include "net/frame_reader.h"
 #include "quiet_protobuf.h"
-#include "session/auth.h"
+#include "session/command_table.h"
 
 namespace {
 void require(bool ok, const char* what) {
