@@ -88,8 +88,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     check_snapshot(*snap);
     ++tick;
   };
-  // Ticks past the first few dozen find little that is new and made long inputs take 100 ms,
-  // so the extra tick bytes are skipped (10 million executions must fit in hours).
+  // Ticks past the first few dozen find little that is new and make long inputs slow, so the
+  // extra tick bytes are skipped (long fuzzing runs need many executions).
   constexpr uint64_t kMaxTicks = 48;
   size_t pos = 0;
   while (pos < size) {

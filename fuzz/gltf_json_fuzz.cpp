@@ -66,11 +66,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(!result);
     FUZZ_CHECK(result.error().code() == anim::StatusCode::kResourceExhausted);
   }
-  // Checked, but kept out of the corpus (-1): a document over 64 KiB not refused by a bound,
-  // which tinygltf parses whole (0.1-4 s under ASan, against ~1 ms for most inputs). libFuzzer
-  // replays its whole corpus before fuzzing, whatever the time limit, and derives most inputs
-  // from it: such entries made a 10 s run start with over a minute of replay. Mutation makes
-  // them again; documents refused by a bound, cheap at any size, are kept.
+  // Checked, but kept out of the corpus (-1): a document over kKeepBytes not refused by a
+  // bound, which tinygltf parses whole, far slower than most inputs. libFuzzer replays its
+  // whole corpus before fuzzing, whatever the time limit, and derives most inputs from it, so
+  // such entries would make every short run start with a long replay. Mutation makes them
+  // again; documents refused by a bound, cheap at any size, are kept.
   const bool refused = !result && result.error().code() == anim::StatusCode::kResourceExhausted;
   if (r.bytes.size() > kKeepBytes && !refused) return -1;
   return 0;

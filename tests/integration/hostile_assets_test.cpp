@@ -147,10 +147,10 @@ TEST(HostileAssets, OneOwnersLoadsDoNotHoldAnothers) {
 }
 
 TEST(HostileAssets, UploadsWaitingToLoadStayWithinTheInboundBudget) {
-  // One loader thread busy with two slow loads; 1.6 MB uploads wait behind them, each keeping
-  // its bytes drawn on the 4.7 MB inbound budget: of three, one cannot be received (the slow
-  // uploads' and two big ones' bytes fit, three big ones do not, even once the slow ones are
-  // done).
+  // One loader thread busy with two slow loads; big uploads wait behind them, each keeping
+  // its bytes drawn on the inbound budget: of three, one cannot be received. The budget is
+  // sized (asserted below) so that the slow uploads' and two big ones' bytes fit and three
+  // big ones do not, even once the slow ones are done.
   DaemonProcess daemon({"--loader-threads", "1", "--max-inbound-bytes-total", "4700000",
                         "--max-upload-bytes", std::to_string(2 << 20)});
   ANIMD_START(daemon);

@@ -144,8 +144,8 @@ void evaluate_pose(const Skeleton& skeleton, std::span<const Clip> clips, const 
   if (scratch.sample.size() < n) scratch.sample.resize(n);
   const std::span<Transform> sample = std::span(scratch.sample).first(n);
   // An additive layer's reference pose is the character's own memory, read once per update
-  // and cold by then (2.5 KB for 64 joints; the hardware's prefetcher only starts after the
-  // first misses): asked for now, it arrives while the clips are sampled.
+  // and cold by then (the hardware's prefetcher only starts after the first misses): asked
+  // for now, it arrives while the clips are sampled.
   if (setup)
     for (size_t i = 0; i < inputs.layers.size() && i < setup->layers.size(); ++i) {
       const std::vector<Transform>& ref = setup->layers[i]->reference;

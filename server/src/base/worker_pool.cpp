@@ -58,8 +58,7 @@ WorkerPool::~WorkerPool() {
 
 namespace {
 // Blocks per thread: enough that a preempted thread leaves little behind and that a block is
-// short (~20 bench64 characters, ~50 us, at 5,000 characters on 2 threads: the longest a
-// thread queued behind a yielding worker waits), few enough that taking one (a
+// short (the longest a thread queued behind a yielding worker waits), few enough that taking one (a
 // compare-exchange, and a sched_yield when asked) costs nothing next to the characters it
 // holds.
 constexpr size_t kBlocksPerThread = 128;
