@@ -86,7 +86,7 @@ class Session : public ReplySink, public std::enable_shared_from_this<Session> {
   // Admission and routing: the command table (command_table.h) names each command's handler.
   friend std::span<const CommandSpec> command_table();
   void handle(anim::v1::Request& request, uint64_t seq);
-  bool admit(const anim::v1::Request& request, uint64_t seq);
+  const CommandSpec* admit(const anim::v1::Request& request, uint64_t seq);
   // The handlers (one per command in the table; all on the strand, after admission).
   void answer_list_assets(anim::v1::Request& request, uint64_t seq);
   void answer_asset_data(anim::v1::Request& request, uint64_t seq);

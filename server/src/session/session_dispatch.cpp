@@ -37,30 +37,30 @@ void Session::reply_error(uint64_t seq, const Request& request, anim::v1::Status
   complete(seq, std::move(reply));
 }
 
-// Rate, command, token and role checks. Answers and returns false when the request may not
-// go further.
-bool Session::admit(const Request& r, uint64_t seq) {
+// Rate, command, token and role checks. Returns the command's entry, or null after answering
+// when the request may not go further.
+const CommandSpec* Session::admit(const Request& r, uint64_t seq) {
   const Admission::Verdict verdict = admission_.check(r, Clock::now());
   if (verdict.admitted) {
     // Trusted from now on: frames up to the full limit.
     if (verdict.first) reader_.set_limit(server_.config().max_accepted_frame());
-    return true;
+    return verdict.command;
   }
   reply_error(seq, r, verdict.code, verdict.message);
   if (!verdict.close_reason.empty())
     close_after_flush(verdict.close_reason, Clock::now() + kFlushBeforeClose);
-  return false;
+  return nullptr;
 }
 
 void Session::handle(Request& r, uint64_t seq) {
-  if (!admit(r, seq)) return;
+  const CommandSpec* command = admit(r, seq);
+  if (!command) return;
   if (server_.shutting_down())
     return reply_error(seq, r, anim::v1::STATUS_UNAVAILABLE, "the daemon is shutting down");
   // Every repeated field within its cap before any route reads one (request_convert_caps.h).
   if (auto s = check_repeated_field_caps(r); !s)
     return reply_error(seq, r, to_proto(s.code()), s.message());
-  // admit() refused commands without an entry.
-  (this->*find_command(r.command_case())->handle)(r, seq);
+  (this->*command->handle)(r, seq);
 }
 
 void Session::answer_list_assets(Request& r, uint64_t seq) {

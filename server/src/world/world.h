@@ -168,7 +168,7 @@ class World {
   // request against the world's state first and changes nothing on error. A command's
   // handler is where its IK, hit or asset family lives (world_ik.cpp, world_hits.cpp,
   // world.cpp), else world_commands.cpp.
-  anim::Expected<WorldResult> handle(const SpawnCharacter& r, const CommandContext& ctx);
+  anim::Expected<Spawned> handle(const SpawnCharacter& r, const CommandContext& ctx);
   anim::Status handle(const DespawnCharacter& r, const CommandContext& ctx);
   anim::Status handle(const SetRootTransform& r, const CommandContext& ctx);
   anim::Status handle(const SetRootMotion& r, const CommandContext& ctx);

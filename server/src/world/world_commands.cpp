@@ -44,9 +44,6 @@ anim::Expected<WorldResult> result_of(anim::Expected<T>&& r) {
   if (!r) return r.error();
   return WorldResult(std::move(*r));
 }
-anim::Expected<WorldResult> result_of(anim::Expected<WorldResult>&& r) {
-  return std::move(r);
-}
 // An answer that cannot fail.
 template <class T>
 requires std::is_constructible_v<WorldResult, T&&> anim::Expected<WorldResult> result_of(
@@ -66,11 +63,11 @@ anim::Expected<WorldResult> World::execute(const WorldRequest& request, const Ca
   return std::visit([&](const auto& r) { return result_of(handle(r, ctx)); }, request);
 }
 
-anim::Expected<WorldResult> World::handle(const SpawnCharacter& r, const CommandContext& ctx) {
+anim::Expected<Spawned> World::handle(const SpawnCharacter& r, const CommandContext& ctx) {
   // The caller must be allowed the asset, whoever will own the character.
   if (auto usable = find_usable_asset(r.asset, "spawn.asset", ctx.owner); !usable)
     return usable.error();
-  return result_of(spawn(r, ctx.session, r.shared ? 0 : ctx.owner, ctx.tick));
+  return spawn(r, ctx.session, r.shared ? 0 : ctx.owner, ctx.tick);
 }
 
 anim::Expected<Spawned> World::spawn(const SpawnCharacter& r, uint64_t session, uint64_t owner,
