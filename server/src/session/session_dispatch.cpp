@@ -6,49 +6,36 @@
 
 #include <algorithm>
 
-#include <spdlog/spdlog.h>
+#include <boost/asio/post.hpp>
 
-#include "assets/asset_loading.h"
 #include "history/hit_query.h"
 #include "history/pose_query.h"
 #include "protocol/proto_convert.h"
-#include "protocol/reply_sink.h"
 #include "protocol/request_convert.h"
 #include "protocol/request_convert_assets.h"
 #include "protocol/request_convert_caps.h"
 #include "protocol/request_convert_hits.h"
-#include "session/command_table.h"
 
 namespace animd {
 
 namespace asio = boost::asio;
-using anim::v1::Request;
 
 namespace {
 // How long a connection closed for misbehaving has to take the reply saying why.
 constexpr std::chrono::seconds kFlushBeforeClose{2};
 }  // namespace
 
-void Session::reply_error(uint64_t seq, const Request& request, anim::v1::StatusCode code,
-                          std::string message) {
-  anim::v1::Reply reply;
-  reply.set_request_id(request.request_id());
-  set_status(reply, code, std::move(message));
-  complete(seq, std::move(reply));
-}
-
 // Rate, command, token and role checks. Returns the command's entry, or null after answering
 // when the request may not go further.
 const CommandSpec* Session::admit(const Request& r, uint64_t seq) {
   const Admission::Verdict verdict = admission_.check(r, Clock::now());
   if (verdict.admitted) {
-    // Trusted from now on: frames up to the full limit.
-    if (verdict.first) reader_.set_limit(server_.config().max_accepted_frame());
+    if (verdict.first) connection_.trust();
     return verdict.command;
   }
   reply_error(seq, r, verdict.code, verdict.message);
   if (!verdict.close_reason.empty())
-    close_after_flush(verdict.close_reason, Clock::now() + kFlushBeforeClose);
+    connection_.close_after_flush(verdict.close_reason, Clock::now() + kFlushBeforeClose);
   return nullptr;
 }
 
@@ -61,6 +48,19 @@ void Session::handle(Request& r, uint64_t seq) {
   if (auto s = check_repeated_field_caps(r); !s)
     return reply_error(seq, r, to_proto(s.code()), s.message());
   (this->*command->handle)(r, seq);
+}
+
+uint64_t Session::owner_of(const Request& r) const {
+  return server_.auth().check(r.auth_token()).owner_key;
+}
+
+bool Session::outbound_room(uint64_t seq, const Request& r) {
+  const ByteBudget& budget = server_.stream_budget();
+  if (budget.used() < budget.limit()) return true;
+  reply_error(seq, r, anim::v1::STATUS_RESOURCE_EXHAUSTED,
+              "the daemon's outbound budget is spent (--max-stream-bytes-total; clients are not "
+              "reading what was sent to them): retry later");
+  return false;
 }
 
 void Session::answer_list_assets(Request& r, uint64_t seq) {
@@ -94,32 +94,24 @@ void Session::queue_for_tick(Request& r, uint64_t seq) {
 }
 
 void Session::handle_unsubscribe(Request& r, uint64_t seq) {
-  subs_.expect_unsubscribe(seq, r.unsubscribe().subscription_id());
+  stream_.subscriptions().expect_unsubscribe(seq, r.unsubscribe().subscription_id());
   push_command(r, seq);
-}
-
-bool Session::outbound_room(uint64_t seq, const Request& r) {
-  const ByteBudget& budget = server_.stream_budget();
-  if (budget.used() < budget.limit()) return true;
-  reply_error(seq, r, anim::v1::STATUS_RESOURCE_EXHAUSTED,
-              "the daemon's outbound budget is spent (--max-stream-bytes-total; clients are not "
-              "reading what was sent to them): retry later");
-  return false;
 }
 
 void Session::handle_subscribe(Request& r, uint64_t seq) {
   const Config& cfg = server_.config();
+  SubscriptionSet& subs = stream_.subscriptions();
   const auto& s = r.subscribe();
   if (s.encoding() != anim::v1::ENCODING_FLOAT_3X4 && s.encoding() != anim::v1::ENCODING_COMPACT)
     return reply_error(seq, r, anim::v1::STATUS_INVALID_ARGUMENT,
                        "subscribe.encoding has an unknown value " + std::to_string(s.encoding()) +
                            " (ENCODING_FLOAT_3X4 = 0, ENCODING_COMPACT = 1)");
-  if (subs_.count() >= cfg.max_subscriptions_per_connection)
+  if (subs.count() >= cfg.max_subscriptions_per_connection)
     return reply_error(seq, r, anim::v1::STATUS_RESOURCE_EXHAUSTED,
                        "--max-subscriptions-per-connection (" +
                            std::to_string(cfg.max_subscriptions_per_connection) + ") reached");
   StreamSubscription sub;
-  sub.id = subs_.next_id();
+  sub.id = subs.next_id();
   sub.all = s.all_characters();
   // A bad region is refused with the request (push_command -> to_world_request).
   if (s.has_region())
@@ -132,44 +124,26 @@ void Session::handle_subscribe(Request& r, uint64_t seq) {
   sub.events = s.events().enabled();  // min_weight checked with the request (to_world_request)
   sub.event_min_weight = s.events().min_weight();
   const uint32_t id = sub.id;
-  subs_.expect_subscribe(seq, std::move(sub));
+  subs.expect_subscribe(seq, std::move(sub));
   push_command(r, seq, id);
 }
 
 void Session::push_command(Request& r, uint64_t seq, uint32_t subscription_id) {
-  const Config& cfg = server_.config();
-  auto refuse = [&](std::string why) {
-    subs_.forget(seq);
-    reply_error(seq, r, anim::v1::STATUS_RESOURCE_EXHAUSTED, std::move(why));
+  SubscriptionSet& subs = stream_.subscriptions();
+  auto refuse = [&](const anim::Status& why) {
+    subs.forget(seq);
+    reply_error(seq, r, to_proto(why.code()), why.message());
   };
-  if (pending_commands_ >= cfg.max_pending_commands_per_connection)
-    return refuse("--max-pending-commands-per-connection (" +
-                  std::to_string(cfg.max_pending_commands_per_connection) +
-                  ") requests of this connection are already waiting for the tick");
+  if (auto room = pipeline_.room(); !room) return refuse(room);
   // Converted (and checked) here, so a malformed request is answered without the tick.
   auto request = to_world_request(r);
-  if (!request) {
-    subs_.forget(seq);
-    return reply_error(seq, r, to_proto(request.error().code()), request.error().message());
-  }
+  if (!request) return refuse(request.error());
   if (auto* sub = std::get_if<Subscribe>(&*request)) sub->subscription_id = subscription_id;
   if (const auto* move = std::get_if<UpdateSubscription>(&*request))
-    subs_.expect_region_move(seq, move->subscription_id, move->region);
-  Command c;
-  c.kind = Command::Kind::kRequest;
-  c.session_id = id_;
-  c.owner = server_.auth().check(r.auth_token()).owner_key;
-  c.seq = seq;
-  c.request_id = r.request_id();
-  c.sink = shared_from_this();
-  c.request = std::move(*request);
-  const uint64_t owner = c.owner;
-  if (!server_.commands().push(std::move(c), cfg.max_queued_commands))
-    return refuse("the daemon's command queue is full (--max-queued-commands " +
-                  std::to_string(cfg.max_queued_commands) + "); retry later");
-  ++pending_commands_;
-  if (std::find(noted_owners_.begin(), noted_owners_.end(), owner) == noted_owners_.end())
-    noted_owners_.push_back(owner);
+    subs.expect_region_move(seq, move->subscription_id, move->region);
+  const CommandPipeline::Origin origin{seq, r.request_id(), owner_of(r)};
+  if (auto queued = pipeline_.to_tick(std::move(*request), origin, shared_from_this()); !queued)
+    refuse(queued);
 }
 
 void Session::handle_query_pose(Request& r, uint64_t seq) {
@@ -179,7 +153,7 @@ void Session::handle_query_pose(Request& r, uint64_t seq) {
   uint64_t newest = 0;
   auto answer = query_history(server_.history(), std::get<QueryPose>(*request), &newest);
   if (!answer) return push_command(r, seq);
-  note_owner(server_.auth().check(r.auth_token()).owner_key);
+  pipeline_.note_owner(owner_of(r));
   // The reply's tick is the newest published one: the state the answer comes from.
   WireReply out = wire_reply(ResultHeader{seq, r.request_id(), newest},
                              *answer ? anim::Expected<WorldResult>(WorldResult(std::move(**answer)))
@@ -207,21 +181,11 @@ void Session::handle_hit_query(Request& r, uint64_t seq) {
     answer = overlap ? anim::Expected<WorldResult>(WorldResult(std::move(*overlap)))
                      : anim::Expected<WorldResult>(overlap.error());
   }
-  note_owner(server_.auth().check(r.auth_token()).owner_key);
+  pipeline_.note_owner(owner_of(r));
   // The reply's tick is the newest published one: the state the answer comes from.
   WireReply out =
       wire_reply(ResultHeader{seq, r.request_id(), newest}, answer, &server_.stream_budget());
   complete(seq, std::move(out.reply), out.drawn);
-}
-
-void Session::note_owner(uint64_t owner) {
-  if (std::find(noted_owners_.begin(), noted_owners_.end(), owner) != noted_owners_.end()) return;
-  Command c;  // its request (GetStats) changes nothing, and without a sink it has no reply
-  c.kind = Command::Kind::kRequest;
-  c.session_id = id_;
-  c.owner = owner;
-  if (server_.commands().push(std::move(c), server_.config().max_queued_commands))
-    noted_owners_.push_back(owner);
 }
 
 void Session::handle_load(Request& r, uint64_t seq) {
@@ -246,59 +210,15 @@ void Session::handle_load(Request& r, uint64_t seq) {
   // Reading pauses meanwhile so that later commands of this connection reach the tick after
   // the asset does (request order is kept). An upload's bytes stay drawn on the inbound
   // budget until its load is over: the frame's draw passes to the load.
-  paused_ = true;
-  ++pending_commands_;
-  const uint64_t owner = server_.auth().check(r.auth_token()).owner_key;
-  // Without tokens every connection takes its own turns.
-  const uint64_t turn_key = owner != 0 ? owner : (uint64_t{1} << 63) | id_;
-  auto upload_draw = std::make_shared<BudgetHold>(reader_.take_draw());
-  auto self = shared_from_this();
-  server_.loader().post(
-      turn_key, [self, seq, owner, upload_draw, request_id = r.request_id(),
-                 load = load_request_from_proto(std::move(*r.mutable_load_asset()))]() mutable {
-        const Config& cfg = self->server_.config();
-        anim::GltfLimits limits;
-        limits.max_working_bytes = cfg.max_load_bytes;
-        limits.deadline = std::chrono::steady_clock::now() +
-                          std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                              std::chrono::duration<double>(cfg.max_load_seconds));
-        // attach_to reads the asset as published now; the tick swaps the new version in only if
-        // it is still the current one (World::replace_asset).
-        auto loaded = load_requested_asset(load, self->server_.asset_root(),
-                                           *self->server_.catalog().get(), limits);
-        // The upload's bytes, then their draw, go before anyone hears the load is over.
-        std::string().swap(load.data);
-        upload_draw->reset();
-        if (!loaded) {
-          self->server_.log(spdlog::level::warn, "load_asset failed",
-                            "session " + std::to_string(self->id_) +
-                                ": load_asset failed: " + loaded.error().message());
-          self->deliver_result(ResultHeader{seq, request_id, 0}, loaded.error());
-        } else {
-          const anim::Asset& a = *loaded->asset;
-          if (loaded->replaces)
-            spdlog::info("session {}: retargeted clip '{}' for asset '{}' ({} clips)", self->id_,
-                         a.clips.back().name, a.name, a.clips.size());
-          else
-            spdlog::info("session {}: loaded asset '{}' ({} joints, {} clips)", self->id_, a.name,
-                         a.skeleton.num_joints(), a.clips.size());
-          Command c;
-          c.kind = loaded->replaces ? Command::Kind::kReplaceAsset : Command::Kind::kInsertAsset;
-          c.session_id = self->id_;
-          c.owner = owner;
-          c.seq = seq;
-          c.request_id = request_id;
-          c.sink = self;
-          c.asset = std::move(loaded->asset);
-          c.replaces = std::move(loaded->replaces);
-          c.asset_shared = load.shared;
-          self->server_.commands().push(std::move(c));  // already counted as pending
-        }
-        asio::post(self->transport_.get_executor(), [self] {
-          self->paused_ = false;
-          self->process_input();
-        });
-      });
+  connection_.pause_reading();
+  const uint64_t owner = owner_of(r);
+  CommandPipeline::Load load{load_request_from_proto(std::move(*r.mutable_load_asset())),
+                             CommandPipeline::Origin{seq, r.request_id(), owner},
+                             owner != 0 ? owner : (uint64_t{1} << 63) | id_,
+                             connection_.take_frame_draw()};
+  pipeline_.to_loader(std::move(load), shared_from_this(), [self = shared_from_this()] {
+    asio::post(self->connection_.executor(), [self] { self->connection_.resume_reading(); });
+  });
 }
 
 }  // namespace animd

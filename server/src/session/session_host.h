@@ -47,7 +47,7 @@ class SessionHost {
   virtual ByteBudget& stream_budget() = 0;
 
   // Whether compact frames are encoded ahead by the encode stage (--encode-threads > 0):
-  // sessions then wait briefly for it (Session::encode_compact).
+  // sessions then wait briefly for it (StreamSender::encode_compact).
   virtual bool encode_staged() const = 0;
   // EncodeStage::progress_tick() and taken_tick(), 0 without a stage.
   struct StageTicks {

@@ -1,34 +1,44 @@
 // Session (session.h): replies. Answers from the tick and the loader come back through
 // deliver() onto the strand, settle the subscription changes they answer, and leave in
-// request order through the write queue.
+// request order through the Connection.
 #include "session/session.h"
+
+#include <boost/asio/post.hpp>
+
+#include "protocol/proto_convert.h"
 
 namespace animd {
 
 namespace asio = boost::asio;
 
 void Session::deliver(uint64_t seq, anim::v1::Reply reply, size_t drawn) {
-  asio::post(transport_.get_executor(),
+  asio::post(connection_.executor(),
              [self = shared_from_this(), seq, drawn, reply = std::move(reply)]() mutable {
                self->on_reply(seq, std::move(reply), drawn);
              });
 }
 
 void Session::on_reply(uint64_t seq, anim::v1::Reply reply, size_t drawn) {
-  if (pending_commands_ > 0) --pending_commands_;
-  if (closed_) {
+  pipeline_.answered();
+  if (connection_.closed()) {
     server_.stream_budget().release(drawn);
     return;
   }
-  const bool ok = reply.status().code() == anim::v1::STATUS_OK;
-  if (subs_.settle(seq, ok, reply.tick())) dropping_since_.reset();
-  release_unwanted_snapshots();
+  stream_.settle(seq, reply.status().code() == anim::v1::STATUS_OK, reply.tick());
   complete(seq, std::move(reply), drawn);
-  resume_if_drained();
+  connection_.resume_if_drained();
+}
+
+void Session::reply_error(uint64_t seq, const Request& request, anim::v1::StatusCode code,
+                          std::string message) {
+  anim::v1::Reply reply;
+  reply.set_request_id(request.request_id());
+  set_status(reply, code, std::move(message));
+  complete(seq, std::move(reply));
 }
 
 void Session::complete(uint64_t seq, anim::v1::Reply reply, size_t drawn) {
-  if (closed_) {
+  if (connection_.closed()) {
     server_.stream_budget().release(drawn);
     return;
   }
@@ -42,12 +52,7 @@ void Session::complete(uint64_t seq, anim::v1::Reply reply, size_t drawn) {
   }
   anim::v1::ServerMessage msg;
   *msg.mutable_reply() = std::move(reply);
-  write_queue_.hold_reply(seq, frame_message(msg), drawn);
-  // Replies leave in request order, whichever thread produced them.
-  while (auto ready = write_queue_.next_in_order()) {
-    enqueue_reply(std::move(ready->bytes), ready->drawn);
-    if (closed_) return;
-  }
+  connection_.send_reply(seq, frame_message(msg), drawn);
 }
 
 }  // namespace animd

@@ -1,6 +1,6 @@
 #pragma once
 // Which snapshot a compact subscription sends next, and which waiting snapshots a session
-// keeps: the rules of Session::encode_compact as pure functions of the subscription, the
+// keeps: the rules of StreamSender::encode_compact as pure functions of the subscription, the
 // snapshots it has waiting and what the session knows of the encode stage and the tick, so
 // that each rule is tested on its own (compact_frame_choice_test.cpp). Session applies the
 // outcome: it sends the frame, counts drops and metrics, and lets go of kept frames.
@@ -27,7 +27,7 @@ namespace animd {
 // A compact frame may wait this many ticks for the encode stage to prepare its snapshot;
 // then, if the stage is also starved (kStageStarvedTicks behind), the session encodes the
 // newest itself. Its kept frames (StreamSubscription::kMaxKeptAge, 8 ticks before the tick it
-// encodes) are let go this much later (Session::on_snapshot).
+// encodes) are let go this much later (StreamSender::encode_waiting).
 inline constexpr uint64_t kStageGraceTicks = 6;
 // How far behind the newest tick the stage's progress (EncodeStage::progress_tick) must be
 // before sessions encode frames themselves. A stage that is slow but moving is waited for:

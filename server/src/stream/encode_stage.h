@@ -17,7 +17,7 @@
 // against the two ticks before when those are the ticks it prepared, else the delta against
 // the two it prepared (Snapshot::compact_entry_against with their skips), else DELTA1 or a key
 // frame, as compact_entry_for (stream_encoder.h) chooses for it. It then marks the snapshot
-// prepared and calls `on_prepared` (which wakes the sessions, session_stream.cpp).
+// prepared and calls `on_prepared` (which wakes the sessions, session/stream_sender.cpp).
 //
 // Only the newest snapshot offered is worked on: one offered while another is in progress
 // waits, and is replaced by a newer one (the sessions skip the ticks it never prepared; their

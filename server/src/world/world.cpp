@@ -445,8 +445,8 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
   // ENCODING_COMPACT: this tick's quantized poses, and the two ticks before as baselines
   // (only while a compact subscription exists: quantizing costs the workers). Not while the
   // encode stage is still preparing an earlier tick: it would not take this one, and the
-  // subscriptions it prepares for wait for the next it takes (session_stream.cpp). Those at a
-  // rate divisor are due at fixed ticks: every tick is quantized while one exists.
+  // subscriptions it prepares for wait for the next it takes (session/stream_sender.cpp). Those at
+  // a rate divisor are due at fixed ticks: every tick is quantized while one exists.
   const bool compact = metrics_.compact_subscriptions.load(std::memory_order_relaxed) > 0;
   // A stage that gets no CPU for long (a host busy with other work) defers nothing beyond
   // kMaxDeferredTicks: the sessions then encode what it could not (their fallback).
