@@ -63,9 +63,9 @@ namespace {
 // holds.
 constexpr size_t kBlocksPerThread = 128;
 constexpr size_t kMinBlock = 16;
-// The caller spins this many times (a pause each, ~40 ns on x86) for the last blocks before
-// it sleeps: the last block is usually a few microseconds from done, and a futex sleep and
-// wake-up costs more than that.
+// The caller spins this many times (a pause instruction each) for the last blocks before it
+// sleeps: the last block is usually close to done, and a futex sleep and wake-up costs more
+// than the wait.
 constexpr int kSpinsBeforeSleep = 1000;
 
 inline void cpu_relax() {

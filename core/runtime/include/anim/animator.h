@@ -36,8 +36,8 @@
 namespace anim {
 
 // What an Animator allocates for itself. kOwn: its own evaluation scratch and skin palette,
-// for update(dt). kLentOnly: neither (8 KB less for a 64-joint skeleton, 40 MB for 5,000 such
-// characters), for an owner that updates it only in lent buffers (update(dt, buffers)) and
+// for update(dt). kLentOnly: neither (a scratch pose and a matrix per joint less), for an
+// owner that updates it only in lent buffers (update(dt, buffers)) and
 // builds palettes itself from model_matrices(), the daemon: palette() is empty and
 // palette_current() false until refresh_palette() or update(dt), whose first call then
 // allocates them (after that they work as with kOwn, allocating nothing).
@@ -209,7 +209,7 @@ class Animator {
   // Animator's own model_matrices() and palette() are left out of date (model_current() and
   // palette_current() false) until refresh_model() or refresh_palette(). A daemon updating
   // thousands of characters a tick keeps the evaluation in the core's cache this way: each
-  // Animator's own scratch and matrices would be ~9 KB of cold memory per 64-joint update.
+  // Animator's own scratch and matrices would be cold memory at every update.
   // No lock; no allocation once the buffers are sized (UpdateBuffers::reserve).
   Status update(float dt, UpdateBuffers& buffers);
   // Recomputes model_matrices() from the local pose if the last update left them out of date
