@@ -12,51 +12,16 @@
 #include "anim/animator.h"
 #include "anim/blend.h"
 #include "anim/loaders/gltf_loader.h"
-#include "gltf_scene_json.h"
+#include "fox_golden.h"
 #include "shared_assets.h"
 
 namespace anim {
 namespace {
 
-const Asset& fox() {
-  static const Expected<Asset> asset =
-      load_gltf(animtest::shared_path("assets/Fox/glTF-Binary/Fox.glb"));
-  EXPECT_TRUE(asset.has_value()) << (asset ? "" : asset.error().message());
-  static const Asset empty;
-  return asset ? *asset : empty;
-}
-
-int clip_index(const Asset& a, const std::string& name) {
-  const int i = a.find_clip(name);
-  EXPECT_GE(i, 0) << "Fox has no clip '" << name << "'";
-  return i;
-}
-
-// Fox's skinned mesh node's scene-space matrix, read from the file's JSON. The golden blend
-// palettes are in that node's space (the glTF spec's joint matrix); ours are in scene space,
-// so the golden is mapped by it first. (It is the identity for Fox, which the test checks.)
-glm::dmat4 fox_mesh_world() {
-  const std::string path = animtest::shared_path("assets/Fox/glTF-Binary/Fox.glb");
-  const nlohmann::json doc = animtest::read_gltf_json(path);
-  const int node = animtest::gltf_first_skinned_mesh_node(doc, 0);
-  EXPECT_GE(node, 0) << "Fox has no skinned mesh node";
-  return node < 0 ? glm::dmat4(1.0) : animtest::gltf_node_world(doc, node);
-}
-
-// Largest absolute difference between our palette (skeleton order) and mesh_world * a golden
-// palette (skin.joints order, column-major 4x4).
-float palette_error(const Asset& a, std::span<const PaletteMatrix> palette,
-                    const nlohmann::json& golden, const glm::dmat4& mesh_world) {
-  float worst = 0.0f;
-  for (size_t src = 0; src < golden.size(); ++src) {
-    const glm::mat4 m = palette[a.skeleton.joint_of_source[src]].to_mat4();
-    const glm::dmat4 want = mesh_world * animtest::golden_matrix(golden[src]);
-    for (int c = 0; c < 4; ++c)
-      for (int r = 0; r < 4; ++r)
-        worst = std::max(worst, static_cast<float>(std::abs(m[c][r] - want[c][r])));
-  }
-  return worst;
-}
+using animtest::fox;
+using animtest::fox_clip;
+using animtest::fox_mesh_world;
+using animtest::fox_palette_error;
 
 TEST(FoxBlendGolden, EveryScenarioMatchesThreeJsWithin1e4) {
   ANIMD_REQUIRE_SHARED();
@@ -72,13 +37,13 @@ TEST(FoxBlendGolden, EveryScenarioMatchesThreeJsWithin1e4) {
     const std::string name = sc["name"];
     ASSERT_EQ(sc["joints"].size(), static_cast<size_t>(a.skeleton.num_joints())) << name;
     Animator anim(a.skeleton, a.clips);
-    ASSERT_TRUE(anim.play(clip_index(a, sc["base"]))) << name;
+    ASSERT_TRUE(anim.play(fox_clip(a, sc["base"]))) << name;
     const bool fades = sc.contains("crossfade");
     const float fade_at = fades ? sc["crossfade"]["at"].get<float>() : 0.0f;
     bool faded = false;
     if (sc.contains("additive")) {
       AdditiveLayerDesc d;
-      d.clip = clip_index(a, sc["additive"]["clip"]);
+      d.clip = fox_clip(a, sc["additive"]["clip"]);
       d.reference_time = sc["additive"]["reference_time"];
       d.weight = sc["additive"]["weight"];
       ASSERT_TRUE(anim.add_layer(d).has_value()) << name;
@@ -90,13 +55,13 @@ TEST(FoxBlendGolden, EveryScenarioMatchesThreeJsWithin1e4) {
       if (fades && !faded && t >= fade_at) {
         ASSERT_TRUE(anim.update(fade_at - now));
         now = fade_at;
-        ASSERT_TRUE(anim.crossfade(clip_index(a, sc["crossfade"]["to"]),
+        ASSERT_TRUE(anim.crossfade(fox_clip(a, sc["crossfade"]["to"]),
                                    sc["crossfade"]["duration"].get<float>()));
         faded = true;
       }
       ASSERT_TRUE(anim.update(t - now));
       now = t;
-      const float err = palette_error(a, anim.palette(), sample["palette"], mesh_world);
+      const float err = fox_palette_error(a, anim.palette(), sample["palette"], mesh_world);
       EXPECT_LT(err, 1e-4f) << name << " at t = " << t;
       worst = std::max(worst, err);
     }
@@ -123,8 +88,8 @@ TEST(FoxMask, UpperBodyMaskByBlendRootLeavesTheRestBitIdentical) {
   // blend(): Walk with Run's upper body.
   const int n = s.num_joints();
   std::vector<Transform> walk(n), run(n), out(n);
-  a.clips[clip_index(a, "Walk")].sample(0.3f, s.rest_pose, walk);
-  a.clips[clip_index(a, "Run")].sample(0.5f, s.rest_pose, run);
+  a.clips[fox_clip(a, "Walk")].sample(0.3f, s.rest_pose, walk);
+  a.clips[fox_clip(a, "Run")].sample(0.5f, s.rest_pose, run);
   blend(walk, run, 1.0f, *upper, out);
   for (int j = 0; j < n; ++j) {
     const Transform& want = upper->weights[j] > 0.0f ? run[j] : walk[j];
@@ -134,9 +99,9 @@ TEST(FoxMask, UpperBodyMaskByBlendRootLeavesTheRestBitIdentical) {
   // An additive layer (Survey) on the upper body only: the lower body's palette equals that
   // of Walk alone, bit for bit.
   Animator plain(s, a.clips), layered(s, a.clips);
-  for (Animator* x : {&plain, &layered}) ASSERT_TRUE(x->play(clip_index(a, "Walk")));
+  for (Animator* x : {&plain, &layered}) ASSERT_TRUE(x->play(fox_clip(a, "Walk")));
   AdditiveLayerDesc d;
-  d.clip = clip_index(a, "Survey");
+  d.clip = fox_clip(a, "Survey");
   d.mask = *upper;
   ASSERT_TRUE(layered.add_layer(d).has_value());
   for (Animator* x : {&plain, &layered}) ASSERT_TRUE(x->update(1.3f));
@@ -175,7 +140,7 @@ TEST(FoxIk, SolversReachTargetsOnLegsAndArms) {
   };
   for (const Chain& c : chains) {
     Animator anim(s, a.clips);
-    ASSERT_TRUE(anim.play(clip_index(a, "Walk")));
+    ASSERT_TRUE(anim.play(fox_clip(a, "Walk")));
     ASSERT_TRUE(anim.update(0.2f));
     const int root = s.find_joint(c.root), eff = s.find_joint(c.effector);
     ASSERT_GE(root, 0);

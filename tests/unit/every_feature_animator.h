@@ -1,9 +1,9 @@
 #pragma once
 // An Animator on the test rig with every per-tick feature running at once: root motion,
 // animation events (more per tick than an update keeps), overlapping crossfades with sync,
-// additive layers with masks and all three time sources, and CCD / FABRIK / two-bone goals
-// with constraints and world-space targets; and the built-in character's foot and aim IK. For
-// the tests that must see all of update()'s paths (no allocation, the same pose in lent
+// additive layers with masks and all three time sources, a montage in a slot, and CCD / FABRIK /
+// two-bone goals with constraints and world-space targets; and the built-in character's foot and
+// aim IK. For the tests that must see all of update()'s paths (no allocation, the same pose in lent
 // buffers).
 #include <memory>
 #include <vector>
@@ -65,6 +65,13 @@ struct EveryFeatureRig {
     param.time_source = LayerTimeSource::kParameter;
     param.parameter = 0.3f;
     for (const auto& d : {own, synced, param}) check(a.add_layer(d).has_value());
+    // A montage in a slot on the upper body, blending in and out over the test's ticks.
+    AdditiveLayerDesc slot;
+    slot.blend = LayerBlend::kOverride;
+    slot.mask = own.mask;
+    const Expected<int> slot_id = a.add_layer(slot);
+    check(slot_id.has_value());
+    if (slot_id) check(a.play_montage(*slot_id, {3, 0.2f, 1.0f, 2.0f, 0.0f}).is_ok());
     IkGoalDesc leg = goal("thigh", "foot", IkSolver::kTwoBone, {-0.1f, -0.6f, 0.3f});
     leg.has_pole = true;
     leg.pole = {0, -0.4f, 1};

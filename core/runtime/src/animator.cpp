@@ -360,6 +360,10 @@ void Animator::advance(float dt) {
   apply_root_motion_step();
   // 4. Layer clocks.
   for (Layer& layer : layers_) {
+    if (layer.slot) {
+      advance_montage(layer, dt);
+      continue;
+    }
     const Clip& c = clips_[layer.clip];
     const float t0 = layer.time;
     float step = 0.0f;
@@ -470,7 +474,8 @@ void Animator::fire_events() {
   player(base_, above, EventSource::kBase);
   for (int i = 0; i < num_fades_; ++i) player(fades_[i].player, fade_share[i], EventSource::kFade);
   for (Layer& l : layers_) {
-    fire_crossings(l.clip, l.from, l.time, l.wraps, l.advance, l.fresh, l.weight,
+    if (l.clip < 0) continue;  // an empty slot
+    fire_crossings(l.clip, l.from, l.time, l.wraps, l.advance, l.fresh, layer_weight(l),
                    EventSource::kLayer, static_cast<uint32_t>(l.id));
     if (l.advance != 0.0f) l.fresh = false;
   }
@@ -572,7 +577,7 @@ void Animator::gather_inputs() {
   inputs_.fades = std::span(fade_inputs_).first(static_cast<size_t>(num_fades_));
   for (size_t i = 0; i < layers_.size(); ++i) {
     Layer& l = layers_[i];
-    layer_inputs_[i] = LayerInput{l.time, l.weight, &l.cursor};
+    layer_inputs_[i] = LayerInput{l.time, layer_weight(l), &l.cursor};
   }
   inputs_.layers = std::span(layer_inputs_).first(layers_.size());
   for (size_t i = 0; i < goals_.size(); ++i)

@@ -33,7 +33,55 @@ Status check_update(const std::string& who, const AdditiveLayerUpdate& u) {
 
 }  // namespace
 
+Status Animator::check_mask(const std::string& who, const JointMask& mask) const {
+  if (mask.empty()) return Status::ok();
+  const int n = skeleton_->num_joints();
+  if (static_cast<int>(mask.weights.size()) != n)
+    return invalid_argument(who + ": mask has " + std::to_string(mask.weights.size()) +
+                            " weights, the skeleton has " + std::to_string(n) + " joints");
+  for (int j = 0; j < n; ++j)
+    if (!in_unit_range(mask.weights[j]))
+      return invalid_argument(who + ": mask weight " + num(mask.weights[j]) + " of joint '" +
+                              skeleton_->names[j] + "' is outside [0, 1]");
+  return Status::ok();
+}
+
+Expected<int> Animator::add_slot(const AdditiveLayerDesc& desc) {
+  const std::string who = "add_layer (montage slot)";
+  if (desc.time_source != LayerTimeSource::kOwnClock)
+    return invalid_argument(who +
+                            ": a slot takes its time from its montages; its time source "
+                            "must be the own clock");
+  if (Status s = check_update(who, {desc.weight, desc.speed, desc.parameter}); !s) return s;
+  if (Status s = check_mask(who, desc.mask); !s) return s;
+  if (static_cast<int>(layers_.size()) >= kMaxLayers)
+    return Status(StatusCode::kResourceExhausted,
+                  who + ": the character already has " + std::to_string(kMaxLayers) + " layers");
+  Layer layer;
+  layer.id = next_layer_id_;
+  layer.weight = desc.weight;
+  layer.speed = desc.speed;
+  layer.loop = false;
+  layer.slot = true;
+  auto made = std::make_shared<LayerSetup>();
+  made->blend = LayerBlend::kOverride;
+  made->mask = desc.mask;
+  PoseSetup next = copy_setup();
+  next.layers.push_back(std::move(made));
+  if (layers_.capacity() < static_cast<size_t>(kMaxLayers)) layers_.reserve(kMaxLayers);
+  layers_.push_back(layer);
+  replace_setup(std::move(next));
+  ++next_layer_id_;
+  return layers_.back().id;
+}
+
+std::vector<Animator::Layer>::iterator Animator::find_layer(int layer_id) {
+  return std::find_if(layers_.begin(), layers_.end(),
+                      [&](const Layer& l) { return l.id == layer_id; });
+}
+
 Expected<int> Animator::add_layer(const AdditiveLayerDesc& desc) {
+  if (desc.clip == -1 && desc.blend == LayerBlend::kOverride) return add_slot(desc);
   if (Status s = check_clip(desc.clip, "add_layer:"); !s) return s;
   const Clip& clip = clips_[desc.clip];
   const std::string who = "add_layer '" + clip.name + "'";
@@ -53,15 +101,7 @@ Expected<int> Animator::add_layer(const AdditiveLayerDesc& desc) {
     return invalid_argument(who + ": start_time " + num(desc.start_time) + " is outside [0, " +
                             num(clip.duration) + "]");
   const int n = skeleton_->num_joints();
-  if (!desc.mask.empty()) {
-    if (static_cast<int>(desc.mask.weights.size()) != n)
-      return invalid_argument(who + ": mask has " + std::to_string(desc.mask.weights.size()) +
-                              " weights, the skeleton has " + std::to_string(n) + " joints");
-    for (int j = 0; j < n; ++j)
-      if (!in_unit_range(desc.mask.weights[j]))
-        return invalid_argument(who + ": mask weight " + num(desc.mask.weights[j]) + " of joint '" +
-                                skeleton_->names[j] + "' is outside [0, 1]");
-  }
+  if (Status s = check_mask(who, desc.mask); !s) return s;
   if (desc.blend != LayerBlend::kAdditive && desc.blend != LayerBlend::kOverride)
     return invalid_argument(who + ": unknown layer blend " +
                             std::to_string(static_cast<int>(desc.blend)));
@@ -114,8 +154,7 @@ Expected<int> Animator::add_layer(const AdditiveLayerDesc& desc) {
 }
 
 Status Animator::update_layer(int layer_id, const AdditiveLayerUpdate& update) {
-  auto it = std::find_if(layers_.begin(), layers_.end(),
-                         [&](const Layer& l) { return l.id == layer_id; });
+  auto it = find_layer(layer_id);
   if (it == layers_.end())
     return not_found("update_layer: no layer with id " + std::to_string(layer_id));
   if (Status s = check_update("update_layer " + std::to_string(layer_id), update); !s) return s;
@@ -126,8 +165,7 @@ Status Animator::update_layer(int layer_id, const AdditiveLayerUpdate& update) {
 }
 
 Status Animator::remove_layer(int layer_id) {
-  auto it = std::find_if(layers_.begin(), layers_.end(),
-                         [&](const Layer& l) { return l.id == layer_id; });
+  auto it = find_layer(layer_id);
   if (it == layers_.end())
     return not_found("remove_layer: no layer with id " + std::to_string(layer_id));
   PoseSetup next = copy_setup();

@@ -129,6 +129,17 @@ class Animator {
   Status update_layer(int layer_id, const AdditiveLayerUpdate& update);
   Status remove_layer(int layer_id);
 
+  // Montages (docs/animation.md, "Montages"): a clip played once in a slot, the override
+  // layer `slot` made by add_layer without a clip (its mask and weight apply). Playing one
+  // where another plays replaces it, its blend-in starting from the weight the other had.
+  // The clip advances with |character speed| x rate and holds its last frame; the weight
+  // rises over blend_in, falls over blend_out to 0 at the clip's end, and the slot is silent
+  // once it reaches 0 (kEnded). stop_montage blends out from the current weight over
+  // `blend_out` seconds (finite, >= 0; 0: silent from the next update).
+  Status play_montage(int slot, const MontageDesc& desc);
+  Status stop_montage(int slot, float blend_out);
+  Expected<MontageState> montage(int slot) const;
+
   // Returns the new goal's id (> 0). Goals are solved in the order they were added.
   Expected<int> set_ik_goal(const IkGoalDesc& goal);
   // Replaces the target (same space as the goal's) and weight of an existing goal.
@@ -313,6 +324,20 @@ class Animator {
     int64_t wraps = 0;
     bool loop = true;  // false for kParameter: its time jumps, never wraps
     bool fresh = true;
+    bool slot = false;  // made without a clip: clip is -1 until a montage plays in it
+    // The montage playing in a slot: its clock replaces the layer's (forward, held at the
+    // end) and `envelope` scales the layer's weight.
+    struct Montage {
+      MontagePhase phase = MontagePhase::kNone;
+      float rate = 1.0f;
+      float blend_in = 0.0f, blend_out = 0.0f;  // seconds
+      float start_weight = 0.0f;  // where its blend-in starts (the replaced montage's weight)
+      float elapsed = 0.0f;       // character seconds since it started
+      float envelope = 0.0f;      // its weight after the last update, in [0, 1]
+      float stop_from = 0.0f;     // kStopping: the envelope when it was stopped
+      float stop_duration = 0.0f;
+      float stop_elapsed = 0.0f;
+    } montage;
   };
   // An IK goal's current target and weight; its chain and settings are its GoalSetup, at the
   // same position in setup_->goals.
@@ -323,6 +348,16 @@ class Animator {
   };
 
   Status check_clip(int clip, const char* what) const;
+  // The layer's weight in the pose: its own, times its montage's envelope in a slot (0 for a
+  // slot with nothing playing).
+  static float layer_weight(const Layer& layer);
+  // Advances a slot's montage clock and envelope by `dt` seconds of update time.
+  void advance_montage(Layer& layer, float dt);
+  std::vector<Layer>::iterator find_layer(int layer_id);
+  std::vector<Layer>::const_iterator find_layer(int layer_id) const;
+  Status check_mask(const std::string& who, const JointMask& mask) const;
+  // add_layer for a montage slot (an override layer without a clip).
+  Expected<int> add_slot(const AdditiveLayerDesc& desc);
   // A player for blend space `space` (checked), its parameter slots resolved; creates the
   // missing parameters only when everything else passed.
   Expected<Player> space_player(int space, bool loop, float speed, const char* what);

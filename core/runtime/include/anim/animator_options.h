@@ -47,7 +47,9 @@ enum class LayerBlend : uint8_t {
 // A layer played on top of the base and fades. (The name predates kOverride: the same
 // clip, weight, mask and time source describe both kinds.)
 struct AdditiveLayerDesc {
-  int clip = -1;  // the layer's clip (index into the Animator's clips)
+  // The layer's clip (index into the Animator's clips). -1 with kOverride: a montage slot,
+  // silent until a montage plays in it (Animator::play_montage).
+  int clip = -1;
   LayerBlend blend = LayerBlend::kAdditive;
   // kAdditive: reference pose subtracted from the clip: `reference_clip` (default: the
   // layer's own clip) sampled at `reference_time` seconds (default 0: its first frame).
@@ -67,6 +69,32 @@ struct AdditiveLayerUpdate {
   float weight = 1.0f;     // 0..1
   float speed = 1.0f;      // finite, may be negative
   float parameter = 0.0f;  // 0..1
+};
+
+// A montage: a clip played once in a slot (an override layer made without a clip), its
+// weight ramped in and out (docs/animation.md, "Montages").
+struct MontageDesc {
+  int clip = -1;            // index into the Animator's clips
+  float rate = 1.0f;        // clip seconds per second of character time; finite, > 0
+  float blend_in = 0.0f;    // seconds (finite, >= 0): the weight rises linearly to 1
+  float blend_out = 0.0f;   // seconds (finite, >= 0): it falls linearly to 0 at the clip's end
+  float start_time = 0.0f;  // seconds into the clip, in [0, duration)
+};
+
+// Where a slot's montage is.
+enum class MontagePhase : uint8_t {
+  kNone,      // no montage was played in the slot
+  kPlaying,   // blending in, at full weight, or blending out toward the clip's end
+  kStopping,  // stop_montage: blending out from the weight it had then
+  kEnded,     // its weight reached 0 (the slot is silent)
+};
+
+// A slot's montage after the last update (Animator::montage).
+struct MontageState {
+  int clip = -1;        // -1 while kNone
+  float time = 0.0f;    // seconds into the clip, held at its end
+  float weight = 0.0f;  // its weight in [0, 1], before the slot's own weight
+  MontagePhase phase = MontagePhase::kNone;
 };
 
 }  // namespace anim
