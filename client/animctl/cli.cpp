@@ -44,6 +44,7 @@ void add_commands(CLI::App& app, Plan& plan) {
   add_events(app, plan);
   add_blend_commands(app, plan);
   add_additive(app, plan);
+  add_montage(app, plan);
   add_ik(app, plan);
   add_aim(app, plan);
   add_feet(app, plan);

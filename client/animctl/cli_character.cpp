@@ -167,11 +167,13 @@ void add_root_motion(CLI::App& app, Plan& plan) {
 
 void add_additive(CLI::App& app, Plan& plan) {
   auto id = store<std::string>();
-  CLI::App* sub = id_command(app, "additive", "Add, update or remove an additive layer", *id);
+  CLI::App* sub =
+      id_command(app, "additive", "Add, update or remove a layer (additive or override)", *id);
   sub->require_subcommand(1);
 
   struct AddOpts {
-    std::string clip, weight, mask_root, mask_joints, time = "own", param, speed, ref, ref_time;
+    std::string clip, weight, mask_root, mask_joints, time = "own", param, speed, ref, ref_time,
+                                                      blend = "additive";
   };
   auto a = store<AddOpts>();
   CLI::App* add = sub->add_subcommand("add", "Add a layer playing an additive clip");
@@ -184,6 +186,8 @@ void add_additive(CLI::App& app, Plan& plan) {
   add->add_option("--speed", a->speed, "own clock rate (default 1)");
   add->add_option("--reference", a->ref, "reference clip (default: the layer's clip)");
   add->add_option("--reference-time", a->ref_time, "seconds into the reference clip (default 0)");
+  add->add_option("--blend", a->blend,
+                  "additive (adds the clip's delta) | override (replaces inside the mask)");
   add->callback([id, a, &plan] {
     plan.command = "additive add";
     auto* layer = plan.request.mutable_add_layer();
@@ -198,6 +202,10 @@ void add_additive(CLI::App& app, Plan& plan) {
     if (!a->param.empty()) layer->set_parameter(parse_float_in("--param", a->param, 0.0f, 1.0f));
     if (!a->speed.empty()) layer->set_speed(parse_float("--speed", a->speed));
     layer->set_reference_clip(a->ref);
+    if (a->blend == "override")
+      layer->set_blend(anim::v1::LAYER_BLEND_OVERRIDE);
+    else if (a->blend != "additive")
+      throw UsageError("--blend: additive or override, not '" + a->blend + "'");
     if (!a->ref_time.empty())
       layer->set_reference_time(parse_float_in("--reference-time", a->ref_time, 0.0f, 1e9f));
     plan.print_human = [](const Reply& r, std::ostream& out) {

@@ -40,6 +40,8 @@ void add_speed(CLI::App& app, Plan& plan);
 void add_root(CLI::App& app, Plan& plan);
 void add_root_motion(CLI::App& app, Plan& plan);
 void add_additive(CLI::App& app, Plan& plan);
+// Montages (cli_montage.cpp).
+void add_montage(CLI::App& app, Plan& plan);
 
 // IK goals, aim and foot IK (cli_ik.cpp).
 void add_ik(CLI::App& app, Plan& plan);

@@ -42,6 +42,7 @@ from anim.v1 import (
     envelope_pb2,
     hits_pb2,
     ik_pb2,
+    montage_pb2,
     stream_pb2,
     types_pb2,
 )
@@ -436,13 +437,17 @@ class Client:
     def set_speed(self, character_id, speed):
         return self.call("set_speed", characters_pb2.SetSpeedRequest(character_id=character_id, speed=speed)).tick
 
-    def add_layer(self, character_id, clip, weight=None, mask_root="", time_source="own", parameter=0.0):
-        """Returns the layer id. time_source: own, base or param."""
+    def add_layer(self, character_id, clip, weight=None, mask_root="", time_source="own", parameter=0.0,
+                  blend="additive"):
+        """Returns the layer id. time_source: own, base or param; blend: additive or override."""
         sources = {"own": characters_pb2.LAYER_TIME_OWN_CLOCK,
                    "base": characters_pb2.LAYER_TIME_BASE_NORMALIZED,
                    "param": characters_pb2.LAYER_TIME_PARAMETER}
+        blends = {"additive": characters_pb2.LAYER_BLEND_ADDITIVE,
+                  "override": characters_pb2.LAYER_BLEND_OVERRIDE}
         request = characters_pb2.AddLayerRequest(character_id=character_id, clip=clip,
-                                                 time_source=sources[time_source], parameter=parameter)
+                                                 time_source=sources[time_source], parameter=parameter,
+                                                 blend=blends[blend])
         if weight is not None:
             request.weight = weight
         if mask_root:
@@ -458,6 +463,23 @@ class Client:
         if parameter is not None:
             request.parameter = parameter
         return self.call("update_layer", request).tick
+
+    def add_montage_slot(self, character_id, mask_root="", weight=None):
+        """Adds a montage slot (an override layer without a clip); returns its layer id."""
+        return self.add_layer(character_id, "", weight=weight, mask_root=mask_root, blend="override")
+
+    def play_montage(self, character_id, slot, clip, rate=None, blend_in=0.0, blend_out=0.0, start_time=0.0):
+        """Plays `clip` once in montage slot `slot`; returns the tick it started at."""
+        request = montage_pb2.PlayMontageRequest(character_id=character_id, slot=slot, clip=clip,
+                                                 blend_in=blend_in, blend_out=blend_out, start_time=start_time)
+        if rate is not None:
+            request.rate = rate
+        return self.call("play_montage", request).tick
+
+    def stop_montage(self, character_id, slot, blend_out=0.0):
+        """Blends out the montage in `slot` over `blend_out` seconds; returns the tick."""
+        return self.call("stop_montage", montage_pb2.StopMontageRequest(character_id=character_id, slot=slot,
+                                                                         blend_out=blend_out)).tick
 
     def remove_layer(self, character_id, layer_id):
         return self.call("remove_layer",

@@ -193,6 +193,33 @@ TEST_F(Animctl, AdditiveLayerAddUpdateRemove) {
   ctl({"despawn", id});
 }
 
+TEST_F(Animctl, MontageSlotPlayAndStop) {
+  const std::string id = spawn("walk");
+  const json added = ctl_json({"montage", id, "slot", "--mask-root", "chest"});
+  const uint32_t slot = added["add_layer"]["layer_id"].get<uint32_t>();
+  EXPECT_GT(slot, 0u);
+  const ProcessResult played = ctl({"montage", id, "play", std::to_string(slot), "wave",
+                                    "--rate", "0.5", "--blend-in", "0.2", "--blend-out", "0.3"});
+  EXPECT_EQ(played.exit_code, 0) << played.err;
+  EXPECT_NE(played.out.find("playing (tick "), std::string::npos) << played.out;
+  EXPECT_EQ(ctl_json({"montage", id, "stop", std::to_string(slot), "--blend-out",
+                      "0.25"})["status"]["code"],
+            "STATUS_OK");
+  // A clip the asset does not have: the daemon's NOT_FOUND naming the field, exit code 1.
+  const ProcessResult unknown = ctl({"montage", id, "play", std::to_string(slot), "moonwalk"});
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_NE(unknown.err.find("play_montage.clip: unknown clip 'moonwalk'"), std::string::npos)
+      << unknown.err;
+  // An override layer with its own clip is not a slot.
+  const json over = ctl_json({"additive", id, "add", "wave", "--blend", "override"});
+  const ProcessResult not_slot = ctl(
+      {"montage", id, "play", std::to_string(over["add_layer"]["layer_id"].get<uint32_t>()),
+       "wave"});
+  EXPECT_EQ(not_slot.exit_code, 1);
+  EXPECT_NE(not_slot.err.find("FAILED_PRECONDITION"), std::string::npos) << not_slot.err;
+  ctl({"despawn", id});
+}
+
 TEST_F(Animctl, IkGoalMovesTheHandToTheTargetAndClears) {
   const std::string id = spawn("idle");
   const json set = ctl_json({"ik", id, "set", "--chain", "upper_arm_l..hand_l", "--solver",
@@ -389,6 +416,9 @@ TEST_F(Animctl, BadInputExitsWithCode2AndSaysWhy) {
       {{"crossfade", "3", "run", "-1"}, "outside"},
       {{"additive", "3", "add", "lean", "--weight", "1.5"}, "outside"},
       {{"additive", "3", "add", "lean", "--time", "later"}, "not one of own, base, param"},
+      {{"additive", "3", "add", "lean", "--blend", "mix"}, "--blend: additive or override"},
+      {{"montage", "3", "play", "1", "wave", "--rate", "fast"}, "'fast' is not a number"},
+      {{"montage", "3", "play", "x", "wave"}, "'x' is not a non-negative integer"},
       {{"ik", "3", "set", "--chain", "hand_l", "--target", "0,0,0"}, "is not ROOT..EFFECTOR"},
       {{"ik", "3", "set", "--chain", "a..b", "--target", "0,0,0", "--solver", "magic"},
        "not one of fabrik"},
@@ -441,7 +471,7 @@ TEST_F(Animctl, UnknownCharacterGivesTheServersMessageAndExit1) {
 TEST_F(Animctl, HelpForEachCommand) {
   for (const char* command : {"spawn", "play", "crossfade", "additive", "ik", "pose", "watch",
                               "load", "mesh", "root-motion", "raycast", "overlap", "hit-volumes",
-                              "aim", "feet", "blend-space", "param"}) {
+                              "aim", "feet", "blend-space", "param", "montage"}) {
     const ProcessResult r = animtest::run_process({animtest::animctl_binary(), command, "--help"});
     EXPECT_EQ(r.exit_code, 0) << command;
     EXPECT_NE(r.out.find("Usage"), std::string::npos) << command << ": " << r.out;

@@ -283,6 +283,35 @@ print("listed", [ch.blend_space for ch in c.list_characters() if ch.character_id
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 
+// Montages from Python: a slot on the upper body, a clip played once in it and stopped;
+// a bad rate is a ServerError naming the field.
+TEST_F(PythonClient, MontagesPlayAndStopInASlot) {
+  animtest::DaemonProcess daemon;
+  ASSERT_TRUE(daemon.start()) << daemon.error() << daemon.log_tail();
+  const std::string script = R"(
+import sys
+from animd_client import Client, ServerError
+c = Client(port=int(sys.argv[1]), timeout=20.0)
+a = c.spawn("builtin", "walk")
+slot = c.add_montage_slot(a, mask_root="chest")
+print("slot", slot > 0)
+print("play", c.play_montage(a, slot, "wave", rate=2.0, blend_in=0.1, blend_out=0.2) > 0)
+print("stop", c.stop_montage(a, slot, blend_out=0.3) > 0)
+try:
+    c.play_montage(a, slot, "wave", rate=0.0)
+    print("accepted")
+except ServerError as e:
+    print("refused", e.status_message)
+)";
+  const ProcessResult r = run_python(script, daemon);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("slot True\nplay True\nstop True\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("refused play_montage.rate 0.000000 is not a finite number > 0"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
+}
+
 // Animation events from Python: added to the built-in walk, streamed on a subscription
 // that asks for them (name, payload, weight); a bad time is a ServerError.
 TEST_F(PythonClient, ClipEventsStreamToAnEventSubscription) {

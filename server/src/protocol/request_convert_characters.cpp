@@ -155,6 +155,18 @@ Converted add_layer_request(const anim::v1::AddLayerRequest& r) {
     default:
       return anim::invalid_argument("add_layer.time_source has an unknown value");
   }
+  switch (r.blend()) {
+    case anim::v1::LAYER_BLEND_ADDITIVE:
+      out.blend = anim::LayerBlend::kAdditive;
+      break;
+    case anim::v1::LAYER_BLEND_OVERRIDE:
+      out.blend = anim::LayerBlend::kOverride;
+      break;
+    default:
+      return anim::invalid_argument("add_layer.blend has an unknown value " +
+                                    std::to_string(r.blend()) +
+                                    " (LAYER_BLEND_ADDITIVE = 0, LAYER_BLEND_OVERRIDE = 1)");
+  }
   const auto& m = r.mask();
   if (!m.joint_weights().empty()) {
     out.mask.joint_weights.reserve(m.joint_weights().size());

@@ -7,6 +7,7 @@
 #include "protocol/request_convert_clips.h"
 #include "protocol/request_convert_hits.h"
 #include "protocol/request_convert_ik.h"
+#include "protocol/request_convert_montage.h"
 #include "protocol/request_convert_stream.h"
 #include "session/session.h"
 
@@ -147,6 +148,12 @@ std::span<const CommandSpec> command_table() {
                   &Session::queue_for_tick},
       CommandSpec{R::kSetParameter, "set_parameter", kControl, Route::kTick,
                   [](const R& r) { return set_parameter_request(r.set_parameter()); },
+                  &Session::queue_for_tick},
+      CommandSpec{R::kPlayMontage, "play_montage", kControl, Route::kTick,
+                  [](const R& r) { return play_montage_request(r.play_montage()); },
+                  &Session::queue_for_tick},
+      CommandSpec{R::kStopMontage, "stop_montage", kControl, Route::kTick,
+                  [](const R& r) { return stop_montage_request(r.stop_montage()); },
                   &Session::queue_for_tick},
   };
   return kCommands;

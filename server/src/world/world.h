@@ -166,8 +166,8 @@ class World {
 
   // One handler per request kind, chosen by the request's type (execute()); each checks the
   // request against the world's state first and changes nothing on error. A command's
-  // handler is where its IK, hit or asset family lives (world_ik.cpp, world_hits.cpp,
-  // world.cpp), else world_commands.cpp.
+  // handler is where its IK, hit, montage or asset family lives (world_ik.cpp,
+  // world_hits.cpp, world_montage.cpp, world.cpp), else world_commands.cpp.
   anim::Expected<Spawned> handle(const SpawnCharacter& r, const CommandContext& ctx);
   anim::Status handle(const DespawnCharacter& r, const CommandContext& ctx);
   anim::Status handle(const SetRootTransform& r, const CommandContext& ctx);
@@ -197,6 +197,8 @@ class World {
   anim::Expected<ClipEventsAnswer> handle(const AddClipEvents& r, const CommandContext& ctx);
   anim::Expected<BlendSpaceDefined> handle(const DefineBlendSpace& r, const CommandContext& ctx);
   anim::Status handle(const SetParameter& r, const CommandContext& ctx);
+  anim::Status handle(const PlayMontage& r, const CommandContext& ctx);
+  anim::Status handle(const StopMontage& r, const CommandContext& ctx);
   anim::Status handle(const SetHitVolumes& r, const CommandContext& ctx);
   anim::Expected<HitVolumesAnswer> handle(const GetHitVolumes& r, const CommandContext& ctx) const;
   // A new character. `owner`: who may drive it (0: shared); `session`: the connection that

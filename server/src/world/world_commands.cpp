@@ -181,9 +181,12 @@ anim::Expected<LayerAdded> World::handle(const AddLayer& r, const CommandContext
   if (!c) return c.error();
   const anim::Asset& a = *(*c)->asset;
   anim::AdditiveLayerDesc d;
-  auto clip = find_clip("add_layer.clip", r.clip, a);
-  if (!clip) return clip.error();
-  d.clip = *clip;
+  d.blend = r.blend;
+  if (!r.clip.empty() || r.blend != anim::LayerBlend::kOverride) {  // else a montage slot
+    auto clip = find_clip("add_layer.clip", r.clip, a);
+    if (!clip) return clip.error();
+    d.clip = *clip;
+  }
   if (!r.reference_clip.empty()) {
     auto ref = find_clip("add_layer.reference_clip", r.reference_clip, a);
     if (!ref) return ref.error();
@@ -245,6 +248,28 @@ Status World::handle(const RemoveLayer& r, const CommandContext& ctx) {
   if (auto s = (*c)->animator.remove_layer(it->first); !s) return s;
   (*c)->layers.erase(it);
   return {};
+}
+
+Status World::handle(const PlayMontage& r, const CommandContext& ctx) {
+  auto c = find_controlled(r.character, "play_montage.character_id", ctx.owner);
+  if (!c) return c.error();
+  if (r.slot == 0 || !(*c)->layers.contains(static_cast<int>(r.slot)))
+    return anim::not_found("play_montage.slot: unknown layer " + std::to_string(r.slot) +
+                           " on character " + std::to_string(r.character));
+  auto clip = find_clip("play_montage.clip", r.clip, *(*c)->asset);
+  if (!clip) return clip.error();
+  return (*c)->animator.play_montage(
+      static_cast<int>(r.slot),
+      anim::MontageDesc{*clip, r.rate, r.blend_in, r.blend_out, r.start_time});
+}
+
+Status World::handle(const StopMontage& r, const CommandContext& ctx) {
+  auto c = find_controlled(r.character, "stop_montage.character_id", ctx.owner);
+  if (!c) return c.error();
+  if (r.slot == 0 || !(*c)->layers.contains(static_cast<int>(r.slot)))
+    return anim::not_found("stop_montage.slot: unknown layer " + std::to_string(r.slot) +
+                           " on character " + std::to_string(r.character));
+  return (*c)->animator.stop_montage(static_cast<int>(r.slot), r.blend_out);
 }
 
 anim::Expected<IkGoalSet> World::handle(const MoveIkGoal& r, const CommandContext& ctx) {

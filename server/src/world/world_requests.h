@@ -133,6 +133,8 @@ struct AddLayer {
   float parameter = 0.0f;       // parameter time source only; [0, 1]
   anim::LayerTimeSource time_source = anim::LayerTimeSource::kOwnClock;
   LayerMask mask;
+  // kOverride with an empty clip: a montage slot.
+  anim::LayerBlend blend = anim::LayerBlend::kAdditive;
 };
 
 // Changes a layer; unset values keep theirs.
@@ -277,6 +279,24 @@ struct Unsubscribe {
   uint32_t subscription_id = 0;  // 0: every subscription of the connection
 };
 
+// Plays a clip once in a montage slot (docs/animation.md, "Montages").
+struct PlayMontage {
+  uint32_t character = 0;
+  uint32_t slot = 0;  // the slot's layer id
+  std::string clip;
+  float rate = 1.0f;        // finite, > 0
+  float blend_in = 0.0f;    // seconds, finite, >= 0
+  float blend_out = 0.0f;   // seconds, finite, >= 0
+  float start_time = 0.0f;  // seconds, finite, >= 0 (the clip's duration is the World's check)
+};
+
+// Blends out the montage playing in a slot.
+struct StopMontage {
+  uint32_t character = 0;
+  uint32_t slot = 0;
+  float blend_out = 0.0f;  // seconds, finite, >= 0
+};
+
 // One request. The first alternative (what a default-made Command holds) changes nothing.
 using WorldRequest =
     std::variant<GetStats, SpawnCharacter, DespawnCharacter, SetRootTransform, PlayClip,
@@ -284,6 +304,6 @@ using WorldRequest =
                  MoveIkGoal, ClearIkGoal, QueryPose, ListCharacters, Subscribe, Unsubscribe,
                  UpdateSubscription, UnloadAsset, SetRootMotion, AddClipEvents, SetHitVolumes,
                  GetHitVolumes, SetAimIk, MoveAimTarget, ClearAimIk, SetFootIk, SetGround,
-                 ClearFootIk, DefineBlendSpace, SetParameter>;
+                 ClearFootIk, DefineBlendSpace, SetParameter, PlayMontage, StopMontage>;
 
 }  // namespace animd
