@@ -172,11 +172,9 @@ TEST(Animator, CrossfadeIsContinuousEvenWithOverlappingFades) {
     float time;
     float elapsed;  // fade seconds (unused for the base)
     float duration;
+    float carry = 0.0f;  // the clock's rounding, kept as the Animator's (advance_clip_time)
   };
   std::vector<Level> queue = {{0, a.current_clip_time(), 0.0f, 0.0f}};
-  auto wrap = [&](int clip, float t) {
-    return wrap_clip_time(t, f.clips[clip].duration, WrapMode::kLoop);
-  };
   std::vector<Transform> prev = a.local_pose().locals;
   int max_fades = 0;
   float tightest = 0.0f;  // largest change / bound with >= 2 fades running
@@ -190,7 +188,8 @@ TEST(Animator, CrossfadeIsContinuousEvenWithOverlappingFades) {
     ASSERT_TRUE(a.update(kDt));
     max_fades = std::max(max_fades, a.num_active_fades());
     for (size_t k = 0; k < queue.size(); ++k) {
-      queue[k].time = wrap(queue[k].clip, queue[k].time + kDt);
+      queue[k].time = advance_clip_time(queue[k].time, queue[k].carry, kDt,
+                                        f.clips[queue[k].clip].duration, WrapMode::kLoop);
       if (k > 0) queue[k].elapsed += kDt;
     }
 

@@ -207,7 +207,8 @@ void Animator::advance_player(Player& p, float dt) const {
               clips_[static_cast<size_t>(term_clip(p, k))].duration;
     const float t0 = p.time;
     const float step = dt * speed_ * p.speed * rate;
-    p.time = wrap(p, t0 + step);
+    p.time =
+        advance_clip_time(t0, p.carry, step, 1.0f, p.loop ? WrapMode::kLoop : WrapMode::kClamp);
     track_travel(p, t0, step);
     return;
   }
@@ -219,7 +220,8 @@ void Animator::advance_player(Player& p, float dt) const {
   }
   const float t0 = p.time;
   const float step = dt * speed_ * p.speed;
-  p.time = wrap(p, t0 + step);
+  p.time = advance_clip_time(t0, p.carry, step, clips_[static_cast<size_t>(p.clip)].duration,
+                             p.loop ? WrapMode::kLoop : WrapMode::kClamp);
   track_travel(p, t0, step);
 }
 
@@ -338,6 +340,7 @@ void Animator::advance(float dt) {
       const float duration = duration_of(f.player);
       const float t0 = f.player.time;
       f.player.time = wrap(f.player, normalized_time(below.time, below_duration) * duration);
+      f.player.carry = 0.0f;
       // Its playhead moved as far, in cycles, as the one it follows.
       const float step = below_duration > 0.0f ? below.advance / below_duration * duration : 0.0f;
       track_travel(f.player, t0, step);
@@ -370,7 +373,7 @@ void Animator::advance(float dt) {
     switch (layer.time_source) {
       case LayerTimeSource::kOwnClock:
         step = dt * speed_ * layer.speed;
-        layer.time = wrap_clip_time(t0 + step, c.duration, WrapMode::kLoop);
+        layer.time = advance_clip_time(t0, layer.carry, step, c.duration, WrapMode::kLoop);
         break;
       case LayerTimeSource::kBaseNormalized: {
         const Player& p = latest();

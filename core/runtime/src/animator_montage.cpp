@@ -4,6 +4,7 @@
 #include <string>
 
 #include "anim/animator.h"
+#include "anim/clip_time.h"
 
 namespace anim {
 
@@ -79,6 +80,7 @@ Status Animator::play_montage(int slot, const MontageDesc& desc) {
   const float replaced = layer_weight(layer) > 0.0f ? layer.montage.envelope : 0.0f;
   layer.clip = desc.clip;
   layer.time = desc.start_time;
+  layer.carry = 0.0f;
   layer.from = desc.start_time;
   layer.advance = 0.0f;
   layer.wraps = 0;
@@ -134,7 +136,7 @@ void Animator::advance_montage(Layer& layer, float dt) {
   }
   const float duration = clips_[layer.clip].duration;
   const float elapsed = dt * std::fabs(speed_);
-  layer.time = std::min(duration, t0 + elapsed * m.rate);
+  layer.time = advance_clip_time(t0, layer.carry, elapsed * m.rate, duration, WrapMode::kClamp);
   layer.advance = layer.time - t0;
   m.elapsed += elapsed;
   if (m.phase == MontagePhase::kStopping) {

@@ -291,6 +291,7 @@ class Animator {
     BlendWeights weights{};
     std::array<int8_t, 2> params{-1, -1};
     mutable std::array<SamplingCursor, 2> term_cursors{};  // for weights' samples 1 and 2
+    float carry = 0.0f;  // what `time` misses of the exact clock (advance_clip_time)
   };
   // A named parameter (set_parameter) and its smoothing state.
   struct Parameter {
@@ -324,7 +325,8 @@ class Animator {
     int64_t wraps = 0;
     bool loop = true;  // false for kParameter: its time jumps, never wraps
     bool fresh = true;
-    bool slot = false;  // made without a clip: clip is -1 until a montage plays in it
+    bool slot = false;   // made without a clip: clip is -1 until a montage plays in it
+    float carry = 0.0f;  // own clock and montages: what `time` misses (advance_clip_time)
     // The montage playing in a slot: its clock replaces the layer's (forward, held at the
     // end) and `envelope` scales the layer's weight.
     struct Montage {
