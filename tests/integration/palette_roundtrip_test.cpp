@@ -10,6 +10,7 @@
 #include "anim/animator.h"
 #include "anim/loaders/builtin_character.h"
 #include "anim/loaders/gltf_loader.h"
+#include "anim/tick_clock.h"
 #include "integration_support.h"
 #include "shared_assets.h"
 
@@ -17,8 +18,6 @@ namespace animtest {
 namespace {
 
 using anim::v1::Request;
-
-constexpr float kDt = static_cast<float>(1.0 / 60.0);
 
 // Commands as the daemon applied them: at a tick, in order.
 struct Timeline {
@@ -34,12 +33,15 @@ void expect_frames_match(const anim::Asset& asset, uint64_t spawn_tick, const Ti
                          uint32_t character_id) {
   ASSERT_FALSE(frames.empty());
   anim::Animator local(asset.skeleton, asset.clips);
+  // The daemon's dts, tick by tick (anim::TickClock from tick 1).
+  anim::TickClock clock(60.0);
+  while (clock.ticks() + 1 < spawn_tick) clock.next();
   const uint64_t last = frames.rbegin()->first;
   size_t compared = 0;
   for (uint64_t t = spawn_tick; t <= last; ++t) {
     auto [b, e] = timeline.at.equal_range(t);
     for (auto it = b; it != e; ++it) it->second(local);
-    ASSERT_TRUE(local.update(kDt)) << "tick " << t;
+    ASSERT_TRUE(local.update(clock.next())) << "tick " << t;
     auto f = frames.find(t);
     if (f == frames.end()) continue;
     const anim::v1::CharacterFrame* cf = nullptr;

@@ -82,6 +82,8 @@ std::optional<int> parse_config(int argc, char** argv, Config& c) {
            "Requests of all connections waiting for the tick");
   in_range(app, "--max-commands-per-tick", c.max_commands_per_tick, 1u, 10000000u,
            "Requests applied in one tick (oldest first); the rest wait for the next");
+  in_range(app, "--max-schedule-ahead-ticks", c.max_schedule_ahead_ticks, 0u, 1000000u,
+           "How many ticks ahead a request's at_tick may be (0: no scheduling)");
   in_range(app, "--max-assets", c.max_assets, 1u, 100000u,
            "Loaded assets (the built-in one included)");
   shown(app, "--max-asset-bytes-total", c.max_asset_bytes_total,

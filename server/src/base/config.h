@@ -52,6 +52,7 @@ struct Config {
   uint32_t max_pending_commands_per_connection = 64;  // requests waiting for the tick
   uint32_t max_queued_commands = 16384;               // all connections, waiting for the tick
   uint32_t max_commands_per_tick = 4096;           // applied per tick (oldest first); the rest wait
+  uint32_t max_schedule_ahead_ticks = 600;         // how far ahead Request.at_tick may name a tick
   uint32_t max_assets = 256;                       // loaded assets, built-in included
   size_t max_asset_bytes_total = size_t{1} << 30;  // their memory (mesh, clips, skeleton)
   // Asset loading (asset_loader.h): threads, and what one load may take. Loads in flight

@@ -35,6 +35,7 @@ anim::Status CommandPipeline::to_tick(WorldRequest request, const Origin& origin
   c.owner = origin.owner;
   c.seq = origin.seq;
   c.request_id = origin.request_id;
+  c.at_tick = origin.at_tick;
   c.sink = std::move(sink);
   c.request = std::move(request);
   if (!host_.commands().push(std::move(c), cfg.max_queued_commands))

@@ -29,6 +29,7 @@ class CommandPipeline {
     uint64_t seq = 0;         // the request's sequence number on this connection
     uint64_t request_id = 0;  // the client's id, echoed in the reply
     uint64_t owner = 0;       // the token's owner key (0: no tokens)
+    uint64_t at_tick = 0;     // the tick it is to take effect at (0: the next one)
   };
   // A load_asset, ready for the loader threads.
   struct Load {

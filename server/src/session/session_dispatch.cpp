@@ -47,6 +47,14 @@ void Session::handle(Request& r, uint64_t seq) {
   // Every repeated field within its cap before any route reads one (request_convert_caps.h).
   if (auto s = check_repeated_field_caps(r); !s)
     return reply_error(seq, r, to_proto(s.code()), s.message());
+  if (r.has_at_tick() && command->route != Route::kTick)
+    return reply_error(seq, r, anim::v1::STATUS_INVALID_ARGUMENT,
+                       "at_tick: " + std::string(command->field) +
+                           " is not answered by the tick; only commands the tick answers can "
+                           "be scheduled");
+  if (r.has_at_tick() && r.at_tick() == 0)
+    return reply_error(seq, r, anim::v1::STATUS_INVALID_ARGUMENT,
+                       "at_tick: 0 is no tick (ticks count from 1)");
   (this->*command->handle)(r, seq);
 }
 
@@ -141,7 +149,7 @@ void Session::push_command(Request& r, uint64_t seq, uint32_t subscription_id) {
   if (auto* sub = std::get_if<Subscribe>(&*request)) sub->subscription_id = subscription_id;
   if (const auto* move = std::get_if<UpdateSubscription>(&*request))
     subs.expect_region_move(seq, move->subscription_id, move->region);
-  const CommandPipeline::Origin origin{seq, r.request_id(), owner_of(r)};
+  const CommandPipeline::Origin origin{seq, r.request_id(), owner_of(r), r.at_tick()};
   if (auto queued = pipeline_.to_tick(std::move(*request), origin, shared_from_this()); !queued)
     refuse(queued);
 }

@@ -5,6 +5,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "anim/tick_clock.h"
 #include "base/thread_name.h"
 #include "base/thread_slice.h"
 #include "tick/tick_overrun.h"
@@ -53,7 +54,7 @@ void TickLoop::stop() {
 void TickLoop::run() {
   const auto period = std::chrono::duration_cast<Clock::duration>(
       std::chrono::duration<double>(1.0 / config_.tick_rate));
-  const float dt = static_cast<float>(1.0 / config_.tick_rate);
+  anim::TickClock clock(config_.tick_rate);
   const auto start = Clock::now();
   auto next = start;
   std::vector<Command> batch;
@@ -86,7 +87,7 @@ void TickLoop::run() {
     world_.apply(batch, tick, server_time);
     batch.clear();
     const auto applied = Clock::now();
-    SnapshotPtr snap = world_.update(dt, tick, server_time, degrade);
+    SnapshotPtr snap = world_.update(clock.next(), tick, server_time, degrade);
     const auto updated = Clock::now();
     publish_(snap);
     // Sequentially consistent, for the notify: a waiter that is about to sleep is counted
@@ -135,7 +136,10 @@ void TickLoop::run() {
       last_publish = t1;
     }
   }
-  // Whatever arrived after the last tick is answered, never silently dropped.
+  // Whatever arrived after the last tick, or waits for a later one, is answered, never
+  // silently dropped.
+  world_.cancel_scheduled(
+      anim::Status(anim::StatusCode::kUnavailable, "the daemon is shutting down"));
   commands_.take(batch);
   for (auto& c : batch) {
     if (!c.sink) continue;

@@ -30,6 +30,7 @@ struct Command {
   uint64_t owner = 0;
   uint64_t seq = 0;                             // the session's reply sequence number
   uint64_t request_id = 0;                      // the client's id, echoed in the reply
+  uint64_t at_tick = 0;  // kRequest: the tick it is to take effect at (0: the next one)
   std::shared_ptr<ResultSink> sink;             // null for kSessionClosed and internal requests
   WorldRequest request;                         // kRequest
   std::shared_ptr<anim::Asset> asset;           // kInsertAsset, kReplaceAsset

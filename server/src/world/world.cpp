@@ -245,22 +245,57 @@ void World::settle() {
 void World::apply(std::vector<Command>& commands, uint64_t tick, double server_time) {
   settle();
   bool changed = false;
+  while (!scheduled_.empty() && scheduled_.begin()->first <= tick) {
+    auto due = scheduled_.extract(scheduled_.begin());
+    changed = run(due.mapped(), tick, server_time) || changed;
+  }
   for (auto& c : commands) {
-    if (c.kind == Command::Kind::kSessionClosed) {
-      session_closed(c.session_id, tick);
-      changed = true;
+    if (c.kind == Command::Kind::kRequest && c.at_tick != 0 && c.at_tick != tick) {
+      changed = schedule(c, tick) || changed;
       continue;
     }
-    const auto result = c.kind == Command::Kind::kInsertAsset ? insert_asset(c)
-                        : c.kind == Command::Kind::kReplaceAsset
-                            ? replace_asset(c)
-                            : execute(c.request, Caller{c.session_id, c.owner}, tick, server_time);
-    if (!c.sink) continue;
-    reply(c, result, tick);
-    changed = true;
+    changed = run(c, tick, server_time) || changed;
   }
   expire_orphans(tick);
   if (changed) update_counts();
+}
+
+bool World::run(Command& c, uint64_t tick, double server_time) {
+  if (c.kind == Command::Kind::kSessionClosed) {
+    session_closed(c.session_id, tick);
+    return true;
+  }
+  const auto result = c.kind == Command::Kind::kInsertAsset ? insert_asset(c)
+                      : c.kind == Command::Kind::kReplaceAsset
+                          ? replace_asset(c)
+                          : execute(c.request, Caller{c.session_id, c.owner}, tick, server_time);
+  if (!c.sink) return false;
+  reply(c, result, tick);
+  return true;
+}
+
+bool World::schedule(Command& c, uint64_t tick) {
+  auto refuse = [&](anim::Status why) {
+    if (c.sink) reply(c, why, tick);
+    return c.sink != nullptr;
+  };
+  if (c.at_tick < tick)
+    return refuse(anim::failed_precondition("at_tick " + std::to_string(c.at_tick) +
+                                            " is past: the request reached tick " +
+                                            std::to_string(tick)));
+  if (c.at_tick - tick > config_.max_schedule_ahead_ticks)
+    return refuse(anim::invalid_argument(
+        "at_tick " + std::to_string(c.at_tick) + " is " + std::to_string(c.at_tick - tick) +
+        " ticks ahead of tick " + std::to_string(tick) + "; --max-schedule-ahead-ticks is " +
+        std::to_string(config_.max_schedule_ahead_ticks)));
+  scheduled_.emplace(c.at_tick, std::move(c));
+  return false;
+}
+
+void World::cancel_scheduled(const anim::Status& why) {
+  for (auto& [at, c] : scheduled_)
+    if (c.sink) c.sink->deliver_result(ResultHeader{c.seq, c.request_id, 0}, why);
+  scheduled_.clear();
 }
 
 void World::reply(const Command& c, const anim::Expected<WorldResult>& result, uint64_t tick) {
@@ -341,6 +376,8 @@ anim::Expected<WorldResult> World::replace_asset(const Command& c) {
 }
 
 void World::session_closed(uint64_t session_id, uint64_t tick) {
+  std::erase_if(scheduled_,
+                [&](const auto& entry) { return entry.second.session_id == session_id; });
   auto it = sessions_.find(session_id);
   if (it == sessions_.end()) return;
   for (const auto& [sub, w] : it->second.subscriptions) unwatch(w);

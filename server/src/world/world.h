@@ -94,7 +94,14 @@ class World {
   anim::Expected<uint32_t> spawn_unowned(const std::string& asset, const std::string& clip);
 
   // Applies commands at `tick`, in order; each request's reply goes to its command's sink.
+  // A request scheduled for a later tick (Command::at_tick) is kept and applied at its tick,
+  // before that tick's batch, scheduled ones in the order they arrived; one for a past tick
+  // (FAILED_PRECONDITION) or further ahead than --max-schedule-ahead-ticks
+  // (INVALID_ARGUMENT) is refused. A closed connection's scheduled requests are dropped.
   void apply(std::vector<Command>& commands, uint64_t tick, double server_time);
+  // Answers every scheduled request with `why` (the daemon stopping) and forgets them.
+  void cancel_scheduled(const anim::Status& why);
+  size_t scheduled() const { return scheduled_.size(); }
   // One request from `caller` at `tick`, as apply() runs it (minus the reply): checked
   // against the world's state, then applied; on error nothing changed. `request` was made by
   // its converter (protocol/), so its values hold what world_requests.h promises.
@@ -155,6 +162,10 @@ class World {
   anim::Expected<WorldResult> replace_asset(const Command& command);
   // Hands a command's result to its sink.
   void reply(const Command& command, const anim::Expected<WorldResult>& result, uint64_t tick);
+  // Applies one command now; true when it changed what update_counts() counts.
+  bool run(Command& command, uint64_t tick, double server_time);
+  // Keeps a request for its at_tick (false, after answering, when it cannot be).
+  bool schedule(Command& command, uint64_t tick);
   void session_closed(uint64_t session_id, uint64_t tick);
   // The owner key a caller acts as: its token's, or its connection's without tokens.
   static uint64_t owner_of(const Caller& caller);
@@ -166,8 +177,8 @@ class World {
 
   // One handler per request kind, chosen by the request's type (execute()); each checks the
   // request against the world's state first and changes nothing on error. A command's
-  // handler is where its IK, hit, montage or asset family lives (world_ik.cpp,
-  // world_hits.cpp, world_montage.cpp, world.cpp), else world_commands.cpp.
+  // handler is where its IK, hit or asset family lives (world_ik.cpp,
+  // world_hits.cpp, world.cpp), else world_commands.cpp.
   anim::Expected<Spawned> handle(const SpawnCharacter& r, const CommandContext& ctx);
   anim::Status handle(const DespawnCharacter& r, const CommandContext& ctx);
   anim::Status handle(const SetRootTransform& r, const CommandContext& ctx);
@@ -247,6 +258,8 @@ class World {
   // &characters_[i]->animator, in the same order (what quantization reads: quantize_work.h).
   std::vector<const anim::Animator*> animators_;
   std::unordered_map<uint64_t, SessionState> sessions_;
+  // Requests waiting for their at_tick, by tick; equal ticks in the order they arrived.
+  std::multimap<uint64_t, Command> scheduled_;
   std::unordered_map<uint64_t, OwnerState> owners_;
   size_t orphaned_owners_ = 0;
   size_t asset_bytes_ = 0;        // estimated memory of assets_
