@@ -12,25 +12,13 @@
 #include <nlohmann/json.hpp>
 
 #include "integration_support.h"
+#include "send_async.h"
 #include "shared_assets.h"
 
 namespace animtest {
 namespace {
 
 using anim::v1::Request;
-
-std::future<anim::v1::Reply> send(animclient::Client& c, Request r) {
-  auto promise = std::make_shared<std::promise<anim::v1::Reply>>();
-  auto reply = promise->get_future();
-  c.call_async(
-      std::move(r),
-      [promise](animclient::Result<anim::v1::Reply> got) {
-        if (!got) ADD_FAILURE() << "call: " << got.error().to_string();
-        promise->set_value(got ? *got : anim::v1::Reply{});
-      },
-      kWait);
-  return reply;
-}
 
 // Ticks from seconds at 60 Hz (the golden's times are whole ticks).
 uint64_t ticks(double seconds) {
@@ -106,15 +94,15 @@ TEST(MontageGolden, FoxMontagesDrivenThroughTheDaemonMatchThreeJs) {
     m->set_blend_in(sc["blend_in"].get<float>());
     m->set_blend_out(sc["blend_out"].get<float>());
     std::vector<std::pair<uint64_t, std::future<anim::v1::Reply>>> sent;
-    sent.emplace_back(play.at_tick(), send(*client, play));
-    sent.emplace_back(montage.at_tick(), send(*client, montage));
+    sent.emplace_back(play.at_tick(), send_async(*client, play));
+    sent.emplace_back(montage.at_tick(), send_async(*client, montage));
     if (sc.contains("stop_at")) {
       Request stop;
       stop.set_at_tick(base + ticks(sc["stop_at"].get<double>()));
       stop.mutable_stop_montage()->set_character_id(id);
       stop.mutable_stop_montage()->set_slot(slot_id);
       stop.mutable_stop_montage()->set_blend_out(sc["stop_blend_out"].get<float>());
-      sent.emplace_back(stop.at_tick(), send(*client, stop));
+      sent.emplace_back(stop.at_tick(), send_async(*client, stop));
     }
     for (auto& [tick, reply] : sent) {
       const auto r = reply.get();

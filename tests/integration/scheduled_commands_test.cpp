@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "integration_support.h"
+#include "send_async.h"
 
 namespace animtest {
 namespace {
@@ -19,20 +20,6 @@ using anim::v1::Request;
 Request at(Request r, uint64_t tick) {
   r.set_at_tick(tick);
   return r;
-}
-
-// Sends `r` without waiting; the future holds its reply (empty after a transport error).
-std::future<anim::v1::Reply> send(animclient::Client& c, Request r) {
-  auto promise = std::make_shared<std::promise<anim::v1::Reply>>();
-  auto reply = promise->get_future();
-  c.call_async(
-      std::move(r),
-      [promise](animclient::Result<anim::v1::Reply> got) {
-        if (!got) ADD_FAILURE() << "call: " << got.error().to_string();
-        promise->set_value(got ? *got : anim::v1::Reply{});
-      },
-      kWait);
-  return reply;
 }
 
 Request spawn_walker() {
@@ -59,11 +46,11 @@ TEST(ScheduledCommands, TakeEffectAtTheirTickInTheOrderSent) {
   const uint64_t target = current_tick(*client) + 40;
   // Sent together: two plays for one tick (the second wins), then a list that is not
   // scheduled (its reply waits for theirs: request order).
-  auto first = send(*client, at(play(id, "run"), target));
-  auto second = send(*client, at(play(id, "idle"), target));
+  auto first = send_async(*client, at(play(id, "run"), target));
+  auto second = send_async(*client, at(play(id, "idle"), target));
   Request list;
   list.mutable_list_characters();
-  auto listed = send(*client, list);
+  auto listed = send_async(*client, list);
   const auto r1 = first.get(), r2 = second.get(), r3 = listed.get();
   ASSERT_EQ(r1.status().code(), anim::v1::STATUS_OK) << r1.status().message();
   ASSERT_EQ(r2.status().code(), anim::v1::STATUS_OK) << r2.status().message();
@@ -105,7 +92,7 @@ TEST(ScheduledCommands, ADaemonStoppingAnswersWhatWaits) {
   auto client = connect_client(daemon);
   ASSERT_TRUE(client);
   const uint64_t later = current_tick(*client) + 550;
-  auto waiting = send(*client, at(spawn_walker(), later));
+  auto waiting = send_async(*client, at(spawn_walker(), later));
   // Give the request time to reach the tick and be kept, then stop the daemon. (Watched on
   // another connection: this one's replies wait behind the scheduled one.)
   auto watcher = connect_client(daemon);
