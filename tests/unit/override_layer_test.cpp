@@ -10,26 +10,19 @@
 #include "anim/blend.h"
 #include "anim/loaders/builtin_character.h"
 #include "anim_test_rig.h"
+#include "builtin_clips.h"
 
 namespace anim {
 namespace {
 
-const Asset& builtin() {
-  static const Asset asset = make_builtin_character();
-  return asset;
-}
+using animtest::builtin;
 
 int clip(const char* name) {
-  const int i = builtin().find_clip(name);
-  EXPECT_GE(i, 0) << name;
-  return i;
+  return animtest::builtin_clip(name);
 }
 
 std::vector<Transform> sample(int c, float t) {
-  const Asset& a = builtin();
-  std::vector<Transform> out(a.skeleton.num_joints());
-  a.clips[c].sample(t, a.skeleton.rest_pose, out);
-  return out;
+  return animtest::sample_builtin(c, t);
 }
 
 // Joints under (and including) `root`, by walking parents.
