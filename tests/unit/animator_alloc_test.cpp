@@ -6,12 +6,14 @@
 #include <cstdlib>
 #include <limits>
 #include <new>
+#include <string>
 
 #include <gtest/gtest.h>
 
 #include "counting_new.h"
 
 #include "anim/loaders/builtin_character.h"
+#include "anim/state_machine.h"
 #include "anim_test_rig.h"
 #include "every_feature_animator.h"
 
@@ -132,6 +134,63 @@ TEST(AnimatorAllocations, BlendSpaceUpdatesAllocateNothing) {
   const long during = g_allocations.load() - before;
   EXPECT_EQ(during, 0) << "update() allocated " << during << " times in 240 ticks";
   EXPECT_GT(a.evaluated_inputs().base.num_terms, 0);
+}
+
+// A state machine stepping every update: a blend-space state, interruptible fades, triggers
+// consumed, parameters smoothing across thresholds.
+TEST(AnimatorAllocations, StateMachineUpdatesAllocateNothing) {
+  Skeleton s = animtest::make_rig();
+  const int n = s.num_joints();
+  std::vector<Clip> clips;
+  clips.push_back(animtest::make_swing_clip("idle", n, 2.0f, 0.3f, {0, 1, 0}));
+  clips.push_back(animtest::make_swing_clip("walk", n, 1.0f, 0.8f, {1, 0, 0}, 1.0f));
+  clips.push_back(animtest::make_swing_clip("run", n, 0.6f, -1.2f, {0, 0, 1}, 2.0f));
+  auto table = std::make_shared<BlendSpaceTable>();
+  auto space =
+      make_blend_space(BlendSpaceDesc{"move", {"speed"}, {{1, {1, 0}}, {2, {4, 0}}}}, clips, n);
+  ASSERT_TRUE(space.has_value()) << space.error().message();
+  table->spaces.push_back(std::make_shared<const BlendSpace>(std::move(*space)));
+  StateMachineDesc d;
+  d.name = "loco";
+  d.states = {{"idle", "idle"}, {"move", "move"}, {"hop", "run", 1.0f, false}};
+  auto to = [](std::string from, std::string to, ConditionDesc c, float duration) {
+    TransitionDesc t;
+    t.from = std::move(from);
+    t.to = std::move(to);
+    t.conditions = {std::move(c)};
+    t.duration = duration;
+    t.interruptible = true;
+    t.sync = TransitionSync::kNormalized;
+    return t;
+  };
+  d.transitions = {to("idle", "move", {"speed", ConditionOp::kGreater, 0.5f}, 0.2f),
+                   to("move", "idle", {"speed", ConditionOp::kLessEqual, 0.5f}, 0.2f),
+                   to("hop", "idle", {"speed", ConditionOp::kGreaterEqual, 0.0f}, 0.1f)};
+  d.transitions.push_back(to("", "hop", {"hop", ConditionOp::kTrigger}, 0.05f));
+  d.transitions.back().any_state = true;
+  d.transitions.back().priority = 1;
+  d.transitions[2].exit_time = 0.8f;
+  auto machine = make_state_machine(d, clips, n, table.get());
+  ASSERT_TRUE(machine.has_value()) << machine.error().message();
+  Animator a(s, clips);
+  ASSERT_TRUE(a.set_blend_spaces(table));
+  ASSERT_TRUE(a.start_state_machine(std::make_shared<const StateMachine>(std::move(*machine))));
+  int changes = 0, last = -1;
+  long during = 0;
+  for (int i = 0; i < 600; ++i) {
+    // Commands between updates (not counted): speed up and down, a hop now and then.
+    ASSERT_TRUE(a.set_parameter("speed", (i / 40) % 2 == 0 ? 3.0f : 0.0f, 0.3f));
+    if (i % 90 == 45) {
+      ASSERT_TRUE(a.set_trigger("hop"));
+    }
+    const long before = g_allocations.load();
+    ASSERT_TRUE(a.update(1.0f / 60.0f).is_ok());
+    during += g_allocations.load() - before;
+    changes += a.machine_status().state != last ? 1 : 0;
+    last = a.machine_status().state;
+  }
+  EXPECT_EQ(during, 0) << "update() allocated " << during << " times in 600 ticks";
+  EXPECT_GT(changes, 20);
 }
 
 }  // namespace

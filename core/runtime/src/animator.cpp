@@ -85,6 +85,7 @@ Status Animator::check_clip(int clip, const char* what) const {
 }
 
 Status Animator::play(int clip, const PlayOptions& options) {
+  if (Status s = check_no_machine("play"); !s) return s;
   if (Status s = check_clip(clip, "play:"); !s) return s;
   const Clip& c = clips_[clip];
   if (!std::isfinite(options.speed))
@@ -101,6 +102,7 @@ Status Animator::play(int clip, const PlayOptions& options) {
 }
 
 Status Animator::crossfade(int clip, float duration, const CrossfadeOptions& options) {
+  if (Status s = check_no_machine("crossfade"); !s) return s;
   if (Status s = check_clip(clip, "crossfade:"); !s) return s;
   const Clip& c = clips_[clip];
   if (!std::isfinite(duration) || duration < 0.0f)
@@ -109,14 +111,21 @@ Status Animator::crossfade(int clip, float duration, const CrossfadeOptions& opt
   if (!std::isfinite(options.speed))
     return invalid_argument("crossfade to '" + c.name + "': speed " + num(options.speed) +
                             " is not finite");
+  if (static_cast<uint8_t>(options.curve) > static_cast<uint8_t>(BlendCurve::kSmoothStep))
+    return invalid_argument("crossfade to '" + c.name + "': unknown blend curve");
   // Already the latest target: a no-op.
   if (latest().space < 0 && latest().clip == clip) return Status::ok();
   start_fade(Player{clip, 0.0f, options.speed, options.loop, {}, 0.0f, {}, 0.0f, 0, true}, duration,
-             options.sync_normalized_time);
+             options.sync_normalized_time, options.curve);
   return Status::ok();
 }
 
-void Animator::start_fade(const Player& from_start, float duration, bool sync) {
+float Animator::Fade::weight() const {
+  const float x = elapsed / duration;
+  return curve == BlendCurve::kSmoothStep ? x * x * (3.0f - 2.0f * x) : x;
+}
+
+void Animator::start_fade(const Player& from_start, float duration, bool sync, BlendCurve curve) {
   Player target = from_start;
   if (sync) {
     const Player& src = latest();
@@ -134,7 +143,7 @@ void Animator::start_fade(const Player& from_start, float duration, bool sync) {
     for (int i = 1; i < num_fades_; ++i) fades_[i - 1] = fades_[i];
     --num_fades_;
   }
-  fades_[num_fades_++] = Fade{target, duration, 0.0f, sync};
+  fades_[num_fades_++] = Fade{target, duration, 0.0f, sync, curve};
 }
 
 Status Animator::set_speed(float speed) {
@@ -280,8 +289,7 @@ void Animator::apply_root_motion_step() {
   // The players' travels blended with the weights their poses are blended with. Each is in
   // the joint's frame, which the pose pins to the rest frame: into model space through it.
   RootMotion d = base_.motion;
-  for (int i = 0; i < num_fades_; ++i)
-    d = mix(d, fades_[i].player.motion, fades_[i].elapsed / fades_[i].duration);
+  for (int i = 0; i < num_fades_; ++i) d = mix(d, fades_[i].player.motion, fades_[i].weight());
   const RootMotion delta = compose(compose(rest_frame_, d), inverse(rest_frame_));
   const Transform moved = anim::apply_root_motion(root_, delta);
   // Absurd speeds times a huge root scale could overflow: the root stays finite, always.
@@ -324,6 +332,7 @@ void Animator::evaluate(float dt, PoseScratch& scratch, std::span<glm::mat4> mod
 void Animator::advance(float dt) {
   // 0. Parameters, then the samples every blend space uses in this update.
   smooth_parameters(dt);
+  step_machine();
   refresh_weights(base_);
   for (int i = 0; i < num_fades_; ++i) refresh_weights(fades_[i].player);
 
@@ -358,6 +367,7 @@ void Animator::advance(float dt) {
     for (int i = keep_from; i < num_fades_; ++i) fades_[i - keep_from] = fades_[i];
     num_fades_ -= keep_from;
   }
+  track_machine_time();
   // 3. Root motion: the root moves by the blended travel before the pose is evaluated (so
   // world-space IK targets see where the character is now).
   apply_root_motion_step();
@@ -454,7 +464,7 @@ void Animator::fire_events() {
   std::array<float, kMaxFades> fade_share{};
   float above = 1.0f;
   for (int i = num_fades_ - 1; i >= 0; --i) {
-    const float w = fades_[i].elapsed / fades_[i].duration;
+    const float w = fades_[i].weight();
     fade_share[i] = w * above;
     above *= 1.0f - w;
   }
@@ -575,7 +585,7 @@ void Animator::gather_inputs() {
   inputs_.base = clip_input(base_);
   for (int i = 0; i < num_fades_; ++i) {
     const Fade& f = fades_[i];
-    fade_inputs_[i] = FadeInput{clip_input(f.player), f.elapsed / f.duration};
+    fade_inputs_[i] = FadeInput{clip_input(f.player), f.weight()};
   }
   inputs_.fades = std::span(fade_inputs_).first(static_cast<size_t>(num_fades_));
   for (size_t i = 0; i < layers_.size(); ++i) {

@@ -76,6 +76,7 @@ Expected<Animator::Player> Animator::space_player(int space, bool loop, float sp
 }
 
 Status Animator::play_blend_space(int space, const PlayOptions& options) {
+  if (Status s = check_no_machine("play"); !s) return s;
   const int n = spaces_ ? static_cast<int>(spaces_->spaces.size()) : 0;
   if (space >= 0 && space < n &&
       (!std::isfinite(options.start_time) || options.start_time < 0.0f ||
@@ -92,16 +93,20 @@ Status Animator::play_blend_space(int space, const PlayOptions& options) {
 }
 
 Status Animator::crossfade_blend_space(int space, float duration, const CrossfadeOptions& options) {
+  if (Status s = check_no_machine("crossfade"); !s) return s;
   if (!std::isfinite(duration) || duration < 0.0f)
     return invalid_argument("crossfade to blend space " + std::to_string(space) + ": duration " +
                             num(duration) + " must be finite and >= 0");
+  if (static_cast<uint8_t>(options.curve) > static_cast<uint8_t>(BlendCurve::kSmoothStep))
+    return invalid_argument("crossfade to blend space " + std::to_string(space) +
+                            ": unknown blend curve");
   if (latest().space == space && space >= 0) {
     // Already the latest target (a no-op), once the index is known to be valid.
     return Status::ok();
   }
   auto p = space_player(space, options.loop, options.speed, "crossfade:");
   if (!p) return p.error();
-  start_fade(*p, duration, options.sync_normalized_time);
+  start_fade(*p, duration, options.sync_normalized_time, options.curve);
   return Status::ok();
 }
 

@@ -226,7 +226,7 @@ void Animator::plan_foot_locks(float dt) {
   float time = base_.time;
   float best = 1.0f, left = 1.0f;
   for (int i = num_fades_ - 1; i >= 0; --i) {
-    const float w = fades_[i].elapsed / fades_[i].duration;
+    const float w = fades_[i].weight();
     if (i == num_fades_ - 1) best = -1.0f;
     if (left * w > best)
       best = left * w, clip = fades_[i].player.clip, time = fades_[i].player.time;

@@ -31,6 +31,7 @@
 #include "anim/pose_evaluation.h"
 #include "anim/root_motion.h"
 #include "anim/sampling_job.h"
+#include "anim/state_machine.h"
 #include "anim/status.h"
 
 namespace anim {
@@ -139,6 +140,27 @@ class Animator {
   Status play_montage(int slot, const MontageDesc& desc);
   Status stop_montage(int slot, float blend_out);
   Expected<MontageState> montage(int slot) const;
+
+  // State machines (docs/animation.md, "State machines"). Runs `machine` on the base: it
+  // cuts to `state` (empty: the machine's entry state) and, from the next update on, each
+  // update starts at most one transition (a crossfade) before the clocks advance. While it
+  // runs, play, crossfade and their blend-space forms are refused (FAILED_PRECONDITION).
+  // The parameters and triggers its conditions read are created (0, clear) when the
+  // character does not have them (RESOURCE_EXHAUSTED beyond kMaxParameters / kMaxTriggers),
+  // and its states' blend spaces must be the character's (set_blend_spaces). Replaces a
+  // machine that runs. On error nothing changes.
+  Status start_state_machine(std::shared_ptr<const StateMachine> machine,
+                             const std::string& state = {});
+  // Stops the machine (none: nothing to do): the base keeps playing and fading what it plays.
+  void stop_state_machine();
+  const std::shared_ptr<const StateMachine>& state_machine() const { return machine_; }
+  MachineStatus machine_status() const;
+  // Sets (true) or clears (false) a named trigger, created when new (RESOURCE_EXHAUSTED
+  // beyond kMaxTriggers; the name non-empty, at most kMaxMachineNameBytes). A set trigger
+  // stays set until a transition whose conditions test it fires, which clears it.
+  Status set_trigger(const std::string& name, bool value = true);
+  // NOT_FOUND when the character has no trigger so named.
+  Expected<bool> trigger(const std::string& name) const;
 
   // Returns the new goal's id (> 0). Goals are solved in the order they were added.
   Expected<int> set_ik_goal(const IkGoalDesc& goal);
@@ -305,8 +327,22 @@ class Animator {
   struct Fade {
     Player player;
     float duration = 0.0f;  // > 0
-    float elapsed = 0.0f;   // seconds of fade time so far; weight = elapsed / duration
+    float elapsed = 0.0f;   // seconds of fade time so far; weight = curve(elapsed / duration)
     bool sync = false;      // player follows the normalized time of the player below
+    BlendCurve curve = BlendCurve::kLinear;
+    float weight() const;  // the target's weight over what is below it, in [0, 1]
+  };
+  // A named trigger (set_trigger).
+  struct Trigger {
+    std::string name;
+    bool set = false;
+  };
+  // Where the running state machine is.
+  struct MachineRun {
+    int state = -1;
+    float state_time = 0.0f;  // cycles played since the state was entered
+    int transition = -1;      // the last transition that started a fade (-1: none)
+    int from = -1;            // the state it fades from
   };
   // A layer's clock and current values; what it is (clip, blend, mask, reference) is its
   // LayerSetup, at the same position in setup_->layers.
@@ -364,7 +400,16 @@ class Animator {
   // missing parameters only when everything else passed.
   Expected<Player> space_player(int space, bool loop, float speed, const char* what);
   // Cuts to / fades to a player made by play or crossfade (their shared tail).
-  void start_fade(const Player& target, float duration, bool sync);
+  void start_fade(const Player& target, float duration, bool sync,
+                  BlendCurve curve = BlendCurve::kLinear);
+  // FAILED_PRECONDITION naming `what` while a state machine drives the base.
+  Status check_no_machine(const char* what) const;
+  // The machine's step at the start of an update: starts the first transition that can
+  // fire. And after the clocks: the current state's time.
+  void step_machine();
+  void track_machine_time();
+  bool conditions_hold(const MachineTransition& t) const;
+  int find_trigger(const std::string& name) const;
   // Seconds per cycle: the clip's duration, 1 for a blend space's phase, 0 for the rest pose.
   float duration_of(const Player& p) const;
   // A blend space player's samples from the current parameters (no-op for clips).
@@ -451,6 +496,15 @@ class Animator {
   std::shared_ptr<const BlendSpaceTable> spaces_;
   int num_params_ = 0;
   std::array<Parameter, kMaxParameters> params_{};
+  // The state machine on the base (null: none), a player for each of its states (made when
+  // it starts), the character's parameter and trigger slots its conditions read, its place.
+  std::shared_ptr<const StateMachine> machine_;
+  std::vector<Player> machine_players_;
+  std::array<int8_t, kMaxMachineParameters> machine_params_{};
+  std::array<int8_t, kMaxTriggers> machine_triggers_{};
+  MachineRun run_;
+  int num_triggers_ = 0;
+  std::array<Trigger, kMaxTriggers> triggers_{};
   // Events: the table, and what the last update fired.
   std::shared_ptr<const ClipEventTable> events_;
   int num_fired_ = 0;

@@ -18,6 +18,12 @@ struct PlayOptions {
   float start_time = 0.0f;  // seconds into the clip, in [0, duration]
 };
 
+// The shape of a crossfade's weight over its duration, x = elapsed / duration in [0, 1].
+enum class BlendCurve : uint8_t {
+  kLinear,      // x
+  kSmoothStep,  // x * x * (3 - 2 x): starts and ends gently
+};
+
 struct CrossfadeOptions {
   bool loop = true;    // as PlayOptions::loop, for the target clip
   float speed = 1.0f;  // as PlayOptions::speed, for the target clip
@@ -26,6 +32,7 @@ struct CrossfadeOptions {
   // time (walk <-> run keep the feet in phase). After the fade it runs on its own clock.
   // When false the target starts at time 0 (as three.js crossFadeTo does).
   bool sync_normalized_time = false;
+  BlendCurve curve = BlendCurve::kLinear;  // the target's weight over the fade
 };
 
 enum class LayerTimeSource : uint8_t {

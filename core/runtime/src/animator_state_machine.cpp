@@ -1,0 +1,248 @@
+// Animator: the state machine on the base and the character's triggers. docs/animation.md,
+// "State machines", has the rules.
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "anim/animator.h"
+#include "anim/blend_space.h"
+
+namespace anim {
+
+namespace {
+
+// The names of `wanted` that are not among the first `have` entries of `slots` (by name).
+template <typename Slots>
+int count_missing(const std::vector<std::string>& wanted, const Slots& slots, int have) {
+  int missing = 0;
+  for (const std::string& w : wanted) {
+    bool found = false;
+    for (int i = 0; i < have && !found; ++i) found = slots[static_cast<size_t>(i)].name == w;
+    missing += found ? 0 : 1;
+  }
+  return missing;
+}
+
+}  // namespace
+
+Status Animator::check_no_machine(const char* what) const {
+  if (!machine_) return Status::ok();
+  return failed_precondition(std::string(what) + ": state machine '" + machine_->name +
+                             "' drives the base (stop it first)");
+}
+
+int Animator::find_trigger(const std::string& name) const {
+  for (int i = 0; i < num_triggers_; ++i)
+    if (triggers_[static_cast<size_t>(i)].name == name) return i;
+  return -1;
+}
+
+Status Animator::start_state_machine(std::shared_ptr<const StateMachine> machine,
+                                     const std::string& state) {
+  if (!machine) return invalid_argument("start_state_machine: no machine given");
+  const StateMachine& m = *machine;
+  const int start = state.empty() ? m.entry : m.find_state(state);
+  if (start < 0)
+    return not_found("start_state_machine: machine '" + m.name + "' has no state named '" + state +
+                     "'");
+  // Everything it names must be the character's.
+  const int num_spaces = spaces_ ? static_cast<int>(spaces_->spaces.size()) : 0;
+  std::vector<std::string> params = m.parameters;
+  for (const MachineState& s : m.states) {
+    if (s.clip >= 0) {
+      const std::string what = "start_state_machine: state '" + s.name + "':";
+      if (Status st = check_clip(s.clip, what.c_str()); !st)
+        return failed_precondition(st.message());
+    } else if (s.space < 0 || s.space >= num_spaces) {
+      return failed_precondition("start_state_machine: state '" + s.name + "' plays blend space " +
+                                 std::to_string(s.space) + ", which the character does not have");
+    } else {
+      const BlendSpace& bs = *spaces_->spaces[static_cast<size_t>(s.space)];
+      for (int a = 0; a < bs.dimensions; ++a)
+        if (std::find(params.begin(), params.end(), bs.axes[static_cast<size_t>(a)]) ==
+            params.end())
+          params.push_back(bs.axes[static_cast<size_t>(a)]);
+    }
+  }
+  const int new_params = count_missing(params, params_, num_params_);
+  if (num_params_ + new_params > kMaxParameters)
+    return Status(StatusCode::kResourceExhausted, "start_state_machine: machine '" + m.name +
+                                                      "' needs " + std::to_string(new_params) +
+                                                      " more parameters; the character has " +
+                                                      std::to_string(num_params_) + " of at most " +
+                                                      std::to_string(kMaxParameters));
+  const int new_triggers = count_missing(m.triggers, triggers_, num_triggers_);
+  if (num_triggers_ + new_triggers > kMaxTriggers)
+    return Status(StatusCode::kResourceExhausted,
+                  "start_state_machine: machine '" + m.name + "' needs " +
+                      std::to_string(new_triggers) + " more triggers; the character has " +
+                      std::to_string(num_triggers_) + " of at most " +
+                      std::to_string(kMaxTriggers));
+
+  // Everything checked: create what is missing, then resolve the slots and the players.
+  for (const std::string& p : params) {
+    int slot = -1;
+    for (int i = 0; i < num_params_; ++i)
+      if (params_[static_cast<size_t>(i)].name == p) slot = i;
+    if (slot < 0) params_[static_cast<size_t>(num_params_++)] = Parameter{p};
+  }
+  for (size_t k = 0; k < m.parameters.size(); ++k)
+    for (int i = 0; i < num_params_; ++i)
+      if (params_[static_cast<size_t>(i)].name == m.parameters[k])
+        machine_params_[k] = static_cast<int8_t>(i);
+  for (size_t k = 0; k < m.triggers.size(); ++k) {
+    int slot = find_trigger(m.triggers[k]);
+    if (slot < 0) {
+      slot = num_triggers_++;
+      triggers_[static_cast<size_t>(slot)] = Trigger{m.triggers[k], false};
+    }
+    machine_triggers_[k] = static_cast<int8_t>(slot);
+  }
+  std::vector<Player> players;
+  players.reserve(m.states.size());
+  for (const MachineState& s : m.states) {
+    if (s.clip >= 0) {
+      players.push_back(Player{s.clip, 0.0f, s.speed, s.loop, {}, 0.0f, {}, 0.0f, 0, true});
+    } else {
+      // Its parameters exist now: this neither creates any nor fails.
+      auto p = space_player(s.space, s.loop, s.speed, "start_state_machine:");
+      if (!p) return p.error();
+      players.push_back(*p);
+    }
+  }
+  machine_players_ = std::move(players);
+  machine_ = std::move(machine);
+  start_fade(machine_players_[static_cast<size_t>(start)], 0.0f, false);
+  run_ = MachineRun{start, 0.0f, -1, -1};
+  return Status::ok();
+}
+
+void Animator::stop_state_machine() {
+  machine_.reset();
+  machine_players_.clear();
+  run_ = MachineRun{};
+}
+
+MachineStatus Animator::machine_status() const {
+  MachineStatus s;
+  if (!machine_) return s;
+  s.running = true;
+  s.state = run_.state;
+  s.state_time = run_.state_time;
+  if (run_.transition >= 0 && num_fades_ > 0) {
+    const Fade& f = fades_[static_cast<size_t>(num_fades_ - 1)];
+    s.transition = run_.transition;
+    s.from_state = run_.from;
+    s.transition_elapsed = f.elapsed;
+    s.transition_duration = f.duration;
+  }
+  return s;
+}
+
+Status Animator::set_trigger(const std::string& name, bool value) {
+  if (name.empty()) return invalid_argument("set_trigger: name is empty");
+  if (name.size() > kMaxMachineNameBytes)
+    return invalid_argument("set_trigger: name is longer than " +
+                            std::to_string(kMaxMachineNameBytes) + " bytes");
+  int slot = find_trigger(name);
+  if (slot < 0) {
+    if (num_triggers_ == kMaxTriggers)
+      return Status(StatusCode::kResourceExhausted,
+                    "set_trigger '" + name + "': the character has " +
+                        std::to_string(kMaxTriggers) + " triggers, the most it may have");
+    slot = num_triggers_++;
+    triggers_[static_cast<size_t>(slot)] = Trigger{name, false};
+  }
+  triggers_[static_cast<size_t>(slot)].set = value;
+  return Status::ok();
+}
+
+Expected<bool> Animator::trigger(const std::string& name) const {
+  const int slot = find_trigger(name);
+  if (slot < 0) return not_found("trigger '" + name + "' is not set on this character");
+  return triggers_[static_cast<size_t>(slot)].set;
+}
+
+bool Animator::conditions_hold(const MachineTransition& t) const {
+  const StateMachine& m = *machine_;
+  for (int k = 0; k < t.num_conditions; ++k) {
+    const MachineCondition& c = m.conditions[static_cast<size_t>(t.first_condition + k)];
+    if (c.op == ConditionOp::kTrigger) {
+      if (!triggers_[static_cast<size_t>(machine_triggers_[static_cast<size_t>(c.slot)])].set)
+        return false;
+      continue;
+    }
+    const float v =
+        params_[static_cast<size_t>(machine_params_[static_cast<size_t>(c.slot)])].value;
+    bool holds = false;
+    switch (c.op) {
+      case ConditionOp::kGreater:
+        holds = v > c.value;
+        break;
+      case ConditionOp::kGreaterEqual:
+        holds = v >= c.value;
+        break;
+      case ConditionOp::kLess:
+        holds = v < c.value;
+        break;
+      case ConditionOp::kLessEqual:
+        holds = v <= c.value;
+        break;
+      case ConditionOp::kEqual:
+        holds = v == c.value;
+        break;
+      case ConditionOp::kNotEqual:
+        holds = v != c.value;
+        break;
+      case ConditionOp::kTrue:
+        holds = v != 0.0f;
+        break;
+      case ConditionOp::kFalse:
+        holds = v == 0.0f;
+        break;
+      case ConditionOp::kTrigger:
+        break;
+    }
+    if (!holds) return false;
+  }
+  return true;
+}
+
+void Animator::step_machine() {
+  if (!machine_) return;
+  const StateMachine& m = *machine_;
+  if (num_fades_ == 0) run_.transition = -1;
+  if (run_.transition >= 0 && !m.transitions[static_cast<size_t>(run_.transition)].interruptible)
+    return;
+  const int begin = m.candidate_begin[static_cast<size_t>(run_.state)];
+  const int end = m.candidate_begin[static_cast<size_t>(run_.state) + 1];
+  for (int i = begin; i < end; ++i) {
+    const int index = m.candidates[static_cast<size_t>(i)];
+    const MachineTransition& t = m.transitions[static_cast<size_t>(index)];
+    if (t.exit_time >= 0.0f && run_.state_time < t.exit_time) continue;
+    if (!conditions_hold(t)) continue;
+    for (int k = 0; k < t.num_conditions; ++k) {
+      const MachineCondition& c = m.conditions[static_cast<size_t>(t.first_condition + k)];
+      if (c.op == ConditionOp::kTrigger)
+        triggers_[static_cast<size_t>(machine_triggers_[static_cast<size_t>(c.slot)])].set = false;
+    }
+    run_.from = run_.state;
+    run_.state = t.to;
+    run_.transition = t.duration > 0.0f ? index : -1;
+    start_fade(machine_players_[static_cast<size_t>(t.to)], t.duration,
+               t.sync == TransitionSync::kNormalized, t.curve);
+    const Player& now = latest();
+    const float d = duration_of(now);
+    run_.state_time = d > 0.0f ? now.time / d : 0.0f;
+    return;
+  }
+}
+
+void Animator::track_machine_time() {
+  if (!machine_) return;
+  const Player& p = latest();
+  const float d = duration_of(p);
+  if (d > 0.0f) run_.state_time += std::abs(p.advance) / d;
+}
+
+}  // namespace anim
