@@ -1,5 +1,5 @@
 // The built-in character: rig names and hierarchy, rest pose, mesh invariants, seamless
-// loops and the additive "lean" clip.
+// loops, the additive "lean" clip and the "jump" played once.
 #include "anim/loaders/builtin_character.h"
 
 #include <algorithm>
@@ -205,13 +205,16 @@ TEST(BuiltinCharacter, HasTheDocumentedClips) {
     float duration;
   };
   for (Expect e : {Expect{"idle", 3.0f}, Expect{"walk", 1.0f}, Expect{"run", 0.7f},
-                   Expect{"wave", 2.0f}, Expect{"lean", 2.0f}}) {
+                   Expect{"wave", 2.0f}, Expect{"lean", 2.0f}, Expect{"jump", 1.2f}}) {
     const int i = a.find_clip(e.name);
     ASSERT_GE(i, 0) << e.name;
     EXPECT_FLOAT_EQ(a.clips[i].duration, e.duration) << e.name;
     EXPECT_EQ(a.clips[i].joints.size(), 22u);
   }
-  EXPECT_EQ(a.clips.size(), 5u);
+  EXPECT_EQ(a.clips.size(), 6u);
+  // Clips added later come after the older ones, whose indices stay the same.
+  EXPECT_EQ(a.find_clip("lean"), 4);
+  EXPECT_EQ(a.find_clip("jump"), 5);
   // No root motion: the root joint is never animated.
   const int root = a.skeleton.find_joint("root");
   for (const Clip& c : a.clips) {
@@ -318,9 +321,10 @@ TEST(BuiltinCharacter, FeetStayOnTheGround) {
     }
     // Never sinks more than a centimetre into the ground.
     EXPECT_GT(lowest, -0.01f) << clip.name;
-    // Only the run has a flight phase; everything else keeps a foot on the ground.
-    if (clip.name == "run")
-      EXPECT_GT(highest, 0.03f);
+    // Only the run and the jump have a flight phase; everything else keeps a foot on the
+    // ground.
+    if (clip.name == "run" || clip.name == "jump")
+      EXPECT_GT(highest, 0.03f) << clip.name;
     else
       EXPECT_LT(highest, 0.01f) << clip.name;
   }
@@ -366,6 +370,51 @@ TEST(BuiltinCharacter, LeanStartsAtRestAndMovesSpineAndChest) {
   const glm::vec3 head_rest = joint_position(a, first, "head");
   EXPECT_GT(std::abs(joint_position(a, side, "head").x - head_rest.x), 0.05f);
   EXPECT_LT(joint_position(a, back, "head").z, head_rest.z - 0.03f);
+}
+
+TEST(BuiltinCharacter, JumpCrouchesLeavesTheGroundAndLandsInTheIdlePose) {
+  const Asset& a = character();
+  const int i = a.find_clip("jump");
+  ASSERT_GE(i, 0);
+  const Clip& jump = a.clips[i];
+  EXPECT_FLOAT_EQ(jump.duration, 1.2f);
+  // Played once, it starts and ends in idle's first pose, so it blends in and out of idle.
+  const std::vector<Transform> idle = sample_pose(a, a.clips[a.find_clip("idle")], 0.0f);
+  EXPECT_LT(pose_distance(sample_pose(a, jump, 0.0f), idle), 1e-3f);
+  EXPECT_LT(pose_distance(sample_pose(a, jump, jump.duration), idle), 1e-3f);
+
+  const float hips_start = joint_position(a, sample_pose(a, jump, 0.0f), "hips").y;
+  // The crouch before take-off lowers the hips well below standing height.
+  const std::vector<Transform> crouch = sample_pose(a, jump, 0.3f * jump.duration);
+  EXPECT_LT(joint_position(a, crouch, "hips").y, hips_start - 0.15f);
+  EXPECT_LT(lowest_skinned_vertex(a, jump, 0.3f * jump.duration), 0.01f);  // feet down
+  // Mid-air: the hips above standing height, both feet and the whole mesh off the ground.
+  const float mid_air = 0.57f * jump.duration;
+  const std::vector<Transform> air = sample_pose(a, jump, mid_air);
+  EXPECT_GT(joint_position(a, air, "hips").y, hips_start + 0.1f);
+  for (const char* foot : {"foot_l", "foot_r", "toe_l", "toe_r"})
+    EXPECT_GT(joint_position(a, air, foot).y,
+              joint_position(a, a.skeleton.rest_pose, foot).y + 0.1f)
+        << foot;
+  EXPECT_GT(lowest_skinned_vertex(a, jump, mid_air), 0.1f);
+  // Arms swing up for the take-off.
+  EXPECT_GT(joint_position(a, air, "hand_l").y, joint_position(a, air, "head").y);
+  EXPECT_GT(joint_position(a, air, "hand_r").y, joint_position(a, air, "head").y);
+
+  // Every pose over the clip (including past either end) is finite.
+  for (float t = -0.1f; t <= jump.duration + 0.1f; t += 0.01f) {
+    const std::vector<Transform> pose = sample_pose(a, jump, t);
+    for (const Transform& x : pose)
+      for (int k = 0; k < 4; ++k) {
+        ASSERT_TRUE(std::isfinite(x.rotation[k])) << "t = " << t;
+        if (k < 3) {
+          ASSERT_TRUE(std::isfinite(x.translation[k] + x.scale[k])) << "t = " << t;
+        }
+      }
+    for (const glm::mat4& m : model_of(a, pose))
+      for (int c = 0; c < 4; ++c)
+        for (int r = 0; r < 4; ++r) ASSERT_TRUE(std::isfinite(m[c][r])) << "t = " << t;
+  }
 }
 
 TEST(BuiltinCharacter, EveryCallReturnsTheSameAsset) {

@@ -4,6 +4,8 @@
 // multiples of the phase, so the value and its velocity at t = duration equal those at
 // t = 0. It is sampled as LINEAR keys at 30 keys/s with the last key (at exactly
 // t = duration) a copy of the first, so wrapping from the end to the start never jumps.
+// The jump is played once instead: it eases out of idle's first pose and back into it, so
+// its ends are at rest too and its last key is still a copy of the first.
 //
 // Rotations are given as deltas in each joint's rest frame (local = rest * delta). Angles are
 // in degrees. The character faces +Z with its left on +X, so with identity rest rotations:
@@ -260,10 +262,109 @@ void lean(const Joints& j, float p, PoseDelta& d) {
   d.rotate(j.chest, rot(-6.0f * back, 0, 6.0f * side));
 }
 
+// Jump (1.2 s, played once): a standing jump in place. The legs are posed by model-space
+// angles so that the hips can be placed over flat feet; while airborne the hips follow a
+// ballistic arc instead, and the ground (Ground::kNoPenetration) decides where the pointed
+// feet touch down. Both ends are idle's pose at phase 0, reached with zero velocity.
+constexpr float kJumpDuration = 1.2f;
+constexpr float kTakeOff = 0.42f, kTouchDown = 0.72f;  // fractions of the clip
+// Hips height at both ends of the arc: below where the pointed feet reach the ground, so
+// that the ground, not the arc, decides the moments of take-off and touch-down.
+constexpr float kArcBase = 0.05f;
+constexpr float kGravity = 9.81f;
+
+// One key of the jump's leg, torso and arm angles (degrees). Legs are set in model space:
+// `thigh` forward of straight down, `shin` back from straight down (the knee bends by their
+// sum), `point` the toes tipped down from level, `toe` the toes bent up against the foot.
+struct JumpKey {
+  float at;  // fraction of the clip
+  float thigh, shin, pelvis, torso, point, toe, arm, elbow;
+};
+
+// Idle's arm and elbow angles at phase 0, where the jump starts and ends.
+constexpr float kRestArm = 1.0f, kRestElbow = 8.0f;
+
+constexpr JumpKey kJumpKeys[] = {
+    // at, thigh, shin, pelvis, torso, point, toe, arm, elbow
+    {0.00f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, kRestArm, kRestElbow},  // standing
+    {0.30f, 60.0f, 30.0f, 20.0f, 25.0f, 0.0f, 0.0f, -50.0f, 20.0f},     // crouch, arms back
+    {kTakeOff, 0.0f, 0.0f, 0.0f, -3.0f, 30.0f, 25.0f, 150.0f, 12.0f},   // extended, arms up
+    {0.58f, 20.0f, 30.0f, 0.0f, 5.0f, 15.0f, 5.0f, 130.0f, 15.0f},      // airborne, tucked
+    {kTouchDown, 5.0f, 5.0f, 0.0f, 5.0f, 20.0f, 0.0f, 60.0f, 15.0f},    // reaching down
+    {0.82f, 45.0f, 30.0f, 15.0f, 15.0f, 0.0f, 0.0f, 35.0f, 25.0f},      // landing crouch
+    {1.00f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, kRestArm, kRestElbow},  // standing
+};
+
+// The keys eased between (cosine ease: zero velocity at every key, no overshoot).
+JumpKey jump_key(float u) {
+  size_t i = 1;
+  while (i + 1 < std::size(kJumpKeys) && u > kJumpKeys[i].at) ++i;
+  const JumpKey& a = kJumpKeys[i - 1];
+  const JumpKey& b = kJumpKeys[i];
+  const float x = std::clamp((u - a.at) / (b.at - a.at), 0.0f, 1.0f);
+  const float w = 0.5f - 0.5f * std::cos(kPi * x);
+  auto mix = [w](float p, float q) { return p + w * (q - p); };
+  return {u,
+          mix(a.thigh, b.thigh),
+          mix(a.shin, b.shin),
+          mix(a.pelvis, b.pelvis),
+          mix(a.torso, b.torso),
+          mix(a.point, b.point),
+          mix(a.toe, b.toe),
+          mix(a.arm, b.arm),
+          mix(a.elbow, b.elbow)};
+}
+
+// Leg lengths of the rig (metres): hips to the thigh joint, thigh, shin.
+struct Legs {
+  float pelvis, thigh, shin;
+  Legs(const Skeleton& s, const Joints& j)
+      : pelvis(-s.rest_pose[j.thigh[0]].translation.y),
+        thigh(-s.rest_pose[j.shin[0]].translation.y),
+        shin(-s.rest_pose[j.foot[0]].translation.y) {}
+};
+
+void jump(const Joints& j, const Legs& legs, float p, PoseDelta& d) {
+  const float u = p / (2.0f * kPi);
+  const JumpKey k = jump_key(u);
+  const float pelvis = glm::radians(k.pelvis), thigh = glm::radians(k.thigh),
+              shin = glm::radians(k.shin);
+  // The hips where the ankles stay at their rest place with the feet level: lower by what
+  // the bent leg loses in height, back by what the knee gains forward.
+  float up = legs.pelvis * (std::cos(pelvis) - 1.0f) + legs.thigh * (std::cos(thigh) - 1.0f) +
+             legs.shin * (std::cos(shin) - 1.0f);
+  const float forward =
+      legs.pelvis * std::sin(pelvis) - legs.thigh * std::sin(thigh) + legs.shin * std::sin(shin);
+  if (u > kTakeOff && u < kTouchDown) {
+    const float t = (u - kTakeOff) * kJumpDuration;
+    const float flight = (kTouchDown - kTakeOff) * kJumpDuration;
+    up = kArcBase + 0.5f * kGravity * t * (flight - t);
+  }
+  d.move(j.hips, {0.0f, up, forward});
+  d.rotate(j.hips, rot(k.pelvis));
+  d.rotate(j.spine, rot(0.5f * k.torso));
+  d.rotate(j.chest, rot(0.5f * k.torso));
+  // The head keeps looking ahead while the body leans; at rest the neck has idle's tilt at
+  // phase 0.
+  const float lean = k.pelvis + k.torso;
+  const float idle_neck = 0.8f * std::sin(1.0f);
+  d.rotate(j.neck, rot(idle_neck - 0.3f * lean));
+  d.rotate(j.head, rot(-0.3f * lean));
+  for (int s = 0; s < 2; ++s) {
+    d.rotate(j.thigh[s], rot(-(k.thigh + k.pelvis)));
+    d.rotate(j.shin[s], rot(k.thigh + k.shin));
+    d.rotate(j.foot[s], rot(k.point - k.shin));
+    d.rotate(j.toe[s], rot(-k.toe));
+    d.rotate(j.upper_arm[s], rot(-k.arm));
+    d.rotate(j.forearm[s], rot(-k.elbow));
+  }
+}
+
 }  // namespace
 
 Expected<std::vector<Clip>> make_clips(const Skeleton& rig) {
   const Joints j(rig);
+  const Legs legs(rig, j);
   struct Def {
     const char* name;
     float duration;
@@ -276,6 +377,8 @@ Expected<std::vector<Clip>> make_clips(const Skeleton& rig) {
       {"run", 0.7f, Ground::kNoPenetration, [&](float p, PoseDelta& d) { gait(j, kRun, p, d); }},
       {"wave", 2.0f, Ground::kAsAuthored, [&](float p, PoseDelta& d) { wave(j, p, d); }},
       {"lean", 2.0f, Ground::kAsAuthored, [&](float p, PoseDelta& d) { lean(j, p, d); }},
+      {"jump", kJumpDuration, Ground::kNoPenetration,
+       [&](float p, PoseDelta& d) { jump(j, legs, p, d); }},
   };
   std::vector<Clip> clips;
   for (const Def& def : defs) {

@@ -20,7 +20,8 @@ Expected<Skeleton> make_rig();
 // sphere for the head; two submeshes, "cloth" and "skin".
 SkinnedMesh make_mesh(const Skeleton& rig);
 
-// "idle", "walk", "run", "wave" (looping) and the additive "lean" (first frame = rest).
+// "idle", "walk", "run", "wave" (looping), the additive "lean" (first frame = rest) and
+// "jump" (played once; starts and ends in idle's first pose).
 Expected<std::vector<Clip>> make_clips(const Skeleton& rig);
 
 }  // namespace anim::builtin

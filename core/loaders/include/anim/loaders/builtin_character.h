@@ -14,9 +14,10 @@
 //
 // Clips (LINEAR keys at 30 keys/s, the last key at exactly `duration` equal to the first,
 // so each loops seamlessly; no root motion):
-//   "idle" 3.0 s, "walk" 1.0 s, "run" 0.7 s, "wave" 2.0 s (right arm raised, waving), and
+//   "idle" 3.0 s, "walk" 1.0 s, "run" 0.7 s, "wave" 2.0 s (right arm raised, waving),
 //   "lean" 2.0 s, an additive clip whose first frame is the rest pose: use it as an additive
-//   layer with its first frame as the reference.
+//   layer with its first frame as the reference, and "jump" 1.2 s, a standing jump made to
+//   be played once (it starts and ends in idle's first pose, so it also loops seamlessly).
 
 #include "anim/asset.h"
 
