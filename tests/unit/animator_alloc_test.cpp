@@ -193,5 +193,41 @@ TEST(AnimatorAllocations, StateMachineUpdatesAllocateNothing) {
   EXPECT_GT(changes, 20);
 }
 
+// Montage sections (loops through `next`, many turns in one update, a jump) and the
+// lifecycle events with clip events in the sections: nothing per update.
+TEST(AnimatorAllocations, MontageSectionsAndLifecycleAllocateNothing) {
+  const Asset asset = make_builtin_character();
+  Animator a(asset.skeleton, asset.clips);
+  const int wave = asset.find_clip("wave");
+  auto table = std::make_shared<ClipEventTable>();
+  table->clips.resize(asset.clips.size());
+  table->clips[static_cast<size_t>(wave)] = {{"a", 0.5f, ""}, {"b", 1.0f, ""}, {"c", 1.5f, ""}};
+  ASSERT_TRUE(a.set_event_table(table));
+  ASSERT_TRUE(a.play(asset.find_clip("walk")));
+  AdditiveLayerDesc slot_desc;
+  slot_desc.blend = LayerBlend::kOverride;
+  const int slot = *a.add_layer(slot_desc);
+  MontageDesc d{wave, 1.0f, 0.1f, 0.2f, 0.0f};
+  d.sections = {{"intro", 0.0f, "loop"}, {"loop", 0.5f, "loop"}, {"outro", 1.25f, ""}};
+  ASSERT_TRUE(a.play_montage(slot, d));
+  ASSERT_TRUE(a.update(1.0f / 60.0f));  // started
+  const long before = g_allocations.load();
+  uint64_t fired = 0;
+  for (int i = 0; i < 300; ++i) {
+    ASSERT_TRUE(a.update(1.0f / 60.0f).is_ok());
+    fired += a.fired_events().size();
+  }
+  ASSERT_TRUE(a.update(1000.0f).is_ok());  // many turns of the loop: counted
+  const long during = g_allocations.load() - before;
+  EXPECT_GT(fired, 4u);
+  EXPECT_GT(a.events_overflowed(), 0u);
+  EXPECT_EQ(during, 0) << "update() allocated " << during << " times";
+  ASSERT_TRUE(a.jump_to_section(slot, "outro"));
+  const long before_end = g_allocations.load();
+  for (int i = 0; i < 60; ++i) ASSERT_TRUE(a.update(1.0f / 60.0f).is_ok());
+  EXPECT_EQ(g_allocations.load() - before_end, 0);
+  EXPECT_EQ(a.montage(slot)->phase, MontagePhase::kEnded);
+}
+
 }  // namespace
 }  // namespace anim

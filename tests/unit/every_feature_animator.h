@@ -1,7 +1,8 @@
 #pragma once
 // An Animator on the test rig with every per-tick feature running at once: root motion,
 // animation events (more per tick than an update keeps), overlapping crossfades with sync,
-// additive layers with masks and all three time sources, a montage in a slot, and CCD / FABRIK /
+// additive layers with masks and all three time sources, a montage in a slot, a held pose blending
+// out, and CCD / FABRIK /
 // two-bone goals with constraints and world-space targets; and the built-in character's foot and
 // aim IK. For the tests that must see all of update()'s paths (no allocation, the same pose in lent
 // buffers).
@@ -81,6 +82,11 @@ struct EveryFeatureRig {
     spine.weight = 0.5f;
     spine.joint_weights = {0.5f, 1.0f, 1.0f};
     for (const auto& g : {leg, arm, spine}) check(a.set_ik_goal(g).has_value());
+    // A held pose (the rest pose, legs bent) blending out slowly over the animation.
+    std::vector<Transform> held = skeleton.rest_pose;
+    held[1].rotation = axis_angle(0.6f, {1, 0, 0});
+    check(a.set_pose(held).is_ok());
+    check(a.blend_out_pose(20.0f).is_ok());
     return ok;
   }
 };

@@ -116,7 +116,8 @@ Status Animator::crossfade(int clip, float duration, const CrossfadeOptions& opt
   // Already the latest target: a no-op.
   if (latest().space < 0 && latest().clip == clip) return Status::ok();
   start_fade(Player{clip, 0.0f, options.speed, options.loop, {}, 0.0f, {}, 0.0f, 0, true}, duration,
-             options.sync_normalized_time, options.curve);
+             options.sync_normalized_time || options.sync_markers, options.curve,
+             options.sync_markers);
   return Status::ok();
 }
 
@@ -125,11 +126,16 @@ float Animator::Fade::weight() const {
   return curve == BlendCurve::kSmoothStep ? x * x * (3.0f - 2.0f * x) : x;
 }
 
-void Animator::start_fade(const Player& from_start, float duration, bool sync, BlendCurve curve) {
+void Animator::start_fade(const Player& from_start, float duration, bool sync, BlendCurve curve,
+                          bool markers) {
   Player target = from_start;
   if (sync) {
     const Player& src = latest();
-    target.time = wrap(target, normalized_time(src.time, duration_of(src)) * duration_of(target));
+    float placed = 0.0f;
+    if (markers && marker_time(src, target, placed))
+      target.time = placed;
+    else
+      target.time = wrap(target, normalized_time(src.time, duration_of(src)) * duration_of(target));
   }
   if (duration == 0.0f) {  // a cut
     base_ = target;
@@ -143,7 +149,7 @@ void Animator::start_fade(const Player& from_start, float duration, bool sync, B
     for (int i = 1; i < num_fades_; ++i) fades_[i - 1] = fades_[i];
     --num_fades_;
   }
-  fades_[num_fades_++] = Fade{target, duration, 0.0f, sync, curve};
+  fades_[num_fades_++] = Fade{target, duration, 0.0f, sync, markers, curve};
 }
 
 Status Animator::set_speed(float speed) {
@@ -290,6 +296,8 @@ void Animator::apply_root_motion_step() {
   // the joint's frame, which the pose pins to the rest frame: into model space through it.
   RootMotion d = base_.motion;
   for (int i = 0; i < num_fades_; ++i) d = mix(d, fades_[i].player.motion, fades_[i].weight());
+  // A held pose holds the character where it is, as much as it is held.
+  if (held_weight_ > 0.0f) d = mix(d, RootMotion{}, held_weight_);
   const RootMotion delta = compose(compose(rest_frame_, d), inverse(rest_frame_));
   const Transform moved = anim::apply_root_motion(root_, delta);
   // Absurd speeds times a huge root scale could overflow: the root stays finite, always.
@@ -348,6 +356,17 @@ void Animator::advance(float dt) {
       const float below_duration = duration_of(below);
       const float duration = duration_of(f.player);
       const float t0 = f.player.time;
+      float placed = 0.0f;
+      if (f.markers && marker_time(below, f.player, placed)) {
+        f.player.time = placed;
+        f.player.carry = 0.0f;
+        // It moved the shorter way round to its place.
+        float step = placed - t0;
+        if (step < -0.5f * duration) step += duration;
+        if (step > 0.5f * duration) step -= duration;
+        track_travel(f.player, t0, step);
+        continue;
+      }
       f.player.time = wrap(f.player, normalized_time(below.time, below_duration) * duration);
       f.player.carry = 0.0f;
       // Its playhead moved as far, in cycles, as the one it follows.
@@ -368,8 +387,10 @@ void Animator::advance(float dt) {
     num_fades_ -= keep_from;
   }
   track_machine_time();
-  // 3. Root motion: the root moves by the blended travel before the pose is evaluated (so
+  // 3. A held pose's blend-out (update time: the game's, not animation time), then root
+  // motion: the root moves by the blended travel before the pose is evaluated (so
   // world-space IK targets see where the character is now).
+  advance_held_pose(dt);
   apply_root_motion_step();
   // 4. Layer clocks.
   for (Layer& layer : layers_) {
@@ -458,7 +479,12 @@ Status Animator::set_event_table(std::shared_ptr<const ClipEventTable> table) {
 void Animator::fire_events() {
   num_fired_ = 0;
   events_overflowed_ = 0;
-  if (!events_) return;
+  if (!events_) {
+    // No clip events; montages still report their lifecycle.
+    for (Layer& l : layers_)
+      if (l.slot) fire_montage(l);
+    return;
+  }
   // Each source's share of the pose after this update: fades blend over what is under them,
   // so a fade keeps w times what the newer fades leave, and the base what all of them leave.
   std::array<float, kMaxFades> fade_share{};
@@ -487,7 +513,10 @@ void Animator::fire_events() {
   player(base_, above, EventSource::kBase);
   for (int i = 0; i < num_fades_; ++i) player(fades_[i].player, fade_share[i], EventSource::kFade);
   for (Layer& l : layers_) {
-    if (l.clip < 0) continue;  // an empty slot
+    if (l.slot) {
+      fire_montage(l);
+      continue;
+    }
     fire_crossings(l.clip, l.from, l.time, l.wraps, l.advance, l.fresh, layer_weight(l),
                    EventSource::kLayer, static_cast<uint32_t>(l.id));
     if (l.advance != 0.0f) l.fresh = false;
@@ -553,7 +582,7 @@ void Animator::fire_crossings(int clip, float t0, float t1, int64_t wraps, float
 }
 
 void Animator::replace_setup(PoseSetup next) {
-  if (next.layers.empty() && next.goals.empty() && !next.aim && !next.feet)
+  if (next.layers.empty() && next.goals.empty() && !next.aim && !next.feet && !next.held)
     setup_ = nullptr;
   else
     setup_ = std::make_shared<const PoseSetup>(std::move(next));
@@ -600,6 +629,7 @@ void Animator::gather_inputs() {
   inputs_.root_motion = motion_input_;
   inputs_.aim = setup_ && setup_->aim ? aim_input_ : AimInput{};
   inputs_.feet = setup_ && setup_->feet ? foot_input_ : FootIkInput{};
+  inputs_.held_weight = setup_ && setup_->held ? held_weight_ : 0.0f;
 }
 
 }  // namespace anim

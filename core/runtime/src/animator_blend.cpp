@@ -106,7 +106,8 @@ Status Animator::crossfade_blend_space(int space, float duration, const Crossfad
   }
   auto p = space_player(space, options.loop, options.speed, "crossfade:");
   if (!p) return p.error();
-  start_fade(*p, duration, options.sync_normalized_time, options.curve);
+  start_fade(*p, duration, options.sync_normalized_time || options.sync_markers, options.curve,
+             options.sync_markers);
   return Status::ok();
 }
 

@@ -230,7 +230,7 @@ void Animator::step_machine() {
     run_.state = t.to;
     run_.transition = t.duration > 0.0f ? index : -1;
     start_fade(machine_players_[static_cast<size_t>(t.to)], t.duration,
-               t.sync == TransitionSync::kNormalized, t.curve);
+               t.sync != TransitionSync::kNone, t.curve, t.sync == TransitionSync::kMarkers);
     const Player& now = latest();
     const float d = duration_of(now);
     run_.state_time = d > 0.0f ? now.time / d : 0.0f;

@@ -24,6 +24,20 @@ Status check_event(const ClipEvent& e, const Clip& clip, const std::string& what
   return Status::ok();
 }
 
+const char* montage_event_name(uint16_t event) {
+  switch (static_cast<MontageEvent>(event)) {
+    case MontageEvent::kStarted:
+      return "montage_started";
+    case MontageEvent::kBlendingOut:
+      return "montage_blending_out";
+    case MontageEvent::kEnded:
+      return "montage_ended";
+    case MontageEvent::kInterrupted:
+      return "montage_interrupted";
+  }
+  return "";
+}
+
 void sort_events(std::vector<ClipEvent>& events) {
   std::stable_sort(events.begin(), events.end(),
                    [](const ClipEvent& a, const ClipEvent& b) { return a.time < b.time; });

@@ -154,7 +154,7 @@ void evaluate_pose(const Skeleton& skeleton, std::span<const Clip> clips, const 
       for (size_t off = 0; off < ref.size() * sizeof(Transform); off += 64)
         __builtin_prefetch(p + off);
     }
-  // Base, then every fade blended onto the result so far, then layers, then IK.
+  // Base, then every fade blended onto the result so far, then layers, the held pose, IK.
   sample_clip(skeleton, clips, inputs.base, inputs.root_motion, scratch.term, output.locals);
   for (const FadeInput& f : inputs.fades) {
     sample_clip(skeleton, clips, f.source, inputs.root_motion, scratch.term, sample);
@@ -162,6 +162,8 @@ void evaluate_pose(const Skeleton& skeleton, std::span<const Clip> clips, const 
   }
   if (setup)
     apply_layers(skeleton, clips, inputs.layers, *setup, inputs.root_motion, sample, output.locals);
+  if (setup && setup->held && inputs.held_weight > 0.0f)
+    blend(output.locals, setup->held->locals, inputs.held_weight, kAllJoints, output.locals);
   local_to_model(skeleton, output.locals, output.model);
   if (output.feet) output.feet->ran = false;
   // Weight 0 skips a step entirely: the pose is bit for bit the one without it.

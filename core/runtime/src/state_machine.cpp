@@ -135,6 +135,10 @@ Expected<StateMachine> make_state_machine(const StateMachineDesc& desc, std::spa
       return invalid_argument(field + ".duration: " + num(t.duration) + " must be finite and >= 0");
     r.duration = t.duration;
     r.curve = t.curve;
+    if (static_cast<uint8_t>(t.sync) > static_cast<uint8_t>(TransitionSync::kMarkers))
+      return invalid_argument(field + ".sync: unknown sync rule");
+    if (static_cast<uint8_t>(t.curve) > static_cast<uint8_t>(BlendCurve::kSmoothStep))
+      return invalid_argument(field + ".curve: unknown blend curve");
     r.sync = t.sync;
     r.priority = t.priority;
     r.interruptible = t.interruptible;

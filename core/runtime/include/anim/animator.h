@@ -26,6 +26,7 @@
 #include "anim/clip_events.h"
 #include "anim/ik.h"
 #include "anim/joint_mask.h"
+#include "anim/montage_sections.h"
 #include "anim/palette.h"
 #include "anim/pose.h"
 #include "anim/pose_evaluation.h"
@@ -134,11 +135,19 @@ class Animator {
   // layer `slot` made by add_layer without a clip (its mask and weight apply). Playing one
   // where another plays replaces it, its blend-in starting from the weight the other had.
   // The clip advances with |character speed| x rate and holds its last frame; the weight
-  // rises over blend_in, falls over blend_out to 0 at the clip's end, and the slot is silent
-  // once it reaches 0 (kEnded). stop_montage blends out from the current weight over
-  // `blend_out` seconds (finite, >= 0; 0: silent from the next update).
+  // rises over blend_in, falls over blend_out to 0 at the montage's end (the clip's end, or
+  // with sections the end of a section without `next`; a loop of sections never ends on its
+  // own), and the slot is silent once it reaches 0 (kEnded). stop_montage blends out from the
+  // current weight over `blend_out` seconds (finite, >= 0; 0: silent from the next update).
+  // Each montage's lifecycle (started, blending out, ended, interrupted) is reported in
+  // fired_events() (EventSource::kMontage).
   Status play_montage(int slot, const MontageDesc& desc);
   Status stop_montage(int slot, float blend_out);
+  // Moves the playhead of the montage playing in `slot` (kPlaying or kStopping) to the start
+  // of its section named `section`, at once: the next update plays on from there (the events
+  // of the span skipped are not fired; one at the section's start fires with that update).
+  // NOT_FOUND when the montage has no section so named (or no sections).
+  Status jump_to_section(int slot, const std::string& section);
   Expected<MontageState> montage(int slot) const;
 
   // State machines (docs/animation.md, "State machines"). Runs `machine` on the base: it
@@ -161,6 +170,19 @@ class Animator {
   Status set_trigger(const std::string& name, bool value = true);
   // NOT_FOUND when the character has no trigger so named.
   Expected<bool> trigger(const std::string& name) const;
+
+  // Held poses (docs/animation.md, "Held poses"): set_pose holds `locals` (one per joint in
+  // skeleton order; finite, rotations of unit length within 1e-3 (normalized), non-zero
+  // scales) as the character's local pose from the next update on, over its animation,
+  // which keeps playing underneath (IK still applies on top; root motion stops while held).
+  // A new set_pose replaces the held pose at full weight. blend_out_pose fades from the held
+  // pose into the animation over `duration` seconds of update time (finite, >= 0; 0: gone
+  // from the next update), starting from its current weight; FAILED_PRECONDITION when no
+  // pose is held. On error nothing changes.
+  Status set_pose(std::span<const Transform> locals);
+  Status blend_out_pose(float duration);
+  // The held pose's weight now: 1 after set_pose, falling while it blends out, 0 without one.
+  float held_pose_weight() const { return held_weight_; }
 
   // Returns the new goal's id (> 0). Goals are solved in the order they were added.
   Expected<int> set_ik_goal(const IkGoalDesc& goal);
@@ -329,6 +351,7 @@ class Animator {
     float duration = 0.0f;  // > 0
     float elapsed = 0.0f;   // seconds of fade time so far; weight = curve(elapsed / duration)
     bool sync = false;      // player follows the normalized time of the player below
+    bool markers = false;   // with sync: by foot markers where both clips have them
     BlendCurve curve = BlendCurve::kLinear;
     float weight() const;  // the target's weight over what is below it, in [0, 1]
   };
@@ -375,6 +398,21 @@ class Animator {
       float stop_from = 0.0f;     // kStopping: the envelope when it was stopped
       float stop_duration = 0.0f;
       float stop_elapsed = 0.0f;
+      // Sections (null: none, the whole clip is one) and the playhead's place in them; the
+      // last update's move through them, for events: the section it left from, the sections
+      // entered through `next`.
+      std::shared_ptr<const MontageTimeline> timeline;
+      int section = -1;
+      int from_section = -1;
+      int64_t hops = 0;
+      // Lifecycle (fired_events): whether montage_started was reported; the clip of a
+      // montage this one replaced before it ended (-1: none), reported as interrupted by the
+      // next update; whether it blends out after the last update; what that update began.
+      bool started = false;
+      bool blending_out = false;
+      bool began_blending_out = false;
+      bool ended_now = false;
+      int interrupted_clip = -1;
     } montage;
   };
   // An IK goal's current target and weight; its chain and settings are its GoalSetup, at the
@@ -391,6 +429,14 @@ class Animator {
   static float layer_weight(const Layer& layer);
   // Advances a slot's montage clock and envelope by `dt` seconds of update time.
   void advance_montage(Layer& layer, float dt);
+  // A slot's events of the update (fire_events): its montage's lifecycle around the events
+  // its clip crossed (those only with an event table), section hops followed.
+  void fire_montage(Layer& layer);
+  void fire_montage_event(const Layer& layer, int clip, MontageEvent event);
+  // The clip events of clip `clip` between a and b (each end included or not), met playing
+  // forward, as a slot's (EventSource::kLayer).
+  void fire_span(int clip, float a, bool with_a, float b, bool with_b, float weight,
+                 uint32_t layer_id);
   std::vector<Layer>::iterator find_layer(int layer_id);
   std::vector<Layer>::const_iterator find_layer(int layer_id) const;
   Status check_mask(const std::string& who, const JointMask& mask) const;
@@ -401,7 +447,10 @@ class Animator {
   Expected<Player> space_player(int space, bool loop, float speed, const char* what);
   // Cuts to / fades to a player made by play or crossfade (their shared tail).
   void start_fade(const Player& target, float duration, bool sync,
-                  BlendCurve curve = BlendCurve::kLinear);
+                  BlendCurve curve = BlendCurve::kLinear, bool markers = false);
+  // Marker sync: the follower's time at the leader's place between foot plants; false when
+  // either has no plants (no foot IK, a blend space, a clip without contacts).
+  bool marker_time(const Player& leader, const Player& follower, float& out) const;
   // FAILED_PRECONDITION naming `what` while a state machine drives the base.
   Status check_no_machine(const char* what) const;
   // The machine's step at the start of an update: starts the first transition that can
@@ -498,6 +547,12 @@ class Animator {
   std::array<Parameter, kMaxParameters> params_{};
   // The state machine on the base (null: none), a player for each of its states (made when
   // it starts), the character's parameter and trigger slots its conditions read, its place.
+  // The held pose (in setup_->held): its weight for the next evaluation and its blend-out.
+  float held_weight_ = 0.0f;
+  float held_from_ = 0.0f;           // the weight its blend-out started from
+  float held_out_duration_ = -1.0f;  // < 0: not blending out
+  float held_out_elapsed_ = 0.0f;
+  void advance_held_pose(float dt);
   std::shared_ptr<const StateMachine> machine_;
   std::vector<Player> machine_players_;
   std::array<int8_t, kMaxMachineParameters> machine_params_{};

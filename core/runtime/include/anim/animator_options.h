@@ -2,7 +2,10 @@
 // The options of the Animator's commands (play, crossfade, layers), in a header of their own
 // so that pose evaluation (pose_evaluation.h) can name the layer kinds without the Animator.
 
+#include <cstddef>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "anim/joint_mask.h"
 
@@ -32,6 +35,13 @@ struct CrossfadeOptions {
   // time (walk <-> run keep the feet in phase). After the fade it runs on its own clock.
   // When false the target starts at time 0 (as three.js crossFadeTo does).
   bool sync_normalized_time = false;
+  // Marker sync (docs/animation.md, "Marker sync"): as sync_normalized_time, but the target
+  // is placed, and kept while fading, at the same fraction of the way between the same two
+  // foot plants (left then right, or right then left) as the clip it fades from, so that
+  // clips whose cycles differ in length and phase stay on the same foot. The plants are the
+  // foot IK's contacts (set_foot_ik: its stride curves); where either clip has none, or a
+  // blend space plays, normalized time is followed instead. Implies sync.
+  bool sync_markers = false;
   BlendCurve curve = BlendCurve::kLinear;  // the target's weight over the fade
 };
 
@@ -78,20 +88,39 @@ struct AdditiveLayerUpdate {
   float parameter = 0.0f;  // 0..1
 };
 
+inline constexpr int kMaxMontageSections = 64;              // sections per montage
+inline constexpr size_t kMaxMontageSectionNameBytes = 256;  // bytes per section name
+
+// A named part of a montage's clip (docs/animation.md, "Montages"): it runs from `start_time`
+// to the next section's start (the last one: to the clip's end).
+struct MontageSection {
+  std::string name{};  // non-empty, at most kMaxMontageSectionNameBytes, unique in the montage
+  // Seconds into the clip, in [0, duration): the first section's is 0, each next one's
+  // strictly greater than the one before (sections are given in clip order).
+  float start_time = 0.0f;
+  // The section played when this one ends (its own name or an earlier one's: a loop).
+  // Empty: the montage ends with this section (its weight reaches 0 at the section's end).
+  std::string next{};
+};
+
 // A montage: a clip played once in a slot (an override layer made without a clip), its
 // weight ramped in and out (docs/animation.md, "Montages").
 struct MontageDesc {
   int clip = -1;            // index into the Animator's clips
   float rate = 1.0f;        // clip seconds per second of character time; finite, > 0
   float blend_in = 0.0f;    // seconds (finite, >= 0): the weight rises linearly to 1
-  float blend_out = 0.0f;   // seconds (finite, >= 0): it falls linearly to 0 at the clip's end
+  float blend_out = 0.0f;   // seconds (finite, >= 0): it falls linearly to 0 at the montage's
+                            // end (the clip's end, or the end of a section without `next`)
   float start_time = 0.0f;  // seconds into the clip, in [0, duration)
+  // At most kMaxMontageSections; empty: the whole clip is one section that ends the montage.
+  // The montage starts in the section that holds start_time.
+  std::vector<MontageSection> sections{};
 };
 
 // Where a slot's montage is.
 enum class MontagePhase : uint8_t {
   kNone,      // no montage was played in the slot
-  kPlaying,   // blending in, at full weight, or blending out toward the clip's end
+  kPlaying,   // blending in, at full weight, or blending out toward the montage's end
   kStopping,  // stop_montage: blending out from the weight it had then
   kEnded,     // its weight reached 0 (the slot is silent)
 };
@@ -102,6 +131,8 @@ struct MontageState {
   float time = 0.0f;    // seconds into the clip, held at its end
   float weight = 0.0f;  // its weight in [0, 1], before the slot's own weight
   MontagePhase phase = MontagePhase::kNone;
+  int section = -1;  // the section the playhead is in (index into the desc's sections);
+                     // -1 without sections
 };
 
 }  // namespace anim

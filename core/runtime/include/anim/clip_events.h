@@ -53,22 +53,40 @@ struct ClipEventTable {
 
 // Which playhead crossed an event.
 enum class EventSource : uint8_t {
-  kBase,   // the base clip
-  kFade,   // a crossfade's clip (fading in; once it is the base, kBase)
-  kLayer,  // an additive or override layer's clip
+  kBase,     // the base clip
+  kFade,     // a crossfade's clip (fading in; once it is the base, kBase)
+  kLayer,    // an additive or override layer's clip (a montage's clip in its slot too)
+  kMontage,  // a montage's lifecycle in a slot (MontageEvent), not a clip's marker
 };
 
-// One event crossed in an update. Names and payload are in the table the Animator used
-// (Animator::event_table()): table->clips[clip][event].
+// The lifecycle of a montage in a slot (docs/animation.md, "Montages"): FiredEvent::event
+// with EventSource::kMontage.
+enum class MontageEvent : uint16_t {
+  kStarted,      // the first update of a montage play_montage started
+  kBlendingOut,  // the update its blend-out began (toward its end, or by stop_montage)
+  kEnded,        // the update its weight reached 0
+  kInterrupted,  // replaced by another play_montage in its slot before it ended
+};
+inline constexpr uint16_t kNumMontageEvents = 4;
+
+// "montage_started", "montage_blending_out", "montage_ended", "montage_interrupted"; "" for
+// a value that is not a MontageEvent.
+const char* montage_event_name(uint16_t event);
+
+// One event crossed in an update. A clip event's name and payload are in the table the
+// Animator used (Animator::event_table()): table->clips[clip][event]; a montage lifecycle
+// event (kMontage) is named by montage_event_name(event) and has no payload.
 struct FiredEvent {
-  int32_t clip = -1;
-  uint16_t event = 0;  // index into the table's list for the clip (< kMaxEventsPerClip)
+  int32_t clip = -1;   // kMontage: the montage's clip
+  uint16_t event = 0;  // index into the table's list for the clip (< kMaxEventsPerClip);
+                       // kMontage: a MontageEvent
   // The clip's share of the pose after the update: a base under fades 1 - w for each fade
   // above it, a fade its weight times 1 - w of each newer fade, a layer its weight. > 0.
+  // kMontage: 1 (a lifecycle event is not a share of the pose; no weight filter drops it).
   float weight = 0.0f;
   EventSource source = EventSource::kBase;
   bool reverse = false;   // crossed playing backwards
-  uint32_t layer_id = 0;  // kLayer: the layer's id; else 0
+  uint32_t layer_id = 0;  // kLayer: the layer's id; kMontage: the slot's; else 0
 };
 
 // Fired events an Animator keeps per update; more in one update are counted, not kept

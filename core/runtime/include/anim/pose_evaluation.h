@@ -89,12 +89,21 @@ struct FootIkSetup {
   std::vector<StrideCurves> strides;  // one per clip the character had when it was set
 };
 
+// A full local pose handed in from outside the animation (the game server's ragdoll), held
+// over the animated pose (Animator::set_pose). One transform per joint (skeleton order),
+// finite, unit rotations, non-zero scales, in the skeleton's local space as given (root
+// motion does not take anything out of it).
+struct HeldPose {
+  std::vector<Transform> locals;
+};
+
 // The layers and goals of a character, in the order they apply. Immutable once made.
 struct PoseSetup {
   std::vector<std::shared_ptr<const LayerSetup>> layers;  // at most kMaxLayers, never null
   std::vector<std::shared_ptr<const GoalSetup>> goals;    // at most kMaxIkGoals, never null
   std::shared_ptr<const AimSetup> aim;                    // null: no aim IK
   std::shared_ptr<const FootIkSetup> feet;                // null: no foot IK
+  std::shared_ptr<const HeldPose> held;                   // null: no held pose
 };
 
 // One more clip mixed into a ClipInput's pose (a blend space's second or third sample).
@@ -185,6 +194,9 @@ struct PoseInputs {
   RootMotionInput root_motion;
   AimInput aim;      // used when the setup has an aim IK
   FootIkInput feet;  // used when the setup has a foot IK
+  // The held pose's weight over the animated pose (base, fades and layers), in [0, 1]; used
+  // when the setup has one (IK applies after it). <= 0 leaves the pose untouched.
+  float held_weight = 0.0f;
 };
 
 // Working memory of one evaluation; reusable for any number of them (one thread at a time).

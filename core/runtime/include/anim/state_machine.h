@@ -53,6 +53,7 @@ enum class TransitionSync : uint8_t {
   kNone,        // the target starts at time 0 on its own clock
   kNormalized,  // it starts at, and follows while fading, the normalized time of the state
                 // it fades from (CrossfadeOptions::sync_normalized_time)
+  kMarkers,     // as kNormalized by foot markers (CrossfadeOptions::sync_markers)
 };
 
 struct StateDesc {
