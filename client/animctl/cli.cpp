@@ -45,6 +45,10 @@ void add_commands(CLI::App& app, Plan& plan) {
   add_blend_commands(app, plan);
   add_additive(app, plan);
   add_montage(app, plan);
+  add_held_pose(app, plan);
+  add_machine(app, plan);
+  add_trigger(app, plan);
+  add_state(app, plan);
   add_ik(app, plan);
   add_aim(app, plan);
   add_feet(app, plan);

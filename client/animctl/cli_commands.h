@@ -42,6 +42,12 @@ void add_root_motion(CLI::App& app, Plan& plan);
 void add_additive(CLI::App& app, Plan& plan);
 // Montages (cli_montage.cpp).
 void add_montage(CLI::App& app, Plan& plan);
+// Held poses (cli_held_pose.cpp).
+void add_held_pose(CLI::App& app, Plan& plan);
+// State machines: machine define/start/stop, trigger, state (cli_machine.cpp).
+void add_machine(CLI::App& app, Plan& plan);
+void add_trigger(CLI::App& app, Plan& plan);
+void add_state(CLI::App& app, Plan& plan);
 
 // IK goals, aim and foot IK (cli_ik.cpp).
 void add_ik(CLI::App& app, Plan& plan);

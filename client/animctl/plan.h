@@ -7,6 +7,7 @@
 #include <functional>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "anim/v1/envelope.pb.h"
 
@@ -32,6 +33,15 @@ struct GlobalOptions {
   std::string server_name;  // name the certificate must carry (default: --host)
 };
 
+// One request of a command that sends several.
+struct PlanStep {
+  std::string command;        // for messages, as Plan::command ("machine define 'loco'")
+  anim::v1::Request request;  // sent once every request before it was answered OK
+  // Prints its OK reply for people. Unset: "ok: <command> (tick N)". For scripts: the Reply as
+  // protobuf JSON, one line.
+  std::function<void(const anim::v1::Reply&, std::ostream&)> print_human;
+};
+
 struct Plan {
   std::string command;        // subcommand name, for messages ("play")
   anim::v1::Request request;  // the request to send (every command sends exactly one first)
@@ -39,6 +49,10 @@ struct Plan {
   std::function<void(const anim::v1::Reply&, std::ostream&)> print_human;
   // Prints an OK reply for scripts. Unset: the Reply as protobuf JSON.
   std::function<void(const anim::v1::Reply&, std::ostream&)> print_json;
+  // Requests sent after `request`, in order, each once the one before it was answered OK; the
+  // first refusal ends the run and those before it stay in effect (`machine define` sends one
+  // per machine of its file).
+  std::vector<PlanStep> then;
 
   // watch/subscribe: after the subscribe reply, print frames as they stream.
   bool watch = false;

@@ -27,6 +27,15 @@ int transport_failure(const std::string& command, const animclient::Error& error
   return kExitTransport;
 }
 
+// False, after saying so on `err`, when `reply` is not OK.
+bool answered_ok(const std::string& command, const anim::v1::Reply& reply, std::ostream& err) {
+  const anim::v1::Status& status = reply.status();
+  if (status.code() == anim::v1::STATUS_OK) return true;
+  err << "animctl: " << command << " failed: " << animclient::status_code_name(status.code())
+      << ": " << status.message() << "\n";
+  return false;
+}
+
 // Prints frames until `frames` were printed (0 = until Ctrl-C), the connection closes, or no
 // frame arrives within `idle_timeout`.
 int watch(animclient::Client& client, const Plan& plan, bool json,
@@ -99,12 +108,7 @@ int execute(const Plan& plan, const GlobalOptions& g, std::ostream& out, std::os
 
   auto reply = client.call(plan.request);
   if (!reply) return transport_failure(plan.command, reply.error(), err);
-  const anim::v1::Status& status = reply->status();
-  if (status.code() != anim::v1::STATUS_OK) {
-    err << "animctl: " << plan.command << " failed: " << animclient::status_code_name(status.code())
-        << ": " << status.message() << "\n";
-    return kExitServerError;
-  }
+  if (!answered_ok(plan.command, *reply, err)) return kExitServerError;
 
   if (plan.watch) {
     if (!g.json)
@@ -121,6 +125,18 @@ int execute(const Plan& plan, const GlobalOptions& g, std::ostream& out, std::os
     plan.print_human(*reply, out);
   } else {
     out << "ok: " << plan.command << " (tick " << reply->tick() << ")\n";
+  }
+  for (const PlanStep& step : plan.then) {
+    out.flush();
+    auto next = client.call(step.request);
+    if (!next) return transport_failure(step.command, next.error(), err);
+    if (!answered_ok(step.command, *next, err)) return kExitServerError;
+    if (g.json)
+      out << to_json(*next) << "\n";
+    else if (step.print_human)
+      step.print_human(*next, out);
+    else
+      out << "ok: " << step.command << " (tick " << next->tick() << ")\n";
   }
   return kExitOk;
 }

@@ -43,6 +43,8 @@ from anim.v1 import (
     hits_pb2,
     ik_pb2,
     montage_pb2,
+    pose_pb2,
+    state_machine_pb2,
     stream_pb2,
     types_pb2,
 )
@@ -468,13 +470,24 @@ class Client:
         """Adds a montage slot (an override layer without a clip); returns its layer id."""
         return self.add_layer(character_id, "", weight=weight, mask_root=mask_root, blend="override")
 
-    def play_montage(self, character_id, slot, clip, rate=None, blend_in=0.0, blend_out=0.0, start_time=0.0):
-        """Plays `clip` once in montage slot `slot`; returns the tick it started at."""
+    def play_montage(self, character_id, slot, clip, rate=None, blend_in=0.0, blend_out=0.0, start_time=0.0,
+                     sections=()):
+        """Plays `clip` once in montage slot `slot`; returns the tick it started at. `sections`:
+        (name, start_time) or (name, start_time, next) tuples in clip order, the first at 0;
+        `next` is the section played after it (itself: a loop), none: the montage ends there."""
         request = montage_pb2.PlayMontageRequest(character_id=character_id, slot=slot, clip=clip,
                                                  blend_in=blend_in, blend_out=blend_out, start_time=start_time)
         if rate is not None:
             request.rate = rate
+        for section in sections:
+            name, start, next_section = (tuple(section) + ("",))[:3]
+            request.sections.add(name=name, start_time=start, next=next_section)
         return self.call("play_montage", request).tick
+
+    def jump_to_section(self, character_id, slot, section):
+        """Moves the montage in `slot` to the start of its section named `section`; returns the tick."""
+        return self.call("jump_to_section", montage_pb2.JumpToSectionRequest(character_id=character_id, slot=slot,
+                                                                              section=section)).tick
 
     def stop_montage(self, character_id, slot, blend_out=0.0):
         """Blends out the montage in `slot` over `blend_out` seconds; returns the tick."""
@@ -684,6 +697,62 @@ class Client:
         request = blend_pb2.SetParameterRequest(character_id=character_id, name=name, value=value,
                                                 smoothing=smoothing)
         return self.call("set_parameter", request).tick
+
+    def define_state_machine(self, asset, machine):
+        """Defines a state machine on an asset (docs/protocol.md, "State machines"): `machine`
+        is a StateMachineDef, or a dict in its JSON form (as one entry of an .animgraph.json
+        file's state_machines, e.g. {"name": "loco", "states": [{"name": "idle", "motion":
+        "idle"}], "transitions": [{"from": "*", "to": "idle", "conditions": [{"parameter":
+        "stop", "op": "CONDITION_TRIGGER"}]}]}). Returns the tick."""
+        if isinstance(machine, dict):
+            from google.protobuf import json_format
+            machine = json_format.ParseDict(machine, state_machine_pb2.StateMachineDef())
+        request = state_machine_pb2.DefineStateMachineRequest(asset=asset)
+        request.machine.CopyFrom(machine)
+        return self.call("define_state_machine", request).tick
+
+    def start_state_machine(self, character_id, machine, state=""):
+        """Runs a state machine of the character's asset on its base, cut to `state` (empty:
+        its entry). play and crossfade are refused while it runs. Returns the tick."""
+        request = state_machine_pb2.StartStateMachineRequest(character_id=character_id, machine=machine,
+                                                             state=state)
+        return self.call("start_state_machine", request).tick
+
+    def stop_state_machine(self, character_id):
+        """Stops the character's state machine; the base keeps playing. Returns the tick."""
+        request = state_machine_pb2.StopStateMachineRequest(character_id=character_id)
+        return self.call("stop_state_machine", request).tick
+
+    def set_trigger(self, character_id, name, clear=False):
+        """Sets a trigger (clear=True clears it); a set trigger stays set until a transition
+        testing it fires. Returns the tick."""
+        request = state_machine_pb2.SetTriggerRequest(character_id=character_id, name=name, clear=clear)
+        return self.call("set_trigger", request).tick
+
+    def get_state(self, character_id):
+        """The GetStateReply of a character: machine ("" when none runs), state, state_time
+        and, while a transition fades, transition (from, to, elapsed, duration, index; test
+        it with HasField("transition"))."""
+        request = state_machine_pb2.GetStateRequest(character_id=character_id)
+        return self.call("get_state", request).get_state
+
+    def set_pose(self, character_id, locals_):
+        """Holds a pose (docs/animation.md, "Held poses") from the next tick: `locals_` has one
+        joint per skeleton joint in order, each (tx, ty, tz, rx, ry, rz, rw, sx, sy, sz) or a
+        flat list of 10 floats per joint. Returns the tick."""
+        flat = []
+        for joint in locals_:
+            if isinstance(joint, (list, tuple)):
+                flat.extend(float(v) for v in joint)
+            else:
+                flat.append(float(joint))
+        request = pose_pb2.SetPoseRequest(character_id=character_id, locals=flat)
+        return self.call("set_pose", request).tick
+
+    def blend_out_pose(self, character_id, duration):
+        """Fades from the held pose into the animation over `duration` seconds; returns the tick."""
+        request = pose_pb2.BlendOutPoseRequest(character_id=character_id, duration=duration)
+        return self.call("blend_out_pose", request).tick
 
     @staticmethod
     def sphere_region(center, radius, outer_margin=0.0, outer_rate_divisor=0):

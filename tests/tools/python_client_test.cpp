@@ -312,6 +312,125 @@ except ServerError as e:
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 
+// Montage sections from Python: a sectioned montage subscribed with events, its loop left to
+// run, a jump to the section that ends it; montage_started and, after the jump,
+// montage_ended arrive as EVENT_SOURCE_MONTAGE events; an unknown section is a ServerError.
+TEST_F(PythonClient, MontageSectionsJumpAndLifecycleEvents) {
+  animtest::DaemonProcess daemon;
+  ASSERT_TRUE(daemon.start()) << daemon.error() << daemon.log_tail();
+  const std::string script = R"(
+import sys
+from animd_client import Client, ServerError
+from anim.v1 import stream_pb2
+c = Client(port=int(sys.argv[1]), timeout=20.0)
+a = c.spawn("builtin", "walk")
+slot = c.add_montage_slot(a, mask_root="chest")
+c.subscribe([a], events=True)
+started = c.play_montage(a, slot, "wave", blend_out=0.1,
+                         sections=[("intro", 0.0, "loop"), ("loop", 0.5, "loop"), ("outro", 1.75)])
+print("jump", c.jump_to_section(a, slot, "outro") >= started)
+seen = []
+for frame in c.frames(timeout=20.0):
+    for e in frame.events:
+        if e.source == stream_pb2.EVENT_SOURCE_MONTAGE:
+            seen.append((e.name, e.clip, e.layer_id == slot))
+    if ("montage_ended", "wave", True) in seen:
+        break
+print("events", seen)
+try:
+    c.play_montage(a, slot, "wave", sections=[("intro", 0.0)])
+    c.jump_to_section(a, slot, "bridge")
+    print("accepted")
+except ServerError as e:
+    print("refused", e.status_message)
+)";
+  const ProcessResult r = run_python(script, daemon);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("jump True\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("events [('montage_started', 'wave', True), ('montage_blending_out', "
+                       "'wave', True), ('montage_ended', 'wave', True)]"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("refused jump_to_section (slot "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("section 'bridge' is not a section of the montage"), std::string::npos)
+      << r.out;
+  EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
+}
+
+// State machines from Python: one defined from a dict (its JSON form), started, its state
+// read, a trigger set, stopped; an unknown clip in a state is a ServerError naming the field.
+TEST_F(PythonClient, StateMachinesDefineStartAndReport) {
+  animtest::DaemonProcess daemon;
+  ASSERT_TRUE(daemon.start()) << daemon.error() << daemon.log_tail();
+  const std::string script = R"(
+import sys
+from animd_client import Client, ServerError
+c = Client(port=int(sys.argv[1]), timeout=20.0)
+machine = {
+    "name": "loco",
+    "states": [{"name": "idle", "motion": "idle"}, {"name": "wave", "motion": "wave", "loop": False}],
+    "transitions": [{"from": "*", "to": "wave", "duration": 0.1,
+                     "conditions": [{"parameter": "wave", "op": "CONDITION_TRIGGER"}]}],
+}
+print("defined", c.define_state_machine("builtin", machine) > 0)
+a = c.spawn("builtin", "walk")
+print("none", repr(c.get_state(a).machine))
+print("started", c.start_state_machine(a, "loco") > 0)
+s = c.get_state(a)
+print("state", s.machine, s.state, s.HasField("transition"))
+print("trigger", c.set_trigger(a, "wave") > 0, c.set_trigger(a, "wave", clear=True) > 0)
+print("stopped", c.stop_state_machine(a) > 0, repr(c.get_state(a).machine))
+machine["name"] = "broken"
+machine["states"][0]["motion"] = "moonwalk"
+try:
+    c.define_state_machine("builtin", machine)
+    print("accepted")
+except ServerError as e:
+    print("refused", e.status_message)
+)";
+  const ProcessResult r = run_python(script, daemon);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("defined True\nnone ''\nstarted True\nstate loco idle False\n"
+                       "trigger True True\nstopped True ''\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("refused define_state_machine.machine.states[0].motion: the asset has no "
+                       "clip or blend space named 'moonwalk'"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
+}
+
+// Held poses from Python: the rest pose of the built-in character (from get_asset_data's
+// joint count) held and blended out; a pose with a joint short is a ServerError naming the
+// field, as is blending out with nothing held.
+TEST_F(PythonClient, HeldPosesHoldAndBlendOut) {
+  animtest::DaemonProcess daemon;
+  ASSERT_TRUE(daemon.start()) << daemon.error() << daemon.log_tail();
+  const std::string script = R"(
+import sys
+from animd_client import Client, ServerError
+c = Client(port=int(sys.argv[1]), timeout=20.0)
+a = c.spawn("builtin", "walk")
+n = len(c.query_pose(a).joints)
+identity = [(0, 0, 0, 0, 0, 0, 1, 1, 1)] * n
+print("held", c.set_pose(a, identity) > 0)
+print("released", c.blend_out_pose(a, 0.0) > 0)
+for call in (lambda: c.set_pose(a, identity[1:]), lambda: c.blend_out_pose(a, -1.0)):
+    try:
+        call()
+        print("accepted")
+    except ServerError as e:
+        print("refused", e.status_message)
+)";
+  const ProcessResult r = run_python(script, daemon);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("held True\nreleased True\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("refused set_pose.locals: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("refused blend_out_pose.duration"), std::string::npos) << r.out;
+  EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
+}
+
 // Animation events from Python: added to the built-in walk, streamed on a subscription
 // that asks for them (name, payload, weight); a bad time is a ServerError.
 TEST_F(PythonClient, ClipEventsStreamToAnEventSubscription) {

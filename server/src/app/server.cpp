@@ -1,6 +1,7 @@
 #include "app/server.h"
 
 #include <fstream>
+#include <set>
 
 #include <google/protobuf/stubs/logging.h>
 #include <spdlog/spdlog.h>
@@ -14,6 +15,7 @@
 #include "base/worker_pool.h"
 #include "net/origin_check.h"
 #include "net/tls_context.h"
+#include "protocol/request_convert_state_machine.h"
 #include "session/session.h"
 #include "stream/encode_stage.h"
 #include "tick/tick_loop.h"
@@ -104,14 +106,21 @@ bool Server::load_assets() {
     return false;
   }
   asset_root_ = fs::absolute(config_.assets_dir, ec);
+  // The state machine files beside the asset files: those not read are said so at the end.
+  std::set<fs::path> graphs_seen;
   for (const auto& path : scan_asset_dir(asset_root_)) {
     // Lexical: a file reached through an operator's symlink keeps the name it has in the root.
     const std::string rel = path.lexically_relative(asset_root_).string();
+    const fs::path graph = state_machine_file_of(path);
+    graphs_seen.insert(graph);
+    const bool has_graph = fs::exists(graph, ec);
+    const std::string graph_rel = graph.lexically_relative(asset_root_).string();
     anim::GltfLimits limits;
     limits.max_working_bytes = config_.max_load_bytes;
     auto loaded = load_asset_file(path, "", rel, LoadRequest{}, asset_root_, limits);
     if (!loaded) {
       spdlog::error("asset {} not loaded: {}", rel, loaded.error().message());
+      if (has_graph) spdlog::warn("{} not read: its asset {} did not load", graph_rel, rel);
       continue;
     }
     const std::string name = loaded->name;
@@ -119,11 +128,41 @@ bool Server::load_assets() {
     const size_t clips = loaded->clips.size();
     if (auto s = world_->add_asset(std::make_shared<anim::Asset>(std::move(*loaded))); !s) {
       spdlog::warn("asset {} skipped: {}", rel, s.message());
+      if (has_graph) spdlog::warn("{} not read: its asset {} was skipped", graph_rel, rel);
       continue;
     }
     spdlog::info("asset '{}' loaded from {} ({} joints, {} clips)", name, rel, joints, clips);
+    if (has_graph) load_state_machines(graph, graph_rel, name);
   }
+  for (const auto& graph : scan_state_machine_files(asset_root_))
+    if (!graphs_seen.contains(graph))
+      spdlog::warn("{} not read: no .glb, .gltf, .md5mesh or .bvh file beside it has its stem",
+                   graph.lexically_relative(asset_root_).string());
   return true;
+}
+
+void Server::load_state_machines(const fs::path& path, const std::string& rel,
+                                 const std::string& asset) {
+  // Like a bad asset file, a bad state machine file is logged and skipped as a whole: the
+  // asset stays loaded, with none of the file's machines.
+  auto refuse = [&](const std::string& why) {
+    spdlog::error("{}: {} (none of its state machines defined; asset '{}' loaded without them)",
+                  rel, why, asset);
+  };
+  std::error_code ec;
+  const auto size = fs::file_size(path, ec);
+  if (ec) return refuse("cannot read: " + ec.message());
+  if (size > kMaxStateMachineFileBytes)
+    return refuse("the file has " + std::to_string(size) + " bytes, more than " +
+                  std::to_string(kMaxStateMachineFileBytes));
+  std::ifstream in(path, std::ios::binary);
+  std::string text(static_cast<size_t>(size), '\0');
+  if (!in || !in.read(text.data(), static_cast<std::streamsize>(text.size())))
+    return refuse("cannot read the file");
+  auto machines = state_machine_file_from_json(text);
+  if (!machines) return refuse(machines.error().message());
+  if (auto s = world_->add_state_machines(asset, *machines); !s) return refuse(s.message());
+  spdlog::info("asset '{}': {} state machine(s) defined from {}", asset, machines->size(), rel);
 }
 
 bool Server::init() {

@@ -103,6 +103,11 @@ class Server final : public SessionHost {
   // The refusal open_session() would give now (no side effect).
   std::string connection_limit_reached(const std::string& address);
   bool load_assets();
+  // Defines the state machines of the file `path` (named `rel` in messages) on `asset`, all
+  // or none; a bad file is logged and changes nothing (docs/operations.md, "State machine
+  // files").
+  void load_state_machines(const std::filesystem::path& path, const std::string& rel,
+                           const std::string& asset);
   void accept();
   void wait_signals();
   // Tick thread. publish: within the tick, to the encode stage (its threads give way to the

@@ -17,6 +17,8 @@ namespace fs = std::filesystem;
 namespace animd {
 
 namespace {
+constexpr std::string_view kStateMachineFileSuffix = ".animgraph.json";
+
 std::string lower_ext(const fs::path& p) {
   std::string e = p.extension().string();
   std::transform(e.begin(), e.end(), e.begin(), [](unsigned char c) { return std::tolower(c); });
@@ -345,6 +347,28 @@ anim::Expected<LoadedAsset> load_requested_asset(const LoadRequest& req, const f
   }
   if (!loaded) return loaded.error();
   out.asset = std::make_shared<anim::Asset>(std::move(*loaded));
+  return out;
+}
+
+fs::path state_machine_file_of(const fs::path& path) {
+  return path.parent_path() / (path.stem().string() + std::string(kStateMachineFileSuffix));
+}
+
+std::vector<fs::path> scan_state_machine_files(const fs::path& root) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  auto it = fs::recursive_directory_iterator(root,
+                                             fs::directory_options::follow_directory_symlink |
+                                                 fs::directory_options::skip_permission_denied,
+                                             ec);
+  for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    std::error_code ec2;
+    if (name.size() > kStateMachineFileSuffix.size() && name.ends_with(kStateMachineFileSuffix) &&
+        fs::is_regular_file(it->path(), ec2))
+      out.push_back(it->path());
+  }
+  std::sort(out.begin(), out.end());
   return out;
 }
 

@@ -92,6 +92,14 @@ anim::Expected<LoadedAsset> load_requested_asset(const LoadRequest& request,
 // are followed), sorted.
 std::vector<std::filesystem::path> scan_asset_dir(const std::filesystem::path& root);
 
+// The state machine file of the asset file `path`, which the daemon reads at start-up:
+// `<stem>.animgraph.json` beside it, the stem being the asset's default name (Hero.glb ->
+// Hero.animgraph.json). The file need not exist.
+std::filesystem::path state_machine_file_of(const std::filesystem::path& path);
+
+// Every `*.animgraph.json` under `root`, walked as scan_asset_dir walks it, sorted.
+std::vector<std::filesystem::path> scan_state_machine_files(const std::filesystem::path& root);
+
 // Asset names: non-empty, at most 128 bytes, printable ASCII without '/'.
 anim::Status check_asset_name(const std::string& name);
 

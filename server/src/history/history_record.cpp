@@ -58,13 +58,14 @@ struct RecordShape {
   bool root_motion = false;  // root motion extracted from a joint
   bool reported = false;     // the reported root differs from the evaluated one
   bool aim = false, feet = false;
+  bool held = false;  // a held pose weighs in
 
   uint32_t words() const {
     // head, base clip and time, root translation and rotation: 1 + 2 + 7.
     return static_cast<uint32_t>(1 + 2 + 7 + (root_scale ? 3 : 0) + 3 * fades + 2 * layers +
                                  4 * goals + (ik_scale ? 1 : 0) + (root_motion ? 1 : 0) +
                                  (terms > 0 ? 1 + 3 * terms : 0) + (reported ? 10 : 0) +
-                                 (aim ? kAimWords : 0) + (feet ? kFeetWords : 0));
+                                 (aim ? kAimWords : 0) + (feet ? kFeetWords : 0) + (held ? 1 : 0));
   }
 };
 
@@ -81,6 +82,9 @@ bool aim_runs(const anim::PoseInputs& in) {
 }
 bool feet_run(const anim::PoseInputs& in) {
   return in.feet.weight > 0.0f && in.feet.has_ground;
+}
+bool held_weighs(const anim::PoseInputs& in) {
+  return in.held_weight > 0.0f;
 }
 
 }  // namespace
@@ -108,6 +112,7 @@ uint32_t record_bound(const anim::Animator& a) {
                a.plays_blend_space() ? 2 * (1 + static_cast<size_t>(a.num_active_fades())) : 0);
   bound.aim = a.has_aim_ik() || aim_runs(last);
   bound.feet = a.has_foot_ik() || feet_run(last);
+  bound.held = (setup && setup->held) || held_weighs(last);
   return bound.words();
 }
 
@@ -124,6 +129,7 @@ uint32_t record_animator(const anim::Animator& a, const anim::Transform& reporte
   shape.reported = !same_bits(reported, in.root);
   shape.aim = aim_runs(in);
   shape.feet = feet_run(in);
+  shape.held = held_weighs(in);
   shape.terms = terms_of(in);
   uint32_t head = static_cast<uint32_t>(in.fades.size()) |
                   static_cast<uint32_t>(in.layers.size()) << kLayerShift |
@@ -135,6 +141,7 @@ uint32_t record_animator(const anim::Animator& a, const anim::Transform& reporte
   if (shape.terms > 0) head |= kBlendTerms;
   if (shape.aim) head |= kAim;
   if (shape.feet) head |= kFeet;
+  if (shape.held) head |= kHeldPose;
   if (out.size() < shape.words()) return 0;
   Writer w{out.data()};
   w.u(head);
@@ -173,6 +180,7 @@ uint32_t record_animator(const anim::Animator& a, const anim::Transform& reporte
     for (int k = 0; k < anim::kNumFeet; ++k) w.vec(f.normals[k]), w.f(f.values[k]);
     for (int k = 0; k < anim::kNumFeet; ++k) w.vec(f.locks[k].position), w.f(f.locks[k].weight);
   }
+  if (shape.held) w.f(in.held_weight);
   return static_cast<uint32_t>(w.p - out.data());
 }
 
@@ -249,6 +257,7 @@ void decode_record(std::span<const uint32_t> words, DecodedRecord& out) {
     for (int k = 0; k < anim::kNumFeet; ++k)
       f.locks[k].position = r.vec(), f.locks[k].weight = r.f();
   }
+  in.held_weight = head & kHeldPose ? r.f() : 0.0f;
   in.fades = std::span(out.fades).first(fades);
   in.layers = std::span(out.layers).first(layers);
   in.goals = std::span(out.goals).first(goals);

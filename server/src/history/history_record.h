@@ -24,6 +24,8 @@
 //                per foot normal xyz + value, per foot lock position xyz + lock weight
 //                                                     (kFeet: weight > 0 with a ground; else
 //                                                      weight 0: the step is skipped)
+//   [1 word]     held pose weight                    (kHeldPose: weight > 0; else 0; the
+//                                                     pose is the setup's)
 // The reported root differs from the evaluated one when a character moved in a tick it was
 // not updated in (update-rate LOD): its pose is the previous evaluation, its root the new one.
 //
@@ -49,6 +51,7 @@ inline constexpr uint32_t kRootMotion = 1u << 16;
 inline constexpr uint32_t kRootMotionVertical = 1u << 16;  // in the root-motion word
 inline constexpr uint32_t kAim = 1u << 17;
 inline constexpr uint32_t kFeet = 1u << 18;
+inline constexpr uint32_t kHeldPose = 1u << 19;
 inline constexpr uint32_t kAimWords = 4;
 inline constexpr uint32_t kFeetWords = 18;
 inline constexpr uint32_t kBlendTerms = 1u << 24;

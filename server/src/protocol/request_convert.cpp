@@ -94,6 +94,22 @@ struct ResultWriter {
   void operator()(const BlendSpaceDefined& d) const {
     reply.mutable_define_blend_space()->set_triangles(d.triangles);
   }
+  void operator()(const MachineStateAnswer& a) const {
+    auto* out = reply.mutable_get_state();
+    if (!a.machine || !a.status.running) return;  // no machine: every field unset
+    const anim::StateMachine& m = *a.machine;
+    const anim::MachineStatus& s = a.status;
+    out->set_machine(m.name);
+    if (s.state >= 0) out->set_state(m.states[static_cast<size_t>(s.state)].name);
+    out->set_state_time(s.state_time);
+    if (s.transition < 0) return;
+    auto* t = out->mutable_transition();
+    if (s.from_state >= 0) t->set_from(m.states[static_cast<size_t>(s.from_state)].name);
+    if (s.state >= 0) t->set_to(m.states[static_cast<size_t>(s.state)].name);
+    t->set_elapsed(s.transition_elapsed);
+    t->set_duration(s.transition_duration);
+    t->set_index(static_cast<uint32_t>(s.transition));
+  }
   void operator()(const AssetAdded& a) const {
     fill_asset_info(*a.asset, reply.mutable_load_asset()->mutable_asset());
   }

@@ -12,11 +12,13 @@
 // field without a cap here (tests/server/protocol/request_convert_caps_test.cpp).
 
 #include <array>
+#include <string_view>
 
 #include "anim/blend_space.h"
 #include "anim/clip_events.h"
 #include "anim/pose_evaluation.h"
 #include "anim/skeleton.h"
+#include "anim/state_machine.h"
 #include "anim/status.h"
 #include "anim/v1/envelope.pb.h"
 
@@ -69,6 +71,22 @@ inline constexpr RepeatedFieldCap kDefineBlendSpaceAxes{"define_blend_space.axes
 inline constexpr RepeatedFieldCap kDefineBlendSpaceSamples{"define_blend_space.samples",
                                                            anim::kMaxBlendSpaceSamples, kExhausted,
                                                            "samples", "a blend space's limit"};
+inline constexpr RepeatedFieldCap kPlayMontageSections{"play_montage.sections",
+                                                       anim::kMaxMontageSections, kExhausted,
+                                                       "sections", "a montage's limit"};
+inline constexpr RepeatedFieldCap kDefineStateMachineStates{"define_state_machine.machine.states",
+                                                            anim::kMaxMachineStates, kInvalid,
+                                                            "states", "a state machine's limit"};
+inline constexpr RepeatedFieldCap kDefineStateMachineTransitions{
+    "define_state_machine.machine.transitions", anim::kMaxMachineTransitions, kInvalid,
+    "transitions", "a state machine's limit"};
+// A list inside each entry of a repeated message: the refusal names the entry
+// ("define_state_machine.machine.transitions[3].conditions has ...").
+inline constexpr RepeatedFieldCap kDefineStateMachineConditions{
+    "define_state_machine.machine.transitions.conditions", anim::kMaxTransitionConditions, kInvalid,
+    "conditions", "a transition's limit"};
+inline constexpr RepeatedFieldCap kSetPoseLocals{"set_pose.locals", 10 * kJoints, kInvalid,
+                                                 "floats", "10 per joint of a skeleton's limit"};
 inline constexpr RepeatedFieldCap kSetHitVolumesJoints{"set_hit_volumes.joints", kJoints, kInvalid,
                                                        "entries", "a skeleton's joint limit"};
 inline constexpr RepeatedFieldCap kRaycastIgnore{"raycast.ignore_character_ids",
@@ -81,19 +99,40 @@ inline constexpr RepeatedFieldCap kOverlapSphereIgnore{"overlap_sphere.ignore_ch
 
 // Every cap, in the order of docs/protocol.md's table.
 inline constexpr std::array kRepeatedFieldCaps = {
-    caps::kQueryPoseJointNames,     caps::kQueryPoseJointIndices, caps::kSubscribeCharacterIds,
-    caps::kRaycastIgnore,           caps::kOverlapSphereIgnore,   caps::kAddLayerMaskJointWeights,
-    caps::kSetIkGoalJointWeights,   caps::kSetIkGoalConstraints,  caps::kSetAimIkJointWeights,
-    caps::kSetAimIkMaxAngles,       caps::kAddClipEventsEvents,   caps::kDefineBlendSpaceAxes,
-    caps::kDefineBlendSpaceSamples, caps::kSetHitVolumesJoints,
+    caps::kQueryPoseJointNames,
+    caps::kQueryPoseJointIndices,
+    caps::kSubscribeCharacterIds,
+    caps::kRaycastIgnore,
+    caps::kOverlapSphereIgnore,
+    caps::kAddLayerMaskJointWeights,
+    caps::kSetIkGoalJointWeights,
+    caps::kSetIkGoalConstraints,
+    caps::kSetAimIkJointWeights,
+    caps::kSetAimIkMaxAngles,
+    caps::kAddClipEventsEvents,
+    caps::kDefineBlendSpaceAxes,
+    caps::kDefineBlendSpaceSamples,
+    caps::kPlayMontageSections,
+    caps::kDefineStateMachineStates,
+    caps::kDefineStateMachineTransitions,
+    caps::kDefineStateMachineConditions,
+    caps::kSetHitVolumesJoints,
+    caps::kSetPoseLocals,
 };
 
 // OK when `count` entries are within `cap`, else its refusal.
 anim::Status check_cap(const RepeatedFieldCap& cap, int count);
 
 // OK when every repeated field of `request`'s command is within its cap, else the refusal
-// for the first field (in the .proto's field order) over it. Reads sizes only: no allocation
-// and no work proportional to any field.
+// for the first field (in the .proto's field order) over it. Reads sizes only: no allocation,
+// and no work proportional to any field but for the sizes of the lists inside a capped list's
+// entries (each transition's conditions).
 anim::Status check_repeated_field_caps(const anim::v1::Request& request);
+
+// The caps of a state machine's lists (states, transitions, each transition's conditions)
+// with its fields named after `field`, the machine's name in errors: the request's
+// "define_state_machine.machine", or "state_machines[2]" in an `.animgraph.json` file.
+anim::Status check_state_machine_caps(const anim::v1::StateMachineDef& machine,
+                                      std::string_view field);
 
 }  // namespace animd

@@ -120,6 +120,11 @@ Converted crossfade_request(const anim::v1::CrossfadeRequest& r) {
   out.loop = r.has_loop() ? r.loop() : true;
   out.speed = r.has_speed() ? r.speed() : 1.0f;
   out.sync_normalized_time = r.sync_normalized_time();
+  out.sync_markers = r.sync_markers();
+  if (r.curve() > 1)
+    return anim::invalid_argument("crossfade.curve has an unknown value " +
+                                  std::to_string(r.curve()) + " (0 linear, 1 smooth step)");
+  out.curve = r.curve() == 1 ? anim::BlendCurve::kSmoothStep : anim::BlendCurve::kLinear;
   if (auto s = check_finite(out.speed, "crossfade.speed"); !s) return s;
   return WorldRequest(std::move(out));
 }

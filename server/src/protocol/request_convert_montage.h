@@ -1,7 +1,8 @@
 #pragma once
-// The converters for montages (montage.proto): play_montage and stop_montage. Numbers are
-// checked here, with the field's name in the error; characters, slots and clips are the
-// World's to check.
+// The converters for montages (montage.proto): play_montage, stop_montage and
+// jump_to_section. Numbers, list lengths and name lengths are checked here, with the field's
+// name in the error; characters, slots, clips and how sections fit the clip are the World's
+// (and core's) to check.
 
 #include "anim/status.h"
 #include "anim/v1/montage.pb.h"
@@ -11,5 +12,6 @@ namespace animd {
 
 anim::Expected<WorldRequest> play_montage_request(const anim::v1::PlayMontageRequest& r);
 anim::Expected<WorldRequest> stop_montage_request(const anim::v1::StopMontageRequest& r);
+anim::Expected<WorldRequest> jump_to_section_request(const anim::v1::JumpToSectionRequest& r);
 
 }  // namespace animd

@@ -8,6 +8,8 @@
 #include "protocol/request_convert_hits.h"
 #include "protocol/request_convert_ik.h"
 #include "protocol/request_convert_montage.h"
+#include "protocol/request_convert_pose.h"
+#include "protocol/request_convert_state_machine.h"
 #include "protocol/request_convert_stream.h"
 #include "session/session.h"
 
@@ -154,6 +156,34 @@ std::span<const CommandSpec> command_table() {
                   &Session::queue_for_tick},
       CommandSpec{R::kStopMontage, "stop_montage", kControl, Route::kTick,
                   [](const R& r) { return stop_montage_request(r.stop_montage()); },
+                  &Session::queue_for_tick},
+      CommandSpec{R::kJumpToSection, "jump_to_section", kControl, Route::kTick,
+                  [](const R& r) { return jump_to_section_request(r.jump_to_section()); },
+                  &Session::queue_for_tick},
+      CommandSpec{R::kDefineStateMachine, "define_state_machine", kControl, Route::kTick,
+                  [](const R& r) { return define_state_machine_request(r.define_state_machine()); },
+                  &Session::queue_for_tick},
+      CommandSpec{R::kStartStateMachine, "start_state_machine", kControl, Route::kTick,
+                  [](const R& r) { return start_state_machine_request(r.start_state_machine()); },
+                  &Session::queue_for_tick},
+      CommandSpec{R::kStopStateMachine, "stop_state_machine", kControl, Route::kTick,
+                  [](const R& r) {
+                    return Converted(StopStateMachine{r.stop_state_machine().character_id()});
+                  },
+                  &Session::queue_for_tick},
+      CommandSpec{R::kSetTrigger, "set_trigger", kControl, Route::kTick,
+                  [](const R& r) { return set_trigger_request(r.set_trigger()); },
+                  &Session::queue_for_tick},
+      // A read, like list_characters: answered by the tick from the character's Animator.
+      CommandSpec{
+          R::kGetState, "get_state", kObserve, Route::kTick,
+          [](const R& r) { return Converted(GetMachineState{r.get_state().character_id()}); },
+          &Session::queue_for_tick},
+      CommandSpec{R::kSetPose, "set_pose", kControl, Route::kTick,
+                  [](const R& r) { return set_pose_request(r.set_pose()); },
+                  &Session::queue_for_tick},
+      CommandSpec{R::kBlendOutPose, "blend_out_pose", kControl, Route::kTick,
+                  [](const R& r) { return blend_out_pose_request(r.blend_out_pose()); },
                   &Session::queue_for_tick},
   };
   return kCommands;

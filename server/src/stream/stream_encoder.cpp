@@ -4,6 +4,7 @@
 #include <bit>
 #include <cstring>
 #include <iterator>
+#include <string_view>
 
 #include "anim/v1/envelope.pb.h"
 #include "base/wire_varint.h"
@@ -175,13 +176,21 @@ uint64_t collect_events(StreamSubscription& sub, const Snapshot& snap) {
     }
     sub.events_dropped +=
         static_cast<uint32_t>(std::min<uint64_t>(c.events_overflowed, UINT32_MAX));
-    const anim::ClipEventTable& table = *c.event_table;
+    // A montage's lifecycle events are named by their kind, not by the table (which a
+    // character without clip events does not have).
+    const anim::ClipEventTable* table = c.event_table.get();
     for (uint32_t k = 0; k < c.events_count; ++k) {
       const anim::FiredEvent& f = snap.events[c.events_begin + k];
       if (f.weight < sub.event_min_weight) continue;
+      const bool montage = f.source == anim::EventSource::kMontage;
+      if (!montage && !table) continue;
+      static const anim::ClipEvent kNoEvent;
       const anim::ClipEvent& e =
-          table.clips[static_cast<size_t>(f.clip)][static_cast<size_t>(f.event)];
-      const size_t bytes = e.name.size() + e.payload.size();
+          montage ? kNoEvent
+                  : table->clips[static_cast<size_t>(f.clip)][static_cast<size_t>(f.event)];
+      const std::string_view name =
+          montage ? std::string_view(anim::montage_event_name(f.event)) : std::string_view(e.name);
+      const size_t bytes = name.size() + e.payload.size();
       if (sub.pending_events.size() >= kMaxPendingEvents ||
           sub.pending_event_bytes + bytes > kMaxPendingEventBytes) {
         ++sub.events_dropped;
@@ -192,7 +201,7 @@ uint64_t collect_events(StreamSubscription& sub, const Snapshot& snap) {
       out.set_character_id(c.id);
       out.set_tick(snap.tick);
       out.set_clip(c.asset->clips[static_cast<size_t>(f.clip)].name);
-      out.set_name(e.name);
+      out.set_name(name.data(), name.size());
       out.set_payload(e.payload);
       out.set_time(e.time);
       out.set_weight(f.weight);
@@ -205,6 +214,9 @@ uint64_t collect_events(StreamSubscription& sub, const Snapshot& snap) {
           break;
         case anim::EventSource::kLayer:
           out.set_source(anim::v1::EVENT_SOURCE_LAYER);
+          break;
+        case anim::EventSource::kMontage:
+          out.set_source(anim::v1::EVENT_SOURCE_MONTAGE);
           break;
       }
       out.set_layer_id(f.layer_id);

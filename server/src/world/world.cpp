@@ -103,6 +103,7 @@ anim::Status World::handle(const UnloadAsset& r, const CommandContext& ctx) {
   asset_bytes_ -= std::min(asset_bytes_, asset_bytes(*it->second));
   event_tables_.erase(it->second.get());
   blend_tables_.erase(it->second.get());
+  machine_tables_.erase(it->second.get());
   const anim::Asset* gone = it->second.get();
   asset_owners_.erase(r.asset);
   assets_.erase(it);
@@ -347,6 +348,12 @@ anim::Expected<WorldResult> World::replace_asset(const Command& c) {
     spaces = t->second;
     blend_tables_.erase(t);
     blend_tables_[next.get()] = spaces;
+  }
+  // And state machines: their clip and blend space indices are the same in the new version.
+  if (auto t = machine_tables_.find(c.replaces.get()); t != machine_tables_.end()) {
+    auto machines = t->second;
+    machine_tables_.erase(t);
+    machine_tables_[next.get()] = std::move(machines);
   }
   for (auto& ch : characters_) {
     if (ch->asset != c.replaces) continue;

@@ -12,6 +12,7 @@
 // queued, answers in the sink they are handed to (protocol/reply_sink.h).
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -90,6 +91,12 @@ class World {
   // `owner`: the owner key of the token that loaded it, the only one that may then spawn from,
   // change, extend or unload it; 0 = shared (any control client may).
   anim::Status add_asset(std::shared_ptr<anim::Asset> asset, uint64_t owner = 0);
+  // Defines state machines on an asset at start-up (before the tick runs; the asset's
+  // `.animgraph.json` file), all or none: the checks of define_state_machine, with machine i
+  // named `state_machines[i]` in errors ("state_machines[0].transitions[2].to: no state named
+  // 'rnu'").
+  anim::Status add_state_machines(const std::string& asset,
+                                  const std::vector<anim::StateMachineDesc>& machines);
   // Debug/benchmark: spawns a character owned by nobody.
   anim::Expected<uint32_t> spawn_unowned(const std::string& asset, const std::string& clip);
 
@@ -177,8 +184,8 @@ class World {
 
   // One handler per request kind, chosen by the request's type (execute()); each checks the
   // request against the world's state first and changes nothing on error. A command's
-  // handler is where its IK, hit or asset family lives (world_ik.cpp,
-  // world_hits.cpp, world.cpp), else world_commands.cpp.
+  // handler is where its IK, hit, state machine or asset family lives (world_ik.cpp,
+  // world_hits.cpp, world_state_machine.cpp, world.cpp), else world_commands.cpp.
   anim::Expected<Spawned> handle(const SpawnCharacter& r, const CommandContext& ctx);
   anim::Status handle(const DespawnCharacter& r, const CommandContext& ctx);
   anim::Status handle(const SetRootTransform& r, const CommandContext& ctx);
@@ -210,6 +217,14 @@ class World {
   anim::Status handle(const SetParameter& r, const CommandContext& ctx);
   anim::Status handle(const PlayMontage& r, const CommandContext& ctx);
   anim::Status handle(const StopMontage& r, const CommandContext& ctx);
+  anim::Status handle(const JumpToSection& r, const CommandContext& ctx);
+  anim::Status handle(const DefineStateMachine& r, const CommandContext& ctx);
+  anim::Status handle(const StartStateMachine& r, const CommandContext& ctx);
+  anim::Status handle(const StopStateMachine& r, const CommandContext& ctx);
+  anim::Status handle(const SetTrigger& r, const CommandContext& ctx);
+  anim::Status handle(const SetPose& r, const CommandContext& ctx);
+  anim::Status handle(const BlendOutPose& r, const CommandContext& ctx);
+  anim::Expected<MachineStateAnswer> handle(const GetMachineState& r, const CommandContext& ctx);
   anim::Status handle(const SetHitVolumes& r, const CommandContext& ctx);
   anim::Expected<HitVolumesAnswer> handle(const GetHitVolumes& r, const CommandContext& ctx) const;
   // A new character. `owner`: who may drive it (0: shared); `session`: the connection that
@@ -220,6 +235,13 @@ class World {
   // none, PERMISSION_DENIED when another owner than `owner` loaded it unshared.
   anim::Expected<AssetMap::iterator> find_usable_asset(const std::string& name,
                                                        const std::string& field, uint64_t owner);
+  // Adds `machines` to `asset`'s state machines, all or none (world_state_machine.cpp):
+  // names unique (FAILED_PRECONDITION), at most anim::kMaxStateMachinesPerAsset
+  // (RESOURCE_EXHAUSTED), each made by anim::make_state_machine against the asset's clips and
+  // blend spaces. `field(i)` is machine i's name in errors.
+  anim::Status define_state_machines(const AssetPtr& asset,
+                                     const std::vector<anim::StateMachineDesc>& machines,
+                                     const std::function<std::string(size_t)>& field);
   // A blend space of the character's asset named `name`, or -1.
   int find_blend_space(const Character& c, const std::string& name) const;
   // After the parallel update: the characters' fired events into the snapshot, counted.
@@ -254,6 +276,9 @@ class World {
   std::map<const anim::Asset*, std::shared_ptr<const anim::ClipEventTable>> event_tables_;
   // Each asset's blend spaces (define_blend_space; absent: none). Tables only grow.
   std::map<const anim::Asset*, std::shared_ptr<const anim::BlendSpaceTable>> blend_tables_;
+  // Each asset's state machines (define_state_machine, `.animgraph.json` files; absent: none).
+  // Tables only grow; characters hold the machines they run.
+  std::map<const anim::Asset*, std::shared_ptr<const anim::StateMachineTable>> machine_tables_;
   std::vector<std::unique_ptr<Character>> characters_;  // sorted by id
   // &characters_[i]->animator, in the same order (what quantization reads: quantize_work.h).
   std::vector<const anim::Animator*> animators_;

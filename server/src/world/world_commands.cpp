@@ -161,6 +161,8 @@ Status World::handle(const CrossfadeClip& r, const CommandContext& ctx) {
   o.loop = r.loop;
   o.speed = r.speed;
   o.sync_normalized_time = r.sync_normalized_time;
+  o.sync_markers = r.sync_markers;
+  o.curve = r.curve;
   if (const int space = find_blend_space(**c, r.clip); space >= 0)
     return (*c)->animator.crossfade_blend_space(space, r.duration, o);
   auto clip = find_clip("crossfade.clip", r.clip, *(*c)->asset);
@@ -260,7 +262,7 @@ Status World::handle(const PlayMontage& r, const CommandContext& ctx) {
   if (!clip) return clip.error();
   return (*c)->animator.play_montage(
       static_cast<int>(r.slot),
-      anim::MontageDesc{*clip, r.rate, r.blend_in, r.blend_out, r.start_time});
+      anim::MontageDesc{*clip, r.rate, r.blend_in, r.blend_out, r.start_time, r.sections});
 }
 
 Status World::handle(const StopMontage& r, const CommandContext& ctx) {
@@ -270,6 +272,15 @@ Status World::handle(const StopMontage& r, const CommandContext& ctx) {
     return anim::not_found("stop_montage.slot: unknown layer " + std::to_string(r.slot) +
                            " on character " + std::to_string(r.character));
   return (*c)->animator.stop_montage(static_cast<int>(r.slot), r.blend_out);
+}
+
+Status World::handle(const JumpToSection& r, const CommandContext& ctx) {
+  auto c = find_controlled(r.character, "jump_to_section.character_id", ctx.owner);
+  if (!c) return c.error();
+  if (r.slot == 0 || !(*c)->layers.contains(static_cast<int>(r.slot)))
+    return anim::not_found("jump_to_section.slot: unknown layer " + std::to_string(r.slot) +
+                           " on character " + std::to_string(r.character));
+  return (*c)->animator.jump_to_section(static_cast<int>(r.slot), r.section);
 }
 
 anim::Expected<IkGoalSet> World::handle(const MoveIkGoal& r, const CommandContext& ctx) {

@@ -30,6 +30,7 @@
 #include "anim/foot_ik.h"
 #include "anim/hit_volumes.h"
 #include "anim/ik.h"
+#include "anim/state_machine.h"
 #include "anim/transform.h"
 
 namespace animd {
@@ -107,6 +108,8 @@ struct CrossfadeClip {
   bool loop = true;                   // for the target clip, as PlayClip::loop
   float speed = 1.0f;                 // for the target clip; finite
   bool sync_normalized_time = false;  // start at the current clip's normalized time
+  bool sync_markers = false;          // keep in step by foot plants (implies sync)
+  anim::BlendCurve curve = anim::BlendCurve::kLinear;
 };
 
 struct SetCharacterSpeed {
@@ -288,6 +291,10 @@ struct PlayMontage {
   float blend_in = 0.0f;    // seconds, finite, >= 0
   float blend_out = 0.0f;   // seconds, finite, >= 0
   float start_time = 0.0f;  // seconds, finite, >= 0 (the clip's duration is the World's check)
+  // At most anim::kMaxMontageSections; names (and `next`s) within
+  // anim::kMaxMontageSectionNameBytes, start times finite and >= 0. How they fit the clip and
+  // each other is core's check (anim::make_montage_timeline).
+  std::vector<anim::MontageSection> sections;
 };
 
 // Blends out the montage playing in a slot.
@@ -297,6 +304,58 @@ struct StopMontage {
   float blend_out = 0.0f;  // seconds, finite, >= 0
 };
 
+// Moves the playhead of the montage in a slot to the start of one of its sections.
+struct JumpToSection {
+  uint32_t character = 0;
+  uint32_t slot = 0;
+  std::string section;  // non-empty, at most anim::kMaxMontageSectionNameBytes
+};
+
+// Defines a state machine on an asset, for every character of it (docs/animation.md, "State
+// machines").
+struct DefineStateMachine {
+  std::string asset;  // an asset name (NOT_FOUND otherwise)
+  // Numbers finite, enums known, no state named "*" (the wire's any-state `from`), an exit
+  // time unset (-1) or >= 0, lists within their caps; anim::make_state_machine checks the rest
+  // against the asset's clips and blend spaces.
+  anim::StateMachineDesc machine;
+};
+
+// Runs a state machine of the character's asset on its base.
+struct StartStateMachine {
+  uint32_t character = 0;
+  std::string machine;  // non-empty, at most anim::kMaxMachineNameBytes
+  std::string state;    // at most anim::kMaxMachineNameBytes; empty: the machine's entry
+};
+
+struct StopStateMachine {
+  uint32_t character = 0;
+};
+
+// Sets or clears a named trigger of the character.
+struct SetTrigger {
+  uint32_t character = 0;
+  std::string name;  // non-empty, at most anim::kMaxMachineNameBytes
+  bool value = true;
+};
+
+// Holds a pose handed in from outside the animation (docs/animation.md, "Held poses").
+struct SetPose {
+  uint32_t character = 0;
+  std::vector<anim::Transform> locals;  // finite; the joint count is the Animator's check
+};
+
+// Fades from the held pose into the animation.
+struct BlendOutPose {
+  uint32_t character = 0;
+  float duration = 0.0f;  // seconds, finite, >= 0
+};
+
+// Where the character's state machine is.
+struct GetMachineState {
+  uint32_t character = 0;
+};
+
 // One request. The first alternative (what a default-made Command holds) changes nothing.
 using WorldRequest =
     std::variant<GetStats, SpawnCharacter, DespawnCharacter, SetRootTransform, PlayClip,
@@ -304,6 +363,8 @@ using WorldRequest =
                  MoveIkGoal, ClearIkGoal, QueryPose, ListCharacters, Subscribe, Unsubscribe,
                  UpdateSubscription, UnloadAsset, SetRootMotion, AddClipEvents, SetHitVolumes,
                  GetHitVolumes, SetAimIk, MoveAimTarget, ClearAimIk, SetFootIk, SetGround,
-                 ClearFootIk, DefineBlendSpace, SetParameter, PlayMontage, StopMontage>;
+                 ClearFootIk, DefineBlendSpace, SetParameter, PlayMontage, StopMontage,
+                 JumpToSection, DefineStateMachine, StartStateMachine, StopStateMachine, SetTrigger,
+                 GetMachineState, SetPose, BlendOutPose>;
 
 }  // namespace animd

@@ -14,6 +14,7 @@
 #include "anim/clip_events.h"
 #include "anim/hit_volumes.h"
 #include "anim/palette.h"
+#include "anim/state_machine.h"
 #include "anim/transform.h"
 #include "assets/asset_catalog.h"
 #include "history/history_queries.h"
@@ -84,6 +85,12 @@ struct BlendSpaceDefined {
   uint32_t triangles = 0;
 };
 
+// Where a character's state machine is after the last update.
+struct MachineStateAnswer {
+  std::shared_ptr<const anim::StateMachine> machine;  // null: none runs (status not running)
+  anim::MachineStatus status;                         // its indices are into *machine
+};
+
 // A clip's events after add_clip_events, by time.
 struct ClipEventsAnswer {
   std::vector<anim::ClipEvent> events;
@@ -101,8 +108,9 @@ struct AssetAdded {
   AssetPtr asset;  // never null
 };
 
-using WorldResult = std::variant<Done, Spawned, LayerAdded, IkGoalSet, PoseAnswer, CharacterList,
-                                 Subscribed, StatsAnswer, AssetAdded, ClipEventsAnswer, RaycastHit,
-                                 SphereOverlap, HitVolumesAnswer, BlendSpaceDefined>;
+using WorldResult =
+    std::variant<Done, Spawned, LayerAdded, IkGoalSet, PoseAnswer, CharacterList, Subscribed,
+                 StatsAnswer, AssetAdded, ClipEventsAnswer, RaycastHit, SphereOverlap,
+                 HitVolumesAnswer, BlendSpaceDefined, MachineStateAnswer>;
 
 }  // namespace animd

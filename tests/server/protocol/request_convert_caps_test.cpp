@@ -75,9 +75,22 @@ const RepeatedFieldCap* cap_of(const std::string& field) {
   return nullptr;
 }
 
+// The refusal of `count` entries; a list inside a repeated message's entries is filled in the
+// first entry, and the refusal names it ("a.list[0].inner has ...").
 std::string refusal(const RepeatedFieldCap& cap, int count) {
-  return std::string(cap.field) + " has " + std::to_string(count) + " " + cap.unit +
-         ", more than " + std::to_string(cap.limit) + " (" + cap.why + ")";
+  std::string field = cap.field;
+  if (field == caps::kDefineStateMachineConditions.field)
+    field = "define_state_machine.machine.transitions[0].conditions";
+  return field + " has " + std::to_string(count) + " " + cap.unit + ", more than " +
+         std::to_string(cap.limit) + " (" + cap.why + ")";
+}
+
+// Whether a field on `path` lies inside the entries of a repeated message (reflection cannot
+// fill it without filling its parent: its request is made by hand, in valid_fillers()).
+bool under_repeated(const std::vector<const FieldDescriptor*>& path) {
+  for (size_t k = 0; k + 1 < path.size(); ++k)
+    if (path[k]->is_repeated()) return true;
+  return false;
 }
 
 // A request with `count` default entries in the repeated field at `path` (map entries with
@@ -141,7 +154,8 @@ TEST(RequestCaps, EveryRepeatedFieldOfEveryRequestHasACap) {
 TEST(RequestCaps, OneEntryOverACapIsRefusedNamingFieldCountAndCap) {
   for (const auto& [name, path] : repeated_fields_of_requests()) {
     const RepeatedFieldCap* cap = cap_of(name);
-    if (!cap) continue;  // reported by the test above
+    if (!cap) continue;                  // reported by the test above
+    if (under_repeated(path)) continue;  // by hand: the next test
     SCOPED_TRACE(name);
     // At the cap the counts pass (the values are the request families' to check).
     EXPECT_TRUE(check_repeated_field_caps(with_entries(path, cap->limit)));
@@ -185,6 +199,12 @@ std::map<std::string, std::function<void(Request&, int)>> valid_fillers() {
     d->set_asset("builtin");
     d->set_name("locomotion");
     return d;
+  };
+  auto machine = [](Request& r) {
+    auto* d = r.mutable_define_state_machine();
+    d->set_asset("builtin");
+    d->mutable_machine()->set_name("locomotion");
+    return d->mutable_machine();
   };
   return {
       {"query_pose.joint_names",
@@ -254,6 +274,46 @@ std::map<std::string, std::function<void(Request&, int)>> valid_fillers() {
            s->set_x(static_cast<float>(i));
          }
        }},
+      {"play_montage.sections",
+       [](Request& r, int n) {
+         auto* m = r.mutable_play_montage();
+         m->set_character_id(1);
+         m->set_slot(1);
+         m->set_clip("wave");
+         for (int i = 0; i < n; ++i) {
+           auto* s = m->add_sections();
+           s->set_name("s" + std::to_string(i));
+           s->set_start_time(0.01f * static_cast<float>(i));
+         }
+       }},
+      {"define_state_machine.machine.states",
+       [=](Request& r, int n) {
+         for (int i = 0; i < n; ++i) {
+           auto* s = machine(r)->add_states();
+           s->set_name("s" + std::to_string(i));
+           s->set_motion("walk");
+         }
+       }},
+      {"define_state_machine.machine.transitions",
+       [=](Request& r, int n) {
+         for (int i = 0; i < n; ++i) {
+           auto* t = machine(r)->add_transitions();
+           t->set_from("s0");
+           t->set_to("s1");
+           t->set_exit_time(1.0f);
+         }
+       }},
+      {"define_state_machine.machine.transitions.conditions",
+       [=](Request& r, int n) {
+         auto* t = machine(r)->add_transitions();
+         t->set_from("s0");
+         t->set_to("s1");
+         for (int i = 0; i < n; ++i) {
+           auto* c = t->add_conditions();
+           c->set_parameter("p" + std::to_string(i));
+           c->set_op(anim::v1::CONDITION_TRUE);
+         }
+       }},
       {"set_hit_volumes.joints",
        [](Request& r, int n) {
          r.mutable_set_hit_volumes()->set_asset("builtin");
@@ -262,6 +322,11 @@ std::map<std::string, std::function<void(Request&, int)>> valid_fillers() {
            j->set_joint_index(i);
            j->mutable_capsule()->set_radius(0.1f);
          }
+       }},
+      {"set_pose.locals",
+       [](Request& r, int n) {
+         r.mutable_set_pose()->set_character_id(1);
+         for (int i = 0; i < n; ++i) r.mutable_set_pose()->add_locals(i % 10 == 6 ? 1.0f : 0.0f);
        }},
   };
 }

@@ -100,7 +100,7 @@ TEST(CommandTable, RolesAreThePromisedOnes) {
   const std::set<std::string> observe = {"list_assets",    "get_asset_data",      "list_characters",
                                          "stats",          "query_pose",          "subscribe",
                                          "unsubscribe",    "update_subscription", "raycast",
-                                         "overlap_sphere", "get_hit_volumes"};
+                                         "overlap_sphere", "get_hit_volumes",     "get_state"};
   for (const CommandSpec& spec : command_table()) {
     SCOPED_TRACE(std::string(spec.field));
     const Role want = observe.count(std::string(spec.field)) ? Role::kObserve : Role::kControl;

@@ -176,5 +176,34 @@ TEST(StreamEvents, OverflowsAndFullPendingEventsAreReportedAsDropped) {
   EXPECT_EQ(encode(sub, e.make(41, {}))[0].events_dropped(), 0u);  // reported once
 }
 
+// A montage's lifecycle (EventSource::kMontage): named by its kind, not by the table (which a
+// character with no clip events does not have), weight 1 whatever the minimum.
+TEST(StreamEvents, MontageLifecycleEventsAreNamedByTheirKindWithOrWithoutATable) {
+  EventSnapshots e;
+  const anim::FiredEvent started{1,     static_cast<uint16_t>(anim::MontageEvent::kStarted),
+                                 1.0f,  anim::EventSource::kMontage,
+                                 false, 2};
+  const anim::FiredEvent interrupted{0,     static_cast<uint16_t>(anim::MontageEvent::kInterrupted),
+                                     1.0f,  anim::EventSource::kMontage,
+                                     false, 2};
+  Snapshot snap = e.make(9, {{interrupted, started}, {walk(0), started}});
+  snap.characters[0].event_table.reset();  // no clip events on character 1's asset
+  StreamSubscription sub = with_events(1.0f);
+  sub.all = true;
+  EXPECT_EQ(collect_events(sub, snap), 0u);
+  const auto frames = encode(sub, snap);
+  ASSERT_EQ(frames.size(), 1u);
+  EXPECT_EQ(names(frames[0]), (Names{"1:montage_interrupted@9", "1:montage_started@9", "2:step_l@9",
+                                     "2:montage_started@9"}));
+  const auto& m = frames[0].events(1);
+  EXPECT_EQ(m.source(), anim::v1::EVENT_SOURCE_MONTAGE);
+  EXPECT_EQ(m.clip(), "wave");
+  EXPECT_EQ(m.layer_id(), 2u);
+  EXPECT_EQ(m.weight(), 1.0f);
+  EXPECT_TRUE(m.payload().empty());
+  EXPECT_EQ(m.time(), 0.0f);
+  EXPECT_EQ(frames[0].events(0).clip(), "walk");
+}
+
 }  // namespace
 }  // namespace animd
