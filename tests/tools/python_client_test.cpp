@@ -413,7 +413,7 @@ from animd_client import Client, ServerError
 c = Client(port=int(sys.argv[1]), timeout=20.0)
 a = c.spawn("builtin", "walk")
 n = len(c.query_pose(a).joints)
-identity = [(0, 0, 0, 0, 0, 0, 1, 1, 1)] * n
+identity = [(0, 0, 0, 0, 0, 0, 1, 1, 1, 1)] * n
 print("held", c.set_pose(a, identity) > 0)
 print("released", c.blend_out_pose(a, 0.0) > 0)
 for call in (lambda: c.set_pose(a, identity[1:]), lambda: c.blend_out_pose(a, -1.0)):
