@@ -1,8 +1,8 @@
 #pragma once
 // An Animator on the test rig with every per-tick feature running at once: root motion,
 // animation events (more per tick than an update keeps), overlapping crossfades with sync,
-// additive layers with masks and all three time sources, a montage in a slot, a held pose blending
-// out, and CCD / FABRIK /
+// additive layers with masks and all three time sources, a montage in a slot, a state machine
+// in an override layer, a held pose blending out, and CCD / FABRIK /
 // two-bone goals with constraints and world-space targets; and the built-in character's foot and
 // aim IK. For the tests that must see all of update()'s paths (no allocation, the same pose in lent
 // buffers).
@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "anim/animator.h"
+#include "anim/state_machine.h"
 #include "anim_test_rig.h"
 
 namespace animtest {
@@ -31,7 +32,27 @@ struct EveryFeatureRig {
     clips[1].events = {{"plant", 0.0f, ""}, {"push", 0.3f, ""}};
     for (int k = 0; k < 40; ++k)
       clips[3].events.push_back({"tick", static_cast<float>(k) * 1.5f / 40.0f, ""});
+    // walk <-> run on exit times, fading with sync, every second or so.
+    anim::StateMachineDesc d;
+    d.name = "legs";
+    d.states = {{"walk", "walk"}, {"run", "run"}};
+    anim::TransitionDesc to_run;
+    to_run.from = "walk";
+    to_run.to = "run";
+    to_run.exit_time = 1.0f;
+    to_run.duration = 0.4f;
+    to_run.sync = anim::TransitionSync::kNormalized;
+    anim::TransitionDesc to_walk = to_run;
+    to_walk.from = "run";
+    to_walk.to = "walk";
+    to_walk.exit_time = 2.0f;
+    d.transitions = {to_run, to_walk};
+    auto m = anim::make_state_machine(d, clips, n, nullptr);
+    EXPECT_TRUE(m.has_value());
+    if (m) machine = std::make_shared<const anim::StateMachine>(std::move(*m));
   }
+
+  std::shared_ptr<const anim::StateMachine> machine;
 
   // One of the layers it adds (add it again to see a command allocate).
   anim::AdditiveLayerDesc own_clock_layer() const {
@@ -73,6 +94,12 @@ struct EveryFeatureRig {
     const Expected<int> slot_id = a.add_layer(slot);
     check(slot_id.has_value());
     if (slot_id) check(a.play_montage(*slot_id, {3, 0.2f, 1.0f, 2.0f, 0.0f}).is_ok());
+    // A state machine on the legs' side of the body, over everything but the chest.
+    MachineLayerDesc legs;
+    legs.machine = machine;
+    legs.weight = 0.7f;
+    legs.mask = *JointMask::subtree(skeleton, skeleton.find_joint("thigh"));
+    check(a.add_machine_layer(legs).has_value());
     IkGoalDesc leg = goal("thigh", "foot", IkSolver::kTwoBone, {-0.1f, -0.6f, 0.3f});
     leg.has_pole = true;
     leg.pole = {0, -0.4f, 1};

@@ -2,6 +2,7 @@
 // character: walk (1 s) fades into "run_late", the built-in run (0.7 s) started half a cycle
 // later, so that its cycle begins on the other foot. Normalized sync lands on the wrong foot;
 // marker sync keeps the foot that planted last the same before, during and after the fade.
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <vector>
@@ -9,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "anim/animator.h"
+#include "anim/blend_space.h"
 #include "anim/state_machine.h"
 #include "builtin_clips.h"
 
@@ -175,6 +177,59 @@ TEST(MarkerSync, StateMachineTransitionsSyncByMarkers) {
     for (size_t j = 0; j < a.local_pose().locals.size(); ++j)
       ASSERT_EQ(a.local_pose().locals[j].rotation, b.local_pose().locals[j].rotation) << k;
   }
+}
+
+// A 1D blend space walk (x 0) / run_late (x 1) at `x`: for each update, whether the two
+// samples' last planted feet agree.
+std::vector<bool> blend_space_feet_agree(const std::vector<Clip>& clips, bool sync_markers,
+                                         float x) {
+  BlendSpaceDesc desc;
+  desc.name = "gait";
+  desc.axes = {"speed"};
+  const int walk = animtest::builtin_clip("walk");
+  const int late = static_cast<int>(clips.size()) - 1;
+  desc.samples = {{walk, {0.0f, 0.0f}}, {late, {1.0f, 0.0f}}};
+  desc.sync_markers = sync_markers;
+  auto space = make_blend_space(desc, clips, builtin().skeleton.num_joints());
+  EXPECT_TRUE(space.has_value());
+  auto table = std::make_shared<BlendSpaceTable>();
+  table->spaces.push_back(std::make_shared<const BlendSpace>(std::move(*space)));
+  Animator a(builtin().skeleton, clips);
+  EXPECT_TRUE(a.set_foot_ik({}));
+  EXPECT_TRUE(a.set_blend_spaces(table));
+  EXPECT_TRUE(a.set_parameter("speed", x, 0.0f));
+  EXPECT_TRUE(a.play_blend_space(0));
+  EXPECT_TRUE(a.set_root_motion({RootMotionMode::kExtract, -1, false}));
+  const auto& strides = a.setup()->feet->strides;
+  std::vector<bool> agree;
+  for (int k = 0; k < 48; ++k) {
+    EXPECT_TRUE(a.update(kDt));
+    // The travel stays a step's, across every sample's loop (no wrap counted wrong).
+    EXPECT_LT(glm::length(a.last_root_motion().translation), 0.25f) << "update " << k;
+    const PoseInputs in = a.evaluated_inputs();
+    EXPECT_EQ(in.base.num_terms, 1);
+    if (in.base.num_terms != 1) break;
+    auto foot = [&](int clip, float time) {
+      return last_planted(strides[static_cast<size_t>(clip)],
+                          clips[static_cast<size_t>(clip)].duration, time);
+    };
+    agree.push_back(foot(in.base.clip, in.base.time) ==
+                    foot(in.base.terms[0].clip, in.base.terms[0].time));
+  }
+  return agree;
+}
+
+TEST(MarkerSync, BlendSpaceSamplesKeepToTheLeadersFootPlants) {
+  const std::vector<Clip> clips = clips_with_run_late();
+  // Either sample leading (the heavier one), the other stays on its foot all the way round.
+  for (float x : {0.35f, 0.7f}) {
+    const std::vector<bool> agree = blend_space_feet_agree(clips, true, x);
+    ASSERT_EQ(agree.size(), 48u);
+    for (size_t k = 0; k < agree.size(); ++k) EXPECT_TRUE(agree[k]) << "x " << x << " update " << k;
+  }
+  // At the shared normalized phase, run_late is on the other foot much of the time.
+  const std::vector<bool> normalized = blend_space_feet_agree(clips, false, 0.35f);
+  EXPECT_GT(std::count(normalized.begin(), normalized.end(), false), 10);
 }
 
 }  // namespace

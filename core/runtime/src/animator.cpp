@@ -64,10 +64,18 @@ Status Animator::rebind(const Skeleton& skeleton, std::span<const Clip> clips) {
   // The event table needs a list for every clip (fire_events indexes it by clip).
   events_ = ClipEventTable::extend_to(std::move(events_), clips_);
   // The cursors name the clip objects they cached keys for: start them afresh on the copies.
-  base_.cursor = SamplingCursor{};
-  base_.term_cursors = {};
-  for (Fade& f : fades_) f.player.cursor = SamplingCursor{}, f.player.term_cursors = {};
-  for (Layer& l : layers_) l.cursor = SamplingCursor{};
+  main_.base.cursor = SamplingCursor{};
+  main_.base.term_cursors = {};
+  for (Fade& f : main_.fades) f.player.cursor = SamplingCursor{}, f.player.term_cursors = {};
+  for (Layer& l : layers_) {
+    l.cursor = SamplingCursor{};
+    if (!l.machine) continue;
+    Track& t = l.machine->track;
+    t.base.cursor = SamplingCursor{};
+    t.base.term_cursors = {};
+    for (Fade& f : t.fades) f.player.cursor = SamplingCursor{}, f.player.term_cursors = {};
+    for (Player& p : l.machine->driver.players) p.cursor = SamplingCursor{}, p.term_cursors = {};
+  }
   return Status::ok();
 }
 
@@ -95,9 +103,9 @@ Status Animator::play(int clip, const PlayOptions& options) {
       options.start_time > c.duration)
     return invalid_argument("play '" + c.name + "': start_time " + num(options.start_time) +
                             " is outside [0, " + num(c.duration) + "]");
-  base_ = Player{clip, 0.0f, options.speed, options.loop, {}, 0.0f, {}, 0.0f, 0, true};
-  base_.time = wrap(base_, options.start_time);
-  num_fades_ = 0;
+  main_.base = Player{clip, 0.0f, options.speed, options.loop, {}, 0.0f, {}, 0.0f, 0, true};
+  main_.base.time = wrap(main_.base, options.start_time);
+  main_.num_fades = 0;
   return Status::ok();
 }
 
@@ -115,8 +123,8 @@ Status Animator::crossfade(int clip, float duration, const CrossfadeOptions& opt
     return invalid_argument("crossfade to '" + c.name + "': unknown blend curve");
   // Already the latest target: a no-op.
   if (latest().space < 0 && latest().clip == clip) return Status::ok();
-  start_fade(Player{clip, 0.0f, options.speed, options.loop, {}, 0.0f, {}, 0.0f, 0, true}, duration,
-             options.sync_normalized_time || options.sync_markers, options.curve,
+  start_fade(main_, Player{clip, 0.0f, options.speed, options.loop, {}, 0.0f, {}, 0.0f, 0, true},
+             duration, options.sync_normalized_time || options.sync_markers, options.curve,
              options.sync_markers);
   return Status::ok();
 }
@@ -126,11 +134,11 @@ float Animator::Fade::weight() const {
   return curve == BlendCurve::kSmoothStep ? x * x * (3.0f - 2.0f * x) : x;
 }
 
-void Animator::start_fade(const Player& from_start, float duration, bool sync, BlendCurve curve,
-                          bool markers) {
+void Animator::start_fade(Track& track, const Player& from_start, float duration, bool sync,
+                          BlendCurve curve, bool markers) {
   Player target = from_start;
   if (sync) {
-    const Player& src = latest();
+    const Player& src = track.latest();
     float placed = 0.0f;
     if (markers && marker_time(src, target, placed))
       target.time = placed;
@@ -138,18 +146,18 @@ void Animator::start_fade(const Player& from_start, float duration, bool sync, B
       target.time = wrap(target, normalized_time(src.time, duration_of(src)) * duration_of(target));
   }
   if (duration == 0.0f) {  // a cut
-    base_ = target;
-    num_fades_ = 0;
+    track.base = target;
+    track.num_fades = 0;
     return;
   }
-  if (num_fades_ == kMaxFades) {
+  if (track.num_fades == kMaxFades) {
     // The queue is full: the oldest fade completes at once (its clip becomes the base). This
     // jumps only the part of the pose that the seven newer fades have not yet covered.
-    base_ = fades_[0].player;
-    for (int i = 1; i < num_fades_; ++i) fades_[i - 1] = fades_[i];
-    --num_fades_;
+    track.base = track.fades[0].player;
+    for (int i = 1; i < track.num_fades; ++i) track.fades[i - 1] = track.fades[i];
+    --track.num_fades;
   }
-  fades_[num_fades_++] = Fade{target, duration, 0.0f, sync, markers, curve};
+  track.fades[track.num_fades++] = Fade{target, duration, 0.0f, sync, markers, curve};
 }
 
 Status Animator::set_speed(float speed) {
@@ -258,6 +266,16 @@ float unrolled(float t0, float t1, int64_t wraps, float duration) {
 }
 }  // namespace
 
+void Animator::term_span(const Player& p, int k, float& from, int64_t& wraps) const {
+  from = term_time_at(p, k, p.from);
+  wraps = p.wraps;
+  if (!spaces_->spaces[static_cast<size_t>(p.space)]->sync_markers || !p.loop) return;
+  // Placed by markers, a sample's wraps are its own: from where it went against how far the
+  // phase moved it.
+  const float d = clips_[static_cast<size_t>(term_clip(p, k))].duration;
+  wraps = count_wraps(from, p.advance * d, term_time(p, k), d);
+}
+
 void Animator::track_travel(Player& p, float t0, float step) const {
   if (p.space >= 0) {
     // In phases; the travel is each sample's over the same phase move, blended as the pose.
@@ -269,9 +287,11 @@ void Animator::track_travel(Player& p, float t0, float step) const {
     if (motion_input_.joint < 0) return;
     for (int k = 0; k < p.weights.count; ++k) {
       const Clip& c = clips_[static_cast<size_t>(term_clip(p, k))];
+      float from = 0.0f;
+      int64_t term_wraps = 0;
+      term_span(p, k, from, term_wraps);
       const RootMotion m =
-          clip_motion_delta(*skeleton_, c, motion_input_, std::min(t0 * c.duration, c.duration),
-                            term_time(p, k), wraps);
+          clip_motion_delta(*skeleton_, c, motion_input_, from, term_time(p, k), term_wraps);
       p.motion = k == 0 ? m : mix(p.motion, m, p.weights.mix[static_cast<size_t>(k)]);
     }
     return;
@@ -294,8 +314,9 @@ void Animator::apply_root_motion_step() {
   if (motion_input_.joint < 0 || set) return;  // off, or a root set for this update wins
   // The players' travels blended with the weights their poses are blended with. Each is in
   // the joint's frame, which the pose pins to the rest frame: into model space through it.
-  RootMotion d = base_.motion;
-  for (int i = 0; i < num_fades_; ++i) d = mix(d, fades_[i].player.motion, fades_[i].weight());
+  RootMotion d = main_.base.motion;
+  for (int i = 0; i < main_.num_fades; ++i)
+    d = mix(d, main_.fades[i].player.motion, main_.fades[i].weight());
   // A held pose holds the character where it is, as much as it is held.
   if (held_weight_ > 0.0f) d = mix(d, RootMotion{}, held_weight_);
   const RootMotion delta = compose(compose(rest_frame_, d), inverse(rest_frame_));
@@ -337,22 +358,16 @@ void Animator::evaluate(float dt, PoseScratch& scratch, std::span<glm::mat4> mod
   keep_foot_locks();
 }
 
-void Animator::advance(float dt) {
-  // 0. Parameters, then the samples every blend space uses in this update.
-  smooth_parameters(dt);
-  step_machine();
-  refresh_weights(base_);
-  for (int i = 0; i < num_fades_; ++i) refresh_weights(fades_[i].player);
-
-  // 1. Clocks. The base and unsynced fades run on their own clocks; a synced fade follows the
+void Animator::advance_track(Track& track, float dt, float rate) {
+  // The base and unsynced fades run on their own clocks; a synced fade follows the
   // normalized time of the player just below it (already advanced: the queue goes upward).
-  advance_player(base_, dt);
-  const float fade_dt = dt * std::abs(speed_);
-  for (int i = 0; i < num_fades_; ++i) {
-    Fade& f = fades_[i];
+  advance_player(track.base, dt * rate);
+  const float fade_dt = dt * std::abs(speed_ * rate);
+  for (int i = 0; i < track.num_fades; ++i) {
+    Fade& f = track.fades[i];
     f.elapsed += fade_dt;
     if (f.sync && (f.player.clip >= 0 || f.player.space >= 0)) {
-      const Player& below = i == 0 ? base_ : fades_[i - 1].player;
+      const Player& below = i == 0 ? track.base : track.fades[i - 1].player;
       const float below_duration = duration_of(below);
       const float duration = duration_of(f.player);
       const float t0 = f.player.time;
@@ -373,20 +388,40 @@ void Animator::advance(float dt) {
       const float step = below_duration > 0.0f ? below.advance / below_duration * duration : 0.0f;
       track_travel(f.player, t0, step);
     } else {
-      advance_player(f.player, dt);
+      advance_player(f.player, dt * rate);
     }
   }
-  // 2. A finished fade promotes its clip to the base and removes everything under it.
+  // A finished fade promotes its clip to the base and removes everything under it.
   int finished = -1;
-  for (int i = 0; i < num_fades_; ++i)
-    if (fades_[i].elapsed >= fades_[i].duration) finished = i;
+  for (int i = 0; i < track.num_fades; ++i)
+    if (track.fades[i].elapsed >= track.fades[i].duration) finished = i;
   if (finished >= 0) {
-    base_ = fades_[finished].player;
+    track.base = track.fades[finished].player;
     const int keep_from = finished + 1;
-    for (int i = keep_from; i < num_fades_; ++i) fades_[i - keep_from] = fades_[i];
-    num_fades_ -= keep_from;
+    for (int i = keep_from; i < track.num_fades; ++i) track.fades[i - keep_from] = track.fades[i];
+    track.num_fades -= keep_from;
   }
-  track_machine_time();
+}
+
+void Animator::advance(float dt) {
+  // 0. Parameters; the machines' transitions (the base's, then the layers' in order); then
+  // the samples every blend space uses in this update.
+  smooth_parameters(dt);
+  step_machine(machine_, main_);
+  for (Layer& layer : layers_)
+    if (layer.machine) step_machine(layer.machine->driver, layer.machine->track);
+  refresh_weights(main_.base);
+  for (int i = 0; i < main_.num_fades; ++i) refresh_weights(main_.fades[i].player);
+  for (Layer& layer : layers_)
+    if (layer.machine) {
+      Track& t = layer.machine->track;
+      refresh_weights(t.base);
+      for (int i = 0; i < t.num_fades; ++i) refresh_weights(t.fades[i].player);
+    }
+
+  // 1-2. Clocks and fades.
+  advance_track(main_, dt, 1.0f);
+  track_machine_time(machine_, main_);
   // 3. A held pose's blend-out (update time: the game's, not animation time), then root
   // motion: the root moves by the blended travel before the pose is evaluated (so
   // world-space IK targets see where the character is now).
@@ -396,6 +431,11 @@ void Animator::advance(float dt) {
   for (Layer& layer : layers_) {
     if (layer.slot) {
       advance_montage(layer, dt);
+      continue;
+    }
+    if (layer.machine) {
+      advance_track(layer.machine->track, dt, layer.speed);
+      track_machine_time(layer.machine->driver, layer.machine->track);
       continue;
     }
     const Clip& c = clips_[layer.clip];
@@ -485,12 +525,31 @@ void Animator::fire_events() {
       if (l.slot) fire_montage(l);
     return;
   }
+  fire_track(main_, 1.0f, EventSource::kBase, EventSource::kFade, 0);
+  for (Layer& l : layers_) {
+    if (l.slot) {
+      fire_montage(l);
+      continue;
+    }
+    if (l.machine) {
+      fire_track(l.machine->track, layer_weight(l), EventSource::kLayer, EventSource::kLayer,
+                 static_cast<uint32_t>(l.id));
+      continue;
+    }
+    fire_crossings(l.clip, l.from, l.time, l.wraps, l.advance, l.fresh, layer_weight(l),
+                   EventSource::kLayer, static_cast<uint32_t>(l.id));
+    if (l.advance != 0.0f) l.fresh = false;
+  }
+}
+
+void Animator::fire_track(Track& track, float weight, EventSource base_source,
+                          EventSource fade_source, uint32_t layer_id) {
   // Each source's share of the pose after this update: fades blend over what is under them,
   // so a fade keeps w times what the newer fades leave, and the base what all of them leave.
   std::array<float, kMaxFades> fade_share{};
-  float above = 1.0f;
-  for (int i = num_fades_ - 1; i >= 0; --i) {
-    const float w = fades_[i].weight();
+  float above = weight;
+  for (int i = track.num_fades - 1; i >= 0; --i) {
+    const float w = track.fades[i].weight();
     fade_share[i] = w * above;
     above *= 1.0f - w;
   }
@@ -500,27 +559,22 @@ void Animator::fire_events() {
       for (int k = 0; k < p.weights.count; ++k) {
         const int clip = term_clip(p, k);
         const float d = clips_[static_cast<size_t>(clip)].duration;
-        fire_crossings(clip, std::min(p.from * d, d), term_time(p, k), p.wraps, p.advance * d,
-                       p.fresh, share * p.weights.weight[static_cast<size_t>(k)], source, 0);
+        float from = 0.0f;
+        int64_t wraps = 0;
+        term_span(p, k, from, wraps);
+        fire_crossings(clip, from, term_time(p, k), wraps, p.advance * d, p.fresh,
+                       share * p.weights.weight[static_cast<size_t>(k)], source, layer_id);
       }
       if (p.advance != 0.0f) p.fresh = false;
       return;
     }
     if (p.clip < 0) return;
-    fire_crossings(p.clip, p.from, p.time, p.wraps, p.advance, p.fresh, share, source, 0);
+    fire_crossings(p.clip, p.from, p.time, p.wraps, p.advance, p.fresh, share, source, layer_id);
     if (p.advance != 0.0f) p.fresh = false;
   };
-  player(base_, above, EventSource::kBase);
-  for (int i = 0; i < num_fades_; ++i) player(fades_[i].player, fade_share[i], EventSource::kFade);
-  for (Layer& l : layers_) {
-    if (l.slot) {
-      fire_montage(l);
-      continue;
-    }
-    fire_crossings(l.clip, l.from, l.time, l.wraps, l.advance, l.fresh, layer_weight(l),
-                   EventSource::kLayer, static_cast<uint32_t>(l.id));
-    if (l.advance != 0.0f) l.fresh = false;
-  }
+  player(track.base, above, base_source);
+  for (int i = 0; i < track.num_fades; ++i)
+    player(track.fades[i].player, fade_share[i], fade_source);
 }
 
 void Animator::fire_crossings(int clip, float t0, float t1, int64_t wraps, float advance,
@@ -592,6 +646,9 @@ PoseInputs Animator::evaluated_inputs() const {
   PoseInputs in = inputs_;
   in.fades = std::span(fade_inputs_).first(inputs_.fades.size());
   in.layers = std::span(layer_inputs_).first(inputs_.layers.size());
+  in.machine_layers = machine_layer_inputs_
+                          ? std::span(*machine_layer_inputs_).first(inputs_.machine_layers.size())
+                          : std::span<const MachineLayerInput>();
   in.goals = std::span(goal_inputs_).first(inputs_.goals.size());
   return in;
 }
@@ -611,17 +668,28 @@ ClipInput Animator::clip_input(const Player& p) const {
 
 void Animator::gather_inputs() {
   inputs_.root = root_;
-  inputs_.base = clip_input(base_);
-  for (int i = 0; i < num_fades_; ++i) {
-    const Fade& f = fades_[i];
+  inputs_.base = clip_input(main_.base);
+  for (int i = 0; i < main_.num_fades; ++i) {
+    const Fade& f = main_.fades[i];
     fade_inputs_[i] = FadeInput{clip_input(f.player), f.weight()};
   }
-  inputs_.fades = std::span(fade_inputs_).first(static_cast<size_t>(num_fades_));
+  inputs_.fades = std::span(fade_inputs_).first(static_cast<size_t>(main_.num_fades));
+  size_t machines = 0;
   for (size_t i = 0; i < layers_.size(); ++i) {
     Layer& l = layers_[i];
     layer_inputs_[i] = LayerInput{l.time, layer_weight(l), &l.cursor};
+    if (!l.machine) continue;
+    const Track& t = l.machine->track;
+    MachineLayerInput& in = (*machine_layer_inputs_)[machines++];
+    in.source = clip_input(t.base);
+    in.num_fades = t.num_fades;
+    for (int k = 0; k < t.num_fades; ++k)
+      in.fades[static_cast<size_t>(k)] =
+          FadeInput{clip_input(t.fades[k].player), t.fades[k].weight()};
   }
   inputs_.layers = std::span(layer_inputs_).first(layers_.size());
+  inputs_.machine_layers = machines > 0 ? std::span(*machine_layer_inputs_).first(machines)
+                                        : std::span<const MachineLayerInput>();
   for (size_t i = 0; i < goals_.size(); ++i)
     goal_inputs_[i] = GoalInput{goals_[i].target, goals_[i].weight};
   inputs_.goals = std::span(goal_inputs_).first(goals_.size());

@@ -86,9 +86,9 @@ Status Animator::play_blend_space(int space, const PlayOptions& options) {
                             num(options.start_time) + " (a normalized phase) is outside [0, 1]");
   auto p = space_player(space, options.loop, options.speed, "play:");
   if (!p) return p.error();
-  base_ = *p;
-  base_.time = wrap(base_, options.start_time);
-  num_fades_ = 0;
+  main_.base = *p;
+  main_.base.time = wrap(main_.base, options.start_time);
+  main_.num_fades = 0;
   return Status::ok();
 }
 
@@ -106,8 +106,8 @@ Status Animator::crossfade_blend_space(int space, float duration, const Crossfad
   }
   auto p = space_player(space, options.loop, options.speed, "crossfade:");
   if (!p) return p.error();
-  start_fade(*p, duration, options.sync_normalized_time || options.sync_markers, options.curve,
-             options.sync_markers);
+  start_fade(main_, *p, duration, options.sync_normalized_time || options.sync_markers,
+             options.curve, options.sync_markers);
   return Status::ok();
 }
 
@@ -158,9 +158,9 @@ BlendWeights Animator::current_blend_weights() const {
 }
 
 bool Animator::plays_blend_space() const {
-  if (base_.space >= 0) return true;
-  for (int i = 0; i < num_fades_; ++i)
-    if (fades_[static_cast<size_t>(i)].player.space >= 0) return true;
+  if (main_.base.space >= 0) return true;
+  for (int i = 0; i < main_.num_fades; ++i)
+    if (main_.fades[static_cast<size_t>(i)].player.space >= 0) return true;
   return false;
 }
 
@@ -214,8 +214,25 @@ int Animator::term_clip(const Player& p, int k) const {
 }
 
 float Animator::term_time(const Player& p, int k) const {
-  const float d = clips_[static_cast<size_t>(term_clip(p, k))].duration;
-  return std::min(p.time * d, d);
+  return term_time_at(p, k, p.time);
+}
+
+float Animator::term_time_at(const Player& p, int k, float phase) const {
+  const int clip = term_clip(p, k);
+  const float d = clips_[static_cast<size_t>(clip)].duration;
+  const float natural = std::min(phase * d, d);
+  if (p.weights.count < 2 || !spaces_->spaces[static_cast<size_t>(p.space)]->sync_markers)
+    return natural;
+  // The leader: the sample of greatest weight (the first of equals), at the phase.
+  int lead = 0;
+  for (int j = 1; j < p.weights.count; ++j)
+    if (p.weights.weight[static_cast<size_t>(j)] > p.weights.weight[static_cast<size_t>(lead)])
+      lead = j;
+  if (k == lead) return natural;
+  const int lead_clip = term_clip(p, lead);
+  const float ld = clips_[static_cast<size_t>(lead_clip)].duration;
+  float placed = 0.0f;
+  return marker_time(lead_clip, std::min(phase * ld, ld), clip, natural, placed) ? placed : natural;
 }
 
 }  // namespace anim

@@ -222,17 +222,17 @@ void Animator::plan_foot_locks(float dt) {
   const FootIkSetup& fs = *setup_->feet;
   // The clip that weighs most in the pose decides which feet are planted: fade k's share is
   // its weight times what the newer fades leave; the base gets what all fades leave.
-  int clip = base_.clip;
-  float time = base_.time;
+  int clip = main_.base.clip;
+  float time = main_.base.time;
   float best = 1.0f, left = 1.0f;
-  for (int i = num_fades_ - 1; i >= 0; --i) {
-    const float w = fades_[i].weight();
-    if (i == num_fades_ - 1) best = -1.0f;
+  for (int i = main_.num_fades - 1; i >= 0; --i) {
+    const float w = main_.fades[i].weight();
+    if (i == main_.num_fades - 1) best = -1.0f;
     if (left * w > best)
-      best = left * w, clip = fades_[i].player.clip, time = fades_[i].player.time;
+      best = left * w, clip = main_.fades[i].player.clip, time = main_.fades[i].player.time;
     left *= 1.0f - w;
   }
-  if (num_fades_ > 0 && left > best) clip = base_.clip, time = base_.time;
+  if (main_.num_fades > 0 && left > best) clip = main_.base.clip, time = main_.base.time;
   for (int f = 0; f < kNumFeet; ++f) {
     const bool planted = fs.desc.lock_feet && clip >= 0 &&
                          static_cast<size_t>(clip) < fs.strides.size() &&

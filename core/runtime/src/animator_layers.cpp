@@ -69,7 +69,7 @@ Expected<int> Animator::add_slot(const AdditiveLayerDesc& desc) {
   PoseSetup next = copy_setup();
   next.layers.push_back(std::move(made));
   if (layers_.capacity() < static_cast<size_t>(kMaxLayers)) layers_.reserve(kMaxLayers);
-  layers_.push_back(layer);
+  layers_.push_back(std::move(layer));
   replace_setup(std::move(next));
   ++next_layer_id_;
   return layers_.back().id;
@@ -147,10 +147,102 @@ Expected<int> Animator::add_layer(const AdditiveLayerDesc& desc) {
   // Room for every layer from the first on: the inputs of an update point at the layers'
   // sampling cursors, which must not move when a layer is added.
   if (layers_.capacity() < static_cast<size_t>(kMaxLayers)) layers_.reserve(kMaxLayers);
-  layers_.push_back(layer);
+  layers_.push_back(std::move(layer));
   replace_setup(std::move(next));
   ++next_layer_id_;
   return layers_.back().id;
+}
+
+Expected<int> Animator::add_machine_layer(const MachineLayerDesc& desc) {
+  const std::string who =
+      "add_layer (machine '" + (desc.machine ? desc.machine->name : std::string()) + "')";
+  if (!desc.machine) return invalid_argument("add_layer: no state machine given");
+  if (desc.blend != LayerBlend::kAdditive && desc.blend != LayerBlend::kOverride)
+    return invalid_argument(who + ": unknown layer blend " +
+                            std::to_string(static_cast<int>(desc.blend)));
+  if (Status s = check_update(who, {desc.weight, desc.speed, 0.0f}); !s) return s;
+  if (Status s = check_mask(who, desc.mask); !s) return s;
+  if (static_cast<int>(layers_.size()) >= kMaxLayers)
+    return Status(StatusCode::kResourceExhausted,
+                  who + ": the character already has " + std::to_string(kMaxLayers) + " layers");
+  int machines = 0;
+  for (const Layer& l : layers_) machines += l.machine ? 1 : 0;
+  if (machines >= kMaxMachineLayers)
+    return Status(StatusCode::kResourceExhausted, who + ": the character already has " +
+                                                      std::to_string(kMaxMachineLayers) +
+                                                      " machine layers");
+  const StateMachine& m = *desc.machine;
+  const int start = desc.state.empty() ? m.entry : m.find_state(desc.state);
+  if (start < 0) return not_found(who + ": the machine has no state named '" + desc.state + "'");
+  // The additive reference: a clip at a time (default: the start state's clip).
+  std::vector<Transform> reference;
+  if (desc.blend == LayerBlend::kAdditive) {
+    int ref_index = desc.reference_clip;
+    if (ref_index == -1) {
+      const MachineState& s = m.states[static_cast<size_t>(start)];
+      ref_index = s.clip;
+      if (s.space >= 0 && spaces_ && s.space < static_cast<int>(spaces_->spaces.size()))
+        ref_index = spaces_->spaces[static_cast<size_t>(s.space)]->samples.front().clip;
+    }
+    if (Status s = check_clip(ref_index, (who + ": reference").c_str()); !s) return s;
+    const Clip& ref = clips_[static_cast<size_t>(ref_index)];
+    if (!std::isfinite(desc.reference_time) || desc.reference_time < 0.0f ||
+        desc.reference_time > ref.duration)
+      return invalid_argument(who + ": reference_time " + num(desc.reference_time) +
+                              " is outside [0, " + num(ref.duration) + "] of clip '" + ref.name +
+                              "'");
+    reference.resize(static_cast<size_t>(skeleton_->num_joints()));
+    ref.sample(desc.reference_time, skeleton_->rest_pose, reference);
+  }
+  Boxed<MachineLayer> machine(std::make_unique<MachineLayer>());
+  if (Status s =
+          start_machine(machine->driver, machine->track, desc.machine, desc.state, "add_layer");
+      !s)
+    return s;
+
+  Layer layer;
+  layer.id = next_layer_id_;
+  layer.weight = desc.weight;
+  layer.speed = desc.speed;
+  layer.machine = std::move(machine);
+  if (!machine_layer_inputs_)
+    machine_layer_inputs_ = Boxed<std::array<MachineLayerInput, kMaxMachineLayers>>(
+        std::make_unique<std::array<MachineLayerInput, kMaxMachineLayers>>());
+  auto made = std::make_shared<LayerSetup>();
+  made->blend = desc.blend;
+  made->mask = desc.mask;
+  made->reference = std::move(reference);
+  made->machine = true;
+  PoseSetup next = copy_setup();
+  next.layers.push_back(std::move(made));
+  if (layers_.capacity() < static_cast<size_t>(kMaxLayers)) layers_.reserve(kMaxLayers);
+  layers_.push_back(std::move(layer));
+  replace_setup(std::move(next));
+  ++next_layer_id_;
+  return layers_.back().id;
+}
+
+Expected<MachineStatus> Animator::machine_layer_status(int layer_id) const {
+  auto it = find_layer(layer_id);
+  if (it == layers_.end())
+    return not_found("machine_layer_status: no layer with id " + std::to_string(layer_id));
+  if (!it->machine)
+    return invalid_argument("machine_layer_status: layer " + std::to_string(layer_id) +
+                            " runs no state machine");
+  return status_of(it->machine->driver, it->machine->track);
+}
+
+std::shared_ptr<const StateMachine> Animator::machine_layer_machine(int layer_id) const {
+  auto it = find_layer(layer_id);
+  if (it == layers_.end() || !it->machine) return nullptr;
+  return it->machine->driver.machine;
+}
+
+std::vector<int> Animator::machine_layer_ids() const {
+  std::vector<int> ids;
+  for (const Layer& l : layers_)
+    if (l.machine) ids.push_back(l.id);
+  return ids;
 }
 
 Status Animator::update_layer(int layer_id, const AdditiveLayerUpdate& update) {

@@ -26,8 +26,8 @@ int count_missing(const std::vector<std::string>& wanted, const Slots& slots, in
 }  // namespace
 
 Status Animator::check_no_machine(const char* what) const {
-  if (!machine_) return Status::ok();
-  return failed_precondition(std::string(what) + ": state machine '" + machine_->name +
+  if (!machine_.machine) return Status::ok();
+  return failed_precondition(std::string(what) + ": state machine '" + machine_.machine->name +
                              "' drives the base (stop it first)");
 }
 
@@ -37,24 +37,25 @@ int Animator::find_trigger(const std::string& name) const {
   return -1;
 }
 
-Status Animator::start_state_machine(std::shared_ptr<const StateMachine> machine,
-                                     const std::string& state) {
-  if (!machine) return invalid_argument("start_state_machine: no machine given");
+Status Animator::start_machine(MachineDriver& driver, Track& track,
+                               std::shared_ptr<const StateMachine> machine,
+                               const std::string& state, const char* what) {
+  const std::string cmd(what);
+  if (!machine) return invalid_argument(cmd + ": no machine given");
   const StateMachine& m = *machine;
   const int start = state.empty() ? m.entry : m.find_state(state);
   if (start < 0)
-    return not_found("start_state_machine: machine '" + m.name + "' has no state named '" + state +
-                     "'");
+    return not_found(cmd + ": machine '" + m.name + "' has no state named '" + state + "'");
   // Everything it names must be the character's.
   const int num_spaces = spaces_ ? static_cast<int>(spaces_->spaces.size()) : 0;
   std::vector<std::string> params = m.parameters;
   for (const MachineState& s : m.states) {
     if (s.clip >= 0) {
-      const std::string what = "start_state_machine: state '" + s.name + "':";
-      if (Status st = check_clip(s.clip, what.c_str()); !st)
+      const std::string who = cmd + ": state '" + s.name + "':";
+      if (Status st = check_clip(s.clip, who.c_str()); !st)
         return failed_precondition(st.message());
     } else if (s.space < 0 || s.space >= num_spaces) {
-      return failed_precondition("start_state_machine: state '" + s.name + "' plays blend space " +
+      return failed_precondition(cmd + ": state '" + s.name + "' plays blend space " +
                                  std::to_string(s.space) + ", which the character does not have");
     } else {
       const BlendSpace& bs = *spaces_->spaces[static_cast<size_t>(s.space)];
@@ -66,18 +67,16 @@ Status Animator::start_state_machine(std::shared_ptr<const StateMachine> machine
   }
   const int new_params = count_missing(params, params_, num_params_);
   if (num_params_ + new_params > kMaxParameters)
-    return Status(StatusCode::kResourceExhausted, "start_state_machine: machine '" + m.name +
-                                                      "' needs " + std::to_string(new_params) +
-                                                      " more parameters; the character has " +
-                                                      std::to_string(num_params_) + " of at most " +
-                                                      std::to_string(kMaxParameters));
+    return Status(StatusCode::kResourceExhausted,
+                  cmd + ": machine '" + m.name + "' needs " + std::to_string(new_params) +
+                      " more parameters; the character has " + std::to_string(num_params_) +
+                      " of at most " + std::to_string(kMaxParameters));
   const int new_triggers = count_missing(m.triggers, triggers_, num_triggers_);
   if (num_triggers_ + new_triggers > kMaxTriggers)
     return Status(StatusCode::kResourceExhausted,
-                  "start_state_machine: machine '" + m.name + "' needs " +
-                      std::to_string(new_triggers) + " more triggers; the character has " +
-                      std::to_string(num_triggers_) + " of at most " +
-                      std::to_string(kMaxTriggers));
+                  cmd + ": machine '" + m.name + "' needs " + std::to_string(new_triggers) +
+                      " more triggers; the character has " + std::to_string(num_triggers_) +
+                      " of at most " + std::to_string(kMaxTriggers));
 
   // Everything checked: create what is missing, then resolve the slots and the players.
   for (const std::string& p : params) {
@@ -89,14 +88,14 @@ Status Animator::start_state_machine(std::shared_ptr<const StateMachine> machine
   for (size_t k = 0; k < m.parameters.size(); ++k)
     for (int i = 0; i < num_params_; ++i)
       if (params_[static_cast<size_t>(i)].name == m.parameters[k])
-        machine_params_[k] = static_cast<int8_t>(i);
+        driver.params[k] = static_cast<int8_t>(i);
   for (size_t k = 0; k < m.triggers.size(); ++k) {
     int slot = find_trigger(m.triggers[k]);
     if (slot < 0) {
       slot = num_triggers_++;
       triggers_[static_cast<size_t>(slot)] = Trigger{m.triggers[k], false};
     }
-    machine_triggers_[k] = static_cast<int8_t>(slot);
+    driver.triggers[k] = static_cast<int8_t>(slot);
   }
   std::vector<Player> players;
   players.reserve(m.states.size());
@@ -105,38 +104,61 @@ Status Animator::start_state_machine(std::shared_ptr<const StateMachine> machine
       players.push_back(Player{s.clip, 0.0f, s.speed, s.loop, {}, 0.0f, {}, 0.0f, 0, true});
     } else {
       // Its parameters exist now: this neither creates any nor fails.
-      auto p = space_player(s.space, s.loop, s.speed, "start_state_machine:");
+      auto p = space_player(s.space, s.loop, s.speed, what);
       if (!p) return p.error();
       players.push_back(*p);
     }
   }
-  machine_players_ = std::move(players);
-  machine_ = std::move(machine);
-  start_fade(machine_players_[static_cast<size_t>(start)], 0.0f, false);
-  run_ = MachineRun{start, 0.0f, -1, -1};
+  driver.players = std::move(players);
+  driver.machine = std::move(machine);
+  start_fade(track, driver.players[static_cast<size_t>(start)], 0.0f, false);
+  driver.run = MachineRun{start, 0.0f, -1, -1};
   return Status::ok();
 }
 
-void Animator::stop_state_machine() {
-  machine_.reset();
-  machine_players_.clear();
-  run_ = MachineRun{};
+Status Animator::start_state_machine(std::shared_ptr<const StateMachine> machine,
+                                     const std::string& state) {
+  return start_machine(machine_, main_, std::move(machine), state, "start_state_machine");
 }
 
-MachineStatus Animator::machine_status() const {
+void Animator::stop_state_machine() {
+  machine_ = MachineDriver{};
+}
+
+MachineStatus Animator::status_of(const MachineDriver& driver, const Track& track) const {
   MachineStatus s;
-  if (!machine_) return s;
+  if (!driver.machine) return s;
+  const MachineRun& run = driver.run;
   s.running = true;
-  s.state = run_.state;
-  s.state_time = run_.state_time;
-  if (run_.transition >= 0 && num_fades_ > 0) {
-    const Fade& f = fades_[static_cast<size_t>(num_fades_ - 1)];
-    s.transition = run_.transition;
-    s.from_state = run_.from;
+  s.state = run.state;
+  s.state_time = run.state_time;
+  if (run.transition >= 0 && track.num_fades > 0) {
+    const Fade& f = track.fades[static_cast<size_t>(track.num_fades - 1)];
+    s.transition = run.transition;
+    s.from_state = run.from;
     s.transition_elapsed = f.elapsed;
     s.transition_duration = f.duration;
   }
   return s;
+}
+
+int Animator::fades_bound() const {
+  return std::min(kMaxFades, main_.num_fades + (machine_.machine ? 1 : 0));
+}
+
+bool Animator::blend_space_bound() const {
+  return plays_blend_space() || (machine_.machine && spaces_ && !spaces_->spaces.empty());
+}
+
+int Animator::machine_layer_sources_bound() const {
+  int sources = 0;
+  for (const Layer& l : layers_)
+    if (l.machine) sources += 1 + std::min(kMaxFades, l.machine->track.num_fades + 1);
+  return sources;
+}
+
+MachineStatus Animator::machine_status() const {
+  return status_of(machine_, main_);
 }
 
 Status Animator::set_trigger(const std::string& name, bool value) {
@@ -163,17 +185,16 @@ Expected<bool> Animator::trigger(const std::string& name) const {
   return triggers_[static_cast<size_t>(slot)].set;
 }
 
-bool Animator::conditions_hold(const MachineTransition& t) const {
-  const StateMachine& m = *machine_;
+bool Animator::conditions_hold(const MachineDriver& driver, const MachineTransition& t) const {
+  const StateMachine& m = *driver.machine;
   for (int k = 0; k < t.num_conditions; ++k) {
     const MachineCondition& c = m.conditions[static_cast<size_t>(t.first_condition + k)];
     if (c.op == ConditionOp::kTrigger) {
-      if (!triggers_[static_cast<size_t>(machine_triggers_[static_cast<size_t>(c.slot)])].set)
+      if (!triggers_[static_cast<size_t>(driver.triggers[static_cast<size_t>(c.slot)])].set)
         return false;
       continue;
     }
-    const float v =
-        params_[static_cast<size_t>(machine_params_[static_cast<size_t>(c.slot)])].value;
+    const float v = params_[static_cast<size_t>(driver.params[static_cast<size_t>(c.slot)])].value;
     bool holds = false;
     switch (c.op) {
       case ConditionOp::kGreater:
@@ -208,41 +229,42 @@ bool Animator::conditions_hold(const MachineTransition& t) const {
   return true;
 }
 
-void Animator::step_machine() {
-  if (!machine_) return;
-  const StateMachine& m = *machine_;
-  if (num_fades_ == 0) run_.transition = -1;
-  if (run_.transition >= 0 && !m.transitions[static_cast<size_t>(run_.transition)].interruptible)
+void Animator::step_machine(MachineDriver& driver, Track& track) {
+  if (!driver.machine) return;
+  const StateMachine& m = *driver.machine;
+  MachineRun& run = driver.run;
+  if (track.num_fades == 0) run.transition = -1;
+  if (run.transition >= 0 && !m.transitions[static_cast<size_t>(run.transition)].interruptible)
     return;
-  const int begin = m.candidate_begin[static_cast<size_t>(run_.state)];
-  const int end = m.candidate_begin[static_cast<size_t>(run_.state) + 1];
+  const int begin = m.candidate_begin[static_cast<size_t>(run.state)];
+  const int end = m.candidate_begin[static_cast<size_t>(run.state) + 1];
   for (int i = begin; i < end; ++i) {
     const int index = m.candidates[static_cast<size_t>(i)];
     const MachineTransition& t = m.transitions[static_cast<size_t>(index)];
-    if (t.exit_time >= 0.0f && run_.state_time < t.exit_time) continue;
-    if (!conditions_hold(t)) continue;
+    if (t.exit_time >= 0.0f && run.state_time < t.exit_time) continue;
+    if (!conditions_hold(driver, t)) continue;
     for (int k = 0; k < t.num_conditions; ++k) {
       const MachineCondition& c = m.conditions[static_cast<size_t>(t.first_condition + k)];
       if (c.op == ConditionOp::kTrigger)
-        triggers_[static_cast<size_t>(machine_triggers_[static_cast<size_t>(c.slot)])].set = false;
+        triggers_[static_cast<size_t>(driver.triggers[static_cast<size_t>(c.slot)])].set = false;
     }
-    run_.from = run_.state;
-    run_.state = t.to;
-    run_.transition = t.duration > 0.0f ? index : -1;
-    start_fade(machine_players_[static_cast<size_t>(t.to)], t.duration,
+    run.from = run.state;
+    run.state = t.to;
+    run.transition = t.duration > 0.0f ? index : -1;
+    start_fade(track, driver.players[static_cast<size_t>(t.to)], t.duration,
                t.sync != TransitionSync::kNone, t.curve, t.sync == TransitionSync::kMarkers);
-    const Player& now = latest();
+    const Player& now = track.latest();
     const float d = duration_of(now);
-    run_.state_time = d > 0.0f ? now.time / d : 0.0f;
+    run.state_time = d > 0.0f ? now.time / d : 0.0f;
     return;
   }
 }
 
-void Animator::track_machine_time() {
-  if (!machine_) return;
-  const Player& p = latest();
+void Animator::track_machine_time(MachineDriver& driver, const Track& track) const {
+  if (!driver.machine) return;
+  const Player& p = track.latest();
   const float d = duration_of(p);
-  if (d > 0.0f) run_.state_time += std::abs(p.advance) / d;
+  if (d > 0.0f) driver.run.state_time += std::abs(p.advance) / d;
 }
 
 }  // namespace anim

@@ -256,6 +256,7 @@ Expected<BlendSpace> make_blend_space(const BlendSpaceDesc& desc, std::span<cons
   }
   BlendSpace out;
   out.name = desc.name;
+  out.sync_markers = desc.sync_markers;
   out.dimensions = dims;
   out.axes[0] = desc.axes[0];
   if (dims == 2) out.axes[1] = desc.axes[1];

@@ -1,5 +1,6 @@
 // Stride curves: contact intervals of each foot of a clip (foot_contacts.h).
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "anim/clip.h"
@@ -8,6 +9,7 @@
 #include "anim/palette.h"
 #include "anim/sampling_job.h"
 #include "anim/skeleton.h"
+#include "foot_markers.h"
 
 namespace anim {
 
@@ -92,6 +94,9 @@ StrideCurves find_stride_curves(const Skeleton& skeleton, const Clip& clip,
       }
     }
   }
+  std::array<FootPlant, kMaxFootPlants> plants{};
+  const int count = foot_markers::plants_of(out, clip.duration, plants);
+  out.plants.assign(plants.begin(), plants.begin() + count);
   return out;
 }
 

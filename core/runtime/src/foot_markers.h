@@ -11,16 +11,11 @@
 
 namespace anim::foot_markers {
 
-struct Plant {
-  float time = 0.0f;  // seconds, clip time, in [0, duration)
-  int foot = 0;       // 0 left, 1 right
-};
+using Plant = FootPlant;
+inline constexpr int kMaxPlants = kMaxFootPlants;
 
-inline constexpr int kMaxPlants = 32;  // plants used per clip (the first ones in time)
-
-// The plants of a clip of `duration` seconds, sorted by time, into `out`; returns how many.
-// A contact starting at 0 that continues one ending at the clip's end (a plant across the
-// loop) is not a plant.
+// The plants of a clip of `duration` seconds with these contacts, sorted by time, into
+// `out`; returns how many (StrideCurves::plants has the rule).
 int plants_of(const StrideCurves& curves, float duration, std::span<Plant, kMaxPlants> out);
 
 // The time in the follower clip at the leader's place between plants: `leader_time` lies

@@ -52,22 +52,44 @@ void sample_clip(const Skeleton& skeleton, std::span<const Clip> clips, const Cl
   }
 }
 
-void apply_layers(const Skeleton& skeleton, std::span<const Clip> clips,
-                  std::span<const LayerInput> inputs, const PoseSetup& setup,
-                  const RootMotionInput& root_motion, std::span<Transform> sample,
+// A machine layer's pose into `out`: its source, then its fades blended over it.
+void sample_machine_layer(const Skeleton& skeleton, std::span<const Clip> clips,
+                          const MachineLayerInput& in, const RootMotionInput& root_motion,
+                          PoseScratch& scratch, std::span<Transform> out) {
+  sample_clip(skeleton, clips, in.source, root_motion, scratch.term, out);
+  if (in.num_fades <= 0) return;
+  if (scratch.layer.size() < out.size()) scratch.layer.resize(out.size());
+  const std::span<Transform> fade = std::span(scratch.layer).first(out.size());
+  for (const FadeInput& f : in.active_fades()) {
+    sample_clip(skeleton, clips, f.source, root_motion, scratch.term, fade);
+    blend(out, fade, f.weight, kAllJoints, out);
+  }
+}
+
+void apply_layers(const Skeleton& skeleton, std::span<const Clip> clips, const PoseInputs& inputs,
+                  const PoseSetup& setup, PoseScratch& scratch, std::span<Transform> sample,
                   std::span<Transform> locals) {
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    const LayerInput& in = inputs[i];
-    if (in.weight <= 0.0f) continue;  // weight 0: the pose is untouched
+  size_t machine = 0;
+  for (size_t i = 0; i < inputs.layers.size(); ++i) {
+    const LayerInput& in = inputs.layers[i];
     const LayerSetup& layer = *setup.layers[i];
-    run_sampling(skeleton, clips[layer.clip], in.time, in.cursor, sample);
-    if (layer.blend == LayerBlend::kOverride) {
-      // An override layer's clip is a whole pose: in place, like the base (it moves nothing).
-      remove_root_motion(skeleton, root_motion, sample);
-      blend(locals, sample, in.weight, layer.mask, locals);
+    const bool additive = layer.blend == LayerBlend::kAdditive;
+    if (layer.machine) {
+      const size_t k = machine++;
+      if (in.weight <= 0.0f || k >= inputs.machine_layers.size()) continue;
+      // An additive machine layer's delta keeps its root joint's travel, as a clip layer's.
+      const RootMotionInput motion = additive ? RootMotionInput{} : inputs.root_motion;
+      sample_machine_layer(skeleton, clips, inputs.machine_layers[k], motion, scratch, sample);
     } else {
-      add_additive(locals, sample, layer.reference, in.weight, layer.mask, locals);
+      if (in.weight <= 0.0f) continue;  // weight 0: the pose is untouched
+      run_sampling(skeleton, clips[layer.clip], in.time, in.cursor, sample);
+      // An override layer's clip is a whole pose: in place, like the base (it moves nothing).
+      if (!additive) remove_root_motion(skeleton, inputs.root_motion, sample);
     }
+    if (additive)
+      add_additive(locals, sample, layer.reference, in.weight, layer.mask, locals);
+    else
+      blend(locals, sample, in.weight, layer.mask, locals);
   }
 }
 
@@ -160,8 +182,7 @@ void evaluate_pose(const Skeleton& skeleton, std::span<const Clip> clips, const 
     sample_clip(skeleton, clips, f.source, inputs.root_motion, scratch.term, sample);
     blend(output.locals, sample, f.weight, kAllJoints, output.locals);
   }
-  if (setup)
-    apply_layers(skeleton, clips, inputs.layers, *setup, inputs.root_motion, sample, output.locals);
+  if (setup) apply_layers(skeleton, clips, inputs, *setup, scratch, sample, output.locals);
   if (setup && setup->held && inputs.held_weight > 0.0f)
     blend(output.locals, setup->held->locals, inputs.held_weight, kAllJoints, output.locals);
   local_to_model(skeleton, output.locals, output.model);

@@ -58,14 +58,15 @@ struct RecordShape {
   bool root_motion = false;  // root motion extracted from a joint
   bool reported = false;     // the reported root differs from the evaluated one
   bool aim = false, feet = false;
-  bool held = false;  // a held pose weighs in
+  bool held = false;         // a held pose weighs in
+  size_t machine_words = 0;  // the machine layers' part (0: none)
 
   uint32_t words() const {
     // head, base clip and time, root translation and rotation: 1 + 2 + 7.
-    return static_cast<uint32_t>(1 + 2 + 7 + (root_scale ? 3 : 0) + 3 * fades + 2 * layers +
-                                 4 * goals + (ik_scale ? 1 : 0) + (root_motion ? 1 : 0) +
-                                 (terms > 0 ? 1 + 3 * terms : 0) + (reported ? 10 : 0) +
-                                 (aim ? kAimWords : 0) + (feet ? kFeetWords : 0) + (held ? 1 : 0));
+    return static_cast<uint32_t>(
+        1 + 2 + 7 + (root_scale ? 3 : 0) + 3 * fades + 2 * layers + 4 * goals + (ik_scale ? 1 : 0) +
+        (root_motion ? 1 : 0) + (terms > 0 ? 1 + 3 * terms : 0) + (reported ? 10 : 0) +
+        (aim ? kAimWords : 0) + (feet ? kFeetWords : 0) + (held ? 1 : 0) + machine_words);
   }
 };
 
@@ -87,6 +88,19 @@ bool held_weighs(const anim::PoseInputs& in) {
   return in.held_weight > 0.0f;
 }
 
+// The machine layers' part of a record: a count word, and per layer a word of counts, its
+// sources (2 words, 3 for a fade) and their terms (3 words each).
+size_t machine_words_of(const anim::PoseInputs& in) {
+  if (in.machine_layers.empty()) return 0;
+  size_t words = 1;
+  for (const anim::MachineLayerInput& m : in.machine_layers) {
+    words += 1 + 2 + 3 * static_cast<size_t>(m.source.num_terms);
+    for (const anim::FadeInput& f : m.active_fades())
+      words += 3 + 3 * static_cast<size_t>(f.source.num_terms);
+  }
+  return words;
+}
+
 }  // namespace
 
 uint32_t record_bound(const anim::Animator& a) {
@@ -98,7 +112,7 @@ uint32_t record_bound(const anim::Animator& a) {
   // The next update evaluates the current root; a skipped tick reports it next to the last
   // evaluated one: either way one of the two root layouts, bounded by both.
   RecordShape bound;
-  bound.fades = std::max<size_t>(last.fades.size(), a.num_active_fades());
+  bound.fades = std::max<size_t>(last.fades.size(), static_cast<size_t>(a.fades_bound()));
   bound.layers = std::max(last.layers.size(), layers);
   bound.goals = std::max(last.goals.size(), goals);
   bound.root_scale = !unit_scale(root) || !unit_scale(last.root);
@@ -107,12 +121,15 @@ uint32_t record_bound(const anim::Animator& a) {
       a.root_motion().mode == anim::RootMotionMode::kExtract || last.root_motion.joint >= 0;
   bound.reported = !same_bits(root, last.root);
   // A blend space source has at most two terms; the last evaluation's are bounded too.
-  bound.terms =
-      std::max(terms_of(last),
-               a.plays_blend_space() ? 2 * (1 + static_cast<size_t>(a.num_active_fades())) : 0);
+  bound.terms = std::max(
+      terms_of(last), a.blend_space_bound() ? 2 * (1 + static_cast<size_t>(a.fades_bound())) : 0);
   bound.aim = a.has_aim_ik() || aim_runs(last);
   bound.feet = a.has_foot_ik() || feet_run(last);
   bound.held = (setup && setup->held) || held_weighs(last);
+  // Each machine layer source at most: 3 words and two terms.
+  const size_t sources = static_cast<size_t>(a.machine_layer_sources_bound());
+  bound.machine_words =
+      std::max(machine_words_of(last), sources > 0 ? 1 + anim::kMaxMachineLayers + 9 * sources : 0);
   return bound.words();
 }
 
@@ -131,6 +148,7 @@ uint32_t record_animator(const anim::Animator& a, const anim::Transform& reporte
   shape.feet = feet_run(in);
   shape.held = held_weighs(in);
   shape.terms = terms_of(in);
+  shape.machine_words = machine_words_of(in);
   uint32_t head = static_cast<uint32_t>(in.fades.size()) |
                   static_cast<uint32_t>(in.layers.size()) << kLayerShift |
                   static_cast<uint32_t>(in.goals.size()) << kGoalShift;
@@ -142,6 +160,7 @@ uint32_t record_animator(const anim::Animator& a, const anim::Transform& reporte
   if (shape.aim) head |= kAim;
   if (shape.feet) head |= kFeet;
   if (shape.held) head |= kHeldPose;
+  if (shape.machine_words > 0) head |= kMachineLayers;
   if (out.size() < shape.words()) return 0;
   Writer w{out.data()};
   w.u(head);
@@ -181,6 +200,29 @@ uint32_t record_animator(const anim::Animator& a, const anim::Transform& reporte
     for (int k = 0; k < anim::kNumFeet; ++k) w.vec(f.locks[k].position), w.f(f.locks[k].weight);
   }
   if (shape.held) w.f(in.held_weight);
+  if (shape.machine_words > 0) {
+    w.u(static_cast<uint32_t>(in.machine_layers.size()));
+    auto terms = [&](const anim::ClipInput& c) {
+      for (int t = 0; t < c.num_terms; ++t) {
+        const anim::BlendTermInput& b = c.terms[static_cast<size_t>(t)];
+        w.i(b.clip), w.f(b.time), w.f(b.mix);
+      }
+    };
+    for (const anim::MachineLayerInput& m : in.machine_layers) {
+      const std::span<const anim::FadeInput> fades = m.active_fades();
+      uint32_t counts =
+          static_cast<uint32_t>(fades.size()) | static_cast<uint32_t>(m.source.num_terms) << 4;
+      for (size_t k = 0; k < fades.size(); ++k)
+        counts |= static_cast<uint32_t>(fades[k].source.num_terms) << (2 * k + 6);
+      w.u(counts);
+      w.i(m.source.clip), w.f(m.source.time);
+      terms(m.source);
+      for (const anim::FadeInput& f : fades) {
+        w.i(f.source.clip), w.f(f.source.time), w.f(f.weight);
+        terms(f.source);
+      }
+    }
+  }
   return static_cast<uint32_t>(w.p - out.data());
 }
 
@@ -258,6 +300,38 @@ void decode_record(std::span<const uint32_t> words, DecodedRecord& out) {
       f.locks[k].position = r.vec(), f.locks[k].weight = r.f();
   }
   in.held_weight = head & kHeldPose ? r.f() : 0.0f;
+  size_t machines = 0;
+  if (head & kMachineLayers) {
+    machines = std::min<size_t>(r.u(), anim::kMaxMachineLayers);
+    auto read_terms = [&](anim::ClipInput& c, uint32_t n) {
+      c.cursor = nullptr;
+      c.num_terms = static_cast<int>(std::min(n, 2u));
+      for (int t = 0; t < c.num_terms; ++t) {
+        anim::BlendTermInput& b = c.terms[static_cast<size_t>(t)];
+        b.clip = r.i();
+        b.time = r.f();
+        b.mix = r.f();
+        b.cursor = nullptr;
+      }
+    };
+    for (size_t m = 0; m < machines; ++m) {
+      const uint32_t counts = r.u();
+      const size_t fades_here = std::min<size_t>(counts & kFadeBits, anim::kMaxFades);
+      anim::MachineLayerInput& layer = out.machine_layers[m];
+      layer.source.clip = r.i();
+      layer.source.time = r.f();
+      read_terms(layer.source, (counts >> 4) & 3u);
+      auto& fades_of = layer.fades;
+      for (size_t k = 0; k < fades_here; ++k) {
+        fades_of[k].source.clip = r.i();
+        fades_of[k].source.time = r.f();
+        fades_of[k].weight = r.f();
+        read_terms(fades_of[k].source, (counts >> (2 * k + 6)) & 3u);
+      }
+      layer.num_fades = static_cast<int>(fades_here);
+    }
+  }
+  in.machine_layers = std::span(out.machine_layers).first(machines);
   in.fades = std::span(out.fades).first(fades);
   in.layers = std::span(out.layers).first(layers);
   in.goals = std::span(out.goals).first(goals);

@@ -26,6 +26,11 @@
 //                                                      weight 0: the step is skipped)
 //   [1 word]     held pose weight                    (kHeldPose: weight > 0; else 0; the
 //                                                     pose is the setup's)
+//   [machine layers] one word with their count, then per machine layer (setup order): one
+//                word with its fade count (bits 0-3), its source's term count (bits 4-5)
+//                and fade k's (bits 2k+6..2k+7); its source: clip, time, then its terms
+//                (clip, time, mix each); per fade: clip, time, weight, then its terms
+//                                                     (kMachineLayers; else none)
 // The reported root differs from the evaluated one when a character moved in a tick it was
 // not updated in (update-rate LOD): its pose is the previous evaluation, its root the new one.
 //
@@ -52,6 +57,7 @@ inline constexpr uint32_t kRootMotionVertical = 1u << 16;  // in the root-motion
 inline constexpr uint32_t kAim = 1u << 17;
 inline constexpr uint32_t kFeet = 1u << 18;
 inline constexpr uint32_t kHeldPose = 1u << 19;
+inline constexpr uint32_t kMachineLayers = 1u << 20;
 inline constexpr uint32_t kAimWords = 4;
 inline constexpr uint32_t kFeetWords = 18;
 inline constexpr uint32_t kBlendTerms = 1u << 24;
@@ -77,6 +83,7 @@ struct DecodedRecord {
   std::array<anim::FadeInput, anim::kMaxFades> fades{};
   std::array<anim::LayerInput, anim::kMaxLayers> layers{};
   std::array<anim::GoalInput, anim::kMaxIkGoals> goals{};
+  std::array<anim::MachineLayerInput, anim::kMaxMachineLayers> machine_layers{};
 };
 
 // Decodes a record written by record_animator. `words` holds at least the record.

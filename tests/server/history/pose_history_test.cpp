@@ -336,6 +336,88 @@ TEST(HistoryRecord, WritesWithinItsBoundOrNothingAndReadsBackExactly) {
   EXPECT_EQ(d.reported_root.translation, glm::vec3(1, 2, 3));
 }
 
+// State machines on the base and in two layers (one of them playing a blend space, one
+// additive) re-evaluate from their records bit for bit, transitions included: each record is
+// written within the bound taken before its update.
+TEST(HistoryRecord, MachineLayersReEvaluateBitForBit) {
+  const anim::Asset asset = anim::make_builtin_character();
+  const int n = asset.skeleton.num_joints();
+  anim::BlendSpaceDesc bs;
+  bs.name = "move";
+  bs.axes = {"speed"};
+  bs.samples = {{asset.find_clip("walk"), {1.0f, 0.0f}}, {asset.find_clip("run"), {3.0f, 0.0f}}};
+  auto space = anim::make_blend_space(bs, asset.clips, n);
+  ASSERT_TRUE(space.has_value());
+  auto table = std::make_shared<anim::BlendSpaceTable>();
+  table->spaces.push_back(std::make_shared<const anim::BlendSpace>(std::move(*space)));
+  anim::StateMachineDesc d;
+  d.name = "loco";
+  d.states = {{"idle", "idle"}, {"move", "move"}, {"wave", "wave"}};
+  auto go = [](const char* from, const char* to, anim::ConditionDesc c, float duration) {
+    anim::TransitionDesc t;
+    t.from = from;
+    t.to = to;
+    t.conditions = {c};
+    t.duration = duration;
+    t.interruptible = true;
+    return t;
+  };
+  d.transitions = {go("idle", "move", {"speed", anim::ConditionOp::kGreater, 0.5f}, 0.3f),
+                   go("move", "idle", {"speed", anim::ConditionOp::kLess, 0.5f}, 0.2f),
+                   go("idle", "wave", {"hello", anim::ConditionOp::kTrigger, 0.0f}, 0.25f),
+                   go("wave", "idle", {"hello", anim::ConditionOp::kTrigger, 0.0f}, 0.25f)};
+  auto made = anim::make_state_machine(d, asset.clips, n, table.get());
+  ASSERT_TRUE(made.has_value()) << made.error().message();
+  const auto machine = std::make_shared<const anim::StateMachine>(std::move(*made));
+
+  anim::Animator a(asset.skeleton, asset.clips);
+  ASSERT_TRUE(a.set_blend_spaces(table));
+  ASSERT_TRUE(a.start_state_machine(machine));
+  anim::MachineLayerDesc upper;
+  upper.machine = machine;
+  upper.mask = *anim::JointMask::subtree(asset.skeleton, asset.skeleton.find_joint("spine"));
+  upper.weight = 0.8f;
+  ASSERT_TRUE(a.add_machine_layer(upper).has_value());
+  anim::MachineLayerDesc added = upper;
+  added.blend = anim::LayerBlend::kAdditive;
+  added.mask = {};
+  added.weight = 0.4f;
+  added.state = "wave";
+  ASSERT_TRUE(a.add_machine_layer(added).has_value());
+
+  anim::UpdateBuffers buffers;
+  buffers.reserve(n);
+  std::vector<anim::Transform> locals(static_cast<size_t>(n));
+  std::vector<glm::mat4> model(static_cast<size_t>(n));
+  int with_fades = 0, with_terms = 0;
+  for (int tick = 0; tick < 120; ++tick) {
+    const float speed = tick < 30 ? 0.0f : tick < 90 ? 2.0f : 0.0f;
+    ASSERT_TRUE(a.set_parameter("speed", speed, 0.1f));
+    if (tick % 17 == 5) ASSERT_TRUE(a.set_trigger("hello"));
+    const uint32_t bound = record_bound(a);
+    ASSERT_TRUE(a.update(kDt));
+    std::vector<uint32_t> words(bound, 0u);
+    const uint32_t written = record_animator(a, a.root_transform(), words);
+    ASSERT_GT(written, 0u) << "tick " << tick << ": the record outgrew its bound " << bound;
+    DecodedRecord r;
+    decode_record(std::span(words).first(written), r);
+    ASSERT_EQ(r.inputs.machine_layers.size(), 2u);
+    for (const auto& m : r.inputs.machine_layers) {
+      with_fades += m.num_fades > 0 ? 1 : 0;
+      with_terms += m.source.num_terms > 0 ? 1 : 0;
+      for (const auto& f : m.active_fades()) with_terms += f.source.num_terms > 0 ? 1 : 0;
+    }
+    anim::evaluate_pose(asset.skeleton, asset.clips, r.inputs, a.evaluated_setup().get(),
+                        buffers.scratch, {locals, model});
+    ASSERT_EQ(
+        std::memcmp(model.data(), a.model_matrices().data(), model.size() * sizeof(glm::mat4)), 0)
+        << "tick " << tick;
+  }
+  // The timeline crossed fades and blend-space terms in the layers (the test can fail).
+  EXPECT_GT(with_fades, 10);
+  EXPECT_GT(with_terms, 10);
+}
+
 TEST(HistoryRecord, CarriesTheRootMotionSettings) {
   const anim::Asset asset = anim::make_builtin_character();
   anim::Animator a(asset.skeleton, asset.clips);

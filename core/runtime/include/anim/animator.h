@@ -162,8 +162,29 @@ class Animator {
                              const std::string& state = {});
   // Stops the machine (none: nothing to do): the base keeps playing and fading what it plays.
   void stop_state_machine();
-  const std::shared_ptr<const StateMachine>& state_machine() const { return machine_; }
+  const std::shared_ptr<const StateMachine>& state_machine() const { return machine_.machine; }
   MachineStatus machine_status() const;
+  // Machine layers (docs/animation.md, "Machine layers"): a layer whose pose is a state
+  // machine's, run on its own base and crossfades exactly as the base's machine runs (same
+  // parameters and triggers: a trigger is consumed by the first machine that fires on it,
+  // the base's first, then the layers' in order). It applies over the pose under it as an
+  // override or additive layer with its mask and weight; update_layer sets its weight and
+  // speed (a rate on its clocks and fades), remove_layer stops it. At most kMaxMachineLayers
+  // per character. Returns the layer's id. On error nothing changes.
+  Expected<int> add_machine_layer(const MachineLayerDesc& desc);
+  // Where a machine layer's machine is (and which machine: machine_layer_machine); NOT_FOUND for an
+  // unknown layer, INVALID_ARGUMENT for a layer that runs no machine.
+  Expected<MachineStatus> machine_layer_status(int layer_id) const;
+  std::shared_ptr<const StateMachine> machine_layer_machine(int layer_id) const;  // null: none
+  // The ids of the layers that run a machine, in layer order.
+  std::vector<int> machine_layer_ids() const;
+  // The character's parameters and triggers, in the order they were made (for reports).
+  int num_parameters() const { return num_params_; }
+  const std::string& parameter_name(int i) const { return params_[static_cast<size_t>(i)].name; }
+  float parameter_value(int i) const { return params_[static_cast<size_t>(i)].value; }
+  int num_triggers() const { return num_triggers_; }
+  const std::string& trigger_name(int i) const { return triggers_[static_cast<size_t>(i)].name; }
+  bool trigger_set(int i) const { return triggers_[static_cast<size_t>(i)].set; }
   // Sets (true) or clears (false) a named trigger, created when new (RESOURCE_EXHAUSTED
   // beyond kMaxTriggers; the name non-empty, at most kMaxMachineNameBytes). A set trigger
   // stays set until a transition whose conditions test it fires, which clears it.
@@ -294,7 +315,14 @@ class Animator {
   int current_clip() const;         // the latest target clip, -1 before the first play (or
                                     // when it is a blend space: current_blend_space)
   float current_clip_time() const;  // its time in seconds (a blend space: its phase, 0..1)
-  int num_active_fades() const { return num_fades_; }
+  int num_active_fades() const { return main_.num_fades; }
+  // Bounds on what the next update evaluates, for a host that sizes buffers before it (the
+  // daemon's history): the fades of the main track (a running machine may start one more)
+  // and whether a source may be a blend space; the machine layers' sources (base and fades,
+  // one more fade each), summed.
+  int fades_bound() const;
+  bool blend_space_bound() const;
+  int machine_layer_sources_bound() const;
   int num_layers() const { return static_cast<int>(layers_.size()); }
   int num_ik_goals() const { return static_cast<int>(goals_.size()); }
 
@@ -367,6 +395,49 @@ class Animator {
     int transition = -1;      // the last transition that started a fade (-1: none)
     int from = -1;            // the state it fades from
   };
+  // A base and the crossfades over it: the character's main track, or a machine layer's.
+  struct Track {
+    Player base;
+    std::array<Fade, kMaxFades> fades{};
+    int num_fades = 0;
+    const Player& latest() const { return num_fades > 0 ? fades[num_fades - 1].player : base; }
+  };
+  // A state machine running on a track: the machine, a player for each of its states (made
+  // when it starts), the character's parameter and trigger slots its conditions read, and
+  // where it is.
+  struct MachineDriver {
+    std::shared_ptr<const StateMachine> machine;
+    std::vector<Player> players;
+    std::array<int8_t, kMaxMachineParameters> params{};
+    std::array<int8_t, kMaxTriggers> triggers{};
+    MachineRun run;
+  };
+  // A heap object that is copied with its owner: a machine layer's state, large and rare,
+  // out of line.
+  template <typename T>
+  class Boxed {
+   public:
+    Boxed() = default;
+    explicit Boxed(std::unique_ptr<T> p) : p_(std::move(p)) {}
+    Boxed(const Boxed& o) : p_(o.p_ ? std::make_unique<T>(*o.p_) : nullptr) {}
+    Boxed& operator=(const Boxed& o) {
+      if (this != &o) p_ = o.p_ ? std::make_unique<T>(*o.p_) : nullptr;
+      return *this;
+    }
+    Boxed(Boxed&&) noexcept = default;
+    Boxed& operator=(Boxed&&) noexcept = default;
+    T* operator->() const { return p_.get(); }
+    T& operator*() const { return *p_; }
+    explicit operator bool() const { return p_ != nullptr; }
+
+   private:
+    std::unique_ptr<T> p_;
+  };
+  // A machine layer's own track and machine.
+  struct MachineLayer {
+    Track track;
+    MachineDriver driver;
+  };
   // A layer's clock and current values; what it is (clip, blend, mask, reference) is its
   // LayerSetup, at the same position in setup_->layers.
   struct Layer {
@@ -384,7 +455,10 @@ class Animator {
     int64_t wraps = 0;
     bool loop = true;  // false for kParameter: its time jumps, never wraps
     bool fresh = true;
-    bool slot = false;   // made without a clip: clip is -1 until a montage plays in it
+    bool slot = false;  // made without a clip: clip is -1 until a montage plays in it
+    // A machine layer (add_machine_layer): its pose is its machine's track; clip, time and
+    // the clock fields above are unused.
+    Boxed<MachineLayer> machine;
     float carry = 0.0f;  // own clock and montages: what `time` misses (advance_clip_time)
     // The montage playing in a slot: its clock replaces the layer's (forward, held at the
     // end) and `envelope` scales the layer's weight.
@@ -445,19 +519,35 @@ class Animator {
   // A player for blend space `space` (checked), its parameter slots resolved; creates the
   // missing parameters only when everything else passed.
   Expected<Player> space_player(int space, bool loop, float speed, const char* what);
-  // Cuts to / fades to a player made by play or crossfade (their shared tail).
-  void start_fade(const Player& target, float duration, bool sync,
+  // Cuts to / fades to a player made by play or crossfade (their shared tail), on `track`.
+  void start_fade(Track& track, const Player& target, float duration, bool sync,
                   BlendCurve curve = BlendCurve::kLinear, bool markers = false);
+  // A track's clocks: its base and fades advanced by dt x rate seconds of character time
+  // (fades' progress too), a finished fade promoted to the base.
+  void advance_track(Track& track, float dt, float rate);
+  // The events a track's playheads crossed, each source with its share of the track's pose
+  // times `weight`.
+  void fire_track(Track& track, float weight, EventSource base_source, EventSource fade_source,
+                  uint32_t layer_id);
   // Marker sync: the follower's time at the leader's place between foot plants; false when
   // either has no plants (no foot IK, a blend space, a clip without contacts).
   bool marker_time(const Player& leader, const Player& follower, float& out) const;
+  bool marker_time(int leader_clip, float leader_time, int follower_clip, float follower_time,
+                   float& out) const;
   // FAILED_PRECONDITION naming `what` while a state machine drives the base.
   Status check_no_machine(const char* what) const;
-  // The machine's step at the start of an update: starts the first transition that can
-  // fire. And after the clocks: the current state's time.
-  void step_machine();
-  void track_machine_time();
-  bool conditions_hold(const MachineTransition& t) const;
+  // Starts `machine` in `driver` on `track`, cut to `state` (empty: its entry): checks
+  // everything first (nothing changes on error), then creates the parameters and triggers it
+  // needs. `what` names the command in messages.
+  Status start_machine(MachineDriver& driver, Track& track,
+                       std::shared_ptr<const StateMachine> machine, const std::string& state,
+                       const char* what);
+  // A machine's step at the start of an update: starts the first transition that can fire.
+  // And after the clocks: the current state's time.
+  void step_machine(MachineDriver& driver, Track& track);
+  void track_machine_time(MachineDriver& driver, const Track& track) const;
+  bool conditions_hold(const MachineDriver& driver, const MachineTransition& t) const;
+  MachineStatus status_of(const MachineDriver& driver, const Track& track) const;
   int find_trigger(const std::string& name) const;
   // Seconds per cycle: the clip's duration, 1 for a blend space's phase, 0 for the rest pose.
   float duration_of(const Player& p) const;
@@ -466,8 +556,12 @@ class Animator {
   // The clip and time of a blend space player's k-th sample this update.
   int term_clip(const Player& p, int k) const;
   float term_time(const Player& p, int k) const;
+  // Its time at phase `phase` (marker sync places followers by the leader's plants), and
+  // the span it moved in the last update: from, and the loop wraps (its events and travel).
+  float term_time_at(const Player& p, int k, float phase) const;
+  void term_span(const Player& p, int k, float& from, int64_t& wraps) const;
   void smooth_parameters(float dt);
-  const Player& latest() const { return num_fades_ > 0 ? fades_[num_fades_ - 1].player : base_; }
+  const Player& latest() const { return main_.latest(); }
   void advance_player(Player& p, float dt) const;
   // After p.time moved from t0 by `step` seconds (unwrapped; the time is already wrapped):
   // p.advance and, with root motion, p.motion.
@@ -494,7 +588,6 @@ class Animator {
   const Skeleton* skeleton_;
   std::span<const Clip> clips_;
   float speed_ = 1.0f;
-  int num_fades_ = 0;
   float ik_iteration_scale_ = 1.0f;
   int next_layer_id_ = 1;
   int next_goal_id_ = 1;
@@ -518,9 +611,8 @@ class Animator {
   // The last evaluation's inputs. The spans of inputs_ only say how many entries of the
   // arrays are in use (copying an Animator copies them as they are).
   PoseInputs inputs_;
-  Player base_;
+  Track main_;  // the base and its crossfades
   std::array<FadeInput, kMaxFades> fade_inputs_{};
-  std::array<Fade, kMaxFades> fades_{};
   PoseScratch scratch_;
   std::array<LayerInput, kMaxLayers> layer_inputs_{};
   std::array<GoalInput, kMaxIkGoals> goal_inputs_{};
@@ -545,19 +637,16 @@ class Animator {
   std::shared_ptr<const BlendSpaceTable> spaces_;
   int num_params_ = 0;
   std::array<Parameter, kMaxParameters> params_{};
-  // The state machine on the base (null: none), a player for each of its states (made when
-  // it starts), the character's parameter and trigger slots its conditions read, its place.
   // The held pose (in setup_->held): its weight for the next evaluation and its blend-out.
   float held_weight_ = 0.0f;
   float held_from_ = 0.0f;           // the weight its blend-out started from
   float held_out_duration_ = -1.0f;  // < 0: not blending out
   float held_out_elapsed_ = 0.0f;
   void advance_held_pose(float dt);
-  std::shared_ptr<const StateMachine> machine_;
-  std::vector<Player> machine_players_;
-  std::array<int8_t, kMaxMachineParameters> machine_params_{};
-  std::array<int8_t, kMaxTriggers> machine_triggers_{};
-  MachineRun run_;
+  MachineDriver machine_;  // on the main track
+  // The machine layers' inputs of the last evaluation, in layer order (made with the first
+  // machine layer, then kept).
+  Boxed<std::array<MachineLayerInput, kMaxMachineLayers>> machine_layer_inputs_;
   int num_triggers_ = 0;
   std::array<Trigger, kMaxTriggers> triggers_{};
   // Events: the table, and what the last update fired.

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -86,6 +87,23 @@ struct AdditiveLayerUpdate {
   float weight = 1.0f;     // 0..1
   float speed = 1.0f;      // finite, may be negative
   float parameter = 0.0f;  // 0..1
+};
+
+struct StateMachine;
+
+// A layer that runs a state machine (Animator::add_machine_layer).
+struct MachineLayerDesc {
+  std::shared_ptr<const StateMachine> machine;  // non-null, made for the character's asset
+  std::string state;                            // where it starts; empty: the machine's entry
+  LayerBlend blend = LayerBlend::kOverride;
+  float weight = 1.0f;  // 0..1
+  float speed = 1.0f;   // finite: a rate on the machine's clocks and fades
+  JointMask mask;       // empty: all joints; else one weight in [0, 1] per joint
+  // kAdditive: the reference pose subtracted from the machine's pose: `reference_clip`
+  // (-1: the clip of the start state, or its blend space's first sample) at `reference_time`
+  // seconds. Unused for kOverride.
+  int reference_clip = -1;
+  float reference_time = 0.0f;
 };
 
 inline constexpr int kMaxMontageSections = 64;              // sections per montage

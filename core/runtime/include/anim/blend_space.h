@@ -46,6 +46,11 @@ struct BlendSpaceDesc {
   // line. At most kMaxBlendSpaceSamples; coordinates finite with |c| <= kMaxBlendCoordinate.
   // Clips must exist, have the skeleton's joint count and a positive duration.
   std::vector<BlendSample> samples;
+  // Marker sync (docs/animation.md, "Blend spaces"): the sample of greatest weight leads at
+  // the space's phase and the others are placed between the same two foot plants as it
+  // (Animator marker sync; normalized phase where a clip has no plants). false: every sample
+  // at the shared normalized phase.
+  bool sync_markers = false;
 };
 
 // A sample whose interpolation weight (1D: 1 - u or u in its interval; 2D: barycentric in
@@ -74,6 +79,7 @@ struct BlendSpace {
   std::array<std::string, 2> axes;            // axes[1] empty in 1D
   std::vector<BlendSample> samples;           // 1D: sorted by x; 2D: as given
   std::vector<std::array<int, 3>> triangles;  // 2D: Delaunay, counter-clockwise; 1D: empty
+  bool sync_markers = false;                  // BlendSpaceDesc::sync_markers
 
   // The samples and weights at `point` (1D: x only). A point outside the samples' range
   // (1D) or convex hull (2D) is clamped to the nearest point of it; NaN counts as the first

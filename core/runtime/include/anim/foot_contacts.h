@@ -30,9 +30,21 @@ struct ContactInterval {
 };
 
 // One clip's stride curves.
+// A moment a foot plants: the start of one of its contacts (marker "foot_l" or "foot_r").
+struct FootPlant {
+  float time = 0.0f;  // seconds, clip time, in [0, duration)
+  int foot = 0;       // 0 left, 1 right
+};
+
+inline constexpr int kMaxFootPlants = 32;  // plants kept per clip (the first ones in time)
+
 struct StrideCurves {
   std::array<std::vector<ContactInterval>, kNumFeet> contacts;  // sorted, disjoint
   glm::vec2 ground_velocity{0.0f};                              // model xz, asset units per second
+  // The clip's plants sorted by time (then left first), at most kMaxFootPlants: the markers
+  // marker sync follows. A contact starting at 0 that continues one ending at the clip's end
+  // (a plant across the loop) is not a plant.
+  std::vector<FootPlant> plants;
   bool planted(int foot, float time) const;
 };
 

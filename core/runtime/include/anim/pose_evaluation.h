@@ -41,10 +41,11 @@ namespace anim {
 class Clip;
 class Skeleton;
 
-inline constexpr int kMaxFades = 8;         // overlapping crossfades per character
-inline constexpr int kMaxLayers = 16;       // layers per character
-inline constexpr int kMaxIkGoals = 8;       // IK goals per character
-inline constexpr int kMaxChainJoints = 32;  // joints per IK chain (root..effector)
+inline constexpr int kMaxFades = 8;          // overlapping crossfades per character
+inline constexpr int kMaxLayers = 16;        // layers per character
+inline constexpr int kMaxIkGoals = 8;        // IK goals per character
+inline constexpr int kMaxChainJoints = 32;   // joints per IK chain (root..effector)
+inline constexpr int kMaxMachineLayers = 4;  // layers that run a state machine, per character
 
 // What a layer is, fixed when it is added (weight and time are per-update inputs).
 struct LayerSetup {
@@ -54,6 +55,11 @@ struct LayerSetup {
   // kAdditive: the reference pose subtracted from the clip, one entry per joint. Empty for
   // kOverride.
   std::vector<Transform> reference;
+  // A machine layer: its pose is the next entry of PoseInputs::machine_layers (a base and
+  // crossfades, as the character's own), not `clip` (-1). An override machine layer's
+  // sources have root motion taken out as the base's; an additive one's are left as they
+  // are.
+  bool machine = false;
 };
 
 // What an IK goal is, fixed when it is set (target and weight are per-update inputs).
@@ -139,6 +145,17 @@ struct LayerInput {
   SamplingCursor* cursor = nullptr;  // optional cache for the layer clip
 };
 
+// A machine layer's pose: `source`, then each of its fades blended over it (the first
+// num_fades entries, oldest first), as PoseInputs' base and fades.
+struct MachineLayerInput {
+  ClipInput source;
+  int num_fades = 0;  // 0..kMaxFades
+  std::array<FadeInput, kMaxFades> fades{};
+  std::span<const FadeInput> active_fades() const {
+    return std::span(fades).first(static_cast<size_t>(num_fades));
+  }
+};
+
 // One IK goal, the i-th of the setup's goals.
 struct GoalInput {
   glm::vec3 target{0.0f};  // in the goal's space (setup desc.space)
@@ -185,7 +202,10 @@ struct PoseInputs {
   ClipInput base;
   std::span<const FadeInput> fades;    // oldest first, at most kMaxFades
   std::span<const LayerInput> layers;  // exactly one per setup layer (none without setup)
-  std::span<const GoalInput> goals;    // exactly one per setup goal (none without setup)
+  // Exactly one per machine layer of the setup (LayerSetup::machine), in layer order; a
+  // machine layer's LayerInput gives its weight (its time and cursor are unused).
+  std::span<const MachineLayerInput> machine_layers;
+  std::span<const GoalInput> goals;  // exactly one per setup goal (none without setup)
   // Scales every CCD/FABRIK goal's iterations, in (0, 1] (at least one sweep each).
   float ik_iteration_scale = 1.0f;
   // Root motion: the joint whose travel is taken out of every sampled clip pose (the base,
@@ -207,6 +227,8 @@ struct PoseScratch {
   // A blend space's further samples while `sample` holds the source being built; grown
   // by evaluate_pose on first use.
   std::vector<Transform> term;
+  // A machine layer's pose while its fades' samples are taken; grown on first use.
+  std::vector<Transform> layer;
   std::array<glm::vec3, kMaxChainJoints> positions{};
   std::array<glm::vec3, kMaxChainJoints> solved{};
   std::array<glm::quat, kMaxChainJoints> rotations{};
@@ -217,6 +239,7 @@ struct PoseScratch {
   void reserve(size_t joints) {
     if (sample.size() < joints) sample.resize(joints);
     if (term.size() < joints) term.resize(joints);
+    if (layer.size() < joints) layer.resize(joints);
   }
 };
 
