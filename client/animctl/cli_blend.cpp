@@ -33,6 +33,7 @@ void add_blend_commands(CLI::App& app, Plan& plan) {
   struct DefineOpts {
     std::string asset, name;
     std::vector<std::string> axes, samples;
+    bool sync_markers = false;
   };
   auto d = std::make_shared<DefineOpts>();
   CLI::App* def = app.add_subcommand(
@@ -43,6 +44,8 @@ void add_blend_commands(CLI::App& app, Plan& plan) {
       ->required();
   def->add_option("--sample", d->samples, "a clip at a point, CLIP@X (1D) or CLIP@X,Y (2D)")
       ->required();
+  def->add_flag("--sync-markers", d->sync_markers,
+                "keep the samples on the leading sample's foot plants (needs foot IK)");
   def->callback([d, &plan] {
     plan.command = "blend-space";
     if (d->axes.size() > 2) throw UsageError("blend-space: at most two --axis");
@@ -51,6 +54,7 @@ void add_blend_commands(CLI::App& app, Plan& plan) {
     req->set_name(d->name);
     for (const auto& a : d->axes) req->add_axes(a);
     for (const auto& s : d->samples) *req->add_samples() = parse_sample(s);
+    req->set_sync_markers(d->sync_markers);
     plan.print_human = [](const anim::v1::Reply& r, std::ostream& out) {
       out << "defined";
       if (r.define_blend_space().triangles() > 0)

@@ -1,7 +1,9 @@
 // animctl's state machine subcommands (docs/protocol.md, "State machines"): `machine define
 // ASSET FILE` sends one define_state_machine per machine of an `.animgraph.json` file,
 // `machine start ID NAME [--state S]` and `machine stop ID` run and stop one on a character,
-// `trigger ID NAME [--clear]` sets or clears a trigger, `state ID` shows where the machine is.
+// `machine layer ID NAME [...]` runs one in a layer (remove it with `additive ID remove`),
+// `trigger ID NAME [--clear]` sets or clears a trigger, `state ID` shows where the machines
+// are, with the character's parameters and triggers.
 #include <cstdio>
 #include <fstream>
 #include <iterator>
@@ -36,11 +38,9 @@ std::string fixed3(float v) {
   return text;
 }
 
-void print_state(const anim::v1::GetStateReply& s, std::ostream& out) {
-  if (s.machine().empty()) {
-    out << "no state machine runs\n";
-    return;
-  }
+// One machine's line: the base's (GetStateReply) or a layer's (MachineLayerState).
+template <typename Machine>
+void print_machine(const Machine& s, std::ostream& out) {
   out << "machine " << s.machine() << ": state " << s.state() << " (normalized time "
       << fixed3(s.state_time()) << ")";
   if (s.has_transition()) {
@@ -49,6 +49,21 @@ void print_state(const anim::v1::GetStateReply& s, std::ostream& out) {
         << fixed3(t.elapsed()) << " / " << fixed3(t.duration()) << " s";
   }
   out << "\n";
+}
+
+void print_state(const anim::v1::GetStateReply& s, std::ostream& out) {
+  if (s.machine().empty())
+    out << "no state machine runs on the base\n";
+  else
+    print_machine(s, out);
+  for (const auto& layer : s.layers()) {
+    out << "layer " << layer.layer_id() << ": ";
+    print_machine(layer, out);
+  }
+  for (const auto& p : s.parameters())
+    out << "parameter " << p.name() << " = " << fixed3(p.value()) << "\n";
+  for (const auto& t : s.triggers())
+    out << "trigger " << t.name() << (t.set() ? " set" : " clear") << "\n";
 }
 
 }  // namespace
@@ -103,6 +118,37 @@ void add_machine(CLI::App& app, Plan& plan) {
     req->set_state(s->state);
     plan.print_human = [](const Reply& r, std::ostream& out) {
       out << "started (" << tick_of(r) << ")\n";
+    };
+  });
+
+  struct LayerOpts {
+    std::string id, name, state, weight, mask_root, speed, blend = "override";
+  };
+  auto l = store<LayerOpts>();
+  CLI::App* layer = sub->add_subcommand(
+      "layer", "Run a state machine in a new layer (remove it with `additive ID remove`)");
+  layer->add_option("id", l->id, "character id (from spawn)")->required();
+  layer->add_option("name", l->name, "the machine (defined on the character's asset)")->required();
+  layer->add_option("--state", l->state, "the state to start in (default: its entry)");
+  layer->add_option("--weight", l->weight, "0..1 (default 1)");
+  layer->add_option("--mask-root", l->mask_root, "only this joint and its subtree");
+  layer->add_option("--speed", l->speed, "a rate on its clocks (default 1)");
+  layer->add_option("--blend", l->blend, "override (default) | additive");
+  layer->callback([l, &plan] {
+    plan.command = "machine layer";
+    auto* req = plan.request.mutable_add_layer();
+    req->set_character_id(parse_id("character id", l->id));
+    req->set_state_machine(l->name);
+    req->set_state(l->state);
+    if (!l->weight.empty()) req->set_weight(parse_float_in("--weight", l->weight, 0.0f, 1.0f));
+    if (!l->mask_root.empty()) req->mutable_mask()->set_blend_root(l->mask_root);
+    if (!l->speed.empty()) req->set_speed(parse_float("--speed", l->speed));
+    if (l->blend == "override")
+      req->set_blend(anim::v1::LAYER_BLEND_OVERRIDE);
+    else if (l->blend != "additive")
+      throw UsageError("--blend: override or additive, not '" + l->blend + "'");
+    plan.print_human = [](const Reply& r, std::ostream& out) {
+      out << "added machine layer " << r.add_layer().layer_id() << " (" << tick_of(r) << ")\n";
     };
   });
 

@@ -440,8 +440,10 @@ class Client:
         return self.call("set_speed", characters_pb2.SetSpeedRequest(character_id=character_id, speed=speed)).tick
 
     def add_layer(self, character_id, clip, weight=None, mask_root="", time_source="own", parameter=0.0,
-                  blend="additive"):
-        """Returns the layer id. time_source: own, base or param; blend: additive or override."""
+                  blend="additive", state_machine="", state="", speed=None):
+        """Returns the layer id. time_source: own, base or param; blend: additive or override.
+        With state_machine (and clip ""): a machine layer running that machine of the asset
+        from `state` (docs/animation.md, "Machine layers")."""
         sources = {"own": characters_pb2.LAYER_TIME_OWN_CLOCK,
                    "base": characters_pb2.LAYER_TIME_BASE_NORMALIZED,
                    "param": characters_pb2.LAYER_TIME_PARAMETER}
@@ -449,9 +451,12 @@ class Client:
                   "override": characters_pb2.LAYER_BLEND_OVERRIDE}
         request = characters_pb2.AddLayerRequest(character_id=character_id, clip=clip,
                                                  time_source=sources[time_source], parameter=parameter,
-                                                 blend=blends[blend])
+                                                 blend=blends[blend], state_machine=state_machine,
+                                                 state=state)
         if weight is not None:
             request.weight = weight
+        if speed is not None:
+            request.speed = speed
         if mask_root:
             request.mask.blend_root = mask_root
         return self.call("add_layer", request).add_layer.layer_id
@@ -469,6 +474,13 @@ class Client:
     def add_montage_slot(self, character_id, mask_root="", weight=None):
         """Adds a montage slot (an override layer without a clip); returns its layer id."""
         return self.add_layer(character_id, "", weight=weight, mask_root=mask_root, blend="override")
+
+    def add_machine_layer(self, character_id, state_machine, state="", weight=None, mask_root="",
+                          blend="override", speed=None):
+        """Runs a state machine of the character's asset in a new layer; returns its layer id
+        (update_layer / remove_layer work on it; get_state lists it under `layers`)."""
+        return self.add_layer(character_id, "", weight=weight, mask_root=mask_root, blend=blend,
+                              state_machine=state_machine, state=state, speed=speed)
 
     def play_montage(self, character_id, slot, clip, rate=None, blend_in=0.0, blend_out=0.0, start_time=0.0,
                      sections=()):
@@ -677,14 +689,16 @@ class Client:
         reply = self.call("add_clip_events", request).add_clip_events
         return [(e.name, e.time, e.payload) for e in reply.events]
 
-    def define_blend_space(self, asset, name, axes, samples):
+    def define_blend_space(self, asset, name, axes, samples, sync_markers=False):
         """Defines a blend space on an asset (docs/animation.md, "Blend spaces"); play and
         crossfade then take its name like a clip's. `axes`: one parameter name (1D) or two
-        (2D: x, y). `samples`: (clip, x) tuples in 1D, (clip, x, y) in 2D. Returns the number
-        of triangles of a 2D space's triangulation (0 in 1D)."""
+        (2D: x, y). `samples`: (clip, x) tuples in 1D, (clip, x, y) in 2D. sync_markers: the
+        samples keep to the leading one's foot plants. Returns the number of triangles of a
+        2D space's triangulation (0 in 1D)."""
         if isinstance(axes, str):
             axes = [axes]
-        request = blend_pb2.DefineBlendSpaceRequest(asset=asset, name=name, axes=list(axes))
+        request = blend_pb2.DefineBlendSpaceRequest(asset=asset, name=name, axes=list(axes),
+                                                    sync_markers=sync_markers)
         for sample in samples:
             clip, x, y = (tuple(sample) + (0.0,))[:3]
             request.samples.add(clip=clip, x=x, y=y)
@@ -730,9 +744,10 @@ class Client:
         return self.call("set_trigger", request).tick
 
     def get_state(self, character_id):
-        """The GetStateReply of a character: machine ("" when none runs), state, state_time
-        and, while a transition fades, transition (from, to, elapsed, duration, index; test
-        it with HasField("transition"))."""
+        """The GetStateReply of a character: machine ("" when none runs on the base), state,
+        state_time and, while a transition fades, transition (from, to, elapsed, duration,
+        index; test it with HasField("transition")); `layers` the same per machine layer
+        (with layer_id); `parameters` (name, value) and `triggers` (name, set)."""
         request = state_machine_pb2.GetStateRequest(character_id=character_id)
         return self.call("get_state", request).get_state
 

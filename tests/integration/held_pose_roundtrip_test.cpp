@@ -35,21 +35,6 @@ Request blend_out_pose(uint32_t id, float duration) {
   return r;
 }
 
-void expect_status(animclient::Client& c, Request r, anim::v1::StatusCode code,
-                   const std::string& message_part) {
-  const auto reply = call(c, std::move(r));
-  EXPECT_EQ(reply.status().code(), code) << message_part << ": " << reply.status().message();
-  EXPECT_NE(reply.status().message().find(message_part), std::string::npos)
-      << reply.status().message();
-}
-
-anim::v1::QueryPoseReply pose_at(animclient::Client& c, uint32_t id, uint64_t tick) {
-  Request q;
-  q.mutable_query_pose()->set_character_id(id);
-  q.mutable_query_pose()->set_tick(tick);
-  return call_ok(c, q).query_pose();
-}
-
 // The largest difference between the queried joints' model matrices and `model`.
 float max_difference(const anim::v1::QueryPoseReply& pose, const std::vector<glm::mat4>& model) {
   float worst = 0.0f;

@@ -66,6 +66,26 @@ inline anim::v1::Reply call_ok(animclient::Client& c, anim::v1::Request r) {
   return reply;
 }
 
+// Sends a request that must be refused with `code` and a message containing `message_part`
+// (the field it names).
+inline void expect_status(animclient::Client& c, anim::v1::Request r, anim::v1::StatusCode code,
+                          const std::string& message_part) {
+  const auto reply = call(c, std::move(r));
+  EXPECT_EQ(reply.status().code(), code) << message_part << ": " << reply.status().message();
+  EXPECT_NE(reply.status().message().find(message_part), std::string::npos)
+      << reply.status().message();
+}
+
+// query_pose of character `id` at `tick` (every joint, or those named), which must answer.
+inline anim::v1::QueryPoseReply pose_at(animclient::Client& c, uint32_t id, uint64_t tick,
+                                        const std::vector<std::string>& joints = {}) {
+  anim::v1::Request q;
+  q.mutable_query_pose()->set_character_id(id);
+  q.mutable_query_pose()->set_tick(tick);
+  for (const auto& j : joints) q.mutable_query_pose()->add_joint_names(j);
+  return call_ok(c, q).query_pose();
+}
+
 // Reads frames of `subscription` until one with tick >= last_tick arrives (or the wait
 // ends). Returns them by tick.
 inline std::map<uint64_t, anim::v1::StreamFrame> collect_frames(animclient::Client& c,

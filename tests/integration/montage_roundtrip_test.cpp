@@ -51,28 +51,11 @@ Request stop_montage(uint32_t id, uint32_t slot, float blend_out) {
   return r;
 }
 
-anim::v1::QueryPoseReply pose_at(animclient::Client& c, uint32_t id, uint64_t tick,
-                                 std::vector<std::string> joints = {}) {
-  Request q;
-  q.mutable_query_pose()->set_character_id(id);
-  q.mutable_query_pose()->set_tick(tick);
-  for (const auto& j : joints) q.mutable_query_pose()->add_joint_names(j);
-  return call_ok(c, q).query_pose();
-}
-
 float max_difference(const anim::v1::JointPose& a, const anim::v1::JointPose& b) {
   float worst = 0.0f;
   for (int i = 0; i < a.matrix_size() && i < b.matrix_size(); ++i)
     worst = std::max(worst, std::abs(a.matrix(i) - b.matrix(i)));
   return worst;
-}
-
-void expect_status(animclient::Client& c, Request r, anim::v1::StatusCode code,
-                   const std::string& message_part) {
-  const auto reply = call(c, std::move(r));
-  EXPECT_EQ(reply.status().code(), code) << reply.status().message();
-  EXPECT_NE(reply.status().message().find(message_part), std::string::npos)
-      << reply.status().message();
 }
 
 TEST(Montages, PlayedInASlotThroughTheDaemonAndReplayedFromTheHistory) {

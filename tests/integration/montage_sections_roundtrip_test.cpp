@@ -66,14 +66,6 @@ anim::MontageDesc montage_desc(int clip, float blend_out, const std::vector<Sect
   return d;
 }
 
-void expect_status(animclient::Client& c, Request r, anim::v1::StatusCode code,
-                   const std::string& message_part) {
-  const auto reply = call(c, std::move(r));
-  EXPECT_EQ(reply.status().code(), code) << reply.status().message();
-  EXPECT_NE(reply.status().message().find(message_part), std::string::npos)
-      << reply.status().message();
-}
-
 // "tick name clip@slot" of a montage lifecycle event.
 std::string lifecycle(uint64_t tick, const std::string& name, const std::string& clip,
                       uint32_t slot) {

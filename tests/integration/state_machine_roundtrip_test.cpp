@@ -9,6 +9,7 @@
 #include <fstream>
 #include <future>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -106,14 +107,6 @@ Request spawn(const std::string& asset, const std::string& clip) {
   r.mutable_spawn()->set_asset(asset);
   r.mutable_spawn()->set_clip(clip);
   return r;
-}
-
-void expect_status(animclient::Client& c, Request r, anim::v1::StatusCode code,
-                   const std::string& message_part) {
-  const auto reply = call(c, std::move(r));
-  EXPECT_EQ(reply.status().code(), code) << reply.status().message();
-  EXPECT_NE(reply.status().message().find(message_part), std::string::npos)
-      << reply.status().message();
 }
 
 // The state get_state reports once `tick` was applied (a request scheduled for it), which is
@@ -227,6 +220,95 @@ TEST(StateMachines, DrivenByParametersAndTriggersThroughTheDaemon) {
   crossfade.mutable_crossfade()->set_clip("run");
   crossfade.mutable_crossfade()->set_duration(0.2f);
   call_ok(c, crossfade);
+  EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
+}
+
+Request add_machine_layer(uint32_t id, const std::string& machine, const std::string& state = "") {
+  Request r;
+  auto* l = r.mutable_add_layer();
+  l->set_character_id(id);
+  l->set_state_machine(machine);
+  l->set_state(state);
+  l->set_blend(anim::v1::LAYER_BLEND_OVERRIDE);
+  return r;
+}
+
+// A machine in an override layer at full weight over every joint is the same machine on the
+// base: two characters, one of each, started at the same tick and driven by the same
+// parameter, have the same poses at every past tick query_pose answers; get_state reports
+// the layer's machine, the parameters and the triggers.
+TEST(StateMachines, MachineLayersRunAsTheBaseMachineDoesThroughTheDaemon) {
+  DaemonProcess daemon({"--history-seconds", "5"});
+  ANIMD_START(daemon);
+  auto client = connect_client(daemon);
+  ASSERT_TRUE(client);
+  auto& c = *client;
+  call_ok(c, define_locomotion());
+  const uint32_t layered = call_ok(c, spawn("builtin", "run")).spawn().character_id();
+  const uint32_t based = call_ok(c, spawn("builtin", "idle")).spawn().character_id();
+
+  const uint64_t t0 = current_tick(c) + 20;
+  auto added = send_async(c, at(add_machine_layer(layered, "loco"), t0));
+  auto started = send_async(c, at(start(based, "loco"), t0));
+  std::vector<std::future<anim::v1::Reply>> sets;
+  for (uint32_t id : {layered, based}) {
+    sets.push_back(send_async(c, at(set_speed_parameter(id, 1.0f), t0 + 10)));
+    sets.push_back(send_async(c, at(trigger(id, "wave"), t0 + 40)));
+  }
+  auto fading = send_async(c, at(get_state(layered), t0 + 13));
+  const auto layer_reply = added.get();
+  ASSERT_EQ(layer_reply.status().code(), anim::v1::STATUS_OK) << layer_reply.status().message();
+  const uint32_t layer_id = layer_reply.add_layer().layer_id();
+  ASSERT_EQ(started.get().status().code(), anim::v1::STATUS_OK);
+  for (auto& f : sets) ASSERT_EQ(f.get().status().code(), anim::v1::STATUS_OK);
+  const auto mid = fading.get();
+  ASSERT_EQ(mid.status().code(), anim::v1::STATUS_OK) << mid.status().message();
+  const auto& s = mid.get_state();
+  EXPECT_EQ(s.machine(), "") << "no machine on the layered character's base";
+  ASSERT_EQ(s.layers_size(), 1);
+  EXPECT_EQ(s.layers(0).layer_id(), layer_id);
+  EXPECT_EQ(s.layers(0).machine(), "loco");
+  EXPECT_EQ(s.layers(0).state(), "walk");
+  ASSERT_TRUE(s.layers(0).has_transition());
+  EXPECT_EQ(s.layers(0).transition().from(), "idle");
+  ASSERT_EQ(s.parameters_size(), 1);
+  EXPECT_EQ(s.parameters(0).name(), "speed");
+  EXPECT_EQ(s.parameters(0).value(), 1.0f);
+  ASSERT_EQ(s.triggers_size(), 1);
+  EXPECT_EQ(s.triggers(0).name(), "wave");
+  EXPECT_FALSE(s.triggers(0).set());
+
+  // Wait until the wave played out, then compare the two characters' past poses.
+  while (current_tick(c) < t0 + 90) std::this_thread::sleep_for(20ms);
+  int compared = 0;
+  for (uint64_t t = t0; t <= t0 + 80; t += 4) {
+    const auto a = pose_at(c, layered, t);
+    const auto b = pose_at(c, based, t);
+    ASSERT_EQ(a.joints_size(), b.joints_size());
+    for (int j = 0; j < a.joints_size(); ++j)
+      for (int k = 0; k < a.joints(j).matrix_size(); ++k)
+        ASSERT_EQ(a.joints(j).matrix(k), b.joints(j).matrix(k)) << "tick " << t << " joint " << j;
+    ++compared;
+  }
+  EXPECT_EQ(compared, 21);
+
+  // Refusals name the field and add nothing.
+  expect_status(c, add_machine_layer(layered, "swim"), anim::v1::STATUS_NOT_FOUND,
+                "add_layer.state_machine");
+  expect_status(c, add_machine_layer(layered, "loco", "fly"), anim::v1::STATUS_NOT_FOUND, "fly");
+  Request with_clip = add_machine_layer(layered, "loco");
+  with_clip.mutable_add_layer()->set_clip("walk");
+  expect_status(c, with_clip, anim::v1::STATUS_INVALID_ARGUMENT, "add_layer.clip");
+  Request state_only = add_machine_layer(layered, "");
+  state_only.mutable_add_layer()->set_state("walk");
+  expect_status(c, state_only, anim::v1::STATUS_INVALID_ARGUMENT, "add_layer.state");
+  EXPECT_EQ(call_ok(c, get_state(layered)).get_state().layers_size(), 1);
+  // Removed like any layer.
+  Request remove;
+  remove.mutable_remove_layer()->set_character_id(layered);
+  remove.mutable_remove_layer()->set_layer_id(layer_id);
+  call_ok(c, remove);
+  EXPECT_EQ(call_ok(c, get_state(layered)).get_state().layers_size(), 0);
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 

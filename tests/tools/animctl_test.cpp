@@ -155,6 +155,9 @@ TEST_F(Animctl, BlendSpaceDefinedPlayedAndDriven) {
            "idle@0,0", "--sample", "walk@-1,1.4", "--sample", "run@1,1.4"});
   EXPECT_EQ(grid.exit_code, 0) << grid.err;
   EXPECT_NE(grid.out.find("defined (1 triangles)"), std::string::npos) << grid.out;
+  const ProcessResult synced = ctl({"blend-space", "builtin", "ctl_gait", "--axis", "speed",
+                                    "--sample", "walk@1", "--sample", "run@3", "--sync-markers"});
+  EXPECT_EQ(synced.exit_code, 0) << synced.err;
   const std::string id = spawn("idle");
   EXPECT_EQ(ctl_json({"param", id, "speed", "0.7", "--smoothing", "0.25"})["status"]["code"],
             "STATUS_OK");
@@ -342,6 +345,26 @@ TEST_F(Animctl, StateMachinesDefineFromAFileStartTriggerAndStop) {
       << unknown.err;
   EXPECT_NE(ctl({"machine", "stop", id}).out.find("stopped (tick "), std::string::npos);
   EXPECT_NE(ctl({"state", id}).out.find("no state machine runs"), std::string::npos);
+
+  // A machine in a layer on the upper body: listed by `state` with the parameters and
+  // triggers, removed as any layer.
+  const ProcessResult layer = ctl({"machine", "layer", id, "ctl_other", "--state", "walk",
+                                   "--mask-root", "spine", "--weight", "0.5"});
+  EXPECT_EQ(layer.exit_code, 0) << layer.err;
+  EXPECT_NE(layer.out.find("added machine layer "), std::string::npos) << layer.out;
+  const ProcessResult layered = ctl({"state", id});
+  EXPECT_NE(layered.out.find("no state machine runs on the base"), std::string::npos)
+      << layered.out;
+  EXPECT_NE(layered.out.find(": machine ctl_other: state "), std::string::npos) << layered.out;
+  EXPECT_NE(layered.out.find("parameter speed = "), std::string::npos) << layered.out;
+  EXPECT_NE(layered.out.find("trigger wave clear"), std::string::npos) << layered.out;
+  const auto layer_json = ctl_json({"state", id})["get_state"]["layers"];
+  ASSERT_EQ(layer_json.size(), 1u) << layered.out;
+  const std::string layer_id = std::to_string(layer_json[0]["layer_id"].get<int>());
+  EXPECT_EQ(ctl({"additive", id, "remove", layer_id}).exit_code, 0);
+  EXPECT_TRUE(ctl_json({"state", id})["get_state"]["layers"].empty());
+  const ProcessResult bad_blend = ctl({"machine", "layer", id, "ctl_other", "--blend", "mix"});
+  EXPECT_EQ(bad_blend.exit_code, 2);
 
   // A file that cannot be read or parsed is a usage error: nothing is sent.
   const std::string broken =

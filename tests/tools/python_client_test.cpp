@@ -256,6 +256,8 @@ c = Client(port=int(sys.argv[1]), timeout=20.0)
 print("1d", c.define_blend_space("builtin", "move", "speed", [("idle", 0), ("walk", 1.4), ("run", 4)]))
 print("2d", c.define_blend_space("builtin", "dir", ["turn", "speed"],
                                  [("idle", 0, 0), ("walk", -1, 1.4), ("run", 1, 1.4), ("walk", 0, 3)]))
+print("synced", c.define_blend_space("builtin", "gait", "speed", [("walk", 1), ("run", 3)],
+                                     sync_markers=True))
 try:
     c.define_blend_space("builtin", "line", ["x", "y"], [("idle", 0, 0), ("walk", 1, 1), ("run", 2, 2)])
     print("accepted")
@@ -273,7 +275,7 @@ print("listed", [ch.blend_space for ch in c.list_characters() if ch.character_id
 )";
   const ProcessResult r = run_python(script, daemon);
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_NE(r.out.find("1d 0\n2d 2\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1d 0\n2d 2\nsynced 0\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("refused define_blend_space.samples: all points are on one line"),
             std::string::npos)
       << r.out;
@@ -380,6 +382,12 @@ s = c.get_state(a)
 print("state", s.machine, s.state, s.HasField("transition"))
 print("trigger", c.set_trigger(a, "wave") > 0, c.set_trigger(a, "wave", clear=True) > 0)
 print("stopped", c.stop_state_machine(a) > 0, repr(c.get_state(a).machine))
+layer = c.add_machine_layer(a, "loco", mask_root="spine", weight=0.5)
+s = c.get_state(a)
+print("layer", [(l.layer_id == layer, l.machine, l.state) for l in s.layers],
+      [(t.name, t.set) for t in s.triggers])
+c.remove_layer(a, layer)
+print("removed", len(c.get_state(a).layers))
 machine["name"] = "broken"
 machine["states"][0]["motion"] = "moonwalk"
 try:
@@ -391,7 +399,8 @@ except ServerError as e:
   const ProcessResult r = run_python(script, daemon);
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("defined True\nnone ''\nstarted True\nstate loco idle False\n"
-                       "trigger True True\nstopped True ''\n"),
+                       "trigger True True\nstopped True ''\n"
+                       "layer [(True, 'loco', 'idle')] [('wave', False)]\nremoved 0\n"),
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("refused define_state_machine.machine.states[0].motion: the asset has no "

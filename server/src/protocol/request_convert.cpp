@@ -94,11 +94,9 @@ struct ResultWriter {
   void operator()(const BlendSpaceDefined& d) const {
     reply.mutable_define_blend_space()->set_triangles(d.triangles);
   }
-  void operator()(const MachineStateAnswer& a) const {
-    auto* out = reply.mutable_get_state();
-    if (!a.machine || !a.status.running) return;  // no machine: every field unset
-    const anim::StateMachine& m = *a.machine;
-    const anim::MachineStatus& s = a.status;
+  // Where one machine is, into `out` (a GetStateReply or a MachineLayerState: same fields).
+  template <typename Out>
+  static void fill_machine(const anim::StateMachine& m, const anim::MachineStatus& s, Out* out) {
     out->set_machine(m.name);
     if (s.state >= 0) out->set_state(m.states[static_cast<size_t>(s.state)].name);
     out->set_state_time(s.state_time);
@@ -109,6 +107,26 @@ struct ResultWriter {
     t->set_elapsed(s.transition_elapsed);
     t->set_duration(s.transition_duration);
     t->set_index(static_cast<uint32_t>(s.transition));
+  }
+  void operator()(const MachineStateAnswer& a) const {
+    auto* out = reply.mutable_get_state();
+    // No machine on the base: its fields unset.
+    if (a.machine && a.status.running) fill_machine(*a.machine, a.status, out);
+    for (const MachineStateAnswer::Layer& l : a.layers) {
+      auto* layer = out->add_layers();
+      layer->set_layer_id(l.layer_id);
+      if (l.machine) fill_machine(*l.machine, l.status, layer);
+    }
+    for (const auto& [name, value] : a.parameters) {
+      auto* p = out->add_parameters();
+      p->set_name(name);
+      p->set_value(value);
+    }
+    for (const auto& [name, set] : a.triggers) {
+      auto* t = out->add_triggers();
+      t->set_name(name);
+      t->set_set(set);
+    }
   }
   void operator()(const AssetAdded& a) const {
     fill_asset_info(*a.asset, reply.mutable_load_asset()->mutable_asset());

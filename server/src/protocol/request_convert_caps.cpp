@@ -1,6 +1,7 @@
 // The caps on the repeated fields of requests (request_convert_caps.h).
 #include "protocol/request_convert_caps.h"
 
+#include <array>
 #include <initializer_list>
 #include <string>
 #include <utility>
@@ -38,20 +39,71 @@ anim::Status check_cap(const RepeatedFieldCap& cap, int count) {
   return refusal(cap, cap.field, count);
 }
 
+namespace {
+
+// A walk over a machine and the machines its states hold, depth-first (the order
+// make_state_machine flattens them in), that names fields only for a refusal.
+struct MachineWalk {
+  std::string_view field;  // the outermost machine's name in errors
+  // The states leading to the machine at each depth: route[0] holds depth 2's, ...
+  std::array<int, anim::kMaxMachineDepth> route{};
+  int leaves = 0;       // states that play a motion met so far
+  int transitions = 0;  // transitions met so far
+
+  // The name of the machine `depth` deep on the route, in errors.
+  std::string machine(int depth) const {
+    std::string out(field);
+    for (int d = 1; d < depth; ++d)
+      out += ".states[" + std::to_string(route[static_cast<size_t>(d - 1)]) + "].machine";
+    return out;
+  }
+
+  // The caps of machine `m`, `depth` machines deep, then of the machines its states hold.
+  anim::Status check(const anim::v1::StateMachineDef& m, int depth) {
+    if (m.states_size() > caps::kDefineStateMachineStates.limit)
+      return refusal(caps::kDefineStateMachineStates,
+                     machine_field(machine(depth), caps::kDefineStateMachineStates),
+                     m.states_size());
+    if (m.transitions_size() > caps::kDefineStateMachineTransitions.limit)
+      return refusal(caps::kDefineStateMachineTransitions,
+                     machine_field(machine(depth), caps::kDefineStateMachineTransitions),
+                     m.transitions_size());
+    for (int i = 0; i < m.transitions_size(); ++i)
+      if (m.transitions(i).conditions_size() > caps::kDefineStateMachineConditions.limit)
+        return refusal(caps::kDefineStateMachineConditions,
+                       machine(depth) + ".transitions[" + std::to_string(i) + "].conditions",
+                       m.transitions(i).conditions_size());
+    if (transitions + m.transitions_size() > anim::kMaxMachineTransitions)
+      return anim::invalid_argument(machine(depth) + ".transitions[" +
+                                    std::to_string(anim::kMaxMachineTransitions - transitions) +
+                                    "]: more than " + std::to_string(anim::kMaxMachineTransitions) +
+                                    " transitions in the machine (nested machines' included)");
+    transitions += m.transitions_size();
+    for (int i = 0; i < m.states_size(); ++i) {
+      if (!m.states(i).has_machine()) {
+        if (++leaves > anim::kMaxMachineStates)
+          return anim::invalid_argument(
+              machine(depth) + ".states[" + std::to_string(i) + "]: more than " +
+              std::to_string(anim::kMaxMachineStates) +
+              " states play a motion in the machine (nested machines' included)");
+        continue;
+      }
+      // Refused before it is read: the walk goes no deeper than the limit.
+      if (depth >= anim::kMaxMachineDepth)
+        return anim::invalid_argument(machine(depth) + ".states[" + std::to_string(i) +
+                                      "].machine: machines nest more than " +
+                                      std::to_string(anim::kMaxMachineDepth) + " deep");
+      route[static_cast<size_t>(depth - 1)] = i;
+      if (auto s = check(m.states(i).machine(), depth + 1); !s) return s;
+    }
+    return {};
+  }
+};
+
+}  // namespace
+
 anim::Status check_state_machine_caps(const anim::v1::StateMachineDef& m, std::string_view field) {
-  if (m.states_size() > caps::kDefineStateMachineStates.limit)
-    return refusal(caps::kDefineStateMachineStates,
-                   machine_field(field, caps::kDefineStateMachineStates), m.states_size());
-  if (m.transitions_size() > caps::kDefineStateMachineTransitions.limit)
-    return refusal(caps::kDefineStateMachineTransitions,
-                   machine_field(field, caps::kDefineStateMachineTransitions),
-                   m.transitions_size());
-  for (int i = 0; i < m.transitions_size(); ++i)
-    if (m.transitions(i).conditions_size() > caps::kDefineStateMachineConditions.limit)
-      return refusal(caps::kDefineStateMachineConditions,
-                     std::string(field) + ".transitions[" + std::to_string(i) + "].conditions",
-                     m.transitions(i).conditions_size());
-  return {};
+  return MachineWalk{field}.check(m, 1);
 }
 
 anim::Status check_repeated_field_caps(const anim::v1::Request& r) {

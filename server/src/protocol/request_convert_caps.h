@@ -126,12 +126,16 @@ anim::Status check_cap(const RepeatedFieldCap& cap, int count);
 // OK when every repeated field of `request`'s command is within its cap, else the refusal
 // for the first field (in the .proto's field order) over it. Reads sizes only: no allocation,
 // and no work proportional to any field but for the sizes of the lists inside a capped list's
-// entries (each transition's conditions).
+// entries (each transition's conditions, each state's nested machine).
 anim::Status check_repeated_field_caps(const anim::v1::Request& request);
 
 // The caps of a state machine's lists (states, transitions, each transition's conditions)
 // with its fields named after `field`, the machine's name in errors: the request's
-// "define_state_machine.machine", or "state_machines[2]" in an `.animgraph.json` file.
+// "define_state_machine.machine", or "state_machines[2]" in an `.animgraph.json` file. The
+// machines its states hold are checked the same way ("<field>.states[1].machine.states"), and
+// with them the limits of the whole: at most anim::kMaxMachineDepth machines deep (a deeper
+// one is refused before it is read, so the walk's depth is bounded), anim::kMaxMachineStates
+// states that play a motion and anim::kMaxMachineTransitions transitions in all.
 anim::Status check_state_machine_caps(const anim::v1::StateMachineDef& machine,
                                       std::string_view field);
 

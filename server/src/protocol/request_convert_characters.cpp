@@ -172,6 +172,19 @@ Converted add_layer_request(const anim::v1::AddLayerRequest& r) {
                                     std::to_string(r.blend()) +
                                     " (LAYER_BLEND_ADDITIVE = 0, LAYER_BLEND_OVERRIDE = 1)");
   }
+  out.state_machine = r.state_machine();
+  out.state = r.state();
+  if (!out.state_machine.empty()) {
+    if (!out.clip.empty())
+      return anim::invalid_argument("add_layer.clip: a machine layer ('" + out.state_machine +
+                                    "') plays its machine's states; leave clip empty");
+    if (out.time_source != anim::LayerTimeSource::kOwnClock)
+      return anim::invalid_argument(
+          "add_layer.time_source: a machine layer runs on its own clock "
+          "(LAYER_TIME_OWN_CLOCK)");
+  } else if (!out.state.empty()) {
+    return anim::invalid_argument("add_layer.state: given without a state_machine");
+  }
   const auto& m = r.mask();
   if (!m.joint_weights().empty()) {
     out.mask.joint_weights.reserve(m.joint_weights().size());

@@ -46,6 +46,7 @@ Converted define_blend_space_request(const anim::v1::DefineBlendSpaceRequest& r)
     return anim::invalid_argument("define_blend_space.name is longer than " +
                                   std::to_string(anim::kMaxBlendNameBytes) + " bytes");
   out.name = r.name();
+  out.sync_markers = r.sync_markers();
   if (r.axes_size() < 1)  // more than 2: refused by the caps (request_convert_caps.h)
     return anim::invalid_argument("define_blend_space.axes has " + std::to_string(r.axes_size()) +
                                   " names; a blend space has 1 or 2 axes");

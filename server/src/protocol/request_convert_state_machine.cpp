@@ -33,6 +33,9 @@ anim::Status unknown_value(const std::string& field, int value, const char* know
 anim::Expected<anim::ConditionOp> op_from_proto(anim::v1::ConditionOp op,
                                                 const std::string& field) {
   switch (op) {
+    case anim::v1::CONDITION_UNSPECIFIED:
+      return anim::invalid_argument(field +
+                                    " is unset (CONDITION_GREATER = 1 .. CONDITION_TRIGGER = 9)");
     case anim::v1::CONDITION_GREATER:
       return anim::ConditionOp::kGreater;
     case anim::v1::CONDITION_GREATER_EQUAL:
@@ -52,7 +55,7 @@ anim::Expected<anim::ConditionOp> op_from_proto(anim::v1::ConditionOp op,
     case anim::v1::CONDITION_TRIGGER:
       return anim::ConditionOp::kTrigger;
     default:
-      return unknown_value(field, op, "CONDITION_GREATER = 0 .. CONDITION_TRIGGER = 8");
+      return unknown_value(field, op, "CONDITION_GREATER = 1 .. CONDITION_TRIGGER = 9");
   }
 }
 
@@ -113,14 +116,10 @@ anim::Expected<anim::TransitionDesc> transition_from_proto(const anim::v1::Machi
   return out;
 }
 
-}  // namespace
-
-anim::Expected<anim::StateMachineDesc> state_machine_from_proto(
-    const anim::v1::StateMachineDef& def, std::string_view field_name) {
-  // Within their caps before any list is read (check_repeated_field_caps did so for a
-  // request; a file's machine comes here unchecked).
-  if (auto s = check_state_machine_caps(def, field_name); !s) return s;
-  const std::string field(field_name);
+// Machine `def` (`field` in errors) and the machines its states hold, within their caps and
+// depth (check_state_machine_caps).
+anim::Expected<anim::StateMachineDesc> machine_from_proto(const anim::v1::StateMachineDef& def,
+                                                          const std::string& field) {
   anim::StateMachineDesc out;
   out.name = def.name();
   out.entry = def.entry();
@@ -140,6 +139,11 @@ anim::Expected<anim::StateMachineDesc> state_machine_from_proto(
       d.speed = s.speed();
     }
     d.loop = s.has_loop() ? s.loop() : true;
+    if (s.has_machine()) {
+      auto inner = machine_from_proto(s.machine(), sf + ".machine");
+      if (!inner) return inner.error();
+      d.machine.push_back(std::move(*inner));
+    }
     out.states.push_back(std::move(d));
   }
   out.transitions.reserve(static_cast<size_t>(def.transitions_size()));
@@ -150,6 +154,16 @@ anim::Expected<anim::StateMachineDesc> state_machine_from_proto(
     out.transitions.push_back(std::move(*t));
   }
   return out;
+}
+
+}  // namespace
+
+anim::Expected<anim::StateMachineDesc> state_machine_from_proto(
+    const anim::v1::StateMachineDef& def, std::string_view field_name) {
+  // Within their caps and depth before any list is read (check_repeated_field_caps did so for
+  // a request; a file's machine comes here unchecked).
+  if (auto s = check_state_machine_caps(def, field_name); !s) return s;
+  return machine_from_proto(def, std::string(field_name));
 }
 
 Converted define_state_machine_request(const anim::v1::DefineStateMachineRequest& r) {

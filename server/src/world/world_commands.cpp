@@ -184,7 +184,9 @@ anim::Expected<LayerAdded> World::handle(const AddLayer& r, const CommandContext
   const anim::Asset& a = *(*c)->asset;
   anim::AdditiveLayerDesc d;
   d.blend = r.blend;
-  if (!r.clip.empty() || r.blend != anim::LayerBlend::kOverride) {  // else a montage slot
+  if (!r.state_machine.empty()) {
+    // A machine layer: its clip comes from its states.
+  } else if (!r.clip.empty() || r.blend != anim::LayerBlend::kOverride) {  // else a slot
     auto clip = find_clip("add_layer.clip", r.clip, a);
     if (!clip) return clip.error();
     d.clip = *clip;
@@ -216,7 +218,26 @@ anim::Expected<LayerAdded> World::handle(const AddLayer& r, const CommandContext
     if (!mask) return mask.error();
     d.mask = std::move(*mask);
   }
-  auto id = (*c)->animator.add_layer(d);
+  anim::Expected<int> id = 0;
+  if (!r.state_machine.empty()) {
+    auto t = machine_tables_.find((*c)->asset.get());
+    const int index = t != machine_tables_.end() ? t->second->find(r.state_machine) : -1;
+    if (index < 0)
+      return anim::not_found("add_layer.state_machine: asset '" + a.name +
+                             "' has no state machine named '" + r.state_machine + "'");
+    anim::MachineLayerDesc m;
+    m.machine = t->second->machines[static_cast<size_t>(index)];
+    m.state = r.state;
+    m.blend = d.blend;
+    m.weight = d.weight;
+    m.speed = d.speed;
+    m.mask = d.mask;
+    m.reference_clip = d.reference_clip;
+    m.reference_time = d.reference_time;
+    id = (*c)->animator.add_machine_layer(m);
+  } else {
+    id = (*c)->animator.add_layer(d);
+  }
   if (!id) return id.error();
   (*c)->layers[*id] = anim::AdditiveLayerUpdate{d.weight, d.speed, d.parameter};
   return LayerAdded{static_cast<uint32_t>(*id)};
@@ -514,6 +535,7 @@ anim::Expected<BlendSpaceDefined> World::handle(const DefineBlendSpace& r,
   anim::BlendSpaceDesc d;
   d.name = r.name;
   d.axes = r.axes;
+  d.sync_markers = r.sync_markers;
   d.samples.reserve(r.samples.size());
   for (size_t i = 0; i < r.samples.size(); ++i) {
     auto clip = find_clip("define_blend_space.samples[" + std::to_string(i) + "].clip",

@@ -81,6 +81,7 @@ struct DefineBlendSpace {
   std::string name;
   std::vector<std::string> axes;
   std::vector<std::pair<std::string, glm::vec2>> samples;  // clip name, position
+  bool sync_markers = false;                               // anim::BlendSpaceDesc's
 };
 
 // Sets a character's named parameter (what blend spaces' axes read).
@@ -138,6 +139,9 @@ struct AddLayer {
   LayerMask mask;
   // kOverride with an empty clip: a montage slot.
   anim::LayerBlend blend = anim::LayerBlend::kAdditive;
+  // Not empty: a machine layer running this machine of the asset (clip empty), from `state`.
+  std::string state_machine;
+  std::string state;
 };
 
 // Changes a layer; unset values keep theirs.

@@ -89,6 +89,15 @@ struct BlendSpaceDefined {
 struct MachineStateAnswer {
   std::shared_ptr<const anim::StateMachine> machine;  // null: none runs (status not running)
   anim::MachineStatus status;                         // its indices are into *machine
+  // Each machine layer (layer order): its id, machine and where it is.
+  struct Layer {
+    uint32_t layer_id = 0;
+    std::shared_ptr<const anim::StateMachine> machine;
+    anim::MachineStatus status;
+  };
+  std::vector<Layer> layers;
+  std::vector<std::pair<std::string, float>> parameters;  // name, current (smoothed) value
+  std::vector<std::pair<std::string, bool>> triggers;     // name, set
 };
 
 // A clip's events after add_clip_events, by time.

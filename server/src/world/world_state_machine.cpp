@@ -92,7 +92,17 @@ anim::Expected<MachineStateAnswer> World::handle(const GetMachineState& r, const
   auto c = find_character(r.character, "get_state.character_id");
   if (!c) return c.error();
   const anim::Animator& a = (*c)->animator;
-  return MachineStateAnswer{a.state_machine(), a.machine_status()};
+  MachineStateAnswer out{a.state_machine(), a.machine_status(), {}, {}, {}};
+  for (int id : a.machine_layer_ids()) {
+    auto status = a.machine_layer_status(id);
+    if (!status) continue;  // every id listed runs a machine
+    out.layers.push_back({static_cast<uint32_t>(id), a.machine_layer_machine(id), *status});
+  }
+  for (int i = 0; i < a.num_parameters(); ++i)
+    out.parameters.emplace_back(a.parameter_name(i), a.parameter_value(i));
+  for (int i = 0; i < a.num_triggers(); ++i)
+    out.triggers.emplace_back(a.trigger_name(i), a.trigger_set(i));
+  return out;
 }
 
 }  // namespace animd

@@ -42,19 +42,23 @@ anim::Status converted(const Request& r) {
 }
 
 // The repeated fields under `d`, as "<prefix>.<field>" (nested messages followed, maps and
-// repeated messages included), each with its descriptor path from the command's message.
+// repeated messages included), each with its descriptor path from the command's message. A
+// message type already on the path (a recursive one: a state's nested StateMachineDef) is
+// not followed again: its fields are those named where it first appears.
 void collect_repeated(const Descriptor* d, const std::string& prefix,
                       std::vector<const FieldDescriptor*> path,
                       std::map<std::string, std::vector<const FieldDescriptor*>>& out, int depth) {
-  ASSERT_LT(depth, 8) << prefix << ": messages nest too deep (a recursive type?)";
+  ASSERT_LT(depth, 8) << prefix << ": messages nest too deep";
   for (int i = 0; i < d->field_count(); ++i) {
     const FieldDescriptor* f = d->field(i);
     const std::string name = prefix + "." + f->name();
     auto here = path;
     here.push_back(f);
     if (f->is_repeated()) out[name] = here;
-    if (f->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE && !f->is_map())
-      collect_repeated(f->message_type(), name, here, out, depth + 1);
+    if (f->cpp_type() != FieldDescriptor::CPPTYPE_MESSAGE || f->is_map()) continue;
+    bool seen = false;
+    for (const FieldDescriptor* p : path) seen = seen || p->message_type() == f->message_type();
+    if (!seen) collect_repeated(f->message_type(), name, here, out, depth + 1);
   }
 }
 

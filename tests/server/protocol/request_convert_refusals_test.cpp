@@ -87,6 +87,23 @@ std::vector<BadCase> bad_cases() {
          r.mutable_add_layer()->set_time_source(static_cast<anim::v1::LayerTimeSource>(7));
        },
        invalid, "add_layer.time_source has an unknown value"},
+      {"add_layer machine with a clip",
+       [](Request& r) {
+         r.mutable_add_layer()->set_state_machine("loco");
+         r.mutable_add_layer()->set_clip("walk");
+       },
+       invalid,
+       "add_layer.clip: a machine layer ('loco') plays its machine's states; leave clip empty"},
+      {"add_layer machine on the base's clock",
+       [](Request& r) {
+         r.mutable_add_layer()->set_state_machine("loco");
+         r.mutable_add_layer()->set_time_source(anim::v1::LAYER_TIME_BASE_NORMALIZED);
+       },
+       invalid,
+       "add_layer.time_source: a machine layer runs on its own clock (LAYER_TIME_OWN_CLOCK)"},
+      {"add_layer state without a machine",
+       [](Request& r) { r.mutable_add_layer()->set_state("walk"); }, invalid,
+       "add_layer.state: given without a state_machine"},
       {"add_layer mask weight",
        [](Request& r) {
          (*r.mutable_add_layer()->mutable_mask()->mutable_joint_weights())["spine"] = 2.0f;

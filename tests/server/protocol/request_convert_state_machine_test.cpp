@@ -13,6 +13,7 @@
 
 #include "animjson/json_message.h"
 #include "protocol/request_convert.h"
+#include "protocol/request_convert_caps.h"
 #include "session/command_table.h"
 
 namespace animd {
@@ -167,10 +168,191 @@ TEST(StateMachineConvert, MalformedDefinitionsAreRefusedNamingTheField) {
       },
       "define_state_machine.machine.transitions[1].conditions has 9 conditions, more than 8 (a "
       "transition's limit)");
+  refused(
+      [](Request& r) {
+        r.mutable_define_state_machine()
+            ->mutable_machine()
+            ->mutable_transitions(0)
+            ->mutable_conditions(0)
+            ->set_op(anim::v1::CONDITION_UNSPECIFIED);
+      },
+      "define_state_machine.machine.transitions[0].conditions[0].op is unset (CONDITION_GREATER "
+      "= 1 .. CONDITION_TRIGGER = 9)");
+  refused(
+      [](Request& r) {
+        r.mutable_define_state_machine()
+            ->mutable_machine()
+            ->mutable_transitions(0)
+            ->mutable_conditions(0)
+            ->set_op(static_cast<anim::v1::ConditionOp>(10));
+      },
+      "define_state_machine.machine.transitions[0].conditions[0].op has an unknown value 10 "
+      "(CONDITION_GREATER = 1 .. CONDITION_TRIGGER = 9)");
   refused([](Request& r) { r.mutable_start_state_machine()->set_machine(std::string(257, 'm')); },
           "start_state_machine.machine is longer than 256 bytes");
   refused([](Request& r) { r.mutable_set_trigger()->set_character_id(1); },
           "set_trigger.name is empty");
+}
+
+// two_states() with idle replaced by a state "Ground" holding a machine (idle, walk).
+Request nested() {
+  Request r = two_states();
+  auto* ground = r.mutable_define_state_machine()->mutable_machine()->mutable_states(0);
+  ground->set_name("Ground");
+  ground->clear_motion();
+  auto* inner = ground->mutable_machine();
+  inner->set_entry("walk");
+  for (const char* name : {"idle", "walk"}) {
+    auto* s = inner->add_states();
+    s->set_name(name);
+    s->set_motion(name);
+  }
+  auto* t = inner->add_transitions();
+  t->set_from("idle");
+  t->set_to("walk");
+  auto* c = t->add_conditions();
+  c->set_parameter("speed");
+  c->set_op(anim::v1::CONDITION_LESS);
+  c->set_value(2.0f);
+  return r;
+}
+
+// A machine `levels` deep: each level's state "s" holds the next; the innermost plays idle.
+void nest(anim::v1::StateMachineDef* m, int levels) {
+  for (int i = 1; i < levels; ++i) {
+    auto* s = m->add_states();
+    s->set_name("s");
+    m = s->mutable_machine();
+  }
+  auto* leaf = m->add_states();
+  leaf->set_name("s");
+  leaf->set_motion("idle");
+}
+
+TEST(StateMachineConvert, ANestedMachineConvertsWithItsStatesAndTransitions) {
+  const auto converted = to_world_request(nested());
+  ASSERT_TRUE(converted) << converted.error().message();
+  const anim::StateMachineDesc& m = std::get<DefineStateMachine>(*converted).machine;
+  ASSERT_EQ(m.states.size(), 2u);
+  EXPECT_EQ(m.states[0].name, "Ground");
+  EXPECT_EQ(m.states[0].motion, "");
+  ASSERT_EQ(m.states[0].machine.size(), 1u);
+  EXPECT_TRUE(m.states[1].machine.empty());
+  const anim::StateMachineDesc& inner = m.states[0].machine[0];
+  EXPECT_EQ(inner.name, "");
+  EXPECT_EQ(inner.entry, "walk");
+  ASSERT_EQ(inner.states.size(), 2u);
+  EXPECT_EQ(inner.states[1].name, "walk");
+  EXPECT_EQ(inner.states[1].motion, "walk");
+  ASSERT_EQ(inner.transitions.size(), 1u);
+  EXPECT_EQ(inner.transitions[0].from, "idle");
+  EXPECT_EQ(inner.transitions[0].conditions[0].op, anim::ConditionOp::kLess);
+  EXPECT_EQ(inner.transitions[0].conditions[0].value, 2.0f);
+
+  // A machine exactly at the depth limit converts.
+  Request deep;
+  deep.mutable_define_state_machine()->mutable_machine()->set_name("deep");
+  nest(deep.mutable_define_state_machine()->mutable_machine(), anim::kMaxMachineDepth);
+  const auto at_limit = to_world_request(deep);
+  ASSERT_TRUE(at_limit) << at_limit.error().message();
+  EXPECT_EQ(std::get<DefineStateMachine>(*at_limit)
+                .machine.states[0]
+                .machine[0]
+                .states[0]
+                .machine[0]
+                .states[0]
+                .machine[0]
+                .states[0]
+                .motion,
+            "idle");
+}
+
+TEST(StateMachineConvert, NestedMachinesAreRefusedNamingTheFieldPath) {
+  auto refused = [](const Request& r, const std::string& message) {
+    // The caps (the session runs them before routing), then the converter.
+    const anim::Status caps = check_repeated_field_caps(r);
+    const auto converted = to_world_request(r);
+    ASSERT_FALSE(converted) << message;
+    EXPECT_EQ(converted.error().code(), anim::StatusCode::kInvalidArgument);
+    EXPECT_EQ(converted.error().message(), message);
+    if (!caps) {
+      EXPECT_EQ(caps.message(), message);
+    }
+  };
+  {
+    Request r = nested();
+    r.mutable_define_state_machine()
+        ->mutable_machine()
+        ->mutable_states(0)
+        ->mutable_machine()
+        ->mutable_transitions(0)
+        ->mutable_conditions(0)
+        ->clear_op();
+    refused(r,
+            "define_state_machine.machine.states[0].machine.transitions[0].conditions[0].op is "
+            "unset (CONDITION_GREATER = 1 .. CONDITION_TRIGGER = 9)");
+  }
+  {
+    Request r = nested();
+    r.mutable_define_state_machine()
+        ->mutable_machine()
+        ->mutable_states(0)
+        ->mutable_machine()
+        ->mutable_states(1)
+        ->set_speed(std::numeric_limits<float>::quiet_NaN());
+    refused(r, "define_state_machine.machine.states[0].machine.states[1].speed is NaN");
+  }
+  {
+    // One level over the limit: refused by the caps, before the deepest machine is read.
+    Request r;
+    r.mutable_define_state_machine()->mutable_machine()->set_name("deep");
+    nest(r.mutable_define_state_machine()->mutable_machine(), anim::kMaxMachineDepth + 1);
+    refused(r,
+            "define_state_machine.machine.states[0].machine.states[0].machine.states[0].machine."
+            "states[0].machine: machines nest more than 4 deep");
+  }
+  {
+    // 45 machines deep (92 levels of messages; protobuf parses at most 100): refused the same
+    // way, the walk going no deeper than the limit.
+    Request r;
+    nest(r.mutable_define_state_machine()->mutable_machine(), 45);
+    Request parsed;
+    ASSERT_TRUE(parsed.ParseFromString(r.SerializeAsString()));
+    refused(parsed,
+            "define_state_machine.machine.states[0].machine.states[0].machine.states[0].machine."
+            "states[0].machine: machines nest more than 4 deep");
+  }
+  {
+    // The lists of a nested machine have the caps of the outermost's.
+    Request r = nested();
+    auto* inner =
+        r.mutable_define_state_machine()->mutable_machine()->mutable_states(0)->mutable_machine();
+    for (int i = 0; i < anim::kMaxMachineStates - 1; ++i) inner->add_states()->set_motion("idle");
+    refused(r,
+            "define_state_machine.machine.states[0].machine.states has 65 states, more than 64 (a "
+            "state machine's limit)");
+  }
+  {
+    // And the whole: 62 + 2 leaves under Ground, and walk beside it.
+    Request r = nested();
+    auto* inner =
+        r.mutable_define_state_machine()->mutable_machine()->mutable_states(0)->mutable_machine();
+    for (int i = 0; i < anim::kMaxMachineStates - 2; ++i) inner->add_states()->set_motion("idle");
+    refused(r,
+            "define_state_machine.machine.states[1]: more than 64 states play a motion in the "
+            "machine (nested machines' included)");
+  }
+  {
+    Request r = nested();
+    auto* inner =
+        r.mutable_define_state_machine()->mutable_machine()->mutable_states(0)->mutable_machine();
+    for (int i = 0; i < anim::kMaxMachineTransitions - 2; ++i)
+      *inner->add_transitions() = inner->transitions(0);
+    // 2 outer + 255 inner: the inner machine's 255th (index 254) is the 257th.
+    refused(r,
+            "define_state_machine.machine.states[0].machine.transitions[254]: more than 256 "
+            "transitions in the machine (nested machines' included)");
+  }
 }
 
 TEST(StateMachineConvert, TheStateBecomesGetStateReply) {
@@ -187,7 +369,12 @@ TEST(StateMachineConvert, TheStateBecomesGetStateReply) {
   s.from_state = 0;
   s.transition_elapsed = 0.05f;
   s.transition_duration = 0.2f;
-  const auto reply = to_reply(WorldResult(MachineStateAnswer{machine, s}));
+  MachineStateAnswer answer{machine, s, {}, {{"speed", 1.5f}}, {{"jump", true}, {"hit", false}}};
+  anim::MachineStatus layer_status = s;
+  layer_status.state = 0;
+  layer_status.transition = -1;
+  answer.layers.push_back({7, machine, layer_status});
+  const auto reply = to_reply(WorldResult(answer));
   ASSERT_TRUE(reply.has_get_state());
   const auto& g = reply.get_state();
   EXPECT_EQ(g.machine(), "loco");
@@ -199,10 +386,27 @@ TEST(StateMachineConvert, TheStateBecomesGetStateReply) {
   EXPECT_EQ(g.transition().elapsed(), 0.05f);
   EXPECT_EQ(g.transition().duration(), 0.2f);
   EXPECT_EQ(g.transition().index(), 3u);
+  // The machine layers, parameters and triggers, in order.
+  ASSERT_EQ(g.layers_size(), 1);
+  EXPECT_EQ(g.layers(0).layer_id(), 7u);
+  EXPECT_EQ(g.layers(0).machine(), "loco");
+  EXPECT_EQ(g.layers(0).state(), "idle");
+  EXPECT_EQ(g.layers(0).state_time(), 0.25f);
+  EXPECT_FALSE(g.layers(0).has_transition());
+  ASSERT_EQ(g.parameters_size(), 1);
+  EXPECT_EQ(g.parameters(0).name(), "speed");
+  EXPECT_EQ(g.parameters(0).value(), 1.5f);
+  ASSERT_EQ(g.triggers_size(), 2);
+  EXPECT_EQ(g.triggers(0).name(), "jump");
+  EXPECT_TRUE(g.triggers(0).set());
+  EXPECT_FALSE(g.triggers(1).set());
   s.transition = -1;
-  EXPECT_FALSE(to_reply(WorldResult(MachineStateAnswer{machine, s})).get_state().has_transition());
+  EXPECT_FALSE(to_reply(WorldResult(MachineStateAnswer{machine, s, {}, {}, {}}))
+                   .get_state()
+                   .has_transition());
   // No machine: a get_state reply with nothing set.
-  const auto none = to_reply(WorldResult(MachineStateAnswer{nullptr, anim::MachineStatus{}}));
+  const auto none =
+      to_reply(WorldResult(MachineStateAnswer{nullptr, anim::MachineStatus{}, {}, {}, {}}));
   ASSERT_TRUE(none.has_get_state());
   EXPECT_EQ(none.get_state().machine(), "");
   EXPECT_FALSE(none.get_state().has_transition());
@@ -268,6 +472,20 @@ TEST(StateMachineFile, ABadFileSaysWhereAndWhat) {
             "state_machines[0].states has 65 states, more than 64 (a state machine's limit)");
   EXPECT_EQ(error_of(std::string(kMaxStateMachineFileBytes + 1, ' ')).rfind("the file has ", 0),
             0u);
+  // A nested machine: its fields under the state's `machine`.
+  EXPECT_EQ(error_of(R"({"state_machines": [{"name": "m", "states": [{"name": "g", "machine":
+      {"states": [{"name": "s", "motion": "idle"}], "transitions": [{"from": "s", "to": "s",
+      "conditions": [{"parameter": "p"}]}]}}]}]})"),
+            "state_machines[0].states[0].machine.transitions[0].conditions[0].op is unset "
+            "(CONDITION_GREATER = 1 .. CONDITION_TRIGGER = 9)");
+  std::string deep = R"({"state_machines": [{"name": "m", "states": [)";
+  for (int i = 0; i < 5; ++i) deep += R"({"name": "s", "machine": {"states": [)";
+  deep += R"({"name": "s", "motion": "idle"})";
+  for (int i = 0; i < 5; ++i) deep += "]}}";
+  deep += "]}]}";
+  EXPECT_EQ(error_of(deep),
+            "state_machines[0].states[0].machine.states[0].machine.states[0].machine.states[0]."
+            "machine: machines nest more than 4 deep");
 }
 
 TEST(JsonPlace, LinesAndColumnsCountFromOne) {

@@ -214,6 +214,36 @@ TEST(RequestConvert, GoodRequestsKeepEveryValue) {
   }
   {
     Request r;
+    auto* l = r.mutable_add_layer();
+    l->set_character_id(3);
+    l->set_state_machine("upper");
+    l->set_state("aim");
+    l->set_blend(anim::v1::LAYER_BLEND_OVERRIDE);
+    l->set_speed(0.5f);
+    const auto c = to_world_request(r);
+    ASSERT_TRUE(c) << c.error().message();
+    const auto& a = std::get<AddLayer>(*c);
+    EXPECT_EQ(a.state_machine, "upper");
+    EXPECT_EQ(a.state, "aim");
+    EXPECT_TRUE(a.clip.empty());
+    EXPECT_EQ(a.blend, anim::LayerBlend::kOverride);
+    EXPECT_EQ(a.speed, 0.5f);
+  }
+  {
+    Request r;
+    auto* b = r.mutable_define_blend_space();
+    b->set_asset("builtin");
+    b->set_name("gait");
+    b->add_axes("speed");
+    b->set_sync_markers(true);
+    for (const char* clip : {"walk", "run"}) b->add_samples()->set_clip(clip);
+    b->mutable_samples(1)->set_x(1.0f);
+    const auto c = to_world_request(r);
+    ASSERT_TRUE(c) << c.error().message();
+    EXPECT_TRUE(std::get<DefineBlendSpace>(*c).sync_markers);
+  }
+  {
+    Request r;
     r.mutable_update_layer()->set_character_id(3);
     r.mutable_update_layer()->set_layer_id(2);
     r.mutable_update_layer()->set_speed(-1.0f);
