@@ -10,17 +10,14 @@
 
 #include "anim/animator.h"
 #include "anim/state_machine.h"
-#include "builtin_clips.h"
+#include "state_machine_rig.h"
 
 namespace anim {
 namespace {
 
-using animtest::builtin;
+using animtest::animator;
+using namespace animtest;  // state_machine_rig.h
 constexpr float kDt = 0.125f;
-
-int clip(const char* name) {
-  return animtest::builtin_clip(name);
-}
 
 TransitionDesc go(const std::string& from, const std::string& to, ConditionDesc condition,
                   float duration) {
@@ -52,17 +49,6 @@ std::shared_ptr<const StateMachine> locomotion(const std::string& name,
   auto m = make_state_machine(d, builtin().clips, builtin().skeleton.num_joints(), nullptr);
   EXPECT_TRUE(m.has_value()) << (m ? "" : m.error().message());
   return m ? std::make_shared<const StateMachine>(std::move(*m)) : nullptr;
-}
-
-Animator animator() {
-  return Animator(builtin().skeleton, builtin().clips);
-}
-
-void expect_same_palette(const Animator& a, const Animator& b, int update) {
-  ASSERT_EQ(a.palette().size(), b.palette().size());
-  for (size_t j = 0; j < a.palette().size(); ++j)
-    for (int i = 0; i < 12; ++i)
-      ASSERT_EQ(a.palette()[j].m[i], b.palette()[j].m[i]) << "update " << update << " joint " << j;
 }
 
 std::string state_name(const StateMachine& m, const MachineStatus& s) {

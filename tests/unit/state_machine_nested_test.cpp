@@ -12,38 +12,14 @@
 
 #include "anim/animator.h"
 #include "anim/state_machine.h"
-#include "builtin_clips.h"
+#include "state_machine_rig.h"
 
 namespace anim {
 namespace {
 
-using animtest::builtin;
+using animtest::animator;
+using namespace animtest;  // state_machine_rig.h
 constexpr float kDt = 0.125f;
-
-int clip(const char* name) {
-  return animtest::builtin_clip(name);
-}
-
-ConditionDesc when(const std::string& parameter, ConditionOp op, float value = 0.0f) {
-  return ConditionDesc{parameter, op, value};
-}
-
-TransitionDesc go(const std::string& from, const std::string& to,
-                  std::vector<ConditionDesc> conditions, float duration = 0.0f) {
-  TransitionDesc t;
-  t.from = from;
-  t.to = to;
-  t.conditions = std::move(conditions);
-  t.duration = duration;
-  return t;
-}
-
-TransitionDesc from_any(const std::string& to, std::vector<ConditionDesc> conditions,
-                        float duration = 0.0f) {
-  TransitionDesc t = go("", to, std::move(conditions), duration);
-  t.any_state = true;
-  return t;
-}
 
 StateDesc holding(const std::string& name, StateMachineDesc machine) {
   StateDesc s;
@@ -69,12 +45,6 @@ StateMachineDesc hero() {
   return d;
 }
 
-std::shared_ptr<const StateMachine> make(const StateMachineDesc& d) {
-  auto m = make_state_machine(d, builtin().clips, builtin().skeleton.num_joints(), nullptr);
-  EXPECT_TRUE(m.has_value()) << (m ? "" : m.error().message());
-  return m ? std::make_shared<const StateMachine>(std::move(*m)) : nullptr;
-}
-
 Status refusal(const StateMachineDesc& d) {
   auto m = make_state_machine(d, builtin().clips, builtin().skeleton.num_joints(), nullptr);
   return m ? Status::ok() : m.error();
@@ -83,22 +53,6 @@ Status refusal(const StateMachineDesc& d) {
 std::vector<int> candidates_of(const StateMachine& m, int s) {
   return std::vector<int>(m.candidates.begin() + m.candidate_begin[static_cast<size_t>(s)],
                           m.candidates.begin() + m.candidate_begin[static_cast<size_t>(s) + 1]);
-}
-
-Animator animator() {
-  return Animator(builtin().skeleton, builtin().clips);
-}
-
-std::string state_of(const Animator& a) {
-  const MachineStatus s = a.machine_status();
-  return s.running ? a.state_machine()->states[static_cast<size_t>(s.state)].name : "";
-}
-
-void expect_same_palette(const Animator& a, const Animator& b, int update) {
-  ASSERT_EQ(a.palette().size(), b.palette().size());
-  for (size_t j = 0; j < a.palette().size(); ++j)
-    for (int i = 0; i < 12; ++i)
-      ASSERT_EQ(a.palette()[j].m[i], b.palette()[j].m[i]) << "update " << update << " joint " << j;
 }
 
 // --- flattening ----------------------------------------------------------------------------

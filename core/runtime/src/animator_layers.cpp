@@ -58,7 +58,6 @@ Expected<int> Animator::add_slot(const AdditiveLayerDesc& desc) {
     return Status(StatusCode::kResourceExhausted,
                   who + ": the character already has " + std::to_string(kMaxLayers) + " layers");
   Layer layer;
-  layer.id = next_layer_id_;
   layer.weight = desc.weight;
   layer.speed = desc.speed;
   layer.loop = false;
@@ -66,12 +65,18 @@ Expected<int> Animator::add_slot(const AdditiveLayerDesc& desc) {
   auto made = std::make_shared<LayerSetup>();
   made->blend = LayerBlend::kOverride;
   made->mask = desc.mask;
+  return append_layer(std::move(layer), std::move(made));
+}
+
+int Animator::append_layer(Layer layer, std::shared_ptr<const LayerSetup> setup) {
+  layer.id = next_layer_id_++;
   PoseSetup next = copy_setup();
-  next.layers.push_back(std::move(made));
+  next.layers.push_back(std::move(setup));
+  // Room for every layer from the first on: the inputs of an update point at the layers'
+  // sampling cursors, which must not move when a layer is added.
   if (layers_.capacity() < static_cast<size_t>(kMaxLayers)) layers_.reserve(kMaxLayers);
   layers_.push_back(std::move(layer));
   replace_setup(std::move(next));
-  ++next_layer_id_;
   return layers_.back().id;
 }
 
@@ -110,7 +115,6 @@ Expected<int> Animator::add_layer(const AdditiveLayerDesc& desc) {
                   who + ": the character already has " + std::to_string(kMaxLayers) + " layers");
 
   Layer layer;
-  layer.id = next_layer_id_;
   layer.clip = desc.clip;
   layer.time_source = desc.time_source;
   layer.weight = desc.weight;
@@ -142,15 +146,7 @@ Expected<int> Animator::add_layer(const AdditiveLayerDesc& desc) {
     made->reference.resize(n);
     ref.sample(desc.reference_time, skeleton_->rest_pose, made->reference);
   }
-  PoseSetup next = copy_setup();
-  next.layers.push_back(std::move(made));
-  // Room for every layer from the first on: the inputs of an update point at the layers'
-  // sampling cursors, which must not move when a layer is added.
-  if (layers_.capacity() < static_cast<size_t>(kMaxLayers)) layers_.reserve(kMaxLayers);
-  layers_.push_back(std::move(layer));
-  replace_setup(std::move(next));
-  ++next_layer_id_;
-  return layers_.back().id;
+  return append_layer(std::move(layer), std::move(made));
 }
 
 Expected<int> Animator::add_machine_layer(const MachineLayerDesc& desc) {
@@ -201,7 +197,6 @@ Expected<int> Animator::add_machine_layer(const MachineLayerDesc& desc) {
     return s;
 
   Layer layer;
-  layer.id = next_layer_id_;
   layer.weight = desc.weight;
   layer.speed = desc.speed;
   layer.machine = std::move(machine);
@@ -213,13 +208,7 @@ Expected<int> Animator::add_machine_layer(const MachineLayerDesc& desc) {
   made->mask = desc.mask;
   made->reference = std::move(reference);
   made->machine = true;
-  PoseSetup next = copy_setup();
-  next.layers.push_back(std::move(made));
-  if (layers_.capacity() < static_cast<size_t>(kMaxLayers)) layers_.reserve(kMaxLayers);
-  layers_.push_back(std::move(layer));
-  replace_setup(std::move(next));
-  ++next_layer_id_;
-  return layers_.back().id;
+  return append_layer(std::move(layer), std::move(made));
 }
 
 Expected<MachineStatus> Animator::machine_layer_status(int layer_id) const {

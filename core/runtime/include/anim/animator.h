@@ -516,6 +516,8 @@ class Animator {
   Status check_mask(const std::string& who, const JointMask& mask) const;
   // add_layer for a montage slot (an override layer without a clip).
   Expected<int> add_slot(const AdditiveLayerDesc& desc);
+  // The tail of every add_layer: gives `layer` the next id, appends it and its setup.
+  int append_layer(Layer layer, std::shared_ptr<const LayerSetup> setup);
   // A player for blend space `space` (checked), its parameter slots resolved; creates the
   // missing parameters only when everything else passed.
   Expected<Player> space_player(int space, bool loop, float speed, const char* what);
