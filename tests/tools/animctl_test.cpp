@@ -279,6 +279,31 @@ TEST_F(Animctl, MontageSectionsAndJump) {
   ctl({"despawn", id});
 }
 
+// The example graph of the built-in character (examples/builtin.animgraph.json), driven as
+// its users would: nested locomotion on the base (Ground/idle -> Ground/walk on speed, jump
+// on a trigger) and the upper-body machine in a layer waving on another trigger.
+TEST_F(Animctl, TheExampleGraphDrivesTheBuiltInCharacter) {
+  const std::string file = std::string(ANIMD_SOURCE_DIR) + "/examples/builtin.animgraph.json";
+  const ProcessResult defined = ctl({"machine", "define", "builtin", file});
+  ASSERT_EQ(defined.exit_code, 0) << defined.err;
+  EXPECT_NE(defined.out.find("defined state machine 'locomotion'"), std::string::npos);
+  EXPECT_NE(defined.out.find("defined state machine 'upper_body'"), std::string::npos);
+  const std::string id = spawn("idle");
+  ASSERT_EQ(ctl({"machine", "start", id, "locomotion"}).exit_code, 0);
+  auto state = [&] { return ctl_json({"state", id})["get_state"]; };
+  EXPECT_EQ(state()["state"], "Ground/idle");
+  ASSERT_EQ(ctl({"param", id, "speed", "1"}).exit_code, 0);
+  EXPECT_EQ(state()["state"], "Ground/walk");
+  ASSERT_EQ(ctl({"trigger", id, "jump"}).exit_code, 0);
+  EXPECT_EQ(state()["state"], "jump");
+  const ProcessResult layer = ctl({"machine", "layer", id, "upper_body", "--mask-root", "spine"});
+  ASSERT_EQ(layer.exit_code, 0) << layer.err;
+  EXPECT_EQ(state()["layers"][0]["state"], "rest");
+  ASSERT_EQ(ctl({"trigger", id, "wave"}).exit_code, 0);
+  EXPECT_EQ(state()["layers"][0]["state"], "wave");
+  ctl({"despawn", id});
+}
+
 // A state machine file with the given machines, each idle <-> walk on `speed` and any state
 // -> wave on the trigger `wave`.
 std::string machine_file(const std::vector<std::string>& names) {
