@@ -10,6 +10,7 @@
 
 #include "anim/blend.h"
 #include "anim/clip_time.h"
+#include "event_search.h"
 
 namespace anim {
 
@@ -600,18 +601,8 @@ void Animator::fire_crossings(int clip, float t0, float t1, int64_t wraps, float
     events_overflowed_ += total - written;
   };
   // First index with time >= t (lower) or > t (upper): the list is sorted by time.
-  auto lower = [&](float t) {
-    return static_cast<size_t>(
-        std::lower_bound(list.begin(), list.end(), t,
-                         [](const ClipEvent& e, float v) { return e.time < v; }) -
-        list.begin());
-  };
-  auto upper = [&](float t) {
-    return static_cast<size_t>(
-        std::upper_bound(list.begin(), list.end(), t,
-                         [](float v, const ClipEvent& e) { return v < e.time; }) -
-        list.begin());
-  };
+  auto lower = [&](float t) { return event_search::first_at_or_after(list, t); };
+  auto upper = [&](float t) { return event_search::first_after(list, t); };
   // Crossed: forward (t0, t1], backward [t1, t0), unrolled over the wraps; the start time
   // too while the playhead is fresh.
   if (forward) {

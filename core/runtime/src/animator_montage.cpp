@@ -9,6 +9,7 @@
 
 #include "anim/animator.h"
 #include "anim/clip_time.h"
+#include "event_search.h"
 
 namespace anim {
 
@@ -251,20 +252,9 @@ namespace {
 // indices [from, to).
 std::pair<size_t, size_t> span_of(const std::vector<ClipEvent>& list, float a, bool with_a, float b,
                                   bool with_b) {
-  auto lower = [&](float t) {
-    return static_cast<size_t>(
-        std::lower_bound(list.begin(), list.end(), t,
-                         [](const ClipEvent& e, float v) { return e.time < v; }) -
-        list.begin());
-  };
-  auto upper = [&](float t) {
-    return static_cast<size_t>(
-        std::upper_bound(list.begin(), list.end(), t,
-                         [](float v, const ClipEvent& e) { return v < e.time; }) -
-        list.begin());
-  };
-  const size_t from = with_a ? lower(a) : upper(a);
-  return {from, std::max(from, with_b ? upper(b) : lower(b))};
+  using namespace event_search;
+  const size_t from = with_a ? first_at_or_after(list, a) : first_after(list, a);
+  return {from, std::max(from, with_b ? first_after(list, b) : first_at_or_after(list, b))};
 }
 
 }  // namespace

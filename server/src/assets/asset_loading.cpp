@@ -354,7 +354,12 @@ fs::path state_machine_file_of(const fs::path& path) {
   return path.parent_path() / (path.stem().string() + std::string(kStateMachineFileSuffix));
 }
 
-std::vector<fs::path> scan_state_machine_files(const fs::path& root) {
+namespace {
+
+// The regular files under `root` (symlinked folders followed, unreadable ones skipped) that
+// `wanted` accepts, sorted.
+template <typename Wanted>
+std::vector<fs::path> scan_files(const fs::path& root, Wanted wanted) {
   std::vector<fs::path> out;
   std::error_code ec;
   auto it = fs::recursive_directory_iterator(root,
@@ -362,29 +367,24 @@ std::vector<fs::path> scan_state_machine_files(const fs::path& root) {
                                                  fs::directory_options::skip_permission_denied,
                                              ec);
   for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    const std::string name = it->path().filename().string();
     std::error_code ec2;
-    if (name.size() > kStateMachineFileSuffix.size() && name.ends_with(kStateMachineFileSuffix) &&
-        fs::is_regular_file(it->path(), ec2))
-      out.push_back(it->path());
+    if (wanted(it->path()) && fs::is_regular_file(it->path(), ec2)) out.push_back(it->path());
   }
   std::sort(out.begin(), out.end());
   return out;
 }
 
+}  // namespace
+
+std::vector<fs::path> scan_state_machine_files(const fs::path& root) {
+  return scan_files(root, [](const fs::path& p) {
+    const std::string name = p.filename().string();
+    return name.size() > kStateMachineFileSuffix.size() && name.ends_with(kStateMachineFileSuffix);
+  });
+}
+
 std::vector<fs::path> scan_asset_dir(const fs::path& root) {
-  std::vector<fs::path> out;
-  std::error_code ec;
-  auto it = fs::recursive_directory_iterator(root,
-                                             fs::directory_options::follow_directory_symlink |
-                                                 fs::directory_options::skip_permission_denied,
-                                             ec);
-  for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    std::error_code ec2;
-    if (is_asset_ext(it->path()) && fs::is_regular_file(it->path(), ec2)) out.push_back(it->path());
-  }
-  std::sort(out.begin(), out.end());
-  return out;
+  return scan_files(root, [](const fs::path& p) { return is_asset_ext(p); });
 }
 
 }  // namespace animd
