@@ -98,11 +98,6 @@ Frame Time: 0.0333333
 50 0 0 0 0 0 90 0 0 0 0 0 0 0 0 0 0 0 0 0 0 30 0 0 0 0 0 0 0 0
 )";
 
-void write(const std::filesystem::path& path, const std::string& text) {
-  std::filesystem::create_directories(path.parent_path());
-  std::ofstream(path) << text;
-}
-
 // Model-space position of `joint` of character `id`, at a tick after `after`.
 glm::vec3 joint_position(animclient::Client& c, uint32_t id, const std::string& joint,
                          uint64_t after) {
@@ -134,8 +129,8 @@ const anim::v1::AssetInfo* find_asset(const anim::v1::ListAssetsReply& list,
 
 TEST(BvhAssets, FilesUploadsAndScaleLoadAsMeshlessCharacters) {
   TempDir root("animd-bvh");
-  write(root.path() / "mocap" / "arm.bvh", kArm);
-  write(root.path() / "broken.bvh", "HIERARCHY\nROOT A\n{\nOFFSET 0 0 0\nCHANNELS 9\n");
+  write_text_file(root.path() / "mocap" / "arm.bvh", kArm);
+  write_text_file(root.path() / "broken.bvh", "HIERARCHY\nROOT A\n{\nOFFSET 0 0 0\nCHANNELS 9\n");
   DaemonProcess daemon({"--assets", root.path().string()});
   ANIMD_START(daemon);
   auto client = connect_client(daemon);
@@ -232,8 +227,8 @@ TEST(BvhAssets, FilesUploadsAndScaleLoadAsMeshlessCharacters) {
 
 TEST(BvhAssets, AttachRetargetsOntoALoadedAssetAndItsCharacters) {
   TempDir root("animd-bvh-attach");
-  write(root.path() / "pose.bvh", kBuiltinPose);
-  write(root.path() / "arm.bvh", kArm);
+  write_text_file(root.path() / "pose.bvh", kBuiltinPose);
+  write_text_file(root.path() / "arm.bvh", kArm);
   DaemonProcess daemon({"--assets", root.path().string()});
   ANIMD_START(daemon);
   auto client = connect_client(daemon);

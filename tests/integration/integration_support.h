@@ -12,6 +12,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <optional>
@@ -64,6 +66,14 @@ inline anim::v1::Reply call_ok(animclient::Client& c, anim::v1::Request r) {
   auto reply = call(c, std::move(r));
   EXPECT_EQ(reply.status().code(), anim::v1::STATUS_OK) << reply.status().message();
   return reply;
+}
+
+// Writes `text` to `path`, creating its folders (a test failure when it cannot).
+inline void write_text_file(const std::filesystem::path& path, const std::string& text) {
+  std::filesystem::create_directories(path.parent_path());
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  EXPECT_TRUE(out.good()) << path;
 }
 
 // Sends a request that must be refused with `code` and a message containing `message_part`

@@ -420,12 +420,6 @@ Frame Time: 0.5
 0 0 0 0 0 0 0 30 0
 )";
 
-void write_file(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  ASSERT_TRUE(out.good()) << path;
-}
-
 // A graph file with one machine on the capture's clip (named after its file stem), whose
 // only transition goes to `to`.
 std::string graph_json(const std::string& clip, const std::string& to) {
@@ -455,13 +449,13 @@ TEST(StateMachines, AnimgraphFilesBesideAssetsAreDefinedAtStartUpOrLoggedAndSkip
   ASSERT_TRUE(dir.ok());
   const auto& root = dir.path();
   for (const char* stem : {"Hero", "Bad", "Broken"})
-    write_file(root / (std::string(stem) + ".bvh"), kCapture);
-  write_file(root / "Hero.animgraph.json", graph_json("Hero", "moving"));
-  write_file(root / "Bad.animgraph.json", graph_json("Bad", "rnu"));
+    write_text_file(root / (std::string(stem) + ".bvh"), kCapture);
+  write_text_file(root / "Hero.animgraph.json", graph_json("Hero", "moving"));
+  write_text_file(root / "Bad.animgraph.json", graph_json("Bad", "rnu"));
   // A syntax error on line 3: a comma with nothing after it.
-  write_file(root / "Broken.animgraph.json",
-             "{\n  \"state_machines\": [\n    {\"name\": \"x\",, }\n  ]\n}\n");
-  write_file(root / "Nobody.animgraph.json", graph_json("Nobody", "moving"));
+  write_text_file(root / "Broken.animgraph.json",
+                  "{\n  \"state_machines\": [\n    {\"name\": \"x\",, }\n  ]\n}\n");
+  write_text_file(root / "Nobody.animgraph.json", graph_json("Nobody", "moving"));
 
   DaemonProcess daemon({"--assets", root.string()});
   ANIMD_START(daemon);
