@@ -167,6 +167,17 @@ Status Clip::finalize(int num_joints) {
       return s;
     duration = std::max(duration, quat_channels[i].times.back());
   }
+  for (size_t i = 0; i < morph_channels.size(); ++i) {
+    const MorphWeightChannel& ch = morph_channels[i];
+    if (i > 0 && ch.set <= morph_channels[i - 1].set)
+      return invalid_argument("clip '" + name +
+                              "': morph weight channels are not in increasing set order");
+    if (Status s = morph_channels[i].finalize("clip '" + name + "' morph weight channel " +
+                                              std::to_string(i));
+        !s)
+      return s;
+    duration = std::max(duration, ch.times.back());
+  }
   tracks = ClipTracks::build(*this);
   return Status::ok();
 }
@@ -178,6 +189,9 @@ size_t Clip::memory_bytes() const {
          ch.lookup.memory_bytes();
   for (const auto& ch : quat_channels)
     n += ch.times.size() * sizeof(float) + ch.values.size() * sizeof(ch.values[0]) +
+         ch.lookup.memory_bytes();
+  for (const auto& ch : morph_channels)
+    n += ch.times.size() * sizeof(float) + ch.values.size() * sizeof(float) +
          ch.lookup.memory_bytes();
   return n;
 }

@@ -65,6 +65,28 @@ struct JointChannels {
   int32_t scale = -1;        // into Clip::vec3_channels
 };
 
+// Keys for the morph target weights of one morph set (SkinnedMesh::morph_sets): every
+// target's weight at each key, sampled with morph_weights.h. Weights interpolate as plain
+// numbers: kLinear lerps each weight, kStep holds, kCubicSpline is the glTF Hermite spline on
+// each weight.
+struct MorphWeightChannel {
+  int32_t set = -1;         // index into SkinnedMesh::morph_sets, >= 0
+  int32_t num_targets = 0;  // that set's target count, >= 1
+  Interpolation interpolation = Interpolation::kLinear;
+  std::vector<float> times;  // seconds, finite, non-negative, non-decreasing, at least one key
+  // Per key num_targets weights (target order). kCubicSpline: per key the in-tangents of every
+  // target, then the values, then the out-tangents (num_targets each, the glTF layout);
+  // tangents in weight units per second.
+  std::vector<float> values;
+  KeyLookup lookup;  // built by finalize()
+
+  int num_keys() const { return static_cast<int>(times.size()); }
+
+  // Checks sizes, finiteness and ordering as Channel::finalize does (cubic segments that could
+  // overflow are refused) and builds the lookup table. `what` names the channel in errors.
+  Status finalize(const std::string& what);
+};
+
 class Clip {
  public:
   std::string name;
@@ -72,6 +94,9 @@ class Clip {
   std::vector<JointChannels> joints;  // one entry per skeleton joint (skeleton order)
   std::vector<Vec3Channel> vec3_channels;
   std::vector<QuatChannel> quat_channels;
+  // Morph weights, at most one channel per morph set, in increasing set order. Sets without a
+  // channel keep their default weights while the clip plays.
+  std::vector<MorphWeightChannel> morph_channels;
   // The channels rearranged for sampling (clip_tracks.h); built by finalize(). Whoever
   // changes the channels afterwards must finalize() again.
   ClipTracks tracks;
@@ -80,12 +105,12 @@ class Clip {
   // event table, made from these and changed by the daemon's add_clip_events.
   std::vector<ClipEvent> events;
 
-  // Finalizes every channel, sets duration and builds `tracks`. `num_joints` is the
-  // skeleton's joint count.
+  // Finalizes every channel (morph channels included), sets duration (morph keys count) and
+  // builds `tracks`. `num_joints` is the skeleton's joint count.
   Status finalize(int num_joints);
 
-  // Heap memory the clip holds, in bytes: its channels' keys and lookup tables, its joint
-  // table and its sampling tracks.
+  // Heap memory the clip holds, in bytes: its channels' keys and lookup tables (morph channels
+  // included), its joint table and its sampling tracks.
   size_t memory_bytes() const;
 
   // Samples every joint at `time` (seconds, used as is: see clip_time.h for looping) into
