@@ -1,5 +1,6 @@
-// glTF animations -> Clips: node TRS channels on the skin's joints; everything else is
-// ignored with a warning.
+// glTF animations -> Clips: node TRS channels on the skin's joints and morph target weights on
+// the character's mesh nodes with targets; everything else is ignored with a warning.
+#include <algorithm>
 #include <cmath>
 #include <unordered_map>
 #include <unordered_set>
@@ -10,7 +11,7 @@ namespace anim::gltf {
 
 namespace {
 
-enum class Path { kTranslation, kRotation, kScale };
+enum class Path { kTranslation, kRotation, kScale, kWeights };
 
 const char* path_name(Path p) {
   switch (p) {
@@ -20,6 +21,8 @@ const char* path_name(Path p) {
       return "rotation";
     case Path::kScale:
       return "scale";
+    case Path::kWeights:
+      return "weights";
   }
   return "?";
 }
@@ -50,6 +53,33 @@ void collapse(Channel<V>& c) {
   c.values.assign(1, v);
 }
 
+// All keys' weights identical (and, for cubic splines, all tangents zero).
+bool is_constant(const MorphWeightChannel& c) {
+  const bool cubic = c.interpolation == Interpolation::kCubicSpline;
+  const size_t nt = static_cast<size_t>(c.num_targets);
+  const size_t stride = cubic ? 3 * nt : nt;
+  const size_t value = cubic ? nt : 0;
+  for (size_t k = 0; k < c.times.size(); ++k)
+    for (size_t t = 0; t < nt; ++t) {
+      if (c.values[k * stride + value + t] != c.values[value + t]) return false;
+      if (cubic && (c.values[k * stride + t] != 0.0f || c.values[k * stride + 2 * nt + t] != 0.0f))
+        return false;
+    }
+  return true;
+}
+
+// Keeps one key, at the last key's time (as collapse() above).
+void collapse(MorphWeightChannel& c) {
+  const bool cubic = c.interpolation == Interpolation::kCubicSpline;
+  const size_t nt = static_cast<size_t>(c.num_targets);
+  std::vector<float> first(c.values.begin() + (cubic ? nt : 0),
+                           c.values.begin() + (cubic ? 2 * nt : nt));
+  const float t = c.times.back();
+  c.interpolation = Interpolation::kStep;
+  c.times.assign(1, t);
+  c.values = std::move(first);
+}
+
 // parent * local on every key, for a joint with a fold (uniform scale, see JointFold).
 // Values map affinely; cubic tangents are derivatives, so they take the linear part only.
 void fold_rotation(const Transform& fold, QuatChannel* c) {
@@ -74,8 +104,10 @@ struct Sampler {
   AccessorData output;
 };
 
+// `weight_targets`: for Path::kWeights, the morph set's target count (values per key).
 Expected<Sampler> read_sampler(const Context& ctx, const tinygltf::Animation& anim,
-                               int sampler_index, Path path, const std::string& label) {
+                               int sampler_index, Path path, const std::string& label,
+                               int weight_targets = 1) {
   if (sampler_index < 0 || sampler_index >= static_cast<int>(anim.samplers.size()))
     return ctx.fail(StatusCode::kDataLoss,
                     label + ": sampler " + std::to_string(sampler_index) + " does not exist");
@@ -111,17 +143,25 @@ Expected<Sampler> read_sampler(const Context& ctx, const tinygltf::Animation& an
                       label + ": key times decrease at key " + std::to_string(k));
   }
 
-  // Rotations may be normalized integers (spec: "rotation" accepts normalized byte/short).
-  AccessorSpec spec{path == Path::kRotation ? TINYGLTF_TYPE_VEC4 : TINYGLTF_TYPE_VEC3};
-  spec.allow_normalized = path == Path::kRotation;
+  // Rotations and weights may be normalized integers (the spec accepts normalized byte/short).
+  const int type = path == Path::kRotation  ? TINYGLTF_TYPE_VEC4
+                   : path == Path::kWeights ? TINYGLTF_TYPE_SCALAR
+                                            : TINYGLTF_TYPE_VEC3;
+  AccessorSpec spec{type};
+  spec.allow_normalized = path == Path::kRotation || path == Path::kWeights;
   Expected<AccessorData> output = read_accessor(ctx, s.output, spec, label + " key values");
   if (!output) return output.error();
-  const size_t per_key = out.interpolation == Interpolation::kCubicSpline ? 3 : 1;
+  const size_t per_key = (out.interpolation == Interpolation::kCubicSpline ? 3u : 1u) *
+                         static_cast<size_t>(path == Path::kWeights ? weight_targets : 1);
   if (output->count != input->count * per_key)
-    return ctx.fail(StatusCode::kDataLoss, label + ": " + std::to_string(output->count) +
-                                               " values for " + std::to_string(input->count) +
-                                               " key times (expected " +
-                                               std::to_string(input->count * per_key) + ")");
+    return ctx.fail(
+        StatusCode::kDataLoss,
+        label + " key values (accessor " + std::to_string(s.output) +
+            "): " + std::to_string(output->count) + " values for " + std::to_string(input->count) +
+            " key times" +
+            (path == Path::kWeights ? " of " + std::to_string(weight_targets) + " morph targets"
+                                    : "") +
+            " (expected " + std::to_string(input->count * per_key) + ")");
   for (size_t i = 0; i < output->values.size(); ++i)
     if (!std::isfinite(output->values[i]) ||
         std::abs(output->values[i]) > std::numeric_limits<float>::max())
@@ -136,7 +176,7 @@ Expected<Sampler> read_sampler(const Context& ctx, const tinygltf::Animation& an
 
 Status load_clips(const Context& ctx, const Skeleton& skeleton,
                   const std::vector<int>& source_of_node, const std::vector<JointFold>& folds,
-                  std::vector<Clip>* clips) {
+                  const MorphPlan& morphs, std::vector<Clip>* clips) {
   const tinygltf::Model& m = ctx.model;
   const int num_joints = skeleton.num_joints();
   std::unordered_set<std::string> names;
@@ -163,12 +203,10 @@ Status load_clips(const Context& ctx, const Skeleton& skeleton,
       const tinygltf::AnimationChannel& ch = anim.channels[c];
       const std::string label = clip_label + " channel " + std::to_string(c);
       if (Status s = ctx.budget->check_time(label); !s) return ctx.fail(s.code(), s.message());
-      if (ch.target_path == "weights") {
-        ++weights_channels;
-        continue;
-      }
       Path path;
-      if (ch.target_path == "translation")
+      if (ch.target_path == "weights")
+        path = Path::kWeights;
+      else if (ch.target_path == "translation")
         path = Path::kTranslation;
       else if (ch.target_path == "rotation")
         path = Path::kRotation;
@@ -185,6 +223,32 @@ Status load_clips(const Context& ctx, const Skeleton& skeleton,
         return ctx.fail(
             StatusCode::kDataLoss,
             label + ": target node " + std::to_string(ch.target_node) + " does not exist");
+      }
+      if (path == Path::kWeights) {
+        const int set = morphs.set_of_node[ch.target_node];
+        if (set < 0) {
+          ++weights_channels;
+          continue;
+        }
+        const std::string full = label + " (" + node_label(m, ch.target_node) + " weights)";
+        const bool seen = std::any_of(clip.morph_channels.begin(), clip.morph_channels.end(),
+                                      [set](const MorphWeightChannel& w) { return w.set == set; });
+        if (seen) {
+          ctx.warn(full + ": a second channel for the same property, ignored");
+          continue;
+        }
+        Expected<Sampler> s =
+            read_sampler(ctx, anim, ch.sampler, path, full, morphs.num_targets[set]);
+        if (!s) return s.error();
+        MorphWeightChannel w;
+        w.set = set;
+        w.num_targets = morphs.num_targets[set];
+        w.interpolation = s->interpolation;
+        w.times = std::move(s->times);
+        w.values.assign(s->output.values.begin(), s->output.values.end());
+        if (is_constant(w)) collapse(w);
+        clip.morph_channels.push_back(std::move(w));
+        continue;
       }
       const int source = source_of_node[ch.target_node];
       if (source < 0) {
@@ -237,9 +301,13 @@ Status load_clips(const Context& ctx, const Skeleton& skeleton,
         clip.vec3_channels.push_back(std::move(t));
       }
     }
+    std::sort(
+        clip.morph_channels.begin(), clip.morph_channels.end(),
+        [](const MorphWeightChannel& a, const MorphWeightChannel& b) { return a.set < b.set; });
     if (weights_channels > 0)
       ctx.warn(clip_label + ": " + std::to_string(weights_channels) +
-               " morph-target weights channel(s) ignored (morph targets are not supported)");
+               " morph-target weights channel(s) on nodes without morph targets in the "
+               "character ignored");
     if (non_joint_channels > 0)
       ctx.warn(clip_label + ": " + std::to_string(non_joint_channels) +
                " channel(s) targeting nodes that are not joints of the skin ignored");

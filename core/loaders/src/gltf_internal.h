@@ -27,6 +27,7 @@ class LoadBudget {
   // kResourceExhausted, naming `what`, once limits.deadline has passed.
   Status check_time(const std::string& what) const;
   size_t used() const { return used_; }
+  const GltfLimits& limits() const { return limits_; }
 
  private:
   const GltfLimits& limits_;
@@ -103,12 +104,21 @@ struct JointFold {
   Transform transform;
 };
 
+// Which mesh parts (MeshPart, below) have morph targets: one morph set per part whose glTF
+// mesh has targets, in part order.
+struct MorphPlan {
+  std::vector<int> set_of_part;  // per part: its set index, or -1
+  std::vector<int> set_of_node;  // per glTF node: the set of the part it instances, or -1
+  std::vector<int> num_targets;  // per set: the mesh's target count (>= 1)
+};
+
 // Every animation's translation / rotation / scale channels on the skin's joints, as clips in
-// skeleton order. `source_of_node[n]` is node n's index in skin.joints, or -1; `folds` is
-// indexed by skin.joints index.
+// skeleton order, and its `weights` channels on nodes with a morph set as morph weight
+// channels. `source_of_node[n]` is node n's index in skin.joints, or -1; `folds` is indexed by
+// skin.joints index.
 Status load_clips(const Context& ctx, const Skeleton& skeleton,
                   const std::vector<int>& source_of_node, const std::vector<JointFold>& folds,
-                  std::vector<Clip>* clips);
+                  const MorphPlan& morphs, std::vector<Clip>* clips);
 
 // Animation events from each animation's `extras.events` (docs/loader-gltf.md) into the clip
 // made from it (clips[i] from animations[i], finalized: durations known). Lenient: extras
@@ -131,9 +141,14 @@ struct MeshPart {
   glm::dmat4 to_bind{1.0};
 };
 
+// The morph plan of `parts`. Refuses a mesh whose primitives have different target counts or
+// more targets than limits.max_morph_targets_per_mesh, naming the mesh.
+Expected<MorphPlan> plan_morph_sets(const Context& ctx, const std::vector<MeshPart>& parts);
+
 // The triangles of every primitive of every part, joint indices mapped to skeleton order and
-// positions / normals moved into bind space (winding kept front-facing when to_bind mirrors).
+// positions / normals moved into bind space (winding kept front-facing when to_bind mirrors),
+// and the morph sets `morphs` plans, their deltas moved into bind space alike.
 Status load_mesh(const Context& ctx, const std::vector<MeshPart>& parts, const Skeleton& skeleton,
-                 SkinnedMesh* mesh);
+                 const MorphPlan& morphs, SkinnedMesh* mesh);
 
 }  // namespace anim::gltf

@@ -572,11 +572,15 @@ Expected<Asset> load(const ModelSource& source, const GltfOptions& options) {
   if (!skeleton) return skeleton.error();
   asset.skeleton = std::move(*skeleton);
 
-  if (Status s = gltf::load_clips(ctx, asset.skeleton, joints->source_of_node, folds, &asset.clips);
+  // The mesh parts first: clips need to know which nodes have morph targets.
+  const std::vector<gltf::MeshPart> parts = mesh_parts(ctx, *joints, chains, *order);
+  Expected<gltf::MorphPlan> morphs = gltf::plan_morph_sets(ctx, parts);
+  if (!morphs) return morphs.error();
+  if (Status s = gltf::load_clips(ctx, asset.skeleton, joints->source_of_node, folds, *morphs,
+                                  &asset.clips);
       !s)
     return s;
-  const std::vector<gltf::MeshPart> parts = mesh_parts(ctx, *joints, chains, *order);
-  if (Status s = gltf::load_mesh(ctx, parts, asset.skeleton, &asset.mesh); !s) return s;
+  if (Status s = gltf::load_mesh(ctx, parts, asset.skeleton, *morphs, &asset.mesh); !s) return s;
   if (parts.empty()) ctx.warn("no mesh node uses the chosen skin or its joints: the mesh is empty");
 
   if (Status s = asset.skeleton.validate(); !s) return ctx.fail(s.code(), s.message());

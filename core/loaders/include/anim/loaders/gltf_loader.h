@@ -7,10 +7,12 @@
 // Skeleton::root_transform, so model space is the scene space and palette = joint world x
 // inverse bind, where three.js draws each skinned vertex; static non-joint nodes between
 // joints folded into the joint below them), every animation's translation/rotation/scale
-// channels that target the joints as Clips (morph-target weights are ignored and a warning
-// says so), and the SkinnedMesh of the whole character: every primitive of every mesh node
-// skinned by a merged skin, plus every mesh node hanging under a joint, bound to that joint
-// with weight 1. Skins sharing no joint are left out with a warning.
+// channels that target the joints as Clips, and the SkinnedMesh of the whole character: every
+// primitive of every mesh node skinned by a merged skin, plus every mesh node hanging under a
+// joint, bound to that joint with weight 1. Skins sharing no joint are left out with a
+// warning. Each of those mesh nodes whose mesh has morph targets gives a morph set
+// (SkinnedMesh::morph_sets: POSITION and NORMAL deltas, sparse accessors included), and
+// `weights` channels on those nodes become the clips' morph weight channels.
 // Every failure names the file and what is wrong; nothing is returned on failure. Images are
 // never decoded. Details: docs/loader-gltf.md.
 //
@@ -49,6 +51,12 @@ struct GltfLimits {
   // refunded). Bounds a file whose accessors alias one buffer many times as well as a large
   // one.
   size_t max_working_bytes = size_t{256} << 20;
+  // Morph targets of one glTF mesh (the length of each of its primitives' `targets`).
+  int max_morph_targets_per_mesh = 64;
+  // Bytes the loaded morph targets keep (SkinnedMesh::morph_sets), summed over every target
+  // of the file: 16 bytes for each vertex a target moves (index and position delta), 12 more
+  // when the target has normal deltas.
+  size_t max_morph_delta_bytes = size_t{64} << 20;
   // The load fails once this time has passed (checked between stages and per accessor,
   // animation channel and mesh primitive). Default: no deadline.
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
