@@ -183,6 +183,53 @@ TEST(MorphTargets, RigidMeshDeltasMoveIntoBindSpace) {
   expect_vec3_near(n, glm::normalize(glm::vec3(0, 1, 1)));
 }
 
+// The skinned body and a rigid badge both have targets: the merged mesh keeps a set for each
+// (skinned parts first), and a clip animating both holds its channels in set order.
+TEST(MorphTargets, MergedMeshesKeepOneSetEach) {
+  Rig rig = rig_with_targets({kMoveLast});
+  GltfFile& f = rig.file;
+  const int badge = f.add_node({{"name", "Badge"}, {"mesh", 1}}, rig.child);
+  const int pos = f.add_floats({0, 0, 0, 1, 0, 0, 0, 1, 0}, "VEC3", 3);
+  const int d0 = f.add_floats({0, 0, 0, 0, 0, 0, 0, 0, 1}, "VEC3", 3);
+  const int d1 = f.add_floats({0, 0, 1, 0, 0, 0, 0, 0, 0}, "VEC3", 3);
+  f.doc["meshes"].push_back({{"name", "badge"},
+                             {"primitives",
+                              {{{"attributes", {{"POSITION", pos}}},
+                                {"targets", {{{"POSITION", d0}}, {{"POSITION", d1}}}}}}}});
+  const int times = f.add_floats({0, 1}, "SCALAR", 1);
+  const int badge_w = f.add_floats({0, 0, 1, 1}, "SCALAR", 1);
+  const int body_w = f.add_floats({0, 1}, "SCALAR", 1);
+  json both;
+  both["name"] = "Both";
+  both["samplers"] =
+      json::array({{{"input", times}, {"output", badge_w}},
+                   {{"input", times}, {"output", body_w}, {"interpolation", "STEP"}}});
+  both["channels"] =
+      json::array({{{"sampler", 0}, {"target", {{"node", badge}, {"path", "weights"}}}},
+                   {{"sampler", 1}, {"target", {{"node", rig.body}, {"path", "weights"}}}}});
+  f.doc["animations"].push_back(both);
+  const Expected<Asset> a = load_with(rig, "morph_two_sets");
+  ASSERT_TRUE(a.has_value()) << a.error().message();
+  EXPECT_FALSE(any_morph_warning(*a));
+  ASSERT_EQ(a->mesh.morph_sets.size(), 2u);
+  EXPECT_EQ(a->mesh.morph_sets[0].name, "body");
+  EXPECT_EQ(a->mesh.morph_sets[1].name, "badge");
+  EXPECT_EQ(a->mesh.morph_sets[1].targets[0].name, "target0");
+  EXPECT_EQ(a->mesh.morph_sets[1].ranges.at(0).first_vertex, 3u);
+  EXPECT_EQ(a->mesh.morph_sets[1].targets[0].vertices, (std::vector<uint32_t>{5}));
+  EXPECT_EQ(a->mesh.morph_sets[1].targets[1].vertices, (std::vector<uint32_t>{3}));
+  const Clip& clip = a->clips[a->find_clip("Both")];
+  ASSERT_EQ(clip.morph_channels.size(), 2u);
+  EXPECT_EQ(clip.morph_channels[0].set, 0);
+  EXPECT_EQ(clip.morph_channels[1].set, 1);
+  float body[1], pair[2];
+  ASSERT_TRUE(sample_morph_weights(clip, a->mesh, 0, 0.5f, body));
+  EXPECT_EQ(body[0], 0.0f);  // STEP
+  ASSERT_TRUE(sample_morph_weights(clip, a->mesh, 1, 0.5f, pair));
+  EXPECT_FLOAT_EQ(pair[0], 0.5f);
+  EXPECT_FLOAT_EQ(pair[1], 0.5f);
+}
+
 TEST(MorphTargets, WeightsChannelOnANodeWithoutTargetsIsIgnoredWithAWarning) {
   const Expected<Asset> a = load_with(make_rig(), "morph_none");
   ASSERT_TRUE(a.has_value()) << a.error().message();
