@@ -8,6 +8,7 @@
 #include <cmath>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -17,6 +18,7 @@
 
 #include "anim/animator.h"
 #include "anim/loaders/gltf_loader.h"
+#include "anim/morph_layout.h"
 #include "anim/morph_weights.h"
 #include "anim/palette.h"
 #include "shared_assets.h"
@@ -65,6 +67,15 @@ std::vector<std::vector<float>> clip_weights(const Asset& a, const Clip& clip, f
   return w;
 }
 
+// The Animator's flat weights split by set.
+std::vector<std::vector<float>> by_set(const MorphLayout& layout, std::span<const float> flat) {
+  std::vector<std::vector<float>> w;
+  for (int s = 0; s < layout.num_sets(); ++s)
+    w.emplace_back(flat.begin() + layout.set_first[s],
+                   flat.begin() + layout.set_first[s] + layout.set_count[s]);
+  return w;
+}
+
 void check_targets(const Loaded& l) {
   const Asset& a = l.asset;
   for (const std::string& w : a.warnings)
@@ -87,9 +98,16 @@ double check_clip_weights(const Loaded& l) {
     EXPECT_GE(ci, 0) << gc["clip"];
     if (ci < 0) continue;
     EXPECT_NEAR(a.clips[ci].duration, gc["duration"].get<double>(), 1e-5) << gc["clip"];
+    auto layout = std::make_shared<const MorphLayout>(make_morph_layout(a.mesh));
     for (const json& sample : gc["samples"]) {
       const float t = sample["t"].get<float>();
       const auto w = clip_weights(a, a.clips[ci], t);
+      // The same weights through an Animator playing the clip, held at t.
+      Animator animator(a.skeleton, a.clips);
+      EXPECT_TRUE(animator.set_morph_layout(layout));
+      EXPECT_TRUE(animator.play(ci, {.loop = true, .speed = 0.0f, .start_time = t}));
+      EXPECT_TRUE(animator.update(0.0f));
+      EXPECT_EQ(by_set(*layout, animator.morph_weights()), w) << gc["clip"] << " t=" << t;
       for (size_t i = 0; i < l.meshes.size(); ++i) {
         const std::vector<float>& ours = w[l.meshes[i].set];
         const std::vector<double> want = sample["weights"][i].get<std::vector<double>>();
@@ -108,7 +126,8 @@ double check_clip_weights(const Loaded& l) {
 
 // Scene-space vertices: bind position plus the weighted deltas, then skinned with the palette
 // of an Animator playing the clip from 0, looping, updated to t (every golden t is inside
-// the clip, so the weights are the clip's at t). Our palette maps bind space to the scene
+// the clip, so the weights are the clip's at t), the weights the Animator gives (the game's
+// through set_morph_weights). Our palette maps bind space to the scene
 // space, where three.js's skinned meshes (palette relative to the mesh node, then the node's
 // world matrix) and rigidly attached ones (the node's world matrix) end up.
 // `moved`: the largest distance a vertex moves in bind space under the scenarios' weights
@@ -126,16 +145,22 @@ double check_scenarios(const Loaded& l, double* moved) {
     const Clip& clip = a.clips[ci];
     const float t = sc["t"].get<float>();
     EXPECT_LT(t, clip.duration) << label << ": the clip would wrap";
-    auto weights = clip_weights(a, clip, t);
+    // The game's weights through set_morph_weights (every target so named, in any set).
+    auto layout = std::make_shared<const MorphLayout>(make_morph_layout(a.mesh));
+    std::vector<MorphWeightValue> set;
     if (sc.contains("set_weights"))
       for (auto& [name, value] : sc["set_weights"].items())
-        for (size_t s = 0; s < weights.size(); ++s)
-          if (const int k = a.mesh.morph_sets[s].find_target(name); k >= 0)
-            weights[s][k] = value.get<float>();
+        for (int i = 0; i < layout->num_weights(); ++i)
+          if (layout->target_names[i] == name) set.push_back({i, value.get<float>()});
 
     Animator animator(sk, a.clips);
+    EXPECT_TRUE(animator.set_morph_layout(layout));
     EXPECT_TRUE(animator.play(ci, {.loop = true}));
+    if (!set.empty()) {
+      EXPECT_TRUE(animator.set_morph_weights(set, 0.0f));
+    }
     EXPECT_TRUE(animator.update(t));
+    const auto weights = by_set(*layout, animator.morph_weights());
     EXPECT_NEAR(animator.current_clip_time(), t, 1e-6f) << label;
     const std::span<const PaletteMatrix> palette = animator.palette();
     EXPECT_EQ(palette.size(), static_cast<size_t>(sk.num_joints()));

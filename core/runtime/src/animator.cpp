@@ -60,6 +60,10 @@ Status Animator::rebind(const Skeleton& skeleton, std::span<const Clip> clips) {
         clips[i].duration != clips_[i].duration)
       return failed_precondition("rebind: clip " + std::to_string(i) + " is '" + clips[i].name +
                                  "', not '" + clips_[i].name + "' as before");
+  if (morph_layout_)
+    for (size_t i = clips_.size(); i < clips.size(); ++i)
+      if (Status s = morph_layout_->check_clip(clips[i]); !s)
+        return failed_precondition("rebind: " + s.message());
   skeleton_ = &skeleton;
   clips_ = clips;
   // The event table needs a list for every clip (fire_events indexes it by clip).
@@ -357,6 +361,7 @@ void Animator::evaluate(float dt, PoseScratch& scratch, std::span<glm::mat4> mod
   evaluate_pose(*skeleton_, clips_, evaluated_inputs(), evaluated_setup_.get(), scratch,
                 {pose_.locals, model, &foot_output_});
   keep_foot_locks();
+  if (morph_layout_) evaluate_morphs(scratch);
 }
 
 void Animator::advance_track(Track& track, float dt, float rate) {
@@ -427,6 +432,7 @@ void Animator::advance(float dt) {
   // motion: the root moves by the blended travel before the pose is evaluated (so
   // world-space IK targets see where the character is now).
   advance_held_pose(dt);
+  if (num_morph_overrides_ > 0) advance_morph_overrides(dt);
   apply_root_motion_step();
   // 4. Layer clocks.
   for (Layer& layer : layers_) {

@@ -65,6 +65,7 @@ Expected<int> Animator::add_slot(const AdditiveLayerDesc& desc) {
   auto made = std::make_shared<LayerSetup>();
   made->blend = LayerBlend::kOverride;
   made->mask = desc.mask;
+  if (Status s = morph_layer_setup(who, desc.morph_targets, -1, 0.0f, *made); !s) return s;
   return append_layer(std::move(layer), std::move(made));
 }
 
@@ -146,6 +147,10 @@ Expected<int> Animator::add_layer(const AdditiveLayerDesc& desc) {
     made->reference.resize(n);
     ref.sample(desc.reference_time, skeleton_->rest_pose, made->reference);
   }
+  const int morph_ref = desc.blend == LayerBlend::kAdditive ? ref_index : -1;
+  if (Status s = morph_layer_setup(who, desc.morph_targets, morph_ref, desc.reference_time, *made);
+      !s)
+    return s;
   return append_layer(std::move(layer), std::move(made));
 }
 
@@ -172,6 +177,7 @@ Expected<int> Animator::add_machine_layer(const MachineLayerDesc& desc) {
   if (start < 0) return not_found(who + ": the machine has no state named '" + desc.state + "'");
   // The additive reference: a clip at a time (default: the start state's clip).
   std::vector<Transform> reference;
+  auto made = std::make_shared<LayerSetup>();
   if (desc.blend == LayerBlend::kAdditive) {
     int ref_index = desc.reference_clip;
     if (ref_index == -1) {
@@ -189,6 +195,12 @@ Expected<int> Animator::add_machine_layer(const MachineLayerDesc& desc) {
                               "'");
     reference.resize(static_cast<size_t>(skeleton_->num_joints()));
     ref.sample(desc.reference_time, skeleton_->rest_pose, reference);
+    if (Status s =
+            morph_layer_setup(who, desc.morph_targets, ref_index, desc.reference_time, *made);
+        !s)
+      return s;
+  } else if (Status s = morph_layer_setup(who, desc.morph_targets, -1, 0.0f, *made); !s) {
+    return s;
   }
   Boxed<MachineLayer> machine(std::make_unique<MachineLayer>());
   if (Status s =
@@ -203,7 +215,6 @@ Expected<int> Animator::add_machine_layer(const MachineLayerDesc& desc) {
   if (!machine_layer_inputs_)
     machine_layer_inputs_ = Boxed<std::array<MachineLayerInput, kMaxMachineLayers>>(
         std::make_unique<std::array<MachineLayerInput, kMaxMachineLayers>>());
-  auto made = std::make_shared<LayerSetup>();
   made->blend = desc.blend;
   made->mask = desc.mask;
   made->reference = std::move(reference);

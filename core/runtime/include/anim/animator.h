@@ -13,6 +13,7 @@
 // The skeleton and clips are borrowed: they must outlive the Animator (the server keeps
 // assets alive with shared ownership). Clips are named by their index in `clips`.
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -27,6 +28,7 @@
 #include "anim/ik.h"
 #include "anim/joint_mask.h"
 #include "anim/montage_sections.h"
+#include "anim/morph_layout.h"
 #include "anim/palette.h"
 #include "anim/pose.h"
 #include "anim/pose_evaluation.h"
@@ -204,6 +206,30 @@ class Animator {
   Status blend_out_pose(float duration);
   // The held pose's weight now: 1 after set_pose, falling while it blends out, 0 without one.
   float held_pose_weight() const { return held_weight_; }
+
+  // Morph targets (docs/animation.md, "Morph targets"). The layout of the asset's morph
+  // weights (null or empty: none): set once, before any layer is added (FAILED_PRECONDITION
+  // otherwise, or when a clip's morph channels do not fit it). With one, every update blends
+  // the clips' weights as it blends their poses (morph_evaluation.h), then applies the game's
+  // overrides; without one, updates cost nothing more.
+  Status set_morph_layout(std::shared_ptr<const MorphLayout> layout);
+  const std::shared_ptr<const MorphLayout>& morph_layout() const { return morph_layout_; }
+  // The last update's weights, one per layout weight (before the first update: the
+  // defaults); empty without a layout.
+  std::span<const float> morph_weights() const { return morph_weights_; }
+  // Overrides the given weights (indices distinct, valid; values finite, within
+  // [kMinMorphWeight, kMaxMorphWeight]; at most kMaxMorphOverrides): each moves linearly from
+  // the value it shows now to its value over `blend_time` seconds of update time (finite,
+  // >= 0; 0: from the next update), then holds it over what the clips give.
+  // FAILED_PRECONDITION without morph targets. On error nothing changes.
+  Status set_morph_weights(std::span<const MorphWeightValue> weights, float blend_time);
+  // Hands the given weights (empty: every overridden one) back to the clips: each fades from
+  // the value it shows now to the animated value over `blend_time` seconds. A weight that is
+  // not overridden is left as it is. Errors as set_morph_weights.
+  Status clear_morph_weights(std::span<const int> indices, float blend_time);
+  // How many weights are overridden or fading back to the clips.
+  int num_morph_overrides() const { return num_morph_overrides_; }
+  bool morph_overridden(int index) const;
 
   // Returns the new goal's id (> 0). Goals are solved in the order they were added.
   Expected<int> set_ik_goal(const IkGoalDesc& goal);
@@ -433,6 +459,17 @@ class Animator {
    private:
     std::unique_ptr<T> p_;
   };
+  // A weight the game overrides: kSet shows lerp(from, to, elapsed / duration); kClearing
+  // shows lerp(from, the animated value, elapsed / duration) and ends when it reaches 1.
+  struct MorphOverride {
+    enum class Mode : uint8_t { kNone, kSet, kClearing };
+    Mode mode = Mode::kNone;
+    float from = 0.0f;
+    float to = 0.0f;
+    float elapsed = 0.0f;   // seconds of update time
+    float duration = 0.0f;  // seconds, >= 0
+    float alpha() const { return duration > 0.0f ? std::min(elapsed / duration, 1.0f) : 1.0f; }
+  };
   // A machine layer's own track and machine.
   struct MachineLayer {
     Track track;
@@ -645,6 +682,19 @@ class Animator {
   float held_out_duration_ = -1.0f;  // < 0: not blending out
   float held_out_elapsed_ = 0.0f;
   void advance_held_pose(float dt);
+  // Morph targets: the layout (null: none), the last evaluation's weights and the game's
+  // overrides (one entry per weight once a layout is set).
+  std::shared_ptr<const MorphLayout> morph_layout_;
+  std::vector<float> morph_weights_;
+  std::vector<MorphOverride> morph_overrides_;
+  int num_morph_overrides_ = 0;
+  void advance_morph_overrides(float dt);
+  void evaluate_morphs(PoseScratch& scratch);
+  Status check_morph_command(const char* what, float blend_time) const;
+  // A layer's morph mask and (additive, reference clip >= 0) reference weights, from its
+  // desc's morph target names; nothing to do without a layout and names.
+  Status morph_layer_setup(const std::string& who, const std::vector<std::string>& targets,
+                           int reference_clip, float reference_time, LayerSetup& setup) const;
   MachineDriver machine_;  // on the main track
   // The machine layers' inputs of the last evaluation, in layer order (made with the first
   // machine layer, then kept).

@@ -80,6 +80,10 @@ struct AdditiveLayerDesc {
   float speed = 1.0f;       // for kOwnClock, finite; negative plays in reverse
   float parameter = 0.0f;   // for kParameter, 0..1
   float start_time = 0.0f;  // for kOwnClock: seconds into the clip, in [0, duration]
+  // The morph targets the layer reaches (docs/animation.md, "Morph targets"): empty: all
+  // those its clip animates; else only these (MorphLayout::resolve names: "set/target", a
+  // target's own name, or a set's name). Needs an asset with morph targets.
+  std::vector<std::string> morph_targets;
 };
 
 // What update_layer may change after creation (all three are always applied).
@@ -104,6 +108,17 @@ struct MachineLayerDesc {
   // seconds. Unused for kOverride.
   int reference_clip = -1;
   float reference_time = 0.0f;
+  std::vector<std::string> morph_targets;  // as AdditiveLayerDesc::morph_targets
+};
+
+inline constexpr int kMaxMorphOverrides = 256;   // weights named by one morph command
+inline constexpr float kMinMorphWeight = -1.0f;  // range of a weight the game sets
+inline constexpr float kMaxMorphWeight = 2.0f;
+
+// One morph weight the game server sets (Animator::set_morph_weights).
+struct MorphWeightValue {
+  int index = -1;      // into the character's weights (MorphLayout), >= 0
+  float value = 0.0f;  // finite, in [kMinMorphWeight, kMaxMorphWeight]
 };
 
 inline constexpr int kMaxMontageSections = 64;              // sections per montage

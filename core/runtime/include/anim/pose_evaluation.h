@@ -60,6 +60,12 @@ struct LayerSetup {
   // sources have root motion taken out as the base's; an additive one's are left as they
   // are.
   bool machine = false;
+  // Morph weights (morph_evaluation.h), for a character whose asset has morph targets; both
+  // empty otherwise. morph_mask: empty: the layer reaches every weight; else one factor in
+  // {0, 1} per weight (the targets the layer names). morph_reference (kAdditive): the
+  // reference's weights, one per weight, subtracted from the layer's.
+  std::vector<float> morph_mask;
+  std::vector<float> morph_reference;
 };
 
 // What an IK goal is, fixed when it is set (target and weight are per-update inputs).
@@ -233,6 +239,11 @@ struct PoseScratch {
   std::array<glm::vec3, kMaxChainJoints> solved{};
   std::array<glm::quat, kMaxChainJoints> rotations{};
   std::array<glm::quat, kMaxChainJoints> animated{};  // aim IK: the chain's animated locals
+  // Morph weights (morph_evaluation.h): a source's, a blend-space term's or a machine layer
+  // fade's weights, and per morph set whether the layer being applied animates it. Grown to
+  // the character's weight and set counts on first use.
+  std::vector<float> morph_source, morph_term, morph_fade;
+  std::vector<uint8_t> morph_animated;
 
   // Sizes `sample` and `term` for skeletons of up to `joints` joints, so that evaluating such
   // a skeleton allocates nothing (never shrinks).
