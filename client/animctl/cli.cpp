@@ -46,6 +46,7 @@ void add_commands(CLI::App& app, Plan& plan) {
   add_additive(app, plan);
   add_montage(app, plan);
   add_held_pose(app, plan);
+  add_morph(app, plan);
   add_machine(app, plan);
   add_trigger(app, plan);
   add_state(app, plan);

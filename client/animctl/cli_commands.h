@@ -44,6 +44,8 @@ void add_additive(CLI::App& app, Plan& plan);
 void add_montage(CLI::App& app, Plan& plan);
 // Held poses (cli_held_pose.cpp).
 void add_held_pose(CLI::App& app, Plan& plan);
+// Morph target weights (cli_morph.cpp).
+void add_morph(CLI::App& app, Plan& plan);
 // State machines: machine define/start/stop, trigger, state (cli_machine.cpp).
 void add_machine(CLI::App& app, Plan& plan);
 void add_trigger(CLI::App& app, Plan& plan);

@@ -121,6 +121,14 @@ void print_pose(const anim::v1::QueryPoseReply& pose, std::ostream& out) {
     out << line << fmt_vec3(joint.position()) << "\n";
   }
   out << "palette: " << pose.palette_size() / 12 << " joints\n";
+  if (pose.morph_weights_size() > 0) {
+    out << "morph weights:";
+    for (float w : pose.morph_weights()) {
+      std::snprintf(line, sizeof line, " %.4f", w);
+      out << line;
+    }
+    out << "\n";
+  }
 }
 
 void print_raycast(const anim::v1::RaycastReply& ray, std::ostream& out) {

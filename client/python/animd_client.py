@@ -43,6 +43,7 @@ from anim.v1 import (
     hits_pb2,
     ik_pb2,
     montage_pb2,
+    morph_pb2,
     pose_pb2,
     state_machine_pb2,
     stream_pb2,
@@ -440,10 +441,11 @@ class Client:
         return self.call("set_speed", characters_pb2.SetSpeedRequest(character_id=character_id, speed=speed)).tick
 
     def add_layer(self, character_id, clip, weight=None, mask_root="", time_source="own", parameter=0.0,
-                  blend="additive", state_machine="", state="", speed=None):
+                  blend="additive", state_machine="", state="", speed=None, morph_targets=()):
         """Returns the layer id. time_source: own, base or param; blend: additive or override.
         With state_machine (and clip ""): a machine layer running that machine of the asset
-        from `state` (docs/animation.md, "Machine layers")."""
+        from `state` (docs/animation.md, "Machine layers"). morph_targets: the morph targets
+        the layer reaches (names, "set/target" or set names; empty: all its clips animate)."""
         sources = {"own": characters_pb2.LAYER_TIME_OWN_CLOCK,
                    "base": characters_pb2.LAYER_TIME_BASE_NORMALIZED,
                    "param": characters_pb2.LAYER_TIME_PARAMETER}
@@ -452,7 +454,7 @@ class Client:
         request = characters_pb2.AddLayerRequest(character_id=character_id, clip=clip,
                                                  time_source=sources[time_source], parameter=parameter,
                                                  blend=blends[blend], state_machine=state_machine,
-                                                 state=state)
+                                                 state=state, morph_targets=list(morph_targets))
         if weight is not None:
             request.weight = weight
         if speed is not None:
@@ -768,6 +770,32 @@ class Client:
         """Fades from the held pose into the animation over `duration` seconds; returns the tick."""
         request = pose_pb2.BlendOutPoseRequest(character_id=character_id, duration=duration)
         return self.call("blend_out_pose", request).tick
+
+    @staticmethod
+    def _morph_target(entry, name):
+        if isinstance(name, int):
+            entry.index = name
+        else:
+            entry.name = name
+        return entry
+
+    def set_morph_weights(self, character_id, weights, blend_time=0.0):
+        """Overrides morph target weights: `weights` maps a target (its name, "set/target", or
+        its index in the character's weights) to a value in [-1, 2]; each moves there over
+        `blend_time` seconds. Returns the tick."""
+        request = morph_pb2.SetMorphWeightsRequest(character_id=character_id, blend_time=blend_time)
+        for name, value in weights.items():
+            self._morph_target(request.weights.add(), name).value = value
+        return self.call("set_morph_weights", request).tick
+
+    def clear_morph_weights(self, character_id, targets=(), blend_time=0.0):
+        """Hands the named targets (none: every overridden one) back to the clips over
+        `blend_time` seconds. Returns the tick."""
+        request = morph_pb2.ClearMorphWeightsRequest(character_id=character_id,
+                                                     blend_time=blend_time)
+        for name in targets:
+            self._morph_target(request.targets.add(), name)
+        return self.call("clear_morph_weights", request).tick
 
     @staticmethod
     def sphere_region(center, radius, outer_margin=0.0, outer_rate_divisor=0):

@@ -63,6 +63,9 @@ struct PoseAnswer {
   AssetPtr asset;                 // the character's asset: names of `joints` (never null)
   std::vector<PoseJoint> joints;  // as asked: by name first, then by index
   std::vector<anim::PaletteMatrix> palette;  // skin palette at that tick, every joint
+  // The morph weights at that tick (anim::MorphLayout order); empty for an asset without
+  // morph targets.
+  std::vector<float> morph_weights;
 };
 
 // What a raycast found (hit false: nothing within its distance).

@@ -60,13 +60,15 @@ struct RecordShape {
   bool aim = false, feet = false;
   bool held = false;         // a held pose weighs in
   size_t machine_words = 0;  // the machine layers' part (0: none)
+  size_t morphs = 0;         // morph weights (0: none)
 
   uint32_t words() const {
     // head, base clip and time, root translation and rotation: 1 + 2 + 7.
-    return static_cast<uint32_t>(
-        1 + 2 + 7 + (root_scale ? 3 : 0) + 3 * fades + 2 * layers + 4 * goals + (ik_scale ? 1 : 0) +
-        (root_motion ? 1 : 0) + (terms > 0 ? 1 + 3 * terms : 0) + (reported ? 10 : 0) +
-        (aim ? kAimWords : 0) + (feet ? kFeetWords : 0) + (held ? 1 : 0) + machine_words);
+    return static_cast<uint32_t>(1 + 2 + 7 + (root_scale ? 3 : 0) + 3 * fades + 2 * layers +
+                                 4 * goals + (ik_scale ? 1 : 0) + (root_motion ? 1 : 0) +
+                                 (terms > 0 ? 1 + 3 * terms : 0) + (reported ? 10 : 0) +
+                                 (aim ? kAimWords : 0) + (feet ? kFeetWords : 0) + (held ? 1 : 0) +
+                                 machine_words + (morphs > 0 ? 1 + morphs : 0));
   }
 };
 
@@ -130,6 +132,7 @@ uint32_t record_bound(const anim::Animator& a) {
   const size_t sources = static_cast<size_t>(a.machine_layer_sources_bound());
   bound.machine_words =
       std::max(machine_words_of(last), sources > 0 ? 1 + anim::kMaxMachineLayers + 9 * sources : 0);
+  bound.morphs = a.morph_weights().size();
   return bound.words();
 }
 
@@ -149,6 +152,7 @@ uint32_t record_animator(const anim::Animator& a, const anim::Transform& reporte
   shape.held = held_weighs(in);
   shape.terms = terms_of(in);
   shape.machine_words = machine_words_of(in);
+  shape.morphs = a.morph_weights().size();
   uint32_t head = static_cast<uint32_t>(in.fades.size()) |
                   static_cast<uint32_t>(in.layers.size()) << kLayerShift |
                   static_cast<uint32_t>(in.goals.size()) << kGoalShift;
@@ -161,6 +165,7 @@ uint32_t record_animator(const anim::Animator& a, const anim::Transform& reporte
   if (shape.feet) head |= kFeet;
   if (shape.held) head |= kHeldPose;
   if (shape.machine_words > 0) head |= kMachineLayers;
+  if (shape.morphs > 0) head |= kMorphs;
   if (out.size() < shape.words()) return 0;
   Writer w{out.data()};
   w.u(head);
@@ -223,7 +228,15 @@ uint32_t record_animator(const anim::Animator& a, const anim::Transform& reporte
       }
     }
   }
+  if (shape.morphs > 0) {
+    w.u(static_cast<uint32_t>(shape.morphs));
+    for (float v : a.morph_weights()) w.f(v);
+  }
   return static_cast<uint32_t>(w.p - out.data());
+}
+
+float DecodedRecord::morph_weight(size_t i) const {
+  return std::bit_cast<float>(morph_words[i]);
 }
 
 void decode_record(std::span<const uint32_t> words, DecodedRecord& out) {
@@ -332,6 +345,12 @@ void decode_record(std::span<const uint32_t> words, DecodedRecord& out) {
     }
   }
   in.machine_layers = std::span(out.machine_layers).first(machines);
+  out.morph_words = {};
+  if (head & kMorphs) {
+    const uint32_t n = r.u();
+    out.morph_words = std::span(r.p, n);
+    r.p += n;
+  }
   in.fades = std::span(out.fades).first(fades);
   in.layers = std::span(out.layers).first(layers);
   in.goals = std::span(out.goals).first(goals);

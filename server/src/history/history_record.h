@@ -31,6 +31,9 @@
 //                and fade k's (bits 2k+6..2k+7); its source: clip, time, then its terms
 //                (clip, time, mix each); per fade: clip, time, weight, then its terms
 //                                                     (kMachineLayers; else none)
+//   [1 + N words] morph weights: N, then the N weights the update gave (kMorphs: the
+//                character's asset has morph targets; else none). Kept as evaluated, not
+//                recomputed: the game's overrides are not in the inputs.
 // The reported root differs from the evaluated one when a character moved in a tick it was
 // not updated in (update-rate LOD): its pose is the previous evaluation, its root the new one.
 //
@@ -58,6 +61,7 @@ inline constexpr uint32_t kAim = 1u << 17;
 inline constexpr uint32_t kFeet = 1u << 18;
 inline constexpr uint32_t kHeldPose = 1u << 19;
 inline constexpr uint32_t kMachineLayers = 1u << 20;
+inline constexpr uint32_t kMorphs = 1u << 21;
 inline constexpr uint32_t kAimWords = 4;
 inline constexpr uint32_t kFeetWords = 18;
 inline constexpr uint32_t kBlendTerms = 1u << 24;
@@ -84,6 +88,9 @@ struct DecodedRecord {
   std::array<anim::LayerInput, anim::kMaxLayers> layers{};
   std::array<anim::GoalInput, anim::kMaxIkGoals> goals{};
   std::array<anim::MachineLayerInput, anim::kMaxMachineLayers> machine_layers{};
+  // The morph weights of the tick (kMorphs), as float bits: read them with morph_weight().
+  std::span<const uint32_t> morph_words;
+  float morph_weight(size_t i) const;
 };
 
 // Decodes a record written by record_animator. `words` holds at least the record.

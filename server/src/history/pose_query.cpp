@@ -116,6 +116,9 @@ std::optional<anim::Expected<PoseAnswer>> query_history(const PoseHistory& h, co
         r.space == PoseSpace::kWorld ? world * s.model[jp.index] : s.model[jp.index]);
   out.palette.resize(static_cast<size_t>(n));
   anim::build_palette(a.skeleton, s.model, out.palette);
+  out.morph_weights.resize(s.record.morph_words.size());
+  for (size_t i = 0; i < out.morph_weights.size(); ++i)
+    out.morph_weights[i] = s.record.morph_weight(i);
   out.tick = want;
   out.server_time = frame->server_time;
   out.root = root;

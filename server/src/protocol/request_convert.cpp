@@ -40,6 +40,7 @@ struct ResultWriter {
       to_proto(glm::vec3(m[3], m[7], m[11]), jp->mutable_position());
     }
     append_palette(p.palette.data(), p.palette.size(), out->mutable_palette());
+    out->mutable_morph_weights()->Add(p.morph_weights.begin(), p.morph_weights.end());
   }
   void operator()(const CharacterList& l) const {
     auto* out = reply.mutable_list_characters();

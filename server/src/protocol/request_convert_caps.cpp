@@ -119,8 +119,9 @@ anim::Status check_repeated_field_caps(const anim::v1::Request& r) {
     case R::kOverlapSphere:
       return check_cap(caps::kOverlapSphereIgnore, r.overlap_sphere().ignore_character_ids_size());
     case R::kAddLayer:
-      return check_cap(caps::kAddLayerMaskJointWeights,
-                       static_cast<int>(r.add_layer().mask().joint_weights().size()));
+      return first_over({{caps::kAddLayerMaskJointWeights,
+                          static_cast<int>(r.add_layer().mask().joint_weights().size())},
+                         {caps::kAddLayerMorphTargets, r.add_layer().morph_targets_size()}});
     case R::kSetIkGoal:
       return first_over({{caps::kSetIkGoalJointWeights, r.set_ik_goal().joint_weights_size()},
                          {caps::kSetIkGoalConstraints, r.set_ik_goal().constraints_size()}});
@@ -141,6 +142,10 @@ anim::Status check_repeated_field_caps(const anim::v1::Request& r) {
       return check_cap(caps::kSetHitVolumesJoints, r.set_hit_volumes().joints_size());
     case R::kSetPose:
       return check_cap(caps::kSetPoseLocals, r.set_pose().locals_size());
+    case R::kSetMorphWeights:
+      return check_cap(caps::kSetMorphWeightsWeights, r.set_morph_weights().weights_size());
+    case R::kClearMorphWeights:
+      return check_cap(caps::kClearMorphWeightsTargets, r.clear_morph_weights().targets_size());
     default:
       return {};
   }

@@ -87,6 +87,15 @@ inline constexpr RepeatedFieldCap kDefineStateMachineConditions{
     "conditions", "a transition's limit"};
 inline constexpr RepeatedFieldCap kSetPoseLocals{"set_pose.locals", 10 * kJoints, kInvalid,
                                                  "floats", "10 per joint of a skeleton's limit"};
+inline constexpr RepeatedFieldCap kSetMorphWeightsWeights{"set_morph_weights.weights",
+                                                          anim::kMaxMorphOverrides, kInvalid,
+                                                          "weights", "morph weights per command"};
+inline constexpr RepeatedFieldCap kClearMorphWeightsTargets{"clear_morph_weights.targets",
+                                                            anim::kMaxMorphOverrides, kInvalid,
+                                                            "targets", "morph weights per command"};
+inline constexpr RepeatedFieldCap kAddLayerMorphTargets{"add_layer.morph_targets",
+                                                        anim::kMaxMorphOverrides, kInvalid, "names",
+                                                        "morph weights per command"};
 inline constexpr RepeatedFieldCap kSetHitVolumesJoints{"set_hit_volumes.joints", kJoints, kInvalid,
                                                        "entries", "a skeleton's joint limit"};
 inline constexpr RepeatedFieldCap kRaycastIgnore{"raycast.ignore_character_ids",
@@ -118,6 +127,9 @@ inline constexpr std::array kRepeatedFieldCaps = {
     caps::kDefineStateMachineConditions,
     caps::kSetHitVolumesJoints,
     caps::kSetPoseLocals,
+    caps::kSetMorphWeightsWeights,
+    caps::kClearMorphWeightsTargets,
+    caps::kAddLayerMorphTargets,
 };
 
 // OK when `count` entries are within `cap`, else its refusal.

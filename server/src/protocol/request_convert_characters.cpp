@@ -174,6 +174,7 @@ Converted add_layer_request(const anim::v1::AddLayerRequest& r) {
   }
   out.state_machine = r.state_machine();
   out.state = r.state();
+  out.morph_targets.assign(r.morph_targets().begin(), r.morph_targets().end());
   if (!out.state_machine.empty()) {
     if (!out.clip.empty())
       return anim::invalid_argument("add_layer.clip: a machine layer ('" + out.state_machine +

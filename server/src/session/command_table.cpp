@@ -8,6 +8,7 @@
 #include "protocol/request_convert_hits.h"
 #include "protocol/request_convert_ik.h"
 #include "protocol/request_convert_montage.h"
+#include "protocol/request_convert_morph.h"
 #include "protocol/request_convert_pose.h"
 #include "protocol/request_convert_state_machine.h"
 #include "protocol/request_convert_stream.h"
@@ -184,6 +185,12 @@ std::span<const CommandSpec> command_table() {
                   &Session::queue_for_tick},
       CommandSpec{R::kBlendOutPose, "blend_out_pose", kControl, Route::kTick,
                   [](const R& r) { return blend_out_pose_request(r.blend_out_pose()); },
+                  &Session::queue_for_tick},
+      CommandSpec{R::kSetMorphWeights, "set_morph_weights", kControl, Route::kTick,
+                  [](const R& r) { return set_morph_weights_request(r.set_morph_weights()); },
+                  &Session::queue_for_tick},
+      CommandSpec{R::kClearMorphWeights, "clear_morph_weights", kControl, Route::kTick,
+                  [](const R& r) { return clear_morph_weights_request(r.clear_morph_weights()); },
                   &Session::queue_for_tick},
   };
   return kCommands;

@@ -83,6 +83,10 @@ struct SnapshotCharacter {
   anim::Transform root;         // world placement at this tick
   uint32_t palette_offset = 0;  // into Snapshot::palettes (and QuantFrame::joints)
   uint32_t num_joints = 0;
+  // Its morph weights: Snapshot::morphs[morph_offset, + num_morphs); 0 when its asset has no
+  // morph targets.
+  uint32_t morph_offset = 0;
+  uint32_t num_morphs = 0;
   // An explicit-id or all-characters subscription in ENCODING_COMPACT watches it (regions:
   // Snapshot::regions): the encode stage prepares its frames.
   bool watched_by_id = false;
@@ -132,6 +136,9 @@ struct Snapshot {
   std::vector<anim::PaletteMatrix> palettes;
   bool has_palettes = false;
   std::vector<anim::FiredEvent> events;  // every character's events, in character order
+  // Every character's morph weights (anim::MorphLayout order), back to back; only characters
+  // whose asset has morph targets have any.
+  std::vector<float> morphs;
 
   // ENCODING_COMPACT: this tick's quantized poses and the two ticks before (null when
   // absent), and the lazily encoded frames (one CompactEntries per character, by index).

@@ -62,8 +62,10 @@ static_assert(sizeof(anim::PaletteMatrix) == 12 * sizeof(float), "12 floats a jo
 struct FloatEntry {
   uint32_t head_begin = 0, head_size = 0;  // in the heads buffer: CharacterFrame fields 1-3
   uint32_t palette_bytes = 0;
+  uint32_t morph_bytes = 0;  // CharacterFrame.morph_weights (0: the asset has no targets)
   size_t inner() const {
-    return head_size + (palette_bytes ? 1 + varint_size(palette_bytes) + palette_bytes : 0);
+    return head_size + (palette_bytes ? 1 + varint_size(palette_bytes) + palette_bytes : 0) +
+           (morph_bytes ? 1 + varint_size(morph_bytes) + morph_bytes : 0);
   }
   size_t bytes() const { return 1 + varint_size(inner()) + inner(); }
 };
@@ -323,6 +325,7 @@ void encode_stream_frame(StreamSubscription& sub, const Snapshot& snap, uint32_t
       e.head_begin = static_cast<uint32_t>(heads.size());
       e.head_size = static_cast<uint32_t>(head.ByteSizeLong());
       e.palette_bytes = c->num_joints * static_cast<uint32_t>(sizeof(anim::PaletteMatrix));
+      e.morph_bytes = c->num_morphs * static_cast<uint32_t>(sizeof(float));
       heads.resize(heads.size() + e.head_size);
       head.SerializeWithCachedSizesToArray(reinterpret_cast<uint8_t*>(heads.data() + e.head_begin));
       floats.push_back(e);
@@ -401,11 +404,18 @@ void encode_stream_frame(StreamSubscription& sub, const Snapshot& snap, uint32_t
           s.push_back(static_cast<char>(0x2A));  // StreamFrame.characters: field 5
           put_varint(s, e.inner());
           s.append(heads, e.head_begin, e.head_size);
-          if (e.palette_bytes == 0) continue;
-          s.push_back(static_cast<char>(0x22));  // CharacterFrame.palette: field 4, packed
-          put_varint(s, e.palette_bytes);
-          s.append(reinterpret_cast<const char*>(snap.palettes.data() + chars[i]->palette_offset),
-                   e.palette_bytes);
+          if (e.palette_bytes > 0) {
+            s.push_back(static_cast<char>(0x22));  // CharacterFrame.palette: field 4, packed
+            put_varint(s, e.palette_bytes);
+            s.append(reinterpret_cast<const char*>(snap.palettes.data() + chars[i]->palette_offset),
+                     e.palette_bytes);
+          }
+          if (e.morph_bytes > 0) {
+            s.push_back(static_cast<char>(0x42));  // CharacterFrame.morph_weights: 8, packed
+            put_varint(s, e.morph_bytes);
+            s.append(reinterpret_cast<const char*>(snap.morphs.data() + chars[i]->morph_offset),
+                     e.morph_bytes);
+          }
         }
       });
     }

@@ -104,6 +104,7 @@ anim::Status World::handle(const UnloadAsset& r, const CommandContext& ctx) {
   event_tables_.erase(it->second.get());
   blend_tables_.erase(it->second.get());
   machine_tables_.erase(it->second.get());
+  morph_layouts_.erase(it->second.get());
   const anim::Asset* gone = it->second.get();
   asset_owners_.erase(r.asset);
   assets_.erase(it);
@@ -355,6 +356,12 @@ anim::Expected<WorldResult> World::replace_asset(const Command& c) {
     machine_tables_.erase(t);
     machine_tables_[next.get()] = std::move(machines);
   }
+  // The mesh is the same: so is the morph layout.
+  if (auto t = morph_layouts_.find(c.replaces.get()); t != morph_layouts_.end()) {
+    auto layout = t->second;
+    morph_layouts_.erase(t);
+    morph_layouts_[next.get()] = std::move(layout);
+  }
   for (auto& ch : characters_) {
     if (ch->asset != c.replaces) continue;
     // Cannot fail: the new version is a copy of the old one with clips appended. If it did,
@@ -472,6 +479,10 @@ struct UpdateJob {
         const auto out = std::span(j.snapshot->palettes).subspan(c.palette_offset, model.size());
         anim::build_palette(c.animator.skeleton(), model, out);
       }
+      if (sc.num_morphs > 0) {
+        const std::span<const float> w = c.animator.morph_weights();
+        std::copy(w.begin(), w.end(), j.snapshot->morphs.begin() + sc.morph_offset);
+      }
       if (j.quantize) quantize_character(*j.snapshot, i, c.animator, j.snapshot->quant_pull);
     }
   }
@@ -525,6 +536,7 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
   constexpr size_t kAhead = 4;
   for (size_t i = 0; i < std::min(kAhead, characters_.size()); ++i) prefetch(*characters_[i]);
   uint32_t offset = 0;
+  uint32_t morph_offset = 0;
   for (size_t i = 0; i < characters_.size(); ++i) {
     if (i + kAhead < characters_.size()) prefetch(*characters_[i + kAhead]);
     Character& c = *characters_[i];
@@ -536,6 +548,9 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
     sc.asset = c.asset;
     sc.palette_offset = offset;
     sc.num_joints = static_cast<uint32_t>(c.asset->skeleton.num_joints());
+    sc.morph_offset = morph_offset;
+    sc.num_morphs = static_cast<uint32_t>(c.animator.morph_weights().size());
+    morph_offset += sc.num_morphs;
     sc.watched_by_id = c.compact_watchers > 0 || compact_all_watchers_ > 0;
     sc.layout = c.layout;
     // c.quant_*: the character's place in the last two quantized frames (quant_recent_).
@@ -560,6 +575,7 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
   // building and copying them is a sixth of the tick).
   snap->has_palettes = metrics_.float_subscriptions.load(std::memory_order_relaxed) > 0;
   snap->palettes.resize(snap->has_palettes ? offset : 0);
+  snap->morphs.resize(morph_offset);
   if (quant) {
     quant->joints.resize(offset);
     quant->roots.resize(characters_.size());

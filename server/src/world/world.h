@@ -224,6 +224,8 @@ class World {
   anim::Status handle(const SetTrigger& r, const CommandContext& ctx);
   anim::Status handle(const SetPose& r, const CommandContext& ctx);
   anim::Status handle(const BlendOutPose& r, const CommandContext& ctx);
+  anim::Status handle(const SetMorphWeights& r, const CommandContext& ctx);
+  anim::Status handle(const ClearMorphWeights& r, const CommandContext& ctx);
   anim::Expected<MachineStateAnswer> handle(const GetMachineState& r, const CommandContext& ctx);
   anim::Status handle(const SetHitVolumes& r, const CommandContext& ctx);
   anim::Expected<HitVolumesAnswer> handle(const GetHitVolumes& r, const CommandContext& ctx) const;
@@ -279,6 +281,10 @@ class World {
   // Each asset's state machines (define_state_machine, `.animgraph.json` files; absent: none).
   // Tables only grow; characters hold the machines they run.
   std::map<const anim::Asset*, std::shared_ptr<const anim::StateMachineTable>> machine_tables_;
+  // Each asset's morph weight layout (anim::MorphLayout), made at its first spawn; absent for
+  // assets without morph targets.
+  std::map<const anim::Asset*, std::shared_ptr<const anim::MorphLayout>> morph_layouts_;
+  std::shared_ptr<const anim::MorphLayout> morph_layout_of(const AssetPtr& asset);
   std::vector<std::unique_ptr<Character>> characters_;  // sorted by id
   // &characters_[i]->animator, in the same order (what quantization reads: quantize_work.h).
   std::vector<const anim::Animator*> animators_;

@@ -92,6 +92,8 @@ anim::Expected<Spawned> World::spawn(const SpawnCharacter& r, uint64_t session, 
     return Status(anim::StatusCode::kResourceExhausted, "character ids exhausted");
   auto ch = std::make_unique<Character>(next_character_id_, asset, session, tick);
   if (auto s = ch->animator.set_root_transform(r.root); !s) return s;
+  if (auto layout = morph_layout_of(asset))
+    if (auto s = ch->animator.set_morph_layout(std::move(layout)); !s) return s;
   // The asset's events as add_clip_events left them (else the clips' own, already there).
   if (auto t = event_tables_.find(asset.get()); t != event_tables_.end())
     if (auto s = ch->animator.set_event_table(t->second); !s) return s;
@@ -218,6 +220,17 @@ anim::Expected<LayerAdded> World::handle(const AddLayer& r, const CommandContext
     if (!mask) return mask.error();
     d.mask = std::move(*mask);
   }
+  if (!r.morph_targets.empty()) {
+    const auto& layout = (*c)->animator.morph_layout();
+    if (!layout)
+      return anim::failed_precondition("add_layer.morph_targets: asset '" + a.name +
+                                       "' has no morph targets");
+    for (size_t i = 0; i < r.morph_targets.size(); ++i)
+      if (auto found = layout->resolve(r.morph_targets[i]); !found)
+        return anim::Status(found.error().code(), "add_layer.morph_targets[" + std::to_string(i) +
+                                                      "]: " + found.error().message());
+    d.morph_targets = r.morph_targets;
+  }
   anim::Expected<int> id = 0;
   if (!r.state_machine.empty()) {
     auto t = machine_tables_.find((*c)->asset.get());
@@ -234,6 +247,7 @@ anim::Expected<LayerAdded> World::handle(const AddLayer& r, const CommandContext
     m.mask = d.mask;
     m.reference_clip = d.reference_clip;
     m.reference_time = d.reference_time;
+    m.morph_targets = d.morph_targets;
     id = (*c)->animator.add_machine_layer(m);
   } else {
     id = (*c)->animator.add_layer(d);

@@ -142,6 +142,7 @@ struct AddLayer {
   // Not empty: a machine layer running this machine of the asset (clip empty), from `state`.
   std::string state_machine;
   std::string state;
+  std::vector<std::string> morph_targets;  // empty: every target the layer's clips animate
 };
 
 // Changes a layer; unset values keep theirs.
@@ -355,6 +356,27 @@ struct BlendOutPose {
   float duration = 0.0f;  // seconds, finite, >= 0
 };
 
+// A morph weight named on the wire: by name (MorphLayout::find) or by index.
+struct MorphTargetRef {
+  std::string name;  // empty: `index` names it
+  uint32_t index = 0;
+  float value = 0.0f;  // set_morph_weights only; finite
+};
+
+// Overrides morph weights (docs/animation.md, "Morph targets").
+struct SetMorphWeights {
+  uint32_t character = 0;
+  std::vector<MorphTargetRef> weights;  // at most anim::kMaxMorphOverrides
+  float blend_time = 0.0f;              // seconds, finite, >= 0
+};
+
+// Hands morph weights back to the clips (none named: all).
+struct ClearMorphWeights {
+  uint32_t character = 0;
+  std::vector<MorphTargetRef> targets;
+  float blend_time = 0.0f;
+};
+
 // Where the character's state machine is.
 struct GetMachineState {
   uint32_t character = 0;
@@ -369,6 +391,6 @@ using WorldRequest =
                  GetHitVolumes, SetAimIk, MoveAimTarget, ClearAimIk, SetFootIk, SetGround,
                  ClearFootIk, DefineBlendSpace, SetParameter, PlayMontage, StopMontage,
                  JumpToSection, DefineStateMachine, StartStateMachine, StopStateMachine, SetTrigger,
-                 GetMachineState, SetPose, BlendOutPose>;
+                 GetMachineState, SetPose, BlendOutPose, SetMorphWeights, ClearMorphWeights>;
 
 }  // namespace animd

@@ -332,6 +332,27 @@ std::map<std::string, std::function<void(Request&, int)>> valid_fillers() {
          r.mutable_set_pose()->set_character_id(1);
          for (int i = 0; i < n; ++i) r.mutable_set_pose()->add_locals(i % 10 == 6 ? 1.0f : 0.0f);
        }},
+      {"set_morph_weights.weights",
+       [](Request& r, int n) {
+         r.mutable_set_morph_weights()->set_character_id(1);
+         for (int i = 0; i < n; ++i) {
+           auto* w = r.mutable_set_morph_weights()->add_weights();
+           w->set_index(static_cast<uint32_t>(i));
+           w->set_value(0.5f);
+         }
+       }},
+      {"clear_morph_weights.targets",
+       [](Request& r, int n) {
+         r.mutable_clear_morph_weights()->set_character_id(1);
+         for (int i = 0; i < n; ++i)
+           r.mutable_clear_morph_weights()->add_targets()->set_name("t" + std::to_string(i));
+       }},
+      {"add_layer.morph_targets",
+       [](Request& r, int n) {
+         r.mutable_add_layer()->set_clip("wave");
+         for (int i = 0; i < n; ++i)
+           r.mutable_add_layer()->add_morph_targets("t" + std::to_string(i));
+       }},
   };
 }
 
