@@ -5,8 +5,20 @@
 // A vertex is drawn at root x palette[j] x vertex (docs/protocol.md, "Spaces"), blended over
 // its four joints; the palette maps the bind-pose mesh of get_asset_data into the asset's
 // scene space and the root places it in the world (Y up, metres).
+//
+// Morph targets (MeshData.morph_sets) are applied before skinning, on the GPU, by a second
+// variant of the skin program that only meshes with targets use: each vertex a target moves
+// owns a run of entries (attribute a_morph: first entry, count), an entry is two RGBA32F
+// texels of the mesh's delta texture, (position delta, flat target index) and (normal delta,
+// 0), MORPH_TEXTURE_WIDTH texels a row; the weights (one per target, the flat order of
+// AssetInfo.morph_targets) are one R32F row per drawn character, like the palettes. Weights
+// are the item's morphWeights when it has one per target, else the mesh's defaults.
 
-const SKIN_VS = `#version 300 es
+import { decodeMorphSets, defaultMorphWeights, packMorphs } from "./morph.js";
+
+export const MORPH_TEXTURE_WIDTH = 2048;
+
+const SKIN_VS_BODY = `
 layout(location = 0) in vec3 a_position;
 layout(location = 1) in vec3 a_normal;
 layout(location = 2) in uvec4 a_joints;
@@ -15,6 +27,11 @@ uniform highp sampler2D u_palette;
 uniform int u_row;
 uniform mat4 u_root;
 uniform mat4 u_view_proj;
+#ifdef MORPH
+layout(location = 4) in uvec2 a_morph;
+uniform highp sampler2D u_morph_deltas;
+uniform highp sampler2D u_morph_weights;
+#endif
 out vec3 v_normal;
 mat4 joint_matrix(uint j) {
   int x = int(j) * 3;
@@ -23,13 +40,35 @@ mat4 joint_matrix(uint j) {
   vec4 r2 = texelFetch(u_palette, ivec2(x + 2, u_row), 0);
   return transpose(mat4(r0, r1, r2, vec4(0.0, 0.0, 0.0, 1.0)));
 }
+#ifdef MORPH
+vec4 morph_texel(int i) {
+  return texelFetch(u_morph_deltas, ivec2(i % ${MORPH_TEXTURE_WIDTH}, i / ${MORPH_TEXTURE_WIDTH}), 0);
+}
+#endif
 void main() {
+  vec3 position = a_position;
+  vec3 normal = a_normal;
+#ifdef MORPH
+  vec3 normal_sum = a_normal;
+  for (uint e = 0u; e < a_morph.y; ++e) {
+    int texel = int(a_morph.x + e) * 2;
+    vec4 delta = morph_texel(texel);
+    float w = texelFetch(u_morph_weights, ivec2(int(delta.w), u_row), 0).r;
+    if (w == 0.0) continue;
+    position += w * delta.xyz;
+    normal_sum += w * morph_texel(texel + 1).xyz;
+  }
+  if (dot(normal_sum, normal_sum) > 0.0) normal = normalize(normal_sum);
+#endif
   mat4 skin = a_weights.x * joint_matrix(a_joints.x) + a_weights.y * joint_matrix(a_joints.y) +
               a_weights.z * joint_matrix(a_joints.z) + a_weights.w * joint_matrix(a_joints.w);
   mat4 world = u_root * skin;
-  v_normal = mat3(world) * a_normal;
-  gl_Position = u_view_proj * world * vec4(a_position, 1.0);
+  v_normal = mat3(world) * normal;
+  gl_Position = u_view_proj * world * vec4(position, 1.0);
 }`;
+
+const SKIN_VS = "#version 300 es" + SKIN_VS_BODY;
+const SKIN_MORPH_VS = "#version 300 es\n#define MORPH 1" + SKIN_VS_BODY;
 
 const SKIN_FS = `#version 300 es
 precision highp float;
@@ -159,15 +198,26 @@ export class Renderer {
     this.gl = gl;
     this.canvas = canvas;
     this.skin = compile(gl, SKIN_VS, SKIN_FS);
+    this.skinMorph = compile(gl, SKIN_MORPH_VS, SKIN_FS);
     this.grid = compile(gl, GRID_VS, GRID_FS);
-    this.u = {};
-    for (const name of ["u_palette", "u_row", "u_root", "u_view_proj", "u_color"])
-      this.u[name] = gl.getUniformLocation(this.skin, name);
+    // Uniform locations per skin program.
+    this.u = new Map();
+    for (const program of [this.skin, this.skinMorph]) {
+      const u = {};
+      for (const name of ["u_palette", "u_row", "u_root", "u_view_proj", "u_color", "u_morph_deltas",
+        "u_morph_weights"])
+        u[name] = gl.getUniformLocation(program, name);
+      this.u.set(program, u);
+    }
     this.gridViewProj = gl.getUniformLocation(this.grid, "u_view_proj");
     this.paletteTexture = gl.createTexture();
     this.paletteWidth = 0;
     this.paletteRows = 0;
     this.paletteData = new Float32Array(0);
+    this.weightTexture = gl.createTexture();
+    this.weightWidth = 0;
+    this.weightRows = 0;
+    this.weightData = new Float32Array(0);
     this.gridVao = this.makeGrid(20, 1);
   }
 
@@ -190,7 +240,9 @@ export class Renderer {
     return vao;
   }
 
-  // GPU buffers for an asset's MeshData (get_asset_data). Null for a mesh-less asset.
+  // GPU buffers for an asset's MeshData (get_asset_data). Null for a mesh-less asset. With
+  // morph targets: `morph` = {texture, weightCount, defaults}; targets that fail the checks
+  // (morph.js) are left out, the mesh drawn without them and `morphError` saying why.
   uploadMesh(mesh) {
     if (!mesh || !mesh.num_vertices || !mesh.indices || mesh.indices.length === 0) return null;
     const gl = this.gl;
@@ -211,12 +263,42 @@ export class Renderer {
     const ibuf = gl.createBuffer();
     gl.bindBuffer(gl.ELEMENT_ARRAY_BUFFER, ibuf);
     gl.bufferData(gl.ELEMENT_ARRAY_BUFFER, mesh.indices, gl.STATIC_DRAW);
+    const out = { vao, count: mesh.indices.length / 4, morph: null, morphError: "" };
+    try {
+      out.morph = this.uploadMorphs(mesh, attribute);
+    } catch (e) {
+      out.morphError = e.message;
+    }
     gl.bindVertexArray(null);
-    return { vao, count: mesh.indices.length / 4 };
+    return out;
+  }
+
+  // With the mesh's VAO bound: the runs as attribute 4, the entries in an RGBA32F texture.
+  uploadMorphs(mesh, attribute) {
+    const sets = decodeMorphSets(mesh);
+    if (sets.length === 0) return null;
+    const packed = packMorphs(sets, mesh.num_vertices);
+    if (packed.entries === 0) return null;  // targets that move nothing: drawn exactly without
+    const gl = this.gl;
+    const texels = 2 * packed.entries;
+    const rows = Math.ceil(texels / MORPH_TEXTURE_WIDTH);
+    if (rows > gl.getParameter(gl.MAX_TEXTURE_SIZE))
+      throw new Error(`its morph targets need ${rows} texture rows, more than this browser allows`);
+    const data = new Float32Array(rows * MORPH_TEXTURE_WIDTH * 4);
+    data.set(packed.data);
+    attribute(packed.runs, 4, 2, gl.UNSIGNED_INT, true);
+    const texture = gl.createTexture();
+    gl.bindTexture(gl.TEXTURE_2D, texture);
+    gl.texImage2D(gl.TEXTURE_2D, 0, gl.RGBA32F, MORPH_TEXTURE_WIDTH, rows, 0, gl.RGBA, gl.FLOAT, data);
+    gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.NEAREST);
+    gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.NEAREST);
+    const defaults = defaultMorphWeights(sets);
+    return { texture, weightCount: defaults.length, defaults };
   }
 
   // Draws `items`: [{mesh (uploadMesh), palette (Float32Array, 12 per joint), root (16
-  // floats, column-major), colorIndex}], with the camera.
+  // floats, column-major), colorIndex, morphWeights (optional: one per morph target of the
+  // mesh, else the mesh's defaults are drawn)}], with the camera.
   draw(items, camera) {
     const gl = this.gl;
     const w = this.canvas.clientWidth || this.canvas.width, h = this.canvas.clientHeight || this.canvas.height;
@@ -238,20 +320,64 @@ export class Renderer {
     const drawn = items.filter((it) => it.mesh);
     if (drawn.length === 0) return 0;
     this.uploadPalettes(drawn);
-    gl.useProgram(this.skin);
+    const morphed = drawn.some((it) => it.mesh.morph);
+    if (morphed) this.uploadWeights(drawn);
     gl.activeTexture(gl.TEXTURE0);
     gl.bindTexture(gl.TEXTURE_2D, this.paletteTexture);
-    gl.uniform1i(this.u.u_palette, 0);
-    gl.uniformMatrix4fv(this.u.u_view_proj, false, viewProj);
-    drawn.forEach((it, row) => {
-      gl.uniform1i(this.u.u_row, row);
-      gl.uniformMatrix4fv(this.u.u_root, false, it.root);
-      gl.uniform3fv(this.u.u_color, COLORS[it.colorIndex % COLORS.length]);
-      gl.bindVertexArray(it.mesh.vao);
-      gl.drawElements(gl.TRIANGLES, it.mesh.count, gl.UNSIGNED_INT, 0);
-    });
+    gl.activeTexture(gl.TEXTURE2);
+    gl.bindTexture(gl.TEXTURE_2D, morphed ? this.weightTexture : null);
+    for (const program of morphed ? [this.skin, this.skinMorph] : [this.skin]) {
+      const u = this.u.get(program);
+      gl.useProgram(program);
+      gl.uniform1i(u.u_palette, 0);
+      gl.uniform1i(u.u_morph_deltas, 1);
+      gl.uniform1i(u.u_morph_weights, 2);
+      gl.uniformMatrix4fv(u.u_view_proj, false, viewProj);
+      drawn.forEach((it, row) => {
+        if ((it.mesh.morph !== null) !== (program === this.skinMorph)) return;
+        if (it.mesh.morph) {
+          gl.activeTexture(gl.TEXTURE1);
+          gl.bindTexture(gl.TEXTURE_2D, it.mesh.morph.texture);
+        }
+        gl.uniform1i(u.u_row, row);
+        gl.uniformMatrix4fv(u.u_root, false, it.root);
+        gl.uniform3fv(u.u_color, COLORS[it.colorIndex % COLORS.length]);
+        gl.bindVertexArray(it.mesh.vao);
+        gl.drawElements(gl.TRIANGLES, it.mesh.count, gl.UNSIGNED_INT, 0);
+      });
+    }
     gl.bindVertexArray(null);
     return drawn.length;
+  }
+
+  // One R32F row of morph weights per drawn character (the row of its palette): its own when
+  // it has one per target, else its mesh's defaults. Grows like the palette texture.
+  uploadWeights(items) {
+    const gl = this.gl;
+    const width = Math.max(1, ...items.map((it) => (it.mesh.morph ? it.mesh.morph.weightCount : 0)));
+    const rows = items.length;
+    const grow = width > this.weightWidth || rows > this.weightRows;
+    if (grow) {
+      this.weightWidth = Math.max(width, this.weightWidth);
+      this.weightRows = Math.max(rows, this.weightRows);
+      this.weightData = new Float32Array(this.weightWidth * this.weightRows);
+    }
+    items.forEach((it, row) => {
+      const m = it.mesh.morph;
+      if (!m) return;
+      const own = it.morphWeights && it.morphWeights.length === m.weightCount;
+      this.weightData.set(own ? it.morphWeights : m.defaults, row * this.weightWidth);
+    });
+    gl.activeTexture(gl.TEXTURE2);
+    gl.bindTexture(gl.TEXTURE_2D, this.weightTexture);
+    if (grow) {
+      gl.texImage2D(gl.TEXTURE_2D, 0, gl.R32F, this.weightWidth, this.weightRows, 0, gl.RED, gl.FLOAT,
+        this.weightData);
+      gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.NEAREST);
+      gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.NEAREST);
+    } else {
+      gl.texSubImage2D(gl.TEXTURE_2D, 0, 0, 0, this.weightWidth, rows, gl.RED, gl.FLOAT, this.weightData);
+    }
   }
 
   // One texel row per drawn character; the texture grows (never shrinks) to fit.

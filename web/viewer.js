@@ -84,8 +84,9 @@ function rootMatrix(t, r, s) {
   return Float32Array.from(compact.trsMatrix(t, r, s));
 }
 
-// Linear blend of two frames at `alpha` (palette entries component-wise, root translation
-// and scale linearly, root rotation normalized-linearly along the shorter way).
+// Linear blend of two frames at `alpha` (palette entries and morph weights component-wise,
+// root translation and scale linearly, root rotation normalized-linearly along the shorter
+// way).
 function blend(a, b, alpha) {
   const palette = new Float32Array(b.palette.length);
   for (let i = 0; i < palette.length; ++i) palette[i] = a.palette[i] + (b.palette[i] - a.palette[i]) * alpha;
@@ -95,7 +96,10 @@ function blend(a, b, alpha) {
   let r = lerp(a.root[1], rb);
   const n = Math.hypot(...r) || 1;
   r = r.map((v) => v / n);
-  return { palette, root: rootMatrix(lerp(a.root[0], b.root[0]), r, lerp(a.root[2], b.root[2])) };
+  let morphWeights = b.morphWeights;
+  if (a.morphWeights && b.morphWeights && a.morphWeights.length === b.morphWeights.length)
+    morphWeights = b.morphWeights.map((w, i) => a.morphWeights[i] + (w - a.morphWeights[i]) * alpha);
+  return { palette, root: rootMatrix(lerp(a.root[0], b.root[0]), r, lerp(a.root[2], b.root[2])), morphWeights };
 }
 
 // ---- connection ----
@@ -237,6 +241,7 @@ function makeAsset(name, reply) {
   }
   if (data.mesh && data.mesh.num_vertices > 0) {
     out.mesh = renderer.uploadMesh(data.mesh);
+    if (out.mesh && out.mesh.morphError) report(`asset ${name}: drawn without morph targets: ${out.mesh.morphError}`);
     const p = new Float32Array(data.mesh.positions.slice().buffer);
     let lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
     for (let i = 0; i < p.length; i += 3)
@@ -306,6 +311,9 @@ function decodeCharacter(c, cf, tick) {
   c.held = [{ pose, root, tick }, ...c.held].slice(0, 2);
   const sample = { palette: compact.buildPalette(skeleton, pose), root: rootParts(root),
     time: performance.now() / 1000 };
+  // CharacterFrame.morph_weights, one per morph target (filled in from compact_morphs for
+  // ENCODING_COMPACT); none: the renderer draws the mesh's default weights.
+  sample.morphWeights = cf.morph_weights && cf.morph_weights.length ? Float32Array.from(cf.morph_weights) : null;
   c.a = c.b || sample;
   c.b = sample;
 }
@@ -337,7 +345,7 @@ function frameItems(now) {
     const alpha = Math.max(0, Math.min(1, (now - c.b.time) / tickSeconds));
     const f = blend(c.a, c.b, alpha);
     items.push({ id, mesh: asset.mesh, palette: f.palette, root: f.root, colorIndex: id,
-      position: [f.root[12], f.root[13], f.root[14]], size: asset.size });
+      position: [f.root[12], f.root[13], f.root[14]], size: asset.size, morphWeights: f.morphWeights });
   }
   return items;
 }

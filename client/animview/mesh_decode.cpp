@@ -114,13 +114,24 @@ bool decode_mesh(const anim::v1::MeshData& mesh, uint32_t num_joints, CpuMesh& o
         !all_finite(out.normals, "normals", error))
       return false;
   }
+  if (!decode_morph_sets(mesh, out.morph_sets, error)) return false;
   out.joint_bounds.assign(num_joints, Aabb{});
-  for (size_t v = 0; v < n; ++v) {
-    const glm::vec3 p(out.positions[v * 3], out.positions[v * 3 + 1], out.positions[v * 3 + 2]);
+  auto add_bounds = [&out](size_t v, const glm::vec3& p) {
     out.bounds.add(p);
     for (int k = 0; k < 4; ++k)
       if (out.weights[v * 4 + k] > 0.0f) out.joint_bounds[out.joints[v * 4 + k]].add(p);
-  }
+  };
+  for (size_t v = 0; v < n; ++v)
+    add_bounds(v,
+               glm::vec3(out.positions[v * 3], out.positions[v * 3 + 1], out.positions[v * 3 + 2]));
+  for (const CpuMorphSet& set : out.morph_sets)
+    for (const CpuMorphTarget& t : set.targets)
+      for (size_t i = 0; i < t.vertices.size(); ++i) {
+        const size_t v = t.vertices[i];
+        add_bounds(v, glm::vec3(out.positions[v * 3] + t.position_deltas[i * 3],
+                                out.positions[v * 3 + 1] + t.position_deltas[i * 3 + 1],
+                                out.positions[v * 3 + 2] + t.position_deltas[i * 3 + 2]));
+      }
   return true;
 }
 

@@ -8,6 +8,7 @@
 
 #include "anim/v1/assets.pb.h"
 #include "bounds.h"
+#include "morph_decode.h"
 
 namespace animview {
 
@@ -22,8 +23,11 @@ struct CpuMesh {
   std::vector<uint16_t> joints;   // 4 palette indices per vertex
   std::vector<float> weights;     // 4 per vertex, summing to 1
   std::vector<uint32_t> indices;  // triangle list
-  Aabb bounds;                    // of the bind-pose positions
-  // Per joint: the box of the bind-pose positions it influences (weight > 0); empty for a
+  // Morph targets (morph_decode.h), empty for a mesh without them.
+  std::vector<CpuMorphSet> morph_sets;
+  // Of the bind-pose positions, and of each one moved by each morph target at weight 1.
+  Aabb bounds;
+  // Per joint: the box of the positions above that it influences (weight > 0); empty for a
   // joint that moves no vertex. Skinned by a palette, they bound the posed mesh (framing).
   std::vector<Aabb> joint_bounds;
 };
@@ -32,7 +36,7 @@ struct CpuMesh {
 // `out` unspecified and sets `error` to what is wrong (which array, which element).
 // Normals may be absent (empty): they are then computed from the triangles (area-weighted).
 // Weights that do not sum to 1 (but to > 0) are renormalized, as a GPU skinning shader
-// assumes they do.
+// assumes they do. Morph sets are decoded and checked with decode_morph_sets.
 bool decode_mesh(const anim::v1::MeshData& mesh, uint32_t num_joints, CpuMesh& out,
                  std::string& error);
 

@@ -1,5 +1,6 @@
 #include "mesh_gpu.h"
 
+#include "morph_pack.h"
 #include "shaders.h"
 
 namespace animview {
@@ -10,10 +11,15 @@ GpuMesh::~GpuMesh() {
 
 void GpuMesh::release() {
   if (vao_) glDeleteVertexArrays(1, &vao_);
-  if (buffers_[0]) glDeleteBuffers(5, buffers_);
+  for (GLuint& b : buffers_) {
+    if (b) glDeleteBuffers(1, &b);
+    b = 0;
+  }
   vao_ = 0;
-  for (GLuint& b : buffers_) b = 0;
   index_count_ = 0;
+  morph_weights_ = 0;
+  default_weights_.clear();
+  morph_error_.clear();
 }
 
 void GpuMesh::upload(const CpuMesh& mesh) {
@@ -42,8 +48,32 @@ void GpuMesh::upload(const CpuMesh& mesh) {
   glBufferData(GL_ELEMENT_ARRAY_BUFFER,
                static_cast<GLsizeiptr>(mesh.indices.size() * sizeof(uint32_t)), mesh.indices.data(),
                GL_STATIC_DRAW);
+  if (!mesh.morph_sets.empty()) upload_morphs(mesh);
   glBindVertexArray(0);
   index_count_ = static_cast<GLsizei>(mesh.indices.size());
+}
+
+// With the VAO bound: the runs as attribute kAttribMorph, the entries as a texture buffer.
+void GpuMesh::upload_morphs(const CpuMesh& mesh) {
+  const PackedMorphs packed = pack_morphs(mesh.morph_sets, mesh.num_vertices);
+  if (packed.entries == 0) return;  // targets that move nothing: drawn exactly without them
+  const size_t texels = size_t{packed.entries} * kTexelsPerMorphEntry;
+  if (texels > max_texture_buffer_texels()) {
+    morph_error_ = "its morph targets need " + std::to_string(texels) +
+                   " texels, more than a texture buffer holds here (" +
+                   std::to_string(max_texture_buffer_texels()) + "): drawn without them";
+    return;
+  }
+  glGenBuffers(1, &buffers_[5]);
+  glBindBuffer(GL_ARRAY_BUFFER, buffers_[5]);
+  glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(packed.runs.size() * sizeof(uint32_t)),
+               packed.runs.data(), GL_STATIC_DRAW);
+  glEnableVertexAttribArray(kAttribMorph);
+  glVertexAttribIPointer(kAttribMorph, 2, GL_UNSIGNED_INT, 0, nullptr);
+  morph_deltas_.upload(packed.texels.data(), packed.texels.size() * sizeof(float), GL_RGBA32F,
+                       GL_STATIC_DRAW);
+  morph_weights_ = animview::morph_weight_count(mesh.morph_sets);
+  default_weights_ = animview::default_morph_weights(mesh.morph_sets);
 }
 
 void GpuMesh::draw() const {

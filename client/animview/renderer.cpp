@@ -6,7 +6,8 @@
 namespace animview {
 
 bool Renderer::init(std::string& error) {
-  if (!skin_.build(error) || !grid_program_.build(error)) return false;
+  if (!skin_.build(false, error) || !skin_morph_.build(true, error) || !grid_program_.build(error))
+    return false;
   grid_.build(layout_grid(Aabb{}));
   return true;
 }
@@ -26,11 +27,10 @@ void Renderer::draw(const OrbitCamera& camera, int width, int height,
   const glm::vec3 eye = camera.eye();
   const glm::vec3 back = glm::normalize(eye - camera.target);
   const glm::vec3 right = glm::normalize(glm::cross(glm::vec3(0, 1, 0), back));
-  const glm::vec3 light = glm::normalize(back * 0.6f + glm::vec3(0, 1, 0) * 0.8f - right * 0.4f);
+  light_ = glm::normalize(back * 0.6f + glm::vec3(0, 1, 0) * 0.8f - right * 0.4f);
+  view_proj_ = view_proj;
 
-  glUseProgram(skin_.id);
-  glUniformMatrix4fv(skin_.view_proj, 1, GL_FALSE, glm::value_ptr(view_proj));
-  glUniform3fv(skin_.light_dir, 1, glm::value_ptr(light));
+  bound_ = nullptr;
   skipped_ = 0;
   for (const CharacterSample& c : characters) {
     auto it = c.asset ? assets.find(*c.asset) : assets.end();
@@ -38,28 +38,56 @@ void Renderer::draw(const OrbitCamera& camera, int width, int height,
       ++skipped_;
       continue;
     }
+    const GpuMesh& mesh = it->second->mesh;
+    const SkinProgram& program = mesh.has_morphs() ? skin_morph_ : skin_;
+    use(program);
+    // Uploads first, binds after: an upload binds its texture to the active unit.
     PaletteBuffer& palette = palettes_[c.id];
     palette.upload(c.palette, c.joints);
+    TexelBuffer* weights = nullptr;
+    if (mesh.has_morphs()) {
+      const bool streamed = c.morph_weights && c.morph_weight_count == mesh.morph_weight_count();
+      weights = &morph_weights_[c.id];
+      weights->upload(streamed ? c.morph_weights : mesh.default_morph_weights().data(),
+                      size_t{mesh.morph_weight_count()} * sizeof(float), GL_R32F, GL_STREAM_DRAW);
+    }
     palette.bind(kPaletteUnit);
+    if (weights) {
+      weights->bind(kMorphWeightsUnit);
+      mesh.bind_morph_deltas(kMorphDeltasUnit);
+    }
     const glm::mat3 normal_matrix = glm::inverseTranspose(glm::mat3(c.model));
-    glUniformMatrix4fv(skin_.model, 1, GL_FALSE, glm::value_ptr(c.model));
-    glUniformMatrix3fv(skin_.normal_matrix, 1, GL_FALSE, glm::value_ptr(normal_matrix));
+    glUniformMatrix4fv(program.model, 1, GL_FALSE, glm::value_ptr(c.model));
+    glUniformMatrix3fv(program.normal_matrix, 1, GL_FALSE, glm::value_ptr(normal_matrix));
     const glm::vec3 color = character_color(c.id);
-    glUniform3fv(skin_.color, 1, glm::value_ptr(color));
-    it->second->mesh.draw();
+    glUniform3fv(program.color, 1, glm::value_ptr(color));
+    mesh.draw();
   }
   grid_.draw(grid_program_, view_proj);
+  bound_ = nullptr;  // the grid's program is bound now
+}
+
+void Renderer::use(const SkinProgram& program) {
+  if (bound_ == &program) return;
+  glUseProgram(program.id);
+  glUniformMatrix4fv(program.view_proj, 1, GL_FALSE, glm::value_ptr(view_proj_));
+  glUniform3fv(program.light_dir, 1, glm::value_ptr(light_));
+  bound_ = &program;
 }
 
 void Renderer::forget_characters_except(const std::vector<CharacterSample>& characters) {
   // Both are sorted by id (samples come from the stream's id-ordered map): one merge walk,
   // linear in the character count even with thousands of characters.
-  auto c = characters.begin();
-  for (auto it = palettes_.begin(); it != palettes_.end();) {
-    while (c != characters.end() && c->id < it->first) ++c;
-    const bool live = c != characters.end() && c->id == it->first;
-    it = live ? std::next(it) : palettes_.erase(it);
-  }
+  auto prune = [&characters](auto& buffers) {
+    auto c = characters.begin();
+    for (auto it = buffers.begin(); it != buffers.end();) {
+      while (c != characters.end() && c->id < it->first) ++c;
+      const bool live = c != characters.end() && c->id == it->first;
+      it = live ? std::next(it) : buffers.erase(it);
+    }
+  };
+  prune(palettes_);
+  prune(morph_weights_);
 }
 
 Aabb scene_bounds(const std::vector<CharacterSample>& characters, const AssetMap& assets) {

@@ -1,6 +1,8 @@
 #pragma once
 // Draws one view: every character skinned on the GPU (its asset's mesh, its palette in a
-// texture buffer, its root transform as model matrix), then the ground grid.
+// texture buffer, its root transform as model matrix), then the ground grid. A mesh with
+// morph targets is drawn with the morph program and the character's weights (its sample's
+// when it has one per target, else the mesh's defaults) in a texture buffer of its own.
 
 #include <cstdint>
 #include <map>
@@ -15,6 +17,7 @@
 #include "palette_buffer.h"
 #include "shaders.h"
 #include "stream_state.h"
+#include "texel_buffer.h"
 
 namespace animview {
 
@@ -37,17 +40,25 @@ class Renderer {
   // not loaded yet, or whose palette has fewer joints than the skeleton, are skipped.
   void draw(const OrbitCamera& camera, int width, int height,
             const std::vector<CharacterSample>& characters, const AssetMap& assets);
-  // Frees the palette buffers of characters no longer drawn. `characters` is sorted by id
-  // (as StreamState::sample produces it).
+  // Frees the palette (and morph weight) buffers of characters no longer drawn. `characters` is
+  // sorted by id (as StreamState::sample produces it).
   void forget_characters_except(const std::vector<CharacterSample>& characters);
   // Characters skipped by the last draw() (asset missing or palette too short).
   size_t skipped() const { return skipped_; }
 
  private:
+  // Binds `program` (when not bound) with the frame's camera and light.
+  void use(const SkinProgram& program);
+
   SkinProgram skin_;
+  SkinProgram skin_morph_;
   GridProgram grid_program_;
   Grid grid_;
   std::map<uint32_t, PaletteBuffer> palettes_;
+  std::map<uint32_t, TexelBuffer> morph_weights_;  // characters of meshes with morphs
+  const SkinProgram* bound_ = nullptr;
+  glm::mat4 view_proj_{1.0f};
+  glm::vec3 light_{0.0f, 1.0f, 0.0f};
   size_t skipped_ = 0;
 };
 

@@ -8,7 +8,11 @@ namespace {
 // Each joint is 3 texels: the rows of its 3x4 skin matrix. A texture buffer holds at least
 // 65,536 texels in GL 3.3 (21,845 joints), where a uniform block of 4x4 matrices would stop
 // at 256 joints on common limits (16 KiB).
-const char* kSkinVertex = R"(#version 330 core
+// The skin program's vertex shader, after the #version line. With ANIMVIEW_MORPH defined
+// (the morph variant) each vertex is first morphed (morph_pack.h): its run of entries adds
+// weight[target] x delta to its position and normal; without it (meshes without targets) the
+// vertex is skinned as it is.
+const char* kSkinVertexBody = R"(
 layout(location = 0) in vec3 a_position;
 layout(location = 1) in vec3 a_normal;
 layout(location = 2) in uvec4 a_joints;
@@ -19,11 +23,31 @@ uniform mat4 u_model;
 uniform mat3 u_normal_matrix;
 uniform mat4 u_view_proj;
 
+#ifdef ANIMVIEW_MORPH
+layout(location = 4) in uvec2 a_morph;  // this vertex's entries: first, count
+uniform samplerBuffer u_morph_deltas;   // 2 texels per entry: (dp, target), (dn, 0)
+uniform samplerBuffer u_morph_weights;  // one weight per target, flat order
+#endif
+
 out vec3 v_normal;
 
 void main() {
-  vec4 p = vec4(a_position, 1.0);
-  vec4 n = vec4(a_normal, 0.0);
+  vec3 position = a_position;
+  vec3 normal = a_normal;
+#ifdef ANIMVIEW_MORPH
+  vec3 normal_sum = a_normal;
+  for (uint e = 0u; e < a_morph.y; ++e) {
+    int texel = int(a_morph.x + e) * 2;
+    vec4 delta = texelFetch(u_morph_deltas, texel);
+    float w = texelFetch(u_morph_weights, int(delta.w)).r;
+    if (w == 0.0) continue;
+    position += w * delta.xyz;
+    normal_sum += w * texelFetch(u_morph_deltas, texel + 1).xyz;
+  }
+  if (dot(normal_sum, normal_sum) > 0.0) normal = normalize(normal_sum);
+#endif
+  vec4 p = vec4(position, 1.0);
+  vec4 n = vec4(normal, 0.0);
   vec3 skinned_p = vec3(0.0);
   vec3 skinned_n = vec3(0.0);
   for (int i = 0; i < 4; ++i) {
@@ -127,10 +151,14 @@ GLuint build_program(const char* vertex_source, const char* fragment_source, std
   return program;
 }
 
-bool SkinProgram::build(std::string& error) {
-  id = build_program(kSkinVertex, kSkinFragment, error);
+bool SkinProgram::build(bool with_morphs, std::string& error) {
+  const std::string vertex = std::string("#version 330 core\n") +
+                             (with_morphs ? "#define ANIMVIEW_MORPH 1\n" : "") + kSkinVertexBody;
+  id = build_program(vertex.c_str(), kSkinFragment, error);
   if (!id) return false;
   palette = glGetUniformLocation(id, "u_palette");
+  morph_deltas = glGetUniformLocation(id, "u_morph_deltas");
+  morph_weights = glGetUniformLocation(id, "u_morph_weights");
   model = glGetUniformLocation(id, "u_model");
   normal_matrix = glGetUniformLocation(id, "u_normal_matrix");
   view_proj = glGetUniformLocation(id, "u_view_proj");
@@ -138,6 +166,10 @@ bool SkinProgram::build(std::string& error) {
   color = glGetUniformLocation(id, "u_color");
   glUseProgram(id);
   glUniform1i(palette, kPaletteUnit);
+  if (with_morphs) {
+    glUniform1i(morph_deltas, kMorphDeltasUnit);
+    glUniform1i(morph_weights, kMorphWeightsUnit);
+  }
   return true;
 }
 

@@ -1,6 +1,8 @@
 #pragma once
 // GLSL 330 programs: the skinned character (palette from a texture buffer, one directional
-// light + ambient) and the ground grid (lines fading out with distance).
+// light + ambient), in two variants: plain, and morph (morph targets applied before skinning,
+// for meshes that have them; morph_pack.h), and the ground grid (lines fading out with
+// distance).
 
 #include <string>
 
@@ -20,8 +22,14 @@ struct SkinProgram {
   GLint view_proj = -1;      // mat4
   GLint light_dir = -1;      // vec3, world space, unit, towards the light
   GLint color = -1;          // vec3, linear albedo
+  // Morph variant only (-1 otherwise): samplerBuffers of the mesh's morph entries (RGBA32F,
+  // morph_pack.h) and of the character's weights (R32F, one per target, flat order).
+  GLint morph_deltas = -1;
+  GLint morph_weights = -1;
 
-  bool build(std::string& error);
+  // Compiles the plain variant, or with `with_morphs` the morph variant (a vertex attribute
+  // kAttribMorph: the vertex's first entry and entry count).
+  bool build(bool with_morphs, std::string& error);
 };
 
 struct GridProgram {
@@ -38,9 +46,12 @@ inline constexpr GLuint kAttribPosition = 0;
 inline constexpr GLuint kAttribNormal = 1;
 inline constexpr GLuint kAttribJoints = 2;
 inline constexpr GLuint kAttribWeights = 3;
+inline constexpr GLuint kAttribMorph = 4;  // uvec2: first morph entry, entry count
 inline constexpr GLuint kAttribColor = 1;  // grid lines: per-vertex colour
 
-// Texture unit the palette buffer is bound to.
+// Texture units of the palette buffer and of the morph variant's two buffers.
 inline constexpr GLint kPaletteUnit = 0;
+inline constexpr GLint kMorphDeltasUnit = 1;
+inline constexpr GLint kMorphWeightsUnit = 2;
 
 }  // namespace animview

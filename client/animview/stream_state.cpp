@@ -34,6 +34,13 @@ bool StreamState::accept(const anim::v1::CharacterFrame& cf, uint64_t tick, doub
       return false;
     }
   }
+  for (float w : cf.morph_weights()) {
+    if (!std::isfinite(w)) {
+      last_error_ = "character " + std::to_string(cf.character_id()) +
+                    ": morph weights hold a non-finite value";
+      return false;
+    }
+  }
   RootTransform root;
   if (!root_from_proto(cf.root(), root)) {
     last_error_ = "character " + std::to_string(cf.character_id()) +
@@ -56,6 +63,7 @@ bool StreamState::accept(const anim::v1::CharacterFrame& cf, uint64_t tick, doub
   t.latest.server_time = server_time;
   t.latest.root = root;
   t.latest.palette.assign(pal.begin(), pal.end());
+  t.latest.morph_weights.assign(cf.morph_weights().begin(), cf.morph_weights().end());
   return true;
 }
 
@@ -103,10 +111,21 @@ void StreamState::sample(double local_time, bool interpolate, std::vector<Charac
                    t.blended.data());
       s.palette = t.blended.data();
       s.model = interpolate_root(t.prev.root, t.latest.root, a).matrix();
+      if (t.prev.morph_weights.size() == t.latest.morph_weights.size()) {
+        t.blended_weights.resize(t.latest.morph_weights.size());
+        lerp_palette(t.prev.morph_weights.data(), t.latest.morph_weights.data(),
+                     t.blended_weights.size(), a, t.blended_weights.data());
+        s.morph_weights = t.blended_weights.data();
+      } else {
+        s.morph_weights = t.latest.morph_weights.data();
+      }
     } else {
       s.palette = t.latest.palette.data();
       s.model = t.latest.root.matrix();
+      s.morph_weights = t.latest.morph_weights.data();
     }
+    s.morph_weight_count = static_cast<uint32_t>(t.latest.morph_weights.size());
+    if (s.morph_weight_count == 0) s.morph_weights = nullptr;
     out.push_back(s);
   }
 }

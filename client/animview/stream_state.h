@@ -42,6 +42,8 @@ struct TimedPose {
   double server_time = 0.0;  // seconds, the server's clock
   RootTransform root;
   std::vector<float> palette;  // 12 floats per joint
+  // CharacterFrame.morph_weights (AssetInfo.morph_targets order); empty when not sent.
+  std::vector<float> morph_weights;
 };
 
 struct CharacterTrack {
@@ -50,7 +52,8 @@ struct CharacterTrack {
   TimedPose prev;    // valid when has_prev
   TimedPose latest;  // always valid
   bool has_prev = false;
-  std::vector<float> blended;  // scratch for sample(); kept to avoid allocating per frame
+  std::vector<float> blended;          // scratch for sample(); kept to avoid allocating per frame
+  std::vector<float> blended_weights;  // likewise, for the morph weights
 };
 
 // One character as it should be drawn now.
@@ -60,20 +63,26 @@ struct CharacterSample {
   glm::mat4 model{1.0f};               // root transform
   const float* palette = nullptr;      // 12 floats per joint, valid until the next sample()
   uint32_t joints = 0;
+  // Morph weights as streamed (interpolated like the palette), valid until the next sample();
+  // null when the frames carry none. The renderer uses them when there is one per target of
+  // the mesh, else the mesh's default weights.
+  const float* morph_weights = nullptr;
+  uint32_t morph_weight_count = 0;
   uint64_t tick = 0;  // of the newest frame used
 };
 
 class StreamState {
  public:
   // Applies one stream frame that arrived at `local_time` (client steady clock, seconds).
-  // Character entries whose palette is not a whole, non-empty number of joints, holds a
-  // non-finite value, or whose root is invalid are skipped; the count of skipped entries
-  // and the last reason are kept (rejected(), last_error()). Frames older than a
+  // Character entries whose palette is not a whole, non-empty number of joints, whose palette
+  // or morph weights hold a non-finite value, or whose root is invalid are skipped; the count of
+  // skipped entries and the last reason are kept (rejected(), last_error()). Frames older than a
   // character's newest are ignored for it.
   void on_frame(const anim::v1::StreamFrame& frame, double local_time);
 
   // Every character's pose at `local_time`, in increasing id order: interpolated between its
-  // last two frames by render time, or its newest frame when `interpolate` is false.
+  // last two frames by render time (palette and, when both frames have as many, morph
+  // weights), or its newest frame when `interpolate` is false.
   void sample(double local_time, bool interpolate, std::vector<CharacterSample>& out);
 
   // Forgets everything (after a reconnect: the server may have restarted).

@@ -74,6 +74,9 @@ void Viewer::fetch_missing_assets(double now) {
                    : decode_mesh(reply->mesh(), joints, mesh, error)) {
         auto asset = std::make_unique<DrawableAsset>();
         asset->mesh.upload(mesh);
+        if (!asset->mesh.morph_error().empty())
+          std::fprintf(stderr, "animview: asset '%s': %s\n", name.c_str(),
+                       asset->mesh.morph_error().c_str());
         asset->bounds = mesh.bounds;
         asset->joint_bounds = std::move(mesh.joint_bounds);
         asset->joints = joints;

@@ -17,6 +17,10 @@ animd-client (`cmake --install <build> --component python`; docs/tools.md "Pytho
 it imports with no PYTHONPATH; from a build tree, put <build>/python (the generated modules,
 CMake target animproto) and client/python on PYTHONPATH.
 
+Morph targets: decode_morph_sets(c.get_asset_data(asset)) gives an asset's morph sets as plain
+Python values, and morphed_skinned_positions() what a renderer draws from a palette and the
+flat morph weights (animd_morph, re-exported here).
+
     with Client(port=7450) as c:
         cid = c.spawn("builtin", clip="walk")
         c.crossfade(cid, "run", 0.25)
@@ -51,6 +55,15 @@ from anim.v1 import (
 )
 
 import animd_compact
+from animd_morph import (  # noqa: F401  (the client's morph target helpers)
+    MorphError,
+    decode_morph_sets,
+    default_weights,
+    morph_target_names,
+    morphed_positions,
+    morphed_skinned_positions,
+    skinned_positions,
+)
 
 DEFAULT_PORT = 7450
 _HEADER = struct.Struct("<I")

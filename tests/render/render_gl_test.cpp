@@ -1,6 +1,7 @@
 // animview's GL parts on synthetic meshes, rendered offscreen (run under xvfb-run with
 // Mesa): the palette texture buffer (256 joints, row-major 3x4 rows), skinning in the vertex
-// shader, the offscreen target and the PNG writer.
+// shader, morph targets before skinning with each character's weights, the offscreen target
+// and the PNG writer.
 #include <cmath>
 #include <filesystem>
 #include <memory>
@@ -45,9 +46,11 @@ class RenderGl : public ::testing::Test {
     renderer_.set_grid(far_away);
   }
 
-  // Renders one character of `asset` with `palette` and returns the pixels (top row first).
+  // Renders one character of `asset` with `palette` (and `morph_weights`, none when null)
+  // and returns the pixels (top row first).
   std::vector<uint8_t> render(const CpuMesh& mesh, uint32_t joints,
-                              const std::vector<float>& palette, const OrbitCamera& camera) {
+                              const std::vector<float>& palette, const OrbitCamera& camera,
+                              const std::vector<float>* morph_weights = nullptr) {
     AssetMap assets;
     auto a = std::make_unique<DrawableAsset>();
     a->mesh.upload(mesh);
@@ -59,6 +62,10 @@ class RenderGl : public ::testing::Test {
     characters[0].asset = &asset_name_;
     characters[0].palette = palette.data();
     characters[0].joints = static_cast<uint32_t>(palette.size() / 12);
+    if (morph_weights) {
+      characters[0].morph_weights = morph_weights->data();
+      characters[0].morph_weight_count = static_cast<uint32_t>(morph_weights->size());
+    }
     target_.bind();
     renderer_.draw(camera, kSize, kSize, characters, assets);
     EXPECT_EQ(renderer_.skipped(), 0u);
@@ -167,6 +174,68 @@ TEST_F(RenderGl, PaletteRowsAreRowMajorRotationAndTranslation) {
   glm::ivec3 c = pixel_at(pixels, camera, {5.0f, 6.0f, 0});
   glm::vec3 albedo = character_color(1) * 255.0f;
   EXPECT_GT(c.r, 0.5f * albedo.r);
+}
+
+// A unit quad on joint 0 with two morph targets: "stretch" moves its top edge up by 2 in bind
+// space, "shade" turns every normal away from the viewer (0, 0, 1) -> (0, 0, -1) at weight 1.
+// Defaults: stretch 1, shade 0. The skin matrix turns 90 degrees about Z and moves by
+// (5, 5, 0), so a bind-space delta (0, 2, 0) lands as (-2, 0, 0): morphed before skinning, the
+// quad reaches x = 2; morphed after, it would grow upwards instead.
+TEST_F(RenderGl, MorphTargetsMoveVerticesBeforeSkinningWithTheCharactersWeights) {
+  CpuMesh mesh;
+  const float corners[4][2] = {{0, 0}, {1, 0}, {1, 1}, {0, 1}};
+  for (const auto& c : corners) {
+    mesh.positions.insert(mesh.positions.end(), {c[0], c[1], 0.0f});
+    mesh.normals.insert(mesh.normals.end(), {0.0f, 0.0f, 1.0f});
+    mesh.joints.insert(mesh.joints.end(), {0, 0, 0, 0});
+    mesh.weights.insert(mesh.weights.end(), {1.0f, 0.0f, 0.0f, 0.0f});
+    ++mesh.num_vertices;
+  }
+  mesh.indices = {0, 1, 2, 0, 2, 3};
+  CpuMorphSet set;
+  set.name = "quad";
+  set.ranges = {{0, 4}};
+  set.targets.resize(2);
+  set.targets[0].name = "stretch";
+  set.targets[0].vertices = {2, 3};
+  set.targets[0].position_deltas = {0, 2, 0, 0, 2, 0};
+  set.targets[1].name = "shade";
+  set.targets[1].vertices = {0, 1, 2, 3};
+  set.targets[1].position_deltas.assign(12, 0.0f);
+  set.targets[1].normal_deltas = {0, 0, -2, 0, 0, -2, 0, 0, -2, 0, 0, -2};
+  set.default_weights = {1.0f, 0.0f};
+  mesh.morph_sets = {set};
+  const std::vector<float> palette = {0, -1, 0, 5, 1, 0, 0, 5, 0, 0, 1, 0};
+  Aabb view;
+  view.add({0, 0, 0});
+  view.add({10, 10, 0});
+  const OrbitCamera camera = front_camera(view);
+  const glm::vec3 stretched(3.0f, 5.5f, 0.0f);       // inside the quad only when stretched
+  const glm::vec3 always(4.5f, 5.5f, 0.0f);          // inside the quad at any weight
+  const glm::vec3 after_skinning(4.5f, 6.5f, 0.0f);  // where a scene-space delta would go
+
+  const std::vector<float> none = {0.0f, 0.0f};
+  std::vector<uint8_t> pixels = render(mesh, 1, palette, camera, &none);
+  EXPECT_TRUE(is_background(pixel_at(pixels, camera, stretched)));
+  const glm::ivec3 lit = pixel_at(pixels, camera, always);
+  EXPECT_FALSE(is_background(lit));
+
+  pixels = render(mesh, 1, palette, camera);  // no streamed weights: the defaults
+  EXPECT_FALSE(is_background(pixel_at(pixels, camera, stretched)));
+  EXPECT_TRUE(is_background(pixel_at(pixels, camera, after_skinning)));
+
+  const std::vector<float> wrong_count = {0.0f, 0.0f, 0.0f};  // not one per target: defaults
+  pixels = render(mesh, 1, palette, camera, &wrong_count);
+  EXPECT_FALSE(is_background(pixel_at(pixels, camera, stretched)));
+
+  const std::vector<float> shaded = {0.0f, 1.0f};
+  pixels = render(mesh, 1, palette, camera, &shaded);
+  EXPECT_TRUE(is_background(pixel_at(pixels, camera, stretched)));
+  const glm::ivec3 dark = pixel_at(pixels, camera, always);
+  // Facing away from the light: ambient only (0.3 of the albedo), well below the lit pixel.
+  const glm::vec3 albedo = character_color(1) * 255.0f;
+  EXPECT_LT(dark.r, lit.r - 20) << "lit " << lit.r << ", shaded " << dark.r;
+  EXPECT_NEAR(dark.r, 0.3f * albedo.r, 0.05f * albedo.r + 2);
 }
 
 // A palette too short for the skeleton is not drawn (the shader would read past it).

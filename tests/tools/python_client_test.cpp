@@ -2,6 +2,7 @@
 // <build>/test-tmp/install, fixture animd_installed) against a real animd: the console scripts
 // animd-py-example and animd-py-load-example run as installed (their #! is /usr/bin/python3),
 // with only the installed dist-packages on PYTHONPATH (a temp prefix is not on sys.path).
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
@@ -9,6 +10,7 @@
 
 #include "daemon_process.h"
 #include "run_process.h"
+#include "shared_assets.h"
 
 namespace {
 
@@ -531,6 +533,37 @@ print("reset", c.get_hit_volumes("builtin").fitted)
   EXPECT_NE(r.out.find("refused INVALID_ARGUMENT: raycast.direction is zero"), std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("reset True"), std::string::npos) << r.out;
+  EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
+}
+
+// Morph targets from get_asset_data decoded by the installed client and drawn by its CPU
+// reference (morph, then skin with query_pose's palette) against three.js: every scenario of
+// ../shared/golden/MorphArm.morphs.json and RobotExpressive.morphs.json within 1e-4
+// (python_morph_golden.py).
+TEST_F(PythonClient, MorphTargetsDecodeAndDrawLikeThreeJs) {
+  ANIMD_REQUIRE_SHARED();
+  animtest::TempDir tmp("python-morph");
+  ASSERT_TRUE(tmp.ok());
+  const std::filesystem::path assets = tmp.path() / "assets";
+  std::filesystem::create_directories(assets);
+  for (const char* file : {"MorphArm/MorphArm.glb", "RobotExpressive/RobotExpressive.glb"}) {
+    const std::filesystem::path src = animtest::shared_dir() / "assets" / file;
+    ASSERT_TRUE(std::filesystem::exists(src)) << src;
+    std::filesystem::create_symlink(src, assets / src.filename());
+  }
+  animtest::DaemonProcess daemon({"--assets", assets.string()});
+  ASSERT_TRUE(daemon.start()) << daemon.error() << daemon.log_tail();
+  const ProcessResult r = animtest::run_process(
+      {"/usr/bin/python3", std::string(ANIMD_SOURCE_DIR) + "/tests/tools/python_morph_golden.py",
+       std::to_string(daemon.port()), animtest::shared_dir().string()},
+      {kPythonPath});
+  std::printf("%s", r.out.c_str());
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  size_t scenarios = 0;
+  for (size_t at = r.out.find("max vertex error"); at != std::string::npos;
+       at = r.out.find("max vertex error", at + 1))
+    ++scenarios;
+  EXPECT_EQ(scenarios, 6u) << r.out;  // three per asset
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 

@@ -3,7 +3,8 @@
 // protocol (a Beast WebSocket client: no node, no driver). The page must connect, fetch the
 // asset, decode the compact stream and draw: the screenshots show the character covering a
 // sane share of the frame, and two moments of its walk differ. Then the daemon goes away and
-// comes back on the same port, and the page reconnects by itself.
+// comes back on the same port, and the page reconnects by itself. The page's renderer draws
+// RobotExpressive's morph targets on the GPU: "Surprised" changes the face and nothing else.
 //
 // Skips (with the reason) without chromium, or when the build has no protobuf.js.
 
@@ -24,8 +25,10 @@
 
 #include "anim/animator.h"
 #include "anim/loaders/builtin_character.h"
+#include "anim/loaders/gltf_loader.h"
 #include "anim/v1/assets.pb.h"
 #include "codec_harness.h"
+#include "shared_assets.h"
 #include "skeleton_message.h"
 #include "ws_support.h"
 
@@ -456,6 +459,187 @@ TEST(Browser, ViewerDrawsTheStreamedCharacterAndReconnects) {
       },
       &s))
       << s.dump();
+}
+
+// RobotExpressive drawn by the page's renderer (renderer.js with morph.js), its mesh fetched
+// by the page from the daemon (get_asset_data over /ws, decoded by protobuf.js), posed with
+// core's palette of Idle at t = 0, seen from the front of its head: with every morph weight 0,
+// with none given (the defaults, all 0 in the file), and with "Surprised" at 1. The Surprised
+// picture differs inside the screen box of the triangles "Surprised" moves (computed here on
+// the CPU, projected by the page's camera) and nowhere else; the defaults give the neutral
+// picture. A mesh whose morph data is malformed is drawn without its targets, with a reason.
+TEST(Browser, MorphTargetsMoveTheFaceOnTheGpuAndNothingElse) {
+  ANIMD_REQUIRE_SHARED();
+  const std::string chromium = find_chromium();
+  SKIP_WITHOUT_BROWSER(chromium);
+  const std::string file = animtest::shared_path("assets/RobotExpressive/RobotExpressive.glb");
+  anim::Expected<anim::Asset> loaded = anim::load_gltf(file);
+  ASSERT_TRUE(loaded.has_value()) << loaded.error().message();
+  const anim::Asset& a = *loaded;
+  anim::Animator animator(a.skeleton, a.clips);
+  ASSERT_TRUE(animator.play(a.find_clip("Idle")).is_ok());
+  ASSERT_TRUE(animator.update(0.0f).is_ok());
+  std::vector<glm::mat4> palette;
+  json palette_json = json::array();
+  for (const anim::PaletteMatrix& m : animator.palette()) {
+    palette.push_back(m.to_mat4());
+    for (float v : m.m) palette_json.push_back(v);
+  }
+  // Flat weights with "Surprised" at 1; the vertices it moves; the morphed positions.
+  std::vector<float> surprised;
+  std::vector<bool> moved(a.mesh.positions.size(), false);
+  for (const anim::MorphSet& set : a.mesh.morph_sets)
+    for (const anim::MorphTarget& t : set.targets) {
+      surprised.push_back(t.name == "Surprised" ? 1.0f : 0.0f);
+      if (t.name == "Surprised")
+        for (uint32_t v : t.vertices) moved[v] = true;
+    }
+  ASSERT_FALSE(surprised.empty());
+  std::vector<glm::vec3> morphed = a.mesh.positions;
+  size_t k = 0;
+  for (const anim::MorphSet& set : a.mesh.morph_sets) {
+    anim::apply_morph_positions(set, std::span(surprised).subspan(k, set.targets.size()), morphed);
+    k += set.targets.size();
+  }
+  auto skin = [&](const std::vector<glm::vec3>& positions, size_t v) {
+    glm::vec4 p(0.0f);
+    for (int c = 0; c < 4; ++c)
+      p += a.mesh.weights[v][c] * (palette[a.mesh.joints[v][c]] * glm::vec4(positions[v], 1.0f));
+    return glm::vec3(p);
+  };
+  // The head (every vertex of a morph set) framed from the side its face is on.
+  glm::vec3 lo(1e30f), hi(-1e30f), head_sum(0.0f), face_sum(0.0f);
+  size_t head_n = 0, face_n = 0;
+  for (const anim::MorphSet& set : a.mesh.morph_sets)
+    for (const anim::VertexRange& r : set.ranges)
+      for (uint32_t v = r.first_vertex; v < r.first_vertex + r.vertex_count; ++v) {
+        const glm::vec3 p = skin(a.mesh.positions, v);
+        lo = glm::min(lo, p);
+        hi = glm::max(hi, p);
+        head_sum += p;
+        ++head_n;
+        if (moved[v]) {
+          face_sum += p;
+          ++face_n;
+        }
+      }
+  ASSERT_GT(face_n, 0u);
+  const glm::vec3 facing = face_sum / float(face_n) - head_sum / float(head_n);
+  const glm::vec3 centre = (lo + hi) * 0.5f;
+  const float radius = glm::length(hi - lo) * 0.5f;
+  const json camera = {{"target", {centre.x, centre.y, centre.z}},
+                       {"yaw", std::atan2(facing.x, facing.z)},
+                       {"pitch", 0.0},
+                       {"distance", 1.15 * radius / std::tan(std::acos(-1.0) / 8)}};
+  // Where the pictures may differ: every vertex of a triangle with a moved vertex, both states.
+  json face = json::array();
+  const std::vector<glm::vec3>* states[] = {&a.mesh.positions, &morphed};
+  for (size_t t = 0; t + 2 < a.mesh.indices.size(); t += 3) {
+    const uint32_t tri[3] = {a.mesh.indices[t], a.mesh.indices[t + 1], a.mesh.indices[t + 2]};
+    if (!moved[tri[0]] && !moved[tri[1]] && !moved[tri[2]]) continue;
+    for (uint32_t v : tri)
+      for (const std::vector<glm::vec3>* positions : states) {
+        const glm::vec3 p = skin(*positions, v);
+        face.push_back({p.x, p.y, p.z});
+      }
+  }
+
+  ViewerPage v(chromium, {"--assets", animtest::shared_path("assets/RobotExpressive")});
+  ASSERT_TRUE(v.error.empty()) << v.error;
+  json s;
+  ASSERT_TRUE(v.page->wait_for([](const json& st) { return st.value("connected", false); }, &s))
+      << s.dump();
+  const std::string script = R"((async () => {
+    const r = await import('/view/renderer.js');
+    const P = animdViewer.protocol;
+    const Req = P.lookupType('anim.v1.Request'), Msg = P.lookupType('anim.v1.ServerMessage');
+    const ws = new WebSocket(`ws://${location.host}/ws`);
+    ws.binaryType = 'arraybuffer';
+    await new Promise((ok, fail) => { ws.onopen = ok; ws.onerror = fail; });
+    const reply = await new Promise((ok) => {
+      ws.onmessage = (e) => {
+        const m = Msg.decode(new Uint8Array(e.data));
+        if (m.reply && Number(m.reply.request_id) === 7) ok(m.reply);
+      };
+      ws.send(Req.encode(Req.fromObject({ request_id: 7,
+        get_asset_data: { asset: 'RobotExpressive' } })).finish());
+    });
+    ws.close();
+    if (reply.status && reply.status.code) return JSON.stringify({ error: reply.status.message });
+    const data = reply.get_asset_data;
+    const size = 512;
+    const canvas = document.createElement('canvas');
+    canvas.width = size;
+    canvas.height = size;
+    const renderer = new r.Renderer(canvas);
+    const mesh = renderer.uploadMesh(data.mesh);
+    if (!mesh.morph) return JSON.stringify({ error: 'no morphs: ' + mesh.morphError });
+    const camera = new r.OrbitCamera();
+    Object.assign(camera, )" +
+                             camera.dump() + R"();
+    const palette = Float32Array.from()" +
+                             palette_json.dump() + R"();
+    const root = Float32Array.from([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]);
+    const gl = renderer.gl;
+    const render = (morphWeights) => {
+      renderer.draw([{ mesh, palette, root, colorIndex: 1, morphWeights }], camera);
+      const px = new Uint8Array(size * size * 4);
+      gl.readPixels(0, 0, size, size, gl.RGBA, gl.UNSIGNED_BYTE, px);
+      return px;
+    };
+    const surprised = Float32Array.from()" +
+                             json(surprised).dump() + R"();
+    const neutral = render(new Float32Array(surprised.length));
+    const defaults = render(null);
+    const surprise = render(surprised);
+    // The face box in readPixels rows (bottom row first), widened by 2 pixels.
+    const vp = camera.viewProj(1);
+    let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
+    for (const [x, y, z] of )" +
+                             face.dump() + R"() {
+      const c = [0, 1, 2, 3].map((i) => vp[i] * x + vp[4 + i] * y + vp[8 + i] * z + vp[12 + i]);
+      const px = (c[0] / c[3] * 0.5 + 0.5) * size, py = (c[1] / c[3] * 0.5 + 0.5) * size;
+      x0 = Math.min(x0, px); x1 = Math.max(x1, px); y0 = Math.min(y0, py); y1 = Math.max(y1, py);
+    }
+    x0 -= 2; x1 += 2; y0 -= 2; y1 += 2;
+    let inside = 0, differInside = 0, differOutside = 0, differDefaults = 0, drawn = 0;
+    for (let y = 0; y < size; ++y)
+      for (let x = 0; x < size; ++x) {
+        const i = 4 * (y * size + x);
+        const differ = neutral[i] !== surprise[i] || neutral[i + 1] !== surprise[i + 1] ||
+                       neutral[i + 2] !== surprise[i + 2];
+        const inFace = x + 0.5 >= x0 && x + 0.5 <= x1 && y + 0.5 >= y0 && y + 0.5 <= y1;
+        inside += inFace;
+        if (differ) inFace ? ++differInside : ++differOutside;
+        if (neutral[i] !== defaults[i] || neutral[i + 1] !== defaults[i + 1] ||
+            neutral[i + 2] !== defaults[i + 2]) ++differDefaults;
+        if (neutral[i + 2] - neutral[i] > 30) ++drawn;
+      }
+    // Malformed morph data: the mesh is drawn without its targets, and says why.
+    const bad = P.lookupType('anim.v1.MeshData').decode(P.lookupType('anim.v1.MeshData').encode(data.mesh).finish());
+    const t = bad.morph_sets[0].targets[0];
+    t.position_deltas = t.position_deltas.subarray(0, t.position_deltas.length - 4);
+    const badMesh = renderer.uploadMesh(bad);
+    return JSON.stringify({ inside, differInside, differOutside, differDefaults, drawn,
+                            box: [x0, x1, y0, y1], badMorph: badMesh.morph !== null,
+                            badError: badMesh.morphError });
+  })())";
+  const json out = v.page->evaluate(script);
+  ASSERT_TRUE(out.is_object()) << v.page->last_error();
+  ASSERT_FALSE(out.contains("error")) << out.dump();
+  std::printf(
+      "[browser morph] face box %s: %d pixels, %d differ; %d differ outside it; the "
+      "character covers %d pixels of 512 x 512\n",
+      out["box"].dump().c_str(), out["inside"].get<int>(), out["differInside"].get<int>(),
+      out["differOutside"].get<int>(), out["drawn"].get<int>());
+  EXPECT_GT(out["drawn"].get<int>(), 512 * 512 / 10) << "the head does not fill the view";
+  EXPECT_LT(out["inside"].get<int>(), 512 * 512 / 2) << "the face box is most of the view";
+  EXPECT_GT(out["differInside"].get<int>(), 200) << "Surprised = 1 barely changes the face";
+  EXPECT_EQ(out["differOutside"].get<int>(), 0) << "pixels changed away from the moved triangles";
+  EXPECT_EQ(out["differDefaults"].get<int>(), 0) << "no weights should draw the defaults (0)";
+  EXPECT_FALSE(out["badMorph"].get<bool>());
+  EXPECT_NE(out["badError"].get<std::string>().find("position_deltas is"), std::string::npos)
+      << out["badError"];
 }
 
 }  // namespace

@@ -127,6 +127,8 @@ void fill_asset_info(const anim::Asset& a, anim::v1::AssetInfo* out) {
   out->set_num_vertices(static_cast<uint32_t>(a.mesh.num_vertices()));
   out->set_num_triangles(static_cast<uint32_t>(a.mesh.indices.size() / 3));
   for (const auto& w : a.warnings) out->add_warnings(w);
+  for (const anim::MorphSet& set : a.mesh.morph_sets)
+    for (const anim::MorphTarget& t : set.targets) out->add_morph_targets(set.name + "/" + t.name);
 }
 
 namespace {
@@ -140,6 +142,25 @@ std::string pack(const std::vector<T>& v) {
 void add_mat4(const glm::mat4& m, google::protobuf::RepeatedField<float>* out) {
   for (int c = 0; c < 4; ++c)
     for (int r = 0; r < 4; ++r) out->Add(m[c][r]);  // column-major
+}
+
+// A set's targets as stored: sparse, the same entries in the same order.
+void add_morph_set(const anim::MorphSet& set, anim::v1::MeshData* out) {
+  auto* s = out->add_morph_sets();
+  s->set_name(set.name);
+  s->set_node(set.node);
+  for (const anim::VertexRange& r : set.ranges) {
+    s->add_ranges(r.first_vertex);
+    s->add_ranges(r.vertex_count);
+  }
+  for (const anim::MorphTarget& t : set.targets) {
+    auto* o = s->add_targets();
+    o->set_name(t.name);
+    o->set_vertices(pack(t.vertices));
+    o->set_position_deltas(pack(t.position_deltas));
+    o->set_normal_deltas(pack(t.normal_deltas));
+  }
+  s->mutable_default_weights()->Add(set.default_weights.begin(), set.default_weights.end());
 }
 }  // namespace
 
@@ -176,6 +197,7 @@ void fill_asset_data(const anim::Asset& a, bool skip_mesh, anim::v1::GetAssetDat
     o->set_index_count(sm.index_count);
     o->set_material(sm.material);
   }
+  for (const anim::MorphSet& set : m.morph_sets) add_morph_set(set, md);
 }
 
 }  // namespace animd
