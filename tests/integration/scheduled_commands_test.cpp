@@ -61,7 +61,9 @@ TEST(ScheduledCommands, TakeEffectAtTheirTickInTheOrderSent) {
   // At the target tick the character plays idle (the second play, applied after the first).
   const auto now = call_ok(*client, list);
   for (const auto& c : now.list_characters().characters())
-    if (c.character_id() == id) EXPECT_EQ(c.clip(), "idle");
+    if (c.character_id() == id) {
+      EXPECT_EQ(c.clip(), "idle");
+    }
 
   const uint64_t tick = current_tick(*client);
   auto past = call(*client, at(play(id, "walk"), tick - 5));

@@ -109,14 +109,6 @@ Request spawn(const std::string& asset, const std::string& clip) {
   return r;
 }
 
-// The state get_state reports once `tick` was applied (a request scheduled for it), which is
-// where the machine was after the tick before.
-anim::v1::GetStateReply state_at(animclient::Client& c, uint32_t id, uint64_t tick) {
-  const auto reply = call_ok(c, at(get_state(id), tick));
-  EXPECT_EQ(reply.tick(), tick);
-  return reply.get_state();
-}
-
 TEST(StateMachines, DrivenByParametersAndTriggersThroughTheDaemon) {
   DaemonProcess daemon;
   ANIMD_START(daemon);
@@ -143,7 +135,9 @@ TEST(StateMachines, DrivenByParametersAndTriggersThroughTheDaemon) {
   list.mutable_list_characters();
   const auto listed = call_ok(c, list);
   for (const auto& ch : listed.list_characters().characters())
-    if (ch.character_id() == id) EXPECT_EQ(ch.clip(), "idle");
+    if (ch.character_id() == id) {
+      EXPECT_EQ(ch.clip(), "idle");
+    }
 
   // speed 1 at tick x: the update of tick x starts idle -> walk (0.2 s = 12 ticks at 60 Hz).
   const uint64_t x = current_tick(c) + 20;

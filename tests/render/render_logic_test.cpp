@@ -205,7 +205,7 @@ TEST(MeshDecode, PerJointBoundsSkinnedByAPaletteBoundWhatIsDrawn) {
   const std::vector<float> palette = {100, 0, 0, 0, 0, 100, 0, 0, 0, 0, 100, 0,  //
                                       1,   0, 0, 0, 0, 1,   0, 0, 0, 0, 1,   10};
   const Aabb box = skinned_bounds(out.joint_bounds, palette.data(), 2);
-  for (const glm::vec3 p : {glm::vec3(0, 0, 0), glm::vec3(2, 0, 10), glm::vec3(0, 77.25f, -18.25f)})
+  for (const glm::vec3& p : {glm::vec3(0, 0, 0), glm::vec3(2, 0, 10), glm::vec3(0, 77.25f, -18.25f)})
     for (int i = 0; i < 3; ++i) {
       EXPECT_LE(box.min[i], p[i]);
       EXPECT_GE(box.max[i], p[i]);

@@ -393,7 +393,9 @@ TEST(HistoryRecord, MachineLayersReEvaluateBitForBit) {
   for (int tick = 0; tick < 120; ++tick) {
     const float speed = tick < 30 ? 0.0f : tick < 90 ? 2.0f : 0.0f;
     ASSERT_TRUE(a.set_parameter("speed", speed, 0.1f));
-    if (tick % 17 == 5) ASSERT_TRUE(a.set_trigger("hello"));
+    if (tick % 17 == 5) {
+      ASSERT_TRUE(a.set_trigger("hello"));
+    }
     const uint32_t bound = record_bound(a);
     ASSERT_TRUE(a.update(kDt));
     std::vector<uint32_t> words(bound, 0u);
