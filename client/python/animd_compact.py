@@ -136,10 +136,12 @@ class Skeleton:
 
 
 class CharacterState:
-    """The frames a receiver holds of one character: [0] the newest."""
+    """The frames a receiver holds of one character: [0] the newest; morphs: each frame's
+    quantized morph weights (empty for an asset without targets)."""
 
     def __init__(self):
         self.frames, self.roots, self.ticks, self.held = [None, None], [None, None], [0, 0], 0
+        self.morphs = [[], []]
         self.skeleton, self.asset = None, ""
 
 

@@ -2,7 +2,8 @@
 // deltas of random weights) and bytes it refuses (every refusal, truncations and flipped
 // bits of valid ones) are decoded by client/python/animd_compact.py and web/compact.js
 // (node); both must accept and refuse the same inputs, decode the same integers and floats,
-// write the same bytes again, and quantize floats to the same steps.
+// write the same bytes again, and quantize floats to the same steps. The Python client's
+// stream decoding (animd_client) must also fill morph_weights as libanimclient does.
 #include <unistd.h>
 #include <algorithm>
 #include <cmath>
@@ -10,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -17,7 +19,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "anim/v1/stream.pb.h"
 #include "animcodec/morph_codec.h"
+#include "compact_morph_stream.h"
 #include "run_process.h"
 
 using namespace animcodec;
@@ -223,6 +227,42 @@ void expect_same_as_cpp(const std::vector<Case>& cases, const std::vector<float>
         << language << " weight " << weights[i];
 }
 
+// The Python client's side of a stream: character 7 has 3 targets, character 8 none.
+struct ClientFrame {
+  uint64_t tick;
+  FrameKind kind;
+  uint32_t skipped;
+  std::string morphs7;
+  std::optional<std::vector<float>> expect7, expect8;  // nullopt: left out
+};
+
+const std::vector<float> kSmile{0.0f, 0.5f, 1.0f};
+const std::vector<float> kWink{0.25f, 0.5f, -0.5f};
+const std::vector<float> kFrown{1.0f, 2.5f, -1.0f};
+
+std::vector<ClientFrame> client_frames() {
+  using animtest::morph_delta;
+  using animtest::morph_key;
+  const std::vector<float> none;
+  std::string wrong_count;
+  EXPECT_TRUE(
+      encode_morph_delta(std::vector<uint16_t>{1, 2}, std::vector<uint16_t>{1, 3}, wrong_count));
+  return {
+      {10, FrameKind::kKey, 0, morph_key(kSmile), kSmile, none},
+      {11, FrameKind::kDelta1, 0, morph_delta(kWink, kSmile), kWink, none},
+      // DELTA2: the morph delta, or nothing, refers to the newest frame.
+      {12, FrameKind::kDelta2, 0, morph_delta(kFrown, kWink), kFrown, none},
+      {13, FrameKind::kDelta2, 0, "", kFrown, none},
+      {16, FrameKind::kDelta1, 2, morph_delta(kSmile, kFrown), kSmile, none},
+      // Tick 17 was lost: both characters' deltas against it are left out, then the next.
+      {18, FrameKind::kDelta1, 0, morph_delta(kWink, kSmile), std::nullopt, std::nullopt},
+      {19, FrameKind::kDelta1, 0, "", std::nullopt, std::nullopt},
+      {20, FrameKind::kKey, 0, morph_key(kFrown), kFrown, none},
+      {21, FrameKind::kDelta1, 0, wrong_count, std::nullopt, none},
+      {22, FrameKind::kKey, 0, morph_key(kWink), kWink, none},
+  };
+}
+
 }  // namespace
 
 TEST(MorphCrossLanguage, PythonAndJavaScriptDecodeAndEncodeTheSameBytes) {
@@ -251,4 +291,48 @@ TEST(MorphCrossLanguage, PythonAndJavaScriptDecodeAndEncodeTheSameBytes) {
     ran = true;
   }
   if (!ran) GTEST_SKIP() << "skipped: neither /usr/bin/python3 with python3-protobuf nor node";
+}
+
+TEST(MorphCrossLanguage, PythonClientFillsMorphWeightsLikeLibanimclient) {
+  if (!python_with_protobuf())
+    GTEST_SKIP() << "skipped: /usr/bin/python3 with python3-protobuf not available";
+  const animtest::StillSender sender;
+  const std::vector<ClientFrame> frames = client_frames();
+  json spec{{"cases", json::array()}, {"weights", json::array()}};
+  spec["client"] = {{"skeleton", hex(animtest::two_joint_skeleton().SerializeAsString())},
+                    {"asset", "face"},
+                    {"frames", json::array()}};
+  for (const ClientFrame& f : frames) {
+    anim::v1::StreamFrame sf;
+    sf.set_subscription_id(1);
+    sf.set_tick(f.tick);
+    for (uint32_t id : {7u, 8u}) {
+      anim::v1::CharacterFrame* c = sf.add_characters();
+      c->set_character_id(id);
+      if (f.kind == FrameKind::kKey) c->set_asset("face");
+      c->set_compact(sender.frame(f.kind));
+      if (id == 7) c->set_compact_morphs(f.morphs7);
+      c->set_baseline_ticks_skipped(f.skipped);
+    }
+    spec["client"]["frames"].push_back(hex(sf.SerializeAsString()));
+  }
+  const fs::path path = write_file("morph_python_client.json", spec.dump());
+  const animtest::ProcessResult r = animtest::run_process(
+      {"/usr/bin/python3", std::string(ANIMD_SOURCE_DIR) + "/tests/codec/morph_cross_language.py",
+       path.string()},
+      {"PYTHONPATH=" + std::string(ANIMD_PYTHON_MODULE_DIR) + ":" + ANIMD_PYTHON_SOURCE_DIR});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json out = json::parse(r.out)["client"];
+  ASSERT_EQ(out["frames"].size(), frames.size());
+  for (size_t k = 0; k < frames.size(); ++k) {
+    std::optional<std::vector<float>> got7, got8;
+    for (const json& c : out["frames"][k]) {
+      EXPECT_EQ(c["compact_morphs"].get<int>(), 0);
+      EXPECT_EQ(c["palette"].get<int>(), 24);
+      (c["id"].get<int>() == 7 ? got7 : got8) = c["weights"].get<std::vector<float>>();
+    }
+    EXPECT_EQ(got7, frames[k].expect7) << "tick " << frames[k].tick;
+    EXPECT_EQ(got8, frames[k].expect8) << "tick " << frames[k].tick;
+  }
+  EXPECT_EQ(out["errors"].get<int>(), 5) << out["last_error"];
 }
