@@ -5,6 +5,7 @@
 //   const skeleton = new Skeleton(getAssetDataReply.skeleton);   // throws CompactError
 //   const [pose, root] = decodeFrame(skeleton, bytes, prev1, root1, prev2, root2);
 //   const palette = buildPalette(skeleton, pose);   // Float32Array, 12 floats a joint
+//   const q = decodeMorphs(cf.compact_morphs, baselineQ);   // Uint16Array, 0..4095 a target
 //
 // Every check of the other decoders is kept: a bad frame throws a CompactError naming the
 // problem (the viewer leaves that character out and waits for its next key frame).
@@ -489,5 +490,148 @@ export function buildPalette(skeleton, pose, out = new Float32Array(12 * skeleto
     for (let row = 0; row < 3; ++row)
       for (let c = 0; c < 4; ++c) out[12 * j + 4 * row + c] = sk[4 * c + row];
   }
+  return out;
+}
+
+// ---- morph weights (compact_morphs; docs/protocol.md, "Compact morph weights") ----
+
+export const MORPH_KEY = 0, MORPH_DELTA = 1;
+export const MAX_MORPH_TARGETS = 4096;
+const MAX_MORPH_Q = 4095;
+const MORPH_Q_OF_ZERO = 1024;
+
+// round((w + 1) * 1024) clamped to 0..4095, halves away from zero; NaN is 1024. `w` is a
+// float32 value (the daemon's), so the double arithmetic here is the C++ one exactly.
+export function quantizeMorphWeight(w) {
+  if (Number.isNaN(w)) return MORPH_Q_OF_ZERO;
+  const x = (w + 1) * 1024;
+  if (x <= 0) return 0;
+  if (x >= MAX_MORPH_Q) return MAX_MORPH_Q;
+  return Math.floor(x + 0.5);
+}
+
+export function dequantizeMorphWeight(q) {
+  return q / 1024 - 1;
+}
+
+// The weights as floats (what CharacterFrame.morph_weights carries).
+export function dequantizeMorphs(q) {
+  return Float32Array.from(q, dequantizeMorphWeight);
+}
+
+function putVarint(v, out) {
+  for (; v >= 0x80; v >>>= 7) out.push((v & 0x7f) | 0x80);
+  out.push(v);
+}
+
+function morphValuesOk(q) {
+  return q.length >= 1 && q.length <= MAX_MORPH_TARGETS &&
+    Array.prototype.every.call(q, (v) => Number.isInteger(v) && v >= 0 && v <= MAX_MORPH_Q);
+}
+
+// The key of quantized weights `q` (Uint8Array); throws RangeError outside what it holds.
+export function encodeMorphKey(q) {
+  if (!morphValuesOk(q)) throw new RangeError("morph key: 1..4096 values in 0..4095 needed");
+  const out = [MORPH_KEY];
+  putVarint(q.length, out);
+  let acc = 0, bits = 0;
+  for (const v of q) {
+    acc |= v << bits;
+    for (bits += 12; bits >= 8; bits -= 8) {
+      out.push(acc & 0xff);
+      acc >>>= 8;
+    }
+  }
+  if (bits > 0) out.push(acc & 0xff);
+  return Uint8Array.from(out);
+}
+
+// The delta of `q` against `baseline` (Uint8Array; empty when equal).
+export function encodeMorphDelta(q, baseline) {
+  if (!morphValuesOk(q) || !morphValuesOk(baseline) || q.length !== baseline.length)
+    throw new RangeError("morph delta: two lists of the same 1..4096 values in 0..4095 needed");
+  const head = [MORPH_DELTA];
+  putVarint(q.length, head);
+  const bitmap = new Array((q.length + 7) >> 3).fill(0);
+  const values = [];
+  for (let i = 0; i < q.length; ++i) {
+    if (q[i] === baseline[i]) continue;
+    bitmap[i >> 3] |= 1 << (i & 7);
+    const d = q[i] - baseline[i];
+    putVarint(d < 0 ? -2 * d - 1 : 2 * d, values);
+  }
+  if (values.length === 0) return new Uint8Array(0);
+  return Uint8Array.from([...head, ...bitmap, ...values]);
+}
+
+// [value, position after it], as the C++ reader: at most 4 bytes, minimal.
+function readVarint(b, pos) {
+  let value = 0;
+  for (let i = 0; i < 4; ++i) {
+    if (pos >= b.length) fail("compact morphs: truncated");
+    const byte = b[pos++];
+    value += (byte & 0x7f) * 2 ** (7 * i);
+    if (!(byte & 0x80)) {
+      if (i > 0 && byte === 0) fail("compact morphs: a varint longer than needed");
+      return [value, pos];
+    }
+  }
+  fail("compact morphs: a varint too long");
+}
+
+function readMorphCount(b, pos) {
+  const [n, at] = readVarint(b, pos);
+  if (n < 1 || n > MAX_MORPH_TARGETS)
+    fail(`compact morphs: target count ${n} out of range (1..${MAX_MORPH_TARGETS})`);
+  return [n, at];
+}
+
+// The quantized weights (a new Uint16Array) of compact_morphs `bytes` against `baseline` (the
+// weights of the frame a delta refers to; null or empty on a key frame or without weights).
+// Empty bytes: the baseline's. Throws a CompactError for anything the C++ decoder refuses.
+export function decodeMorphs(bytes, baseline) {
+  const b = bytes || new Uint8Array(0);
+  const base = baseline || new Uint16Array(0);
+  if (b.length === 0) return Uint16Array.from(base);
+  if (b[0] === MORPH_KEY) {
+    const [n, pos] = readMorphCount(b, 1);
+    const packed = (12 * n + 7) >> 3;
+    if (b.length - pos < packed) fail("compact morphs: truncated key");
+    if (b.length - pos > packed) fail("compact morphs: trailing bytes after the key");
+    if (n % 2 === 1 && b[b.length - 1] >> 4)
+      fail("compact morphs: non-zero padding bits in the key");
+    const out = new Uint16Array(n);
+    for (let i = 0; i < n; ++i) {
+      const at = pos + ((3 * i) >> 1);
+      const pair = b[at] | (b[at + 1] << 8);  // value i starts at bit 4 (i odd) or 0 of b[at]
+      out[i] = (i % 2 ? pair >> 4 : pair) & 0xfff;
+    }
+    return out;
+  }
+  if (b[0] !== MORPH_DELTA) fail(`compact morphs: unknown kind ${b[0]}`);
+  if (base.length === 0) fail("compact morphs: a delta without weights to refer to");
+  let [n, pos] = readMorphCount(b, 1);
+  if (n !== base.length) fail(`compact morphs: a delta for ${n} targets against ${base.length}`);
+  const bitmapBytes = (n + 7) >> 3;
+  if (b.length - pos < bitmapBytes) fail("compact morphs: truncated bitmap");
+  const bitmap = b.subarray(pos, pos + bitmapBytes);
+  pos += bitmapBytes;
+  if (n % 8 && bitmap[bitmapBytes - 1] >> (n % 8))
+    fail("compact morphs: bitmap bits set beyond the target count");
+  const out = Uint16Array.from(base);
+  let count = 0;
+  for (let i = 0; i < n; ++i) {
+    if (!((bitmap[i >> 3] >> (i & 7)) & 1)) continue;
+    ++count;
+    let u;
+    [u, pos] = readVarint(b, pos);
+    const d = u % 2 === 1 ? -(u + 1) / 2 : u / 2;
+    if (d === 0) fail(`compact morphs: target ${i} flagged but unchanged`);
+    const q = base[i] + d;
+    if (q < 0 || q > MAX_MORPH_Q) fail(`compact morphs: target ${i} out of range`);
+    out[i] = q;
+  }
+  if (count === 0) fail("compact morphs: a delta that changes nothing (must be empty bytes)");
+  if (pos !== b.length) fail("compact morphs: trailing bytes after the delta");
   return out;
 }

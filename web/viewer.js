@@ -70,8 +70,9 @@ async function loadProtocol() {
 
 // asset name -> {skeleton (compact.Skeleton) | error, mesh (GPU) | null, size (metres)}
 const assets = new Map();
-// character id -> {asset, clip, tick, held: decoded frames [newest, older] with ticks,
-//                  a, b: the last two {palette, root (t, r, s), time}, colorIndex}
+// character id -> {asset, clip, tick, held: decoded frames [newest, older] with ticks and
+//                  quantized morph weights, a, b: the last two {palette, root (t, r, s),
+//                  morph_weights (Float32Array, empty without targets), time}, colorIndex}
 const characters = new Map();
 let tickSeconds = 1 / 60;
 let renderer, camera;
@@ -308,7 +309,12 @@ function decodeCharacter(c, cf, tick) {
     [pose, root] = compact.decodeFrame(skeleton, cf.compact, h[0].pose, h[0].root,
       need === 2 ? h[1].pose : null, need === 2 ? h[1].root : null);
   }
-  c.held = [{ pose, root, tick }, ...c.held].slice(0, 2);
+  // Morph weights: a delta refers to the newest frame held (empty: the asset has none).
+  const morphs = compact.decodeMorphs(cf.compact_morphs,
+    kind === compact.KEY ? null : c.held[0].morphs);
+  cf.morph_weights = compact.dequantizeMorphs(morphs);
+  cf.compact_morphs = new Uint8Array(0);
+  c.held = [{ pose, root, tick, morphs }, ...c.held].slice(0, 2);
   const sample = { palette: compact.buildPalette(skeleton, pose), root: rootParts(root),
     time: performance.now() / 1000 };
   // CharacterFrame.morph_weights, one per morph target (filled in from compact_morphs for

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <span>
 
+#include "animcodec/morph_codec.h"
+
 namespace animclient::detail {
 
 using namespace anim::v1;
@@ -68,6 +70,8 @@ bool CompactDecoder::decode_character(uint64_t tick, CharacterFrame& cf, Charact
       state.skeleton = it->second.skeleton;
       state.frames[0].clear();
       state.frames[1].clear();
+      state.morphs[0].clear();
+      state.morphs[1].clear();
     }
     state.asset = cf.asset();
     state.held = 0;
@@ -89,9 +93,17 @@ bool CompactDecoder::decode_character(uint64_t tick, CharacterFrame& cf, Charact
   if (h.kind == FrameKind::kDelta2) b.prev2 = state.frames[1], b.root2 = &state.roots[1];
   animcodec::QRoot root;
   if (error = animcodec::decode_frame(s.layout, data, b, pose_, root); !error.empty()) return false;
+  // The morph weights: a delta refers to the newest frame the pose's delta refers to.
+  const std::span<const uint16_t> morph_baseline =
+      h.kind == FrameKind::kKey ? std::span<const uint16_t>() : state.morphs[0];
+  if (error = animcodec::decode_morphs(cf.compact_morphs(), morph_baseline, morphs_);
+      !error.empty())
+    return false;
   // Commit: the newest becomes the older.
   std::swap(state.frames[1], state.frames[0]);
   state.frames[0].assign(pose_.begin(), pose_.end());
+  std::swap(state.morphs[1], state.morphs[0]);
+  std::swap(state.morphs[0], morphs_);
   state.roots[1] = state.roots[0];
   state.roots[0] = root;
   state.ticks[1] = state.ticks[0];
@@ -116,8 +128,14 @@ bool CompactDecoder::decode_character(uint64_t tick, CharacterFrame& cf, Charact
   out->mutable_scale()->set_x(r.s.x);
   out->mutable_scale()->set_y(r.s.y);
   out->mutable_scale()->set_z(r.s.z);
+  const std::vector<uint16_t>& weights = state.morphs[0];
+  auto* morph_weights = cf.mutable_morph_weights();
+  morph_weights->Resize(static_cast<int>(weights.size()), 0.0f);
+  for (size_t i = 0; i < weights.size(); ++i)
+    morph_weights->Set(static_cast<int>(i), animcodec::dequantize_morph_weight(weights[i]));
   cf.set_asset(state.asset);
   cf.clear_compact();
+  cf.clear_compact_morphs();
   return true;
 }
 

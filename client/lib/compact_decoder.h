@@ -1,10 +1,12 @@
 #pragma once
 // CompactDecoder: libanimclient's side of ENCODING_COMPACT. Turns the compact characters of
-// whole stream frames back into what the float stream carries (asset, root, palette), so a
-// user of the library sees the same StreamFrame either way. Private to client/lib.
+// whole stream frames back into what the float stream carries (asset, root, palette, morph
+// weights), so a user of the library sees the same StreamFrame either way. Private to
+// client/lib.
 //
 // It holds, per subscription and character, the last two quantized frames received (the
-// baselines of the next deltas) and, per asset, the skeleton get_asset_data returned (the
+// baselines of the next deltas; each with its quantized morph weights, empty for an asset
+// without targets) and, per asset, the skeleton get_asset_data returned (the
 // FrameInbox fetches it when a key frame names a skeleton not held, and holds the stream
 // back until it arrives). A character it cannot decode (a delta without its baseline, bad
 // bytes, a skeleton that could not be fetched) is removed from the frame and counted; its
@@ -36,8 +38,8 @@ class CompactDecoder {
   void add_skeleton(const std::string& asset, const anim::v1::SkeletonData& data);
   void skeleton_unavailable(const std::string& asset, const std::string& why);
 
-  // Decodes the frame's compact characters in place (asset, root, palette filled; compact
-  // cleared). Float characters pass untouched.
+  // Decodes the frame's compact characters in place (asset, root, palette, morph_weights
+  // filled; compact, compact_morphs cleared). Float characters pass untouched.
   void decode(anim::v1::StreamFrame& frame);
   // Forgets the baselines of a subscription that ended.
   void forget_subscription(uint32_t subscription_id);
@@ -51,6 +53,7 @@ class CompactDecoder {
     std::string asset;
     std::vector<animcodec::QJoint> frames[2];  // [0] newest
     animcodec::QRoot roots[2];
+    std::vector<uint16_t> morphs[2];  // each frame's quantized morph weights
     uint64_t ticks[2] = {0, 0};
     int held = 0;  // frames held: 0, 1 or 2
   };
@@ -66,6 +69,7 @@ class CompactDecoder {
   std::map<std::string, Skeleton> skeletons_;
   std::map<std::pair<uint32_t, uint32_t>, Character> characters_;  // (subscription, character)
   std::vector<animcodec::QJoint> pose_;                            // decode scratch
+  std::vector<uint16_t> morphs_;
   std::vector<animcodec::Trs> locals_;
   std::vector<glm::mat4> model_;
 

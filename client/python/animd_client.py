@@ -678,9 +678,9 @@ class Client:
         """Returns the subscription id; frames then arrive for frames(). `region` (from
         sphere_region() or box_region()) subscribes to the characters inside it instead.
         encoding "compact" (ENCODING_COMPACT) is decoded by this client: frames() yields the
-        same palettes, assets and roots as with "float". `events`: frames also carry the
-        animation events the characters fire (frame.events), of clips weighing at least
-        `event_min_weight` in the pose."""
+        same palettes, assets, roots and morph weights as with "float". `events`: frames also
+        carry the animation events the characters fire (frame.events), of clips weighing at
+        least `event_min_weight` in the pose."""
         encodings = {"float": types_pb2.ENCODING_FLOAT_3X4, "compact": types_pb2.ENCODING_COMPACT}
         if encoding not in encodings:
             raise ValueError(f"encoding must be 'float' or 'compact', not {encoding!r}")
@@ -970,6 +970,7 @@ class _CompactStreams:
                                                  (f": {held}" if held else ""))
             state.skeleton, state.asset, state.held = held, cf.asset, 0
             pose, root = animd_compact.decode_frame(held, cf.compact)
+            morph_baseline = ()
         else:
             need = 1 if kind == animd_compact.DELTA1 else 2
             # The ticks of the frames the delta refers to (CharacterFrame.baseline_ticks_skipped).
@@ -981,8 +982,12 @@ class _CompactStreams:
             pose, root = animd_compact.decode_frame(
                 state.skeleton, cf.compact, state.frames[0], state.roots[0],
                 state.frames[1] if need == 2 else None, state.roots[1] if need == 2 else None)
+            # A morph delta refers to the newest frame the pose's delta refers to.
+            morph_baseline = state.morphs[0]
+        morphs = animd_compact.decode_morphs(cf.compact_morphs, morph_baseline)
         state.frames = [pose, state.frames[0]]
         state.roots = [root, state.roots[0]]
+        state.morphs = [morphs, state.morphs[0]]
         state.ticks = [tick, state.ticks[0]]
         state.held = min(state.held + 1, 2)
         cf.palette.extend(animd_compact.build_palette(state.skeleton, pose))
@@ -990,5 +995,8 @@ class _CompactStreams:
         cf.root.translation.x, cf.root.translation.y, cf.root.translation.z = t
         cf.root.rotation.x, cf.root.rotation.y, cf.root.rotation.z, cf.root.rotation.w = r
         cf.root.scale.x, cf.root.scale.y, cf.root.scale.z = s
+        cf.ClearField("morph_weights")
+        cf.morph_weights.extend(animd_compact.dequantize_morph_weight(q) for q in morphs)
         cf.asset = state.asset
         cf.ClearField("compact")
+        cf.ClearField("compact_morphs")

@@ -7,6 +7,7 @@ compares), the palette arithmetic is in doubles (C++ uses floats: ~1e-6 apart).
     state = CharacterState()
     pose, root = decode_frame(skeleton, frame_bytes, state, tick)  # raises CompactError
     palette = build_palette(skeleton, pose)                         # 12 floats a joint
+    q = decode_morphs(compact_morphs, baseline_q)                   # morph weights, 0..4095
 
 Needs nothing beyond the standard library.
 """
@@ -135,10 +136,12 @@ class Skeleton:
 
 
 class CharacterState:
-    """The frames a receiver holds of one character: [0] the newest."""
+    """The frames a receiver holds of one character: [0] the newest; morphs: each frame's
+    quantized morph weights (empty for an asset without targets)."""
 
     def __init__(self):
         self.frames, self.roots, self.ticks, self.held = [None, None], [None, None], [0, 0], 0
+        self.morphs = [[], []]
         self.skeleton, self.asset = None, ""
 
 
@@ -519,6 +522,151 @@ def build_palette(skeleton, pose):
         for row in range(3):
             palette.extend(sk[4 * c + row] for c in range(4))
     return palette
+
+
+# ---- morph weights (compact_morphs; docs/protocol.md, "Compact morph weights") ----
+
+MORPH_KEY, MORPH_DELTA = 0, 1
+MAX_MORPH_TARGETS = 4096
+MAX_MORPH_Q = 4095
+MORPH_Q_OF_ZERO = 1024
+
+
+def quantize_morph_weight(w):
+    """round((w + 1) * 1024) clamped to 0..4095, halves away from zero; NaN is 1024. `w` is a
+    float32 value (the daemon's), so the double arithmetic here is the C++ one exactly."""
+    if math.isnan(w):
+        return MORPH_Q_OF_ZERO
+    x = (w + 1.0) * 1024.0
+    if x <= 0.0:
+        return 0
+    if x >= MAX_MORPH_Q:
+        return MAX_MORPH_Q
+    return math.floor(x + 0.5)
+
+
+def dequantize_morph_weight(q):
+    return q / 1024.0 - 1.0
+
+
+def _put_varint(v, out):
+    while v >= 0x80:
+        out.append((v & 0x7F) | 0x80)
+        v >>= 7
+    out.append(v)
+
+
+def _morph_values_ok(q):
+    return 1 <= len(q) <= MAX_MORPH_TARGETS and all(0 <= v <= MAX_MORPH_Q for v in q)
+
+
+def encode_morph_key(q):
+    """The key of quantized weights `q` (bytes); ValueError outside what the format holds."""
+    if not _morph_values_ok(q):
+        raise ValueError("morph key: 1..4096 values in 0..4095 needed")
+    out = bytearray([MORPH_KEY])
+    _put_varint(len(q), out)
+    packed = 0
+    for i, v in enumerate(q):
+        packed |= v << (12 * i)
+    out += packed.to_bytes((12 * len(q) + 7) // 8, "little")
+    return bytes(out)
+
+
+def encode_morph_delta(q, baseline):
+    """The delta of `q` against `baseline` (bytes; empty when equal)."""
+    if not _morph_values_ok(q) or not _morph_values_ok(baseline) or len(q) != len(baseline):
+        raise ValueError("morph delta: two lists of the same 1..4096 values in 0..4095 needed")
+    if list(q) == list(baseline):
+        return b""
+    out = bytearray([MORPH_DELTA])
+    _put_varint(len(q), out)
+    bitmap = bytearray((len(q) + 7) // 8)
+    values = bytearray()
+    for i, (now, then) in enumerate(zip(q, baseline)):
+        if now != then:
+            bitmap[i // 8] |= 1 << (i % 8)
+            d = now - then
+            _put_varint((d << 1) ^ (d >> 31), values)  # zigzag (|d| < 2^31)
+    return bytes(out + bitmap + values)
+
+
+def _read_varint(data, pos):
+    """(value, position after it), as the C++ reader: at most 4 bytes, minimal."""
+    value = 0
+    for i in range(4):
+        if pos >= len(data):
+            raise CompactError("compact morphs: truncated")
+        b = data[pos]
+        pos += 1
+        value |= (b & 0x7F) << (7 * i)
+        if not b & 0x80:
+            if i > 0 and b == 0:
+                raise CompactError("compact morphs: a varint longer than needed")
+            return value, pos
+    raise CompactError("compact morphs: a varint too long")
+
+
+def _read_morph_count(data, pos):
+    n, pos = _read_varint(data, pos)
+    if not 1 <= n <= MAX_MORPH_TARGETS:
+        raise CompactError(
+            f"compact morphs: target count {n} out of range (1..{MAX_MORPH_TARGETS})")
+    return n, pos
+
+
+def decode_morphs(data, baseline=()):
+    """The quantized weights (a new list) of compact_morphs `data` against `baseline` (the
+    weights of the frame a delta refers to; empty on a key frame or without weights). Empty
+    `data`: the baseline's. Raises CompactError for anything the C++ decoder refuses."""
+    data = bytes(data)
+    if not data:
+        return list(baseline)
+    kind = data[0]
+    if kind == MORPH_KEY:
+        n, pos = _read_morph_count(data, 1)
+        packed = (12 * n + 7) // 8
+        if len(data) - pos < packed:
+            raise CompactError("compact morphs: truncated key")
+        if len(data) - pos > packed:
+            raise CompactError("compact morphs: trailing bytes after the key")
+        if n % 2 == 1 and data[-1] >> 4:
+            raise CompactError("compact morphs: non-zero padding bits in the key")
+        v = int.from_bytes(data[pos:], "little")
+        return [(v >> (12 * i)) & 0xFFF for i in range(n)]
+    if kind != MORPH_DELTA:
+        raise CompactError(f"compact morphs: unknown kind {kind}")
+    if not baseline:
+        raise CompactError("compact morphs: a delta without weights to refer to")
+    n, pos = _read_morph_count(data, 1)
+    if n != len(baseline):
+        raise CompactError(f"compact morphs: a delta for {n} targets against {len(baseline)}")
+    bitmap_bytes = (n + 7) // 8
+    if len(data) - pos < bitmap_bytes:
+        raise CompactError("compact morphs: truncated bitmap")
+    bitmap = data[pos:pos + bitmap_bytes]
+    pos += bitmap_bytes
+    if n % 8 and bitmap[-1] >> (n % 8):
+        raise CompactError("compact morphs: bitmap bits set beyond the target count")
+    out = list(baseline)
+    count = 0
+    for i in range(n):
+        if not (bitmap[i // 8] >> (i % 8)) & 1:
+            continue
+        count += 1
+        u, pos = _read_varint(data, pos)
+        d = (u >> 1) ^ -(u & 1)
+        if d == 0:
+            raise CompactError(f"compact morphs: target {i} flagged but unchanged")
+        q = baseline[i] + d
+        if not 0 <= q <= MAX_MORPH_Q:
+            raise CompactError(f"compact morphs: target {i} out of range")
+        out[i] = q
+    if count == 0:
+        raise CompactError("compact morphs: a delta that changes nothing (must be empty bytes)")
+    if pos != len(data):
+        raise CompactError("compact morphs: trailing bytes after the delta")
+    return out
 
 
 def _main(argv):
