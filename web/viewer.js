@@ -72,7 +72,7 @@ async function loadProtocol() {
 const assets = new Map();
 // character id -> {asset, clip, tick, held: decoded frames [newest, older] with ticks and
 //                  quantized morph weights, a, b: the last two {palette, root (t, r, s),
-//                  morph_weights (Float32Array, empty without targets), time}, colorIndex}
+//                  morphWeights (Float32Array, null without targets), time}, colorIndex}
 const characters = new Map();
 let tickSeconds = 1 / 60;
 let renderer, camera;

@@ -254,6 +254,29 @@ TEST(MorphWeights, BlendedStreamedAndRefused) {
   EXPECT_NEAR(pose_at(*client, id, from + 14).morph_weights(surprised), 0.5f, 1e-4f);
   EXPECT_EQ(pose_at(*client, id, from + 35).morph_weights(surprised), 1.0f);
   EXPECT_EQ(pose_at(*client, id, from + 35).morph_weights(0), 0.0f);
+  // The compact stream: libanimclient decodes compact_morphs into morph_weights, each
+  // within half a quantization step (1/2048) of what query_pose answers for the tick.
+  anim::v1::SubscribeRequest csub;
+  csub.add_character_ids(id);
+  csub.set_encoding(anim::v1::ENCODING_COMPACT);
+  auto cs = client->subscribe(csub);
+  ASSERT_TRUE(cs) << cs.error().to_string();
+  const uint64_t moved = call_ok(*client, set_weights(id, {{"Sad", 0.8f}}, 0.25f)).tick();
+  auto cframes = collect_frames(*client, cs->subscription_id(), moved + 30);
+  int decoded = 0;
+  for (const auto& [tick, frame] : cframes) {
+    if (tick + 40 < cframes.rbegin()->first) continue;
+    for (const auto& c : frame.characters()) {
+      const anim::v1::QueryPoseReply pose = published_pose(*client, c.character_id(), tick);
+      ASSERT_EQ(c.morph_weights_size(), 3) << "tick " << tick;
+      EXPECT_TRUE(c.compact_morphs().empty());
+      for (int k = 0; k < 3; ++k)
+        EXPECT_NEAR(c.morph_weights(k), pose.morph_weights(k), 1.0 / 2048 + 1e-6)
+            << "tick " << tick << " target " << k;
+      ++decoded;
+    }
+  }
+  EXPECT_GE(decoded, 20);
   // Handed back: the clip's 0 again.
   const uint64_t back = call_ok(*client, clear_weights(id)).tick();
   EXPECT_EQ(published_pose(*client, id, back).morph_weights(surprised), 0.0f);

@@ -1,5 +1,7 @@
 #include "snapshot/compact_layout.h"
 
+#include "animcodec/morph_codec.h"
+
 #include <map>
 #include <mutex>
 #include <utility>
@@ -37,6 +39,9 @@ void quantize_character(Snapshot& snap, size_t index, const anim::Animator& anim
   const anim::Transform& root = animator.root_transform();
   frame.roots[index] = animcodec::quantize_root(root.translation, root.rotation, root.scale,
                                                 prev_root[0], prev_root[1]);
+  const std::span<const float> weights = animator.morph_weights();
+  for (size_t k = 0; k < c.num_morphs && k < weights.size(); ++k)
+    frame.morphs[c.morph_offset + k] = animcodec::quantize_morph_weight(weights[k]);
 }
 
 std::shared_ptr<const animcodec::Layout> compact_layout(const AssetPtr& asset) {

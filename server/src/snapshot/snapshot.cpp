@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "animcodec/morph_codec.h"
 #include "base/wire_varint.h"
 
 namespace animd {
@@ -45,10 +46,26 @@ animcodec::Baseline tick_baseline(const Snapshot& s, size_t index, animcodec::Fr
   return b;
 }
 
+// compact_morphs of character `index`: a key on a key frame or without the baseline's
+// weights, else the delta against them (empty: unchanged).
+void morph_bytes(const Snapshot& s, size_t index, animcodec::FrameKind kind,
+                 const QuantFrame* newest, std::string& out) {
+  out.clear();
+  const SnapshotCharacter& c = s.characters[index];
+  if (c.num_morphs == 0) return;
+  const std::span<const uint16_t> now(s.quant->morphs.data() + c.morph_offset, c.num_morphs);
+  std::span<const uint16_t> base;
+  if (kind != animcodec::FrameKind::kKey && newest && newest->find_morphs(c.id, c.num_morphs, base))
+    animcodec::encode_morph_delta(now, base, out);
+  else
+    animcodec::encode_morph_key(now, out);
+}
+
 // StreamFrame.characters (field 5) holding CharacterFrame{1: id, 2: asset, 5: compact,
-// 6: baseline_ticks_skipped, 7: baseline2_ticks_skipped}.
+// 6: baseline_ticks_skipped, 7: baseline2_ticks_skipped, 9: compact_morphs}.
 void build_entry(const Snapshot& s, size_t index, animcodec::FrameKind kind,
-                 const animcodec::Baseline& b, const uint64_t skipped[2], std::string& out) {
+                 const animcodec::Baseline& b, const uint64_t skipped[2], const QuantFrame* newest,
+                 std::string& out) {
   const SnapshotCharacter& c = s.characters[index];
   const size_t n = c.num_joints;
   thread_local std::vector<uint8_t> payload;
@@ -62,9 +79,11 @@ void build_entry(const Snapshot& s, size_t index, animcodec::FrameKind kind,
   // The skips of the frames the delta refers to, when not 0 (not on the wire).
   const uint64_t skip1 = key ? 0 : skipped[0];
   const uint64_t skip2 = kind == animcodec::FrameKind::kDelta2 ? skipped[1] : 0;
-  const size_t body = 1 + varint_size(c.id) +
-                      (key ? 1 + varint_size(asset.size()) + asset.size() : 0) + 1 +
-                      varint_size(size) + size + (skip1 ? 1 + varint_size(skip1) : 0) +
+  thread_local std::string morphs;
+  morph_bytes(s, index, kind, newest, morphs);
+  const size_t body = (morphs.empty() ? 0 : 1 + varint_size(morphs.size()) + morphs.size()) + 1 +
+                      varint_size(c.id) + (key ? 1 + varint_size(asset.size()) + asset.size() : 0) +
+                      1 + varint_size(size) + size + (skip1 ? 1 + varint_size(skip1) : 0) +
                       (skip2 ? 1 + varint_size(skip2) : 0);
   out.clear();
   out.push_back(0x2A);  // StreamFrame.characters: field 5, length-delimited
@@ -87,6 +106,11 @@ void build_entry(const Snapshot& s, size_t index, animcodec::FrameKind kind,
     out.push_back(0x38);  // CharacterFrame.baseline2_ticks_skipped: field 7, varint
     put_varint(out, skip2);
   }
+  if (!morphs.empty()) {
+    out.push_back(0x4A);  // CharacterFrame.compact_morphs: field 9
+    put_varint(out, morphs.size());
+    out.append(morphs);
+  }
 }
 
 constexpr uint64_t kNoSkips[2] = {0, 0};
@@ -100,19 +124,20 @@ std::string_view Snapshot::compact_entry(size_t index, animcodec::FrameKind kind
   if (state == 2) return e.bytes[k];
   const animcodec::Baseline b = tick_baseline(*this, index, kind);
   if (state == 0 && e.state[k].compare_exchange_strong(state, 1, std::memory_order_acq_rel)) {
-    build_entry(*this, index, kind, b, kNoSkips, e.bytes[k]);
+    build_entry(*this, index, kind, b, kNoSkips, quant_prev[0].get(), e.bytes[k]);
     e.state[k].store(2, std::memory_order_release);
     return e.bytes[k];
   }
   // Another thread is encoding it right now: encode a private copy rather than wait.
   thread_local std::string own;
-  build_entry(*this, index, kind, b, kNoSkips, own);
+  build_entry(*this, index, kind, b, kNoSkips, quant_prev[0].get(), own);
   return own;
 }
 
 std::string_view Snapshot::compact_entry_against(size_t index, animcodec::FrameKind kind,
                                                  const animcodec::Baseline& baseline,
-                                                 const uint64_t given[2]) const {
+                                                 const uint64_t given[2],
+                                                 const QuantFrame* newest) const {
   // A DELTA1 names one frame: the older frame's skips are not part of its key.
   const uint64_t skipped[2] = {given[0], kind == animcodec::FrameKind::kDelta2 ? given[1] : 0};
   CompactEntries& e = compact[index];
@@ -126,14 +151,14 @@ std::string_view Snapshot::compact_entry_against(size_t index, animcodec::FrameK
         a.state.compare_exchange_strong(state, 1, std::memory_order_acq_rel)) {
       a.kind = kind;
       a.skipped[0] = skipped[0], a.skipped[1] = skipped[1];
-      build_entry(*this, index, kind, baseline, skipped, a.bytes);
+      build_entry(*this, index, kind, baseline, skipped, newest, a.bytes);
       a.state.store(2, std::memory_order_release);
       return a.bytes;
     }
   }
   // Both slots hold other keys (or are being written): a copy of this caller's own.
   thread_local std::string own;
-  build_entry(*this, index, kind, baseline, skipped, own);
+  build_entry(*this, index, kind, baseline, skipped, newest, own);
   return own;
 }
 
@@ -146,6 +171,18 @@ bool QuantFrame::find(uint32_t id, size_t num_joints, std::span<const animcodec:
   if (i >= offsets.size() || i >= roots.size() || end - offsets[i] != num_joints) return false;
   pose = std::span<const animcodec::QJoint>(joints.data() + offsets[i], num_joints);
   root = &roots[i];
+  return true;
+}
+
+bool QuantFrame::find_morphs(uint32_t id, size_t num_morphs,
+                             std::span<const uint16_t>& weights) const {
+  auto it = std::lower_bound(ids.begin(), ids.end(), id);
+  if (it == ids.end() || *it != id) return false;
+  const size_t i = static_cast<size_t>(it - ids.begin());
+  if (i >= morph_offsets.size()) return false;
+  const size_t end = i + 1 < morph_offsets.size() ? morph_offsets[i + 1] : morphs.size();
+  if (end - morph_offsets[i] != num_morphs || num_morphs == 0) return false;
+  weights = std::span<const uint16_t>(morphs.data() + morph_offsets[i], num_morphs);
   return true;
 }
 

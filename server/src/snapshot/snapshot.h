@@ -31,10 +31,17 @@ struct QuantFrame {
   // subscription needs to find a character in a frame it kept from an earlier tick.
   std::vector<uint32_t> ids;
   std::vector<uint32_t> offsets;
+  // Morph weights quantized (animcodec::quantize_morph_weight), every character's at its
+  // Snapshot morph_offset, and that offset by character index (ENCODING_COMPACT's
+  // compact_morphs: deltas refer to a kept frame's weights).
+  std::vector<uint16_t> morphs;
+  std::vector<uint32_t> morph_offsets;
   // Character `id`'s pose and root in this frame, if it was quantized here with `num_joints`
   // joints (else false).
   bool find(uint32_t id, size_t num_joints, std::span<const animcodec::QJoint>& pose,
             const animcodec::QRoot*& root) const;
+  // Character `id`'s quantized morph weights in this frame, if it has `num_morphs` here.
+  bool find_morphs(uint32_t id, size_t num_morphs, std::span<const uint16_t>& weights) const;
   // Snapshots holding it (QuantRef); the pool reuses a frame only at 0.
   std::atomic<int> users{0};
 };
@@ -195,7 +202,9 @@ struct Snapshot {
   // Whether character `index` can be sent as `kind` (its baselines are in quant_prev).
   bool has_baseline(size_t index, animcodec::FrameKind kind) const;
   // Character `index`'s compact frame of `kind` as a serialized StreamFrame.characters entry
-  // (field tag, length, CharacterFrame{character_id, asset on key frames, compact}). Any
+  // (field tag, length, CharacterFrame{character_id, asset on key frames, compact, and for an
+  // asset with morph targets compact_morphs: a key on key frames, on deltas the change from
+  // the newest baseline frame's weights, absent when none changed}). Any
   // thread; encoded once per snapshot, character and kind. The view stays valid until the
   // calling thread's next call (a frame encoded concurrently by another thread is copied).
   // Needs quant, and has_baseline(index, kind).
@@ -206,9 +215,11 @@ struct Snapshot {
   // Encoded once per snapshot, character, kind and skips for the first two such keys of a
   // character (subscribers at the same rate divisor and phase, or behind by as much, share
   // it); others on every call. Needs quant.
+  // `newest`: the kept frame the client's newest frame of the character is (its morph
+  // weights are the baseline of compact_morphs; null: a morph key).
   std::string_view compact_entry_against(size_t index, animcodec::FrameKind kind,
                                          const animcodec::Baseline& baseline,
-                                         const uint64_t skipped[2]) const;
+                                         const uint64_t skipped[2], const QuantFrame* newest) const;
   // Makes room for `n` characters' CompactEntries (tick thread, before publishing). They are
   // empty: new, or emptied by release_references.
   void reset_compact(size_t n);

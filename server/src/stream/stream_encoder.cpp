@@ -101,7 +101,7 @@ std::string_view compact_entry_for(const Snapshot& snap, size_t index,
     if (const QuantFrame* f2 = kept_frame(prev->prev_tick))
       if (f2->find(c.id, c.num_joints, b.prev2, b.root2)) {
         kind = FrameKind::kDelta2;
-        return snap.compact_entry_against(index, kind, b, skipped);
+        return snap.compact_entry_against(index, kind, b, skipped, f1);
       }
   if (previous_tick && snap.has_baseline(index, FrameKind::kDelta1)) {
     kind = FrameKind::kDelta1;
@@ -110,7 +110,7 @@ std::string_view compact_entry_for(const Snapshot& snap, size_t index,
   if (!own1) return snap.compact_entry(index, kind);
   kind = FrameKind::kDelta1;
   b.prev2 = {}, b.root2 = nullptr;
-  return snap.compact_entry_against(index, kind, b, skipped);
+  return snap.compact_entry_against(index, kind, b, skipped, f1);
 }
 
 namespace {

@@ -528,6 +528,7 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
   if (quant) {
     quant->ids.resize(characters_.size());
     quant->offsets.resize(characters_.size());
+    quant->morph_offsets.resize(characters_.size());
   }
   // One pass over the characters for the snapshot and the history frame: each character's
   // memory is cold at this point (the last tick touched 5,000 others since), and this part of
@@ -543,6 +544,7 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
     add_entry(history, c.id, c.asset, c.animator);
     c.palette_offset = offset;
     if (quant) quant->ids[i] = c.id, quant->offsets[i] = offset;
+    if (quant) quant->morph_offsets[i] = morph_offset;
     auto& sc = snap->characters[i];
     sc.id = c.id;
     sc.asset = c.asset;
@@ -578,6 +580,7 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
   snap->morphs.resize(morph_offset);
   if (quant) {
     quant->joints.resize(offset);
+    quant->morphs.resize(morph_offset);
     quant->roots.resize(characters_.size());
   }
   snap->reset_compact(characters_.size());
