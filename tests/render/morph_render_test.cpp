@@ -1,10 +1,11 @@
 // RobotExpressive's face drawn by animview's renderer (under xvfb-run with Mesa): the mesh
 // and a pose come from the real daemon (get_asset_data decoded as animview decodes it; Idle
 // held at t = 0, the palette from query_pose), and the character is drawn twice from the
-// front of its head, with every morph weight 0 and with "Surprised" at 1 (weights handed to
-// the renderer as a stream frame's would be). The two pictures must differ inside the screen
-// box of the triangles that "Surprised" moves, and be the same pixels everywhere else.
-// Both pictures are written to ANIMD_TEST_TMP_DIR (morph_render_*.png).
+// front of its head with the weights the daemon gives: Idle's (every weight 0), then after
+// set_morph_weights {Surprised: 1} (what `animctl morph ID Surprised=1` sends), each as
+// query_pose answers them for the tick (the stream's, bit for bit). The two pictures must differ
+// inside the screen box of the triangles that "Surprised" moves, and be the same pixels everywhere
+// else. Both pictures are written to ANIMD_TEST_TMP_DIR (morph_render_*.png).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -112,6 +113,24 @@ TEST(MorphRender, RobotExpressiveSurprisedChangesTheFaceAndNothingElse) {
   const anim::v1::QueryPoseReply pose = held_pose(client, spawned->character_id(), played->tick());
   ASSERT_EQ(pose.palette_size(), static_cast<int>(12 * joints));
   const std::vector<float> palette(pose.palette().begin(), pose.palette().end());
+  const std::vector<float> idle_weights(pose.morph_weights().begin(), pose.morph_weights().end());
+  EXPECT_EQ(idle_weights, std::vector<float>(weight_count, 0.0f));
+  anim::v1::Request morph;
+  morph.mutable_set_morph_weights()->set_character_id(spawned->character_id());
+  auto* w = morph.mutable_set_morph_weights()->add_weights();
+  w->set_name("Surprised");
+  w->set_value(1.0f);
+  auto morphed_reply = client.call(morph);
+  ASSERT_TRUE(morphed_reply) << morphed_reply.error().to_string();
+  ASSERT_EQ(morphed_reply->status().code(), anim::v1::STATUS_OK)
+      << morphed_reply->status().message();
+  const anim::v1::QueryPoseReply surprised_pose =
+      held_pose(client, spawned->character_id(), morphed_reply->tick());
+  const std::vector<float> daemon_weights(surprised_pose.morph_weights().begin(),
+                                          surprised_pose.morph_weights().end());
+  EXPECT_EQ(daemon_weights, surprised);
+  EXPECT_EQ(std::vector<float>(surprised_pose.palette().begin(), surprised_pose.palette().end()),
+            palette);
 
   // Scene-space vertices in both states; the head (every vertex of a morph set) and the face
   // (the vertices "Surprised" moves).
@@ -177,8 +196,8 @@ TEST(MorphRender, RobotExpressiveSurprisedChangesTheFaceAndNothingElse) {
     EXPECT_EQ(glGetError(), static_cast<GLenum>(GL_NO_ERROR));
     return target.read_pixels();
   };
-  const std::vector<uint8_t> neutral = render(std::vector<float>(weight_count, 0.0f));
-  const std::vector<uint8_t> surprise = render(surprised);
+  const std::vector<uint8_t> neutral = render(idle_weights);
+  const std::vector<uint8_t> surprise = render(daemon_weights);
   for (const auto& [file, pixels] : {std::pair{"morph_render_neutral.png", &neutral},
                                      std::pair{"morph_render_surprised.png", &surprise}}) {
     const std::string path = std::string(ANIMD_TEST_TMP_DIR) + "/" + file;
