@@ -2,13 +2,16 @@
 // animd serves MorphArm and RobotExpressive from ../shared; get_asset_data's morph sets,
 // decoded by animview's decoder, equal what the glTF loader holds byte for byte, and
 // AssetInfo names the flat weight order. For each golden scenario the character plays the
-// scenario's clip held at its time (start_time t, speed 0); query_pose gives the palette,
-// and the bind positions morphed with the golden's weights, then skinned with that palette
-// on the CPU (root x palette[j] x vertex with an identity root), must land on the golden's
-// scene-space positions within 1e-4. The palette maps bind space to scene space, mesh node
-// transforms included (docs/protocol.md, "Spaces"), where three.js applies the mesh node's
-// world matrix after skinning. When query_pose carries morph weights, those of scenarios
-// without set_weights must be the golden's.
+// scenario's clip held at its time (start_time t, speed 0), the game's weights sent with
+// set_morph_weights. query_pose's weights must be the golden's within 1e-5; the bind
+// positions morphed with the streamed weights, then skinned with the streamed palette on the
+// CPU (root x palette[j] x vertex with an identity root), must land on the golden's
+// scene-space positions within 1e-4 from the float stream and within 0.5 mm scaled to a
+// 1.8 m character from the compact stream. The palette maps bind space to scene space, mesh
+// node transforms included (docs/protocol.md, "Spaces"), where three.js applies the mesh
+// node's world matrix after skinning.
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -103,20 +106,94 @@ std::vector<GoldenMesh> golden_meshes(const std::vector<animview::CpuMorphSet>& 
   return out;
 }
 
-// The palette of character `id` once the daemon has applied `play` (any later tick holds the
-// same pose: speed 0).
-anim::v1::QueryPoseReply held_pose(animclient::Client& c, uint32_t id, uint64_t play_tick) {
-  while (current_tick(c) <= play_tick) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  return pose_at(c, id, play_tick + 1);
+// The first frame of a new subscription to character `id` in `encoding` whose tick is after
+// `after` (the character held still from then on: speed 0), as the client delivers it (a
+// compact frame decoded: palette and morph_weights filled in).
+anim::v1::CharacterFrame streamed(animclient::Client& c, uint32_t id, uint64_t after,
+                                  anim::v1::Encoding encoding) {
+  anim::v1::SubscribeRequest sub;
+  sub.add_character_ids(id);
+  sub.set_encoding(encoding);
+  auto s = c.subscribe(sub);
+  EXPECT_TRUE(s) << s.error().to_string();
+  anim::v1::CharacterFrame out;
+  if (!s) return out;
+  const auto deadline = std::chrono::steady_clock::now() + kWait;
+  while (std::chrono::steady_clock::now() < deadline) {
+    auto f = c.next_frame(std::chrono::milliseconds(1000));
+    if (!f || f->subscription_id() != s->subscription_id() || f->tick() <= after) continue;
+    for (const auto& ch : f->characters())
+      if (ch.character_id() == id) out = ch;
+    if (out.character_id() == id) break;
+  }
+  EXPECT_TRUE(c.unsubscribe(s->subscription_id()));
+  EXPECT_EQ(out.character_id(), id) << "no frame after tick " << after;
+  return out;
 }
 
-// Runs every scenario of `golden` on a character of `asset`; returns the largest position
-// error.
+// The largest distance (per axis) between the golden's scene-space positions of scenario
+// `sc` and the bind positions morphed with `weights`, skinned with `palette`; `moved`: how far
+// the morphs moved a vertex.
+double vertex_error(const animview::CpuMesh& mesh, const std::vector<GoldenMesh>& meshes,
+                    const json& sc, const float* palette, uint32_t joints,
+                    const std::vector<float>& weights, double tolerance, const std::string& label,
+                    double* moved) {
+  std::vector<float> morphed = mesh.positions;
+  animview::apply_morph_positions(mesh.morph_sets, weights.data(), morphed);
+  double worst = 0.0;
+  for (size_t i = 0; i < meshes.size(); ++i) {
+    const json& want = sc["meshes"][i]["positions"];
+    EXPECT_EQ(want.size(), meshes[i].range.count) << label << " mesh " << i;
+    for (uint32_t v = 0; v < std::min<size_t>(meshes[i].range.count, want.size()); ++v) {
+      const uint32_t vi = meshes[i].range.first + v;
+      const float* p = &morphed[3 * size_t{vi}];
+      double skinned[3] = {0, 0, 0};
+      for (int k = 0; k < 4; ++k) {
+        const float w = mesh.weights[4 * size_t{vi} + k];
+        const uint16_t j = mesh.joints[4 * size_t{vi} + k];
+        if (w == 0.0f || j >= joints) continue;
+        const float* m = palette + 12 * size_t{j};
+        for (int r = 0; r < 3; ++r)
+          skinned[r] +=
+              w * (m[4 * r] * p[0] + m[4 * r + 1] * p[1] + m[4 * r + 2] * p[2] + m[4 * r + 3]);
+      }
+      double err = 0.0;
+      for (int r = 0; r < 3; ++r) {
+        err = std::max(err, std::abs(skinned[r] - want[v][r].get<double>()));
+        *moved = std::max(*moved, double{std::abs(p[r] - mesh.positions[3 * size_t{vi} + r])});
+      }
+      worst = std::max(worst, err);
+      EXPECT_LE(err, tolerance) << label << " mesh " << i << " vertex " << v;
+      if (err > tolerance) break;  // one line per mesh is enough
+    }
+  }
+  return worst;
+}
+
+// The largest extent of the golden's positions over its scenarios' meshes (the character's
+// size, scene units).
+double golden_extent(const json& golden) {
+  double lo[3] = {1e30, 1e30, 1e30}, hi[3] = {-1e30, -1e30, -1e30};
+  for (const json& sc : golden["scenarios"])
+    for (const json& m : sc["meshes"])
+      for (const json& p : m["positions"])
+        for (int r = 0; r < 3; ++r) {
+          lo[r] = std::min(lo[r], p[r].get<double>());
+          hi[r] = std::max(hi[r], p[r].get<double>());
+        }
+  return std::max({hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]});
+}
+
+// Runs every scenario of `golden` on a character of `asset` (the game's weights through
+// set_morph_weights); checks the weights query_pose answers, and the vertices from the
+// float stream's palette and weights (within 1e-4) and from the compact stream's (within
+// 0.5 mm scaled to a 1.8 m character). Returns the largest float-stream position error.
 double run_scenarios(animclient::Client& c, const Case& cs, const animview::CpuMesh& mesh,
                      const json& golden) {
   const std::vector<GoldenMesh> meshes = golden_meshes(mesh.morph_sets);
   EXPECT_EQ(meshes.size(), golden["meshes"].size()) << cs.asset;
   if (meshes.size() != golden["meshes"].size()) return 1e30;
+  const double compact_tolerance = 5e-4 * golden_extent(golden) / 1.8;
   double worst = 0.0;
   for (const json& sc : golden["scenarios"]) {
     const std::string label = std::string(cs.asset) + ": " + sc["name"].get<std::string>();
@@ -124,15 +201,22 @@ double run_scenarios(animclient::Client& c, const Case& cs, const animview::CpuM
     EXPECT_TRUE(spawned) << label << ": " << (spawned ? "" : spawned.error().to_string());
     if (!spawned) continue;
     const uint32_t id = spawned->character_id();
+    if (sc.contains("set_weights")) {
+      Request set;
+      set.mutable_set_morph_weights()->set_character_id(id);
+      for (auto& [name, value] : sc["set_weights"].items()) {
+        auto* w = set.mutable_set_morph_weights()->add_weights();
+        w->set_name(name);
+        w->set_value(value.get<float>());
+      }
+      call_ok(c, set);
+    }
     Request play;
     play.mutable_play()->set_character_id(id);
     play.mutable_play()->set_clip(sc["clip"].get<std::string>());
     play.mutable_play()->set_start_time(sc["t"].get<float>());
     play.mutable_play()->set_speed(0.0f);
     const uint64_t play_tick = call_ok(c, play).tick();
-    const anim::v1::QueryPoseReply pose = held_pose(c, id, play_tick);
-    EXPECT_EQ(pose.palette_size() % 12, 0) << label;
-    const uint32_t joints = static_cast<uint32_t>(pose.palette_size() / 12);
 
     // The golden's weights per set (every range of a set has the same).
     std::vector<float> weights;
@@ -150,47 +234,40 @@ double run_scenarios(animclient::Client& c, const Case& cs, const animview::CpuM
       const auto& set_w = sc["meshes"][first_mesh_of_set[meshes[i].set]]["weights"];
       EXPECT_EQ(w, set_w.get<std::vector<float>>()) << label << ": mesh " << i;
     }
-    EXPECT_EQ(weights.size(), animview::morph_weight_count(mesh.morph_sets)) << label;
-    if (weights.size() != animview::morph_weight_count(mesh.morph_sets)) continue;
-    if (pose.morph_weights_size() > 0 && !sc.contains("set_weights")) {
-      EXPECT_EQ(pose.morph_weights_size(), static_cast<int>(weights.size())) << label;
-      for (int k = 0; k < std::min<int>(pose.morph_weights_size(), weights.size()); ++k)
-        EXPECT_NEAR(pose.morph_weights(k), weights[k], kWeightTolerance)
-            << label << " weight " << k;
-    }
+    const size_t count = animview::morph_weight_count(mesh.morph_sets);
+    EXPECT_EQ(weights.size(), count) << label;
+    if (weights.size() != count) continue;
 
-    std::vector<float> morphed = mesh.positions;
-    animview::apply_morph_positions(mesh.morph_sets, weights.data(), morphed);
-    double moved = 0.0, scenario_worst = 0.0;
-    for (size_t i = 0; i < meshes.size(); ++i) {
-      const json& want = sc["meshes"][i]["positions"];
-      EXPECT_EQ(want.size(), meshes[i].range.count) << label << " mesh " << i;
-      for (uint32_t v = 0; v < std::min<size_t>(meshes[i].range.count, want.size()); ++v) {
-        const uint32_t vi = meshes[i].range.first + v;
-        const float* p = &morphed[3 * size_t{vi}];
-        double skinned[3] = {0, 0, 0};
-        for (int k = 0; k < 4; ++k) {
-          const float w = mesh.weights[4 * size_t{vi} + k];
-          const uint16_t j = mesh.joints[4 * size_t{vi} + k];
-          if (w == 0.0f || j >= joints) continue;
-          const float* m = pose.palette().data() + 12 * size_t{j};
-          for (int r = 0; r < 3; ++r)
-            skinned[r] +=
-                w * (m[4 * r] * p[0] + m[4 * r + 1] * p[1] + m[4 * r + 2] * p[2] + m[4 * r + 3]);
-        }
-        double err = 0.0;
-        for (int r = 0; r < 3; ++r) {
-          err = std::max(err, std::abs(skinned[r] - want[v][r].get<double>()));
-          moved = std::max(moved, double{std::abs(p[r] - mesh.positions[3 * size_t{vi} + r])});
-        }
-        scenario_worst = std::max(scenario_worst, err);
-        EXPECT_LE(err, kPositionTolerance) << label << " mesh " << i << " vertex " << v;
-        if (err > kPositionTolerance) break;  // one line per mesh is enough
-      }
+    const anim::v1::CharacterFrame flt = streamed(c, id, play_tick, anim::v1::ENCODING_FLOAT_3X4);
+    const anim::v1::CharacterFrame cmp = streamed(c, id, play_tick, anim::v1::ENCODING_COMPACT);
+    const anim::v1::QueryPoseReply pose = pose_at(c, id, play_tick + 1);
+    const int n = static_cast<int>(count);
+    EXPECT_EQ(flt.morph_weights_size(), n) << label;
+    EXPECT_EQ(cmp.morph_weights_size(), n) << label;
+    EXPECT_EQ(pose.morph_weights_size(), n) << label;
+    EXPECT_EQ(cmp.palette_size(), flt.palette_size()) << label;
+    if (flt.morph_weights_size() != n || cmp.morph_weights_size() != n ||
+        pose.morph_weights_size() != n || cmp.palette_size() != flt.palette_size())
+      continue;
+    for (size_t k = 0; k < count; ++k) {
+      EXPECT_NEAR(pose.morph_weights(k), weights[k], kWeightTolerance) << label << " " << k;
+      EXPECT_EQ(flt.morph_weights(k), pose.morph_weights(k)) << label << " weight " << k;
+      EXPECT_NEAR(cmp.morph_weights(k), weights[k], 1.0 / 2048 + kWeightTolerance)
+          << label << " weight " << k;
     }
-    std::printf("[morph golden] %-58s max vertex error %.3g (morphs move vertices up to %.3g)\n",
-                label.c_str(), scenario_worst, moved);
-    worst = std::max(worst, scenario_worst);
+    const uint32_t joints = static_cast<uint32_t>(flt.palette_size() / 12);
+    const std::vector<float> flt_w(flt.morph_weights().begin(), flt.morph_weights().end());
+    const std::vector<float> cmp_w(cmp.morph_weights().begin(), cmp.morph_weights().end());
+    double moved = 0.0;
+    const double float_worst = vertex_error(mesh, meshes, sc, flt.palette().data(), joints, flt_w,
+                                            kPositionTolerance, label + " (float)", &moved);
+    const double compact_worst = vertex_error(mesh, meshes, sc, cmp.palette().data(), joints, cmp_w,
+                                              compact_tolerance, label + " (compact)", &moved);
+    std::printf(
+        "[morph golden] %-50s float %.3g, compact %.3g (limit %.3g) (morphs move vertices up to "
+        "%.3g)\n",
+        label.c_str(), float_worst, compact_worst, compact_tolerance, moved);
+    worst = std::max(worst, float_worst);
   }
   return worst;
 }
