@@ -3,6 +3,7 @@
 // [--over SECONDS]` hands them (none named: all) back to the clips. A name is a target's
 // ("Surprised"), "set/target", or a number: the target's index in the character's weights.
 #include <cctype>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -21,9 +22,11 @@ bool is_index(const std::string& s) {
 }
 
 void name_target(anim::v1::MorphWeight& w, const std::string& name) {
-  if (is_index(name))
-    w.set_index(parse_id("morph: target index", name));
-  else
+  if (is_index(name)) {
+    const uint64_t index = parse_u64("morph: target index", name);
+    if (index > UINT32_MAX) throw UsageError("morph: target index " + name + " is too large");
+    w.set_index(static_cast<uint32_t>(index));
+  } else
     w.set_name(name);
 }
 

@@ -1,12 +1,16 @@
 // animctl's animation commands against a real animd on 127.0.0.1: blend spaces, layers,
 // montages, held poses and state machines (the example graph included).
+#include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "anim/loaders/builtin_character.h"
 #include "animctl_fixture.h"
 #include "daemon_process.h"
+#include "shared_assets.h"
 
 namespace {
 
@@ -281,6 +285,40 @@ TEST_F(AnimctlAnimation, StateMachinesDefineFromAFileStartTriggerAndStop) {
       ctl({"machine", "define", "builtin", write("empty.animgraph.json", "{}")});
   EXPECT_EQ(empty.exit_code, 2);
   EXPECT_NE(empty.err.find("has no state_machines"), std::string::npos) << empty.err;
+  ctl({"despawn", id});
+}
+
+TEST_F(AnimctlAnimation, MorphWeightsSetPrintedAndReleased) {
+  // The built-in character has no morph targets: refused, naming why.
+  const std::string plain = spawn("walk");
+  const ProcessResult none = ctl({"morph", plain, "Surprised=1"});
+  EXPECT_EQ(none.exit_code, 1);
+  EXPECT_NE(none.err.find("has no morph targets"), std::string::npos) << none.err;
+  // Usage errors before anything is sent.
+  EXPECT_NE(ctl({"morph", plain}).exit_code, 0);
+  EXPECT_NE(ctl({"morph", plain, "Surprised"}).err.find("is not NAME=VALUE"), std::string::npos);
+  EXPECT_NE(ctl({"morph", plain, "--clear", "Sad=1"}).err.find("name targets only"),
+            std::string::npos);
+  ctl({"despawn", plain});
+
+  const std::string robot = animtest::shared_path("assets/RobotExpressive/RobotExpressive.glb");
+  if (!std::filesystem::exists(robot)) GTEST_SKIP() << "../shared is absent: " << robot;
+  ASSERT_EQ(ctl_json({"load", robot, "--upload", "--name", "robot_morph"})["status"]["code"],
+            "STATUS_OK");
+  const std::string id =
+      std::to_string(ctl_json({"spawn", "robot_morph"})["spawn"]["character_id"].get<uint32_t>());
+  const ProcessResult set = ctl({"morph", id, "Surprised=1", "Head/Sad=0.5", "0=0.25"});
+  EXPECT_EQ(set.exit_code, 0) << set.err;
+  EXPECT_NE(set.out.find("morph weights set (tick "), std::string::npos) << set.out;
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const ProcessResult pose = ctl({"pose", id});
+  EXPECT_NE(pose.out.find("morph weights: 0.2500 1.0000 0.5000"), std::string::npos) << pose.out;
+  const ProcessResult unknown = ctl({"morph", id, "Grin=1"});
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_NE(unknown.err.find("no morph target named 'Grin'"), std::string::npos) << unknown.err;
+  EXPECT_EQ(ctl_json({"morph", id, "--clear", "--over", "0"})["status"]["code"], "STATUS_OK");
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_NE(ctl({"pose", id}).out.find("morph weights: 0.0000 0.0000 0.0000"), std::string::npos);
   ctl({"despawn", id});
 }
 
