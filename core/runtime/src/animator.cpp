@@ -134,7 +134,7 @@ Status Animator::crossfade(int clip, float duration, const CrossfadeOptions& opt
   return Status::ok();
 }
 
-float Animator::Fade::weight() const {
+float FadeState::weight() const {
   const float x = elapsed / duration;
   return curve == BlendCurve::kSmoothStep ? x * x * (3.0f - 2.0f * x) : x;
 }

@@ -66,6 +66,7 @@ Expected<int> Animator::add_slot(const AdditiveLayerDesc& desc) {
   made->blend = LayerBlend::kOverride;
   made->mask = desc.mask;
   if (Status s = morph_layer_setup(who, desc.morph_targets, -1, 0.0f, *made); !s) return s;
+  made->morph_targets = desc.morph_targets;
   return append_layer(std::move(layer), std::move(made));
 }
 
@@ -151,6 +152,9 @@ Expected<int> Animator::add_layer(const AdditiveLayerDesc& desc) {
   if (Status s = morph_layer_setup(who, desc.morph_targets, morph_ref, desc.reference_time, *made);
       !s)
     return s;
+  made->reference_clip = morph_ref;
+  made->reference_time = morph_ref >= 0 ? desc.reference_time : 0.0f;
+  made->morph_targets = desc.morph_targets;
   return append_layer(std::move(layer), std::move(made));
 }
 
@@ -199,6 +203,8 @@ Expected<int> Animator::add_machine_layer(const MachineLayerDesc& desc) {
             morph_layer_setup(who, desc.morph_targets, ref_index, desc.reference_time, *made);
         !s)
       return s;
+    made->reference_clip = ref_index;
+    made->reference_time = desc.reference_time;
   } else if (Status s = morph_layer_setup(who, desc.morph_targets, -1, 0.0f, *made); !s) {
     return s;
   }
@@ -219,6 +225,7 @@ Expected<int> Animator::add_machine_layer(const MachineLayerDesc& desc) {
   made->mask = desc.mask;
   made->reference = std::move(reference);
   made->machine = true;
+  made->morph_targets = desc.morph_targets;
   return append_layer(std::move(layer), std::move(made));
 }
 

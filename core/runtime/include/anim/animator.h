@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "anim/animator_options.h"
+#include "anim/animator_state.h"
 #include "anim/asset.h"
 #include "anim/blend_space.h"
 #include "anim/clip_events.h"
@@ -337,6 +338,18 @@ class Animator {
   // AnimatorBuffers::kLentOnly until the first refresh_palette() or update(dt).
   std::span<const PaletteMatrix> palette() const { return palette_; }
 
+  // Saving and restoring (docs/animation.md, "Saving and restoring a character"). The whole
+  // state that decides the future poses, as plain data; a command (allocates).
+  AnimatorState capture_state() const;
+  // Replaces this Animator's state by `state` (from capture_state() of an Animator of the
+  // same skeleton and clips, with the same blend spaces, event table and morph layout set
+  // before this call): from the next update on, both give bit-identical poses, palettes,
+  // morph weights and events. `state` is checked first (indices, counts, finite values, the
+  // descriptions' own checks, as the commands make them); on error (INVALID_ARGUMENT,
+  // NOT_FOUND or FAILED_PRECONDITION, naming the field) nothing changes. The model matrices
+  // and palette stay those of before until the next update.
+  Status restore_state(const AnimatorState& state);
+
   // Introspection for queries and tests.
   int current_clip() const;         // the latest target clip, -1 before the first play (or
                                     // when it is a blend space: current_blend_space)
@@ -364,175 +377,20 @@ class Animator {
   const std::shared_ptr<const PoseSetup>& setup() const { return setup_; }
 
  private:
-  // One clip playing on its own clock.
-  struct Player {
-    int clip = -1;       // -1: the rest pose (before the first play)
-    float time = 0.0f;   // seconds, inside [0, duration]
-    float speed = 1.0f;  // own rate; the character speed multiplies it
-    bool loop = true;
-    // Where the last sample found its keys (a cache only: see sampling_job.h).
-    mutable SamplingCursor cursor;
-    // The last update's playhead travel in seconds, loop wraps unrolled (a synced fade
-    // follows it), and with root motion the joint's travel over it (its frame at the old time).
-    float advance = 0.0f;
-    RootMotion motion;
-    // The last update's playhead move, for events: from where, and the loop wraps (< 0:
-    // backwards across the start). `fresh` until the playhead first moves after play or
-    // crossfade placed it: an event exactly at the start time fires then.
-    float from = 0.0f;
-    int64_t wraps = 0;
-    bool fresh = true;
-    // A blend space (index into spaces_; clip is then -1): `time` is its normalized phase
-    // (in [0, 1], a cycle of "duration 1"), `advance` in phases. Its samples this update,
-    // from the parameters in the slots its axes name (-1: none, read as 0).
-    int space = -1;
-    BlendWeights weights{};
-    std::array<int8_t, 2> params{-1, -1};
-    mutable std::array<SamplingCursor, 2> term_cursors{};  // for weights' samples 1 and 2
-    float carry = 0.0f;  // what `time` misses of the exact clock (advance_clip_time)
-  };
-  // A named parameter (set_parameter) and its smoothing state.
-  struct Parameter {
-    std::string name;
-    float value = 0.0f;      // current
-    float target = 0.0f;     // where it is going
-    float velocity = 0.0f;   // units per second (the spring's)
-    float smoothing = 0.0f;  // seconds, >= 0
-  };
-  // One crossfade: `player` fades in over everything below it in the queue.
-  struct Fade {
-    Player player;
-    float duration = 0.0f;  // > 0
-    float elapsed = 0.0f;   // seconds of fade time so far; weight = curve(elapsed / duration)
-    bool sync = false;      // player follows the normalized time of the player below
-    bool markers = false;   // with sync: by foot markers where both clips have them
-    BlendCurve curve = BlendCurve::kLinear;
-    float weight() const;  // the target's weight over what is below it, in [0, 1]
-  };
-  // A named trigger (set_trigger).
-  struct Trigger {
-    std::string name;
-    bool set = false;
-  };
-  // Where the running state machine is.
-  struct MachineRun {
-    int state = -1;
-    float state_time = 0.0f;  // cycles played since the state was entered
-    int transition = -1;      // the last transition that started a fade (-1: none)
-    int from = -1;            // the state it fades from
-  };
-  // A base and the crossfades over it: the character's main track, or a machine layer's.
-  struct Track {
-    Player base;
-    std::array<Fade, kMaxFades> fades{};
-    int num_fades = 0;
-    const Player& latest() const { return num_fades > 0 ? fades[num_fades - 1].player : base; }
-  };
-  // A state machine running on a track: the machine, a player for each of its states (made
-  // when it starts), the character's parameter and trigger slots its conditions read, and
-  // where it is.
-  struct MachineDriver {
-    std::shared_ptr<const StateMachine> machine;
-    std::vector<Player> players;
-    std::array<int8_t, kMaxMachineParameters> params{};
-    std::array<int8_t, kMaxTriggers> triggers{};
-    MachineRun run;
-  };
-  // A heap object that is copied with its owner: a machine layer's state, large and rare,
-  // out of line.
+  // The working state's types (animator_state.h).
+  using Player = PlayerState;
+  using Parameter = ParameterState;
+  using Fade = FadeState;
+  using Trigger = TriggerState;
+  using MachineRun = MachineRunState;
+  using Track = TrackState;
+  using MachineDriver = MachineDriverState;
   template <typename T>
-  class Boxed {
-   public:
-    Boxed() = default;
-    explicit Boxed(std::unique_ptr<T> p) : p_(std::move(p)) {}
-    Boxed(const Boxed& o) : p_(o.p_ ? std::make_unique<T>(*o.p_) : nullptr) {}
-    Boxed& operator=(const Boxed& o) {
-      if (this != &o) p_ = o.p_ ? std::make_unique<T>(*o.p_) : nullptr;
-      return *this;
-    }
-    Boxed(Boxed&&) noexcept = default;
-    Boxed& operator=(Boxed&&) noexcept = default;
-    T* operator->() const { return p_.get(); }
-    T& operator*() const { return *p_; }
-    explicit operator bool() const { return p_ != nullptr; }
-
-   private:
-    std::unique_ptr<T> p_;
-  };
-  // A weight the game overrides: kSet shows lerp(from, to, elapsed / duration); kClearing
-  // shows lerp(from, the animated value, elapsed / duration) and ends when it reaches 1.
-  struct MorphOverride {
-    enum class Mode : uint8_t { kNone, kSet, kClearing };
-    Mode mode = Mode::kNone;
-    float from = 0.0f;
-    float to = 0.0f;
-    float elapsed = 0.0f;   // seconds of update time
-    float duration = 0.0f;  // seconds, >= 0
-    float alpha() const { return duration > 0.0f ? std::min(elapsed / duration, 1.0f) : 1.0f; }
-  };
-  // A machine layer's own track and machine.
-  struct MachineLayer {
-    Track track;
-    MachineDriver driver;
-  };
-  // A layer's clock and current values; what it is (clip, blend, mask, reference) is its
-  // LayerSetup, at the same position in setup_->layers.
-  struct Layer {
-    int id = 0;
-    int clip = -1;
-    LayerTimeSource time_source = LayerTimeSource::kOwnClock;
-    float weight = 1.0f;     // kept current by update_layer
-    float speed = 1.0f;      // kept current by update_layer
-    float parameter = 0.0f;  // kept current by update_layer
-    float time = 0.0f;       // the layer clip's time, seconds
-    SamplingCursor cursor;   // for the layer clip (a cache only)
-    // The last update's playhead move, for events (as Player's).
-    float from = 0.0f;
-    float advance = 0.0f;
-    int64_t wraps = 0;
-    bool loop = true;  // false for kParameter: its time jumps, never wraps
-    bool fresh = true;
-    bool slot = false;  // made without a clip: clip is -1 until a montage plays in it
-    // A machine layer (add_machine_layer): its pose is its machine's track; clip, time and
-    // the clock fields above are unused.
-    Boxed<MachineLayer> machine;
-    float carry = 0.0f;  // own clock and montages: what `time` misses (advance_clip_time)
-    // The montage playing in a slot: its clock replaces the layer's (forward, held at the
-    // end) and `envelope` scales the layer's weight.
-    struct Montage {
-      MontagePhase phase = MontagePhase::kNone;
-      float rate = 1.0f;
-      float blend_in = 0.0f, blend_out = 0.0f;  // seconds
-      float start_weight = 0.0f;  // where its blend-in starts (the replaced montage's weight)
-      float elapsed = 0.0f;       // character seconds since it started
-      float envelope = 0.0f;      // its weight after the last update, in [0, 1]
-      float stop_from = 0.0f;     // kStopping: the envelope when it was stopped
-      float stop_duration = 0.0f;
-      float stop_elapsed = 0.0f;
-      // Sections (null: none, the whole clip is one) and the playhead's place in them; the
-      // last update's move through them, for events: the section it left from, the sections
-      // entered through `next`.
-      std::shared_ptr<const MontageTimeline> timeline;
-      int section = -1;
-      int from_section = -1;
-      int64_t hops = 0;
-      // Lifecycle (fired_events): whether montage_started was reported; the clip of a
-      // montage this one replaced before it ended (-1: none), reported as interrupted by the
-      // next update; whether it blends out after the last update; what that update began.
-      bool started = false;
-      bool blending_out = false;
-      bool began_blending_out = false;
-      bool ended_now = false;
-      int interrupted_clip = -1;
-    } montage;
-  };
-  // An IK goal's current target and weight; its chain and settings are its GoalSetup, at the
-  // same position in setup_->goals.
-  struct Goal {
-    int id = 0;
-    glm::vec3 target{0.0f};
-    float weight = 1.0f;
-  };
+  using Boxed = BoxedCopy<T>;
+  using MorphOverride = MorphOverrideState;
+  using MachineLayer = MachineLayerState;
+  using Layer = LayerState;
+  using Goal = GoalState;
 
   Status check_clip(int clip, const char* what) const;
   // The layer's weight in the pose: its own, times its montage's envelope in a slot (0 for a

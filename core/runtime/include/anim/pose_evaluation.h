@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 #include <glm/glm.hpp>
@@ -66,6 +67,11 @@ struct LayerSetup {
   // reference's weights, one per weight, subtracted from the layer's.
   std::vector<float> morph_mask;
   std::vector<float> morph_reference;
+  // What it was made from (Animator::capture_state): the reference clip (-1: none, kOverride)
+  // and time `reference` was sampled at, and the morph target names of its desc.
+  int reference_clip = -1;
+  float reference_time = 0.0f;
+  std::vector<std::string> morph_targets;
 };
 
 // What an IK goal is, fixed when it is set (target and weight are per-update inputs).
