@@ -81,15 +81,16 @@ std::string Ops::start() {
     options.sdk_url = config_.agones_sdk_url;
     options.health_interval = std::chrono::milliseconds{
         static_cast<int64_t>(config_.agones_health_seconds * 1000.0 + 0.5)};
-    agones_ = std::make_unique<AgonesClient>(io_, options, [this] { return health_.ticking(); });
-    // Validate now (fail fast on a bad URL); the loop itself starts in ready().
-    std::string host;
-    uint16_t port = 0;
-    const std::string url = options.sdk_url.empty() ? default_agones_sdk_url() : options.sdk_url;
-    if (!parse_http_url(url, &host, &port)) {
-      agones_.reset();
-      return "agones: bad SDK URL '" + url + "' (want http://HOST:PORT)";
+    if (!config_.agones_counter.empty()) {
+      options.counter = config_.agones_counter;
+      options.counter_capacity = agones_capacity_;
+      options.counter_count = agones_count_;
+      options.counter_interval = std::chrono::milliseconds{
+          static_cast<int64_t>(config_.agones_counter_seconds * 1000.0 + 0.5)};
     }
+    // Validate now (fail fast on a bad URL or counter); the loop itself starts in ready().
+    if (auto err = check_agones_options(options); !err.empty()) return err;
+    agones_ = std::make_unique<AgonesClient>(io_, options, [this] { return health_.ticking(); });
   }
   return {};
 }

@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "animops/agones_client.h"
 #include "animops/host_check.h"
 
 namespace animops {
@@ -65,6 +66,23 @@ void add_ops_options(CLI::App& app, OpsConfig& config) {
       ->group(group);
   app.add_option("--agones-health-seconds", config.agones_health_seconds,
                  "Seconds between Agones health pings")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber)
+      ->multi_option_policy(last)
+      ->group(group);
+  app.add_option("--agones-counter", config.agones_counter,
+                 "Agones Counter (declared in the GameServer spec) that gets the live character "
+                 "count and --max-characters as its capacity; empty = none")
+      ->check(CLI::Validator(
+          [](std::string& name) -> std::string {
+            if (name.empty() || valid_agones_counter_name(name)) return {};
+            return "Agones Counter name: 1 to 63 letters, digits, '.', '_', '-'";
+          },
+          "NAME"))
+      ->multi_option_policy(last)
+      ->group(group);
+  app.add_option("--agones-counter-seconds", config.agones_counter_seconds,
+                 "At most one Agones Counter update per this many seconds (and only on change)")
       ->capture_default_str()
       ->check(CLI::PositiveNumber)
       ->multi_option_policy(last)

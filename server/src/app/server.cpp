@@ -206,6 +206,9 @@ bool Server::init() {
         log(level == animops::PeerLogLevel::kWarn ? spdlog::level::warn : spdlog::level::info, key,
             line);
       });
+  // With --agones-counter, Agones learns how many characters live here out of how many.
+  ops_->set_agones_capacity([this] { return static_cast<int64_t>(metrics_.characters.load()); },
+                            static_cast<int64_t>(config_.max_characters));
   // Operations first: probes answer "not ready" while assets load.
   if (auto err = ops_->start(); !err.empty()) {
     spdlog::error("{}", err);

@@ -225,6 +225,7 @@ anim::Expected<uint32_t> World::spawn_unowned(const std::string& asset, const st
   r.clip = clip;
   auto spawned = spawn(r, 0, 0, 0);
   if (!spawned) return spawned.error();
+  update_counts();  // apply() does this for commands; nothing else would until the next one
   return spawned->character_id;
 }
 

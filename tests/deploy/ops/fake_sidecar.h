@@ -1,6 +1,7 @@
 #pragma once
 // A small HTTP server on loopback standing in for the Agones SDK sidecar: it records every
-// request (method, path, content type, body) and answers with a status chosen per path.
+// request (method, path, content type, body, arrival time) and answers with a status chosen
+// per path.
 
 #include <atomic>
 #include <chrono>
@@ -20,6 +21,7 @@ struct RecordedCall {
   std::string path;
   std::string content_type;
   std::string body;
+  std::chrono::steady_clock::time_point at;  // when the request had been read
 };
 
 class FakeSidecar {
@@ -56,6 +58,14 @@ class FakeSidecar {
     for (const auto& c : calls_) n += c.path == path;
     return n;
   }
+  // The calls to `path`, in arrival order.
+  std::vector<RecordedCall> calls_to(const std::string& path) const {
+    std::lock_guard lock(mu_);
+    std::vector<RecordedCall> out;
+    for (const auto& c : calls_)
+      if (c.path == path) out.push_back(c);
+    return out;
+  }
 
   // Polls `pred` until it holds, up to 20 s (a broken client then fails instead of
   // hanging the test). Polling, because some conditions concern the client's own state,
@@ -85,7 +95,8 @@ class FakeSidecar {
         std::lock_guard lock(mu_);
         const std::string path(req.target());
         calls_.push_back({std::string(req.method_string()), path,
-                          std::string(req[http::field::content_type]), req.body()});
+                          std::string(req[http::field::content_type]), req.body(),
+                          std::chrono::steady_clock::now()});
         if (auto it = failures_.find(path); it != failures_.end() && it->second.first > 0) {
           --it->second.first;
           status = it->second.second;

@@ -154,6 +154,38 @@ TEST(Ops, ReadySendsSystemdReadyAndStartsAgones) {
   }
 }
 
+TEST(Ops, AgonesCounterReportsTheCountSource) {
+  opstest::FakeSidecar sidecar;
+  opstest::IoThread io;
+  OpsConfig config;
+  config.http_port = -1;
+  config.agones = true;
+  config.agones_sdk_url = sidecar.url();
+  config.agones_health_seconds = 0.02;
+  config.agones_counter = "characters";
+  config.agones_counter_seconds = 0.01;
+  {
+    Ops missing(io.io(), config, {});
+    EXPECT_EQ(missing.start(), "agones: counter 'characters' has no count");
+  }
+  std::atomic<int64_t> live{42};
+  Ops ops(io.io(), config, {});
+  ops.set_agones_capacity([&] { return live.load(); }, 2000);
+  ASSERT_EQ(ops.start(), "");
+  ops.ready("serving");
+  ASSERT_TRUE(opstest::FakeSidecar::wait_until(
+      [&] { return sidecar.count("/v1beta1/counters/characters") >= 1; }));
+  live = 43;
+  ASSERT_TRUE(opstest::FakeSidecar::wait_until(
+      [&] { return sidecar.count("/v1beta1/counters/characters") >= 2; }));
+  ops.stopping();
+  ops.shutdown();
+  const auto patches = sidecar.calls_to("/v1beta1/counters/characters");
+  EXPECT_EQ(patches[0].body, R"({"count":"42","capacity":"2000"})");
+  EXPECT_EQ(patches[1].body, R"({"count":"43","capacity":"2000"})");
+  EXPECT_EQ(sidecar.calls().back().path, "/shutdown");
+}
+
 TEST(OpsConfig, DefaultsFlagsAndConfigFile) {
   {
     CLI::App app;
@@ -166,6 +198,8 @@ TEST(OpsConfig, DefaultsFlagsAndConfigFile) {
     EXPECT_FALSE(c.agones);
     EXPECT_EQ(c.agones_sdk_url, "");
     EXPECT_EQ(c.agones_health_seconds, 5.0);
+    EXPECT_EQ(c.agones_counter, "");
+    EXPECT_EQ(c.agones_counter_seconds, 1.0);
     EXPECT_EQ(c.http_max_connections, 64u);
     EXPECT_EQ(c.http_max_connections_per_address, 16u);
     EXPECT_EQ(c.http_header_timeout_s, 3.0);
@@ -176,12 +210,15 @@ TEST(OpsConfig, DefaultsFlagsAndConfigFile) {
     OpsConfig c;
     animops::add_ops_options(app, c);
     // CLI11 parses argv in reverse order when given a vector.
-    app.parse(std::vector<std::string>{"2.5", "--agones-health-seconds", "--agones", "-1",
-                                       "--http-port", "::1", "--http-address"});
+    app.parse(std::vector<std::string>{"0.5", "--agones-counter-seconds", "characters",
+                                       "--agones-counter", "2.5", "--agones-health-seconds",
+                                       "--agones", "-1", "--http-port", "::1", "--http-address"});
     EXPECT_EQ(c.http_address, "::1");
     EXPECT_EQ(c.http_port, -1);
     EXPECT_TRUE(c.agones);
     EXPECT_EQ(c.agones_health_seconds, 2.5);
+    EXPECT_EQ(c.agones_counter, "characters");
+    EXPECT_EQ(c.agones_counter_seconds, 0.5);
   }
   {
     // Given twice, the last value wins (a wrapper's default, then the user's choice).
@@ -193,7 +230,9 @@ TEST(OpsConfig, DefaultsFlagsAndConfigFile) {
   }
   for (std::vector<std::string> bad : {std::vector<std::string>{"70000", "--http-port"},
                                        std::vector<std::string>{"-2", "--http-port"},
-                                       std::vector<std::string>{"0", "--agones-health-seconds"}}) {
+                                       std::vector<std::string>{"0", "--agones-health-seconds"},
+                                       std::vector<std::string>{"0", "--agones-counter-seconds"},
+                                       std::vector<std::string>{"a/b", "--agones-counter"}}) {
     CLI::App app;
     OpsConfig c;
     animops::add_ops_options(app, c);
@@ -202,7 +241,7 @@ TEST(OpsConfig, DefaultsFlagsAndConfigFile) {
   {
     const std::string path = tmp_path("ops.toml");
     std::ofstream(path) << "http-address = \"0.0.0.0\"\nhttp-port = 0\nagones = true\n"
-                           "agones-health-seconds = 1.5\n";
+                           "agones-health-seconds = 1.5\nagones-counter = \"characters\"\n";
     CLI::App app;
     app.set_config("--config");
     OpsConfig c;
@@ -212,6 +251,7 @@ TEST(OpsConfig, DefaultsFlagsAndConfigFile) {
     EXPECT_EQ(c.http_port, 0);
     EXPECT_TRUE(c.agones);
     EXPECT_EQ(c.agones_health_seconds, 1.5);
+    EXPECT_EQ(c.agones_counter, "characters");
     std::filesystem::remove(path);
   }
 }

@@ -115,6 +115,13 @@ class WorldTest : public ::testing::Test {
   std::shared_ptr<RecordingSink> sink_ = std::make_shared<RecordingSink>();
 };
 
+TEST_F(WorldTest, SpawnUnownedCountsTheCharacter) {
+  // The characters gauge feeds /metrics and the Agones Counter before any command arrives.
+  ASSERT_TRUE(world_->spawn_unowned("builtin", "walk"));
+  ASSERT_TRUE(world_->spawn_unowned("builtin", "walk"));
+  EXPECT_EQ(metrics_.characters.load(), 2u);
+}
+
 TEST_F(WorldTest, OnlyTheOwnerDrivesAnOwnedCharacter) {
   const uint32_t owned = spawn(1, 0, false, 1);
   const uint32_t shared = spawn(1, 0, true, 1);

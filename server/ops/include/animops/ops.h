@@ -2,6 +2,7 @@
 // Ops: everything operational the daemon wires in with a handful of calls.
 //
 //   animops::Ops ops(io, config.ops, {version, build_type});   // after the io_context
+//   ops.set_agones_capacity([&] { return live_characters; }, max_characters);  // optional
 //   if (auto err = ops.start(); !err.empty()) { log; exit 1 }  // HTTP up: probes say 503
 //   ... load assets, open the protocol port ...
 //   ops.ready("serving N assets on :7450");   // readyz 200, READY=1, Agones /ready + /health
@@ -15,6 +16,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -40,14 +42,23 @@ class Ops {
   Ops& operator=(const Ops&) = delete;
 
   // Starts the HTTP endpoint (unless http_port is -1) and writes --http-port-file. Returns
-  // an empty string on success, else the reason (bad address, port in use, bad Agones URL):
-  // a misconfigured daemon should exit rather than run unobservable.
+  // an empty string on success, else the reason (bad address, port in use, bad Agones URL or
+  // counter): a misconfigured daemon should exit rather than run unobservable.
   std::string start();
 
   // Before start(): files the HTTP endpoint serves as well, where its WebSocket upgrades go,
   // and its TLS context (HttpOptions::files, upgrade_path, upgrade, tls).
   void serve_web(std::vector<StaticFile> files, std::string upgrade_path, UpgradeHandler upgrade,
                  std::shared_ptr<boost::asio::ssl::context> tls = nullptr);
+
+  // Before start(): what the Agones Counter of --agones-counter reports. `count` is the
+  // current count (live characters), called on the io_context's threads at most once per
+  // --agones-counter-seconds: thread-safe and cheap (an atomic load). `capacity` (>= 0) is
+  // the fixed capacity (--max-characters). Without it, --agones-counter fails start().
+  void set_agones_capacity(std::function<int64_t()> count, int64_t capacity) {
+    agones_count_ = std::move(count);
+    agones_capacity_ = capacity;
+  }
 
   // Before start(): where the HTTP endpoint logs what a peer can cause (refusals,
   // evictions, timeouts); the daemon passes its rate-limited log (HttpOptions::log).
@@ -88,6 +99,8 @@ class Ops {
   std::shared_ptr<boost::asio::ssl::context> web_tls_;
   PeerLog peer_log_;
   std::unique_ptr<AgonesClient> agones_;
+  std::function<int64_t()> agones_count_;
+  int64_t agones_capacity_ = 0;
   std::chrono::steady_clock::time_point last_status_{};
   bool shut_down_ = false;
 };

@@ -26,12 +26,17 @@ struct OpsConfig {
   std::string agones_sdk_url;  // --agones-sdk-url: "" = http://127.0.0.1:$AGONES_SDK_HTTP_PORT
                                //   (9358 when unset)
   double agones_health_seconds = 5.0;  // --agones-health-seconds: /health ping period (> 0)
+  // --agones-counter: the Agones Counter that gets the live character count and capacity
+  // (Ops::set_agones_capacity); "" = none. 1 to 63 letters, digits, '.', '_', '-'.
+  std::string agones_counter;
+  double agones_counter_seconds = 1.0;  // --agones-counter-seconds: at most one update per
+                                        //   this many seconds (> 0)
 };
 
 // Adds --http-address, --http-port, --http-port-file, --http-max-connections,
 // --http-max-connections-per-address, --http-header-timeout, --http-allowed-host, --agones,
-// --agones-sdk-url and --agones-health-seconds (group "Operations") bound to `config`, with
-// range checks.
+// --agones-sdk-url, --agones-health-seconds, --agones-counter and --agones-counter-seconds
+// (group "Operations") bound to `config`, with range checks.
 void add_ops_options(CLI::App& app, OpsConfig& config);
 
 }  // namespace animops
