@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -22,6 +23,8 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+
+#include "anim/tick_clock.h"
 
 #include "animclient/client.h"
 #include "daemon_process.h"
@@ -146,6 +149,39 @@ inline uint64_t current_tick(animclient::Client& c) {
   auto s = c.stats();
   EXPECT_TRUE(s.ok());
   return s ? s->tick() : 0;
+}
+
+// The dt the daemon gave each tick it ran, for replaying it with core (tick/tick_numbering.h):
+// its TickClock counts tick periods from the daemon's first tick (StatsReply.first_tick), one
+// a tick; a tick after skipped numbers covers them (at most a quarter second at 60 Hz).
+// Exact while the daemon dropped no time (no stall beyond that) before the replay.
+class DaemonDts {
+ public:
+  // Positioned just before tick `from` (> first_tick), as if every tick between ran.
+  DaemonDts(double rate, uint64_t first_tick, uint64_t from)
+      : clock_(rate),
+        max_steps_(std::max<uint64_t>(1, static_cast<uint64_t>(0.25 * rate))),
+        last_(from - 1) {
+    for (uint64_t t = first_tick; t < from; ++t) clock_.next();
+  }
+  // The dt of tick `tick` (> the last one asked for; those between were skipped).
+  float dt(uint64_t tick) {
+    const float d = clock_.advance(std::min(tick - last_, max_steps_));
+    last_ = tick;
+    return d;
+  }
+
+ private:
+  anim::TickClock clock_;
+  uint64_t max_steps_;
+  uint64_t last_;
+};
+
+// The daemon's first tick, from stats.
+inline uint64_t first_tick(animclient::Client& c) {
+  auto s = c.stats();
+  EXPECT_TRUE(s.ok());
+  return s ? s->first_tick() : 0;
 }
 
 // A plain blocking TCP connection for sending malformed bytes.

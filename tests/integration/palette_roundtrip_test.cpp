@@ -28,20 +28,23 @@ struct Timeline {
 };
 
 // Replays the timeline from the spawn tick and compares every streamed frame.
-void expect_frames_match(const anim::Asset& asset, uint64_t spawn_tick, const Timeline& timeline,
+// `first_tick`: the daemon's (StatsReply.first_tick). The ticks that ran are those of the
+// frames, and every tick before the first frame.
+void expect_frames_match(const anim::Asset& asset, uint64_t first_tick, uint64_t spawn_tick,
+                         const Timeline& timeline,
                          const std::map<uint64_t, anim::v1::StreamFrame>& frames,
                          uint32_t character_id) {
   ASSERT_FALSE(frames.empty());
   anim::Animator local(asset.skeleton, asset.clips);
-  // The daemon's dts, tick by tick (anim::TickClock from tick 1).
-  anim::TickClock clock(60.0);
-  while (clock.ticks() + 1 < spawn_tick) clock.next();
+  DaemonDts dts(60.0, first_tick, spawn_tick);
+  const uint64_t first_frame = frames.begin()->first;
   const uint64_t last = frames.rbegin()->first;
   size_t compared = 0;
   for (uint64_t t = spawn_tick; t <= last; ++t) {
+    if (t > first_frame && !frames.count(t)) continue;  // a skipped tick number
     auto [b, e] = timeline.at.equal_range(t);
     for (auto it = b; it != e; ++it) it->second(local);
-    ASSERT_TRUE(local.update(clock.next())) << "tick " << t;
+    ASSERT_TRUE(local.update(dts.dt(t))) << "tick " << t;
     auto f = frames.find(t);
     if (f == frames.end()) continue;
     const anim::v1::CharacterFrame* cf = nullptr;
@@ -153,7 +156,7 @@ TEST(Palette, BuiltinPlayCrossfadeLayerIkSpeedMatchCore) {
     prev = tick;
     EXPECT_EQ(f.characters_size(), 1);
   }
-  expect_frames_match(asset, spawn_tick, tl, frames, id);
+  expect_frames_match(asset, first_tick(*client), spawn_tick, tl, frames, id);
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 
@@ -234,7 +237,7 @@ TEST(Palette, FoxFromSymlinkedAssetDirMatchesCore) {
   });
 
   auto frames = collect_frames(*client, sub_id, last_cmd + 30);
-  expect_frames_match(asset, spawned.tick(), tl, frames, id);
+  expect_frames_match(asset, first_tick(*client), spawned.tick(), tl, frames, id);
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 

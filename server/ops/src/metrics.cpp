@@ -170,6 +170,19 @@ std::vector<prometheus::MetricFamily> Metrics::Collect() const {
 
   out.push_back(counter("animd_tick_overruns_total", "Ticks that took longer than the tick period.",
                         tick_overruns));
+  out.push_back(counter("animd_ticks_skipped_total",
+                        "Tick numbers that never ran (late ticks, clock steps).", ticks_skipped));
+  {
+    prometheus::ClientMetric fwd =
+        value_metric(MetricType::Counter, static_cast<double>(clock_steps_forward.value()));
+    fwd.label = {{"direction", "forward"}};
+    prometheus::ClientMetric back =
+        value_metric(MetricType::Counter, static_cast<double>(clock_steps_back.value()));
+    back.label = {{"direction", "backward"}};
+    out.push_back(family("animd_clock_steps_total",
+                         "Wall-clock steps seen between two ticks, by direction.",
+                         MetricType::Counter, {std::move(fwd), std::move(back)}));
+  }
   out.push_back(counter("animd_bytes_in_total", "Bytes read from client connections.", bytes_in));
   out.push_back(
       counter("animd_bytes_out_total", "Bytes written to client connections.", bytes_out));

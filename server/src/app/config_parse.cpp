@@ -1,7 +1,9 @@
 #include "app/config_parse.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <string>
 #include <thread>
 
 #include <CLI/CLI.hpp>
@@ -39,6 +41,33 @@ std::optional<int> parse_config(int argc, char** argv, Config& c) {
                  "Asset root: every .glb/.gltf/.md5mesh under it is loaded at start; "
                  "load_asset paths are relative to it");
   in_range(app, "--tick-rate", c.tick_rate, 1.0, 1000.0, "Fixed tick rate in Hz");
+  app.add_option("--tick-epoch", c.tick_epoch,
+                 "Tick numbering epoch, seconds since the Unix epoch (0 = the Unix epoch): "
+                 "tick T is the instant epoch + T / tick-rate on the wall clock, the same on "
+                 "every daemon of a fleet with synchronized clocks")
+      ->check(CLI::Validator(
+          [](std::string& v) -> std::string {
+            // The value is converted after the check: a non-number is refused by CLI11.
+            long long s = 0;
+            try {
+              size_t used = 0;
+              s = std::stoll(v, &used);
+              if (used != v.size()) return {};
+            } catch (const std::exception&) {
+              return {};
+            }
+            if (s < 0)
+              return "--tick-epoch " + v + " is negative: it is seconds since the Unix epoch";
+            const auto now = std::chrono::duration_cast<std::chrono::seconds>(
+                                 std::chrono::system_clock::now().time_since_epoch())
+                                 .count();
+            if (s > now)
+              return "--tick-epoch " + v + " is later than the wall clock (" + std::to_string(now) +
+                     " s since the Unix epoch): ticks count up from it";
+            return {};
+          },
+          "EPOCH_SECONDS"))
+      ->capture_default_str();
   in_range(app, "--workers", c.workers, 0, 256, "Character update threads (0 = number of cores)");
   in_range(app, "--tick-slice-us", c.tick_slice_us, 0, 100000,
            "Scheduler slice of the tick thread and workers, microseconds (0 = kernel default); "

@@ -221,6 +221,9 @@ bool Server::init() {
     om.subscriptions.set(m.subscriptions.load());
     om.assets.set(m.assets.load());
     om.bytes_in.set_total(m.bytes_in.load());
+    om.ticks_skipped.set_total(m.ticks_skipped.load());
+    om.clock_steps_forward.set_total(m.clock_steps_forward.load());
+    om.clock_steps_back.set_total(m.clock_steps_back.load());
     om.bytes_out.set_total(m.bytes_out.load());
     om.stream_frames_sent.set_total(m.stream_frames_sent.load());
     om.stream_frames_dropped.set_total(m.stream_frames_dropped.load());

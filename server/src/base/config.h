@@ -24,6 +24,9 @@ struct Config {
   // World.
   std::string assets_dir;   // asset root; every .glb/.gltf/.md5mesh under it loads at start
   double tick_rate = 60.0;  // Hz
+  // Tick numbering epoch, seconds since the Unix epoch, 0 .. the wall clock at start: tick T
+  // is the wall-clock instant tick_epoch + T / tick_rate (tick/tick_numbering.h).
+  int64_t tick_epoch = 0;
   int workers = 0;          // threads updating characters; 0 = hardware concurrency
   int tick_slice_us = 100;  // scheduler slice the tick thread and workers ask for (thread_slice.h);
                             // 0 = the kernel's default

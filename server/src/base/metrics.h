@@ -18,6 +18,14 @@ struct Metrics {
   std::atomic<uint32_t> subscriptions{0};   // across all sessions
   std::atomic<uint64_t> tick_overruns{0};   // ticks longer than the tick period (total)
   std::atomic<uint64_t> degraded_ticks{0};  // ticks that skipped unwatched characters
+  // Tick numbering (tick/tick_numbering.h): the first tick this daemon ran (0: none yet),
+  // tick numbers that never ran (overruns, pauses, forward wall-clock steps; total), and the
+  // wall-clock steps seen between two ticks (more than one tick period apart from the steady
+  // clock), forward and back.
+  std::atomic<uint64_t> first_tick{0};
+  std::atomic<uint64_t> ticks_skipped{0};
+  std::atomic<uint64_t> clock_steps_forward{0};
+  std::atomic<uint64_t> clock_steps_back{0};
   // Compact frames a session encoded itself because the encode stage (encode_stage.h) was
   // kStageStarvedTicks behind (compact_frame_choice.h): it got no CPU (a host with none to
   // spare).

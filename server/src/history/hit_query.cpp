@@ -56,6 +56,10 @@ anim::Expected<FrameRef> frame_at(const PoseHistory& h, const std::optional<uint
     return anim::invalid_argument(what + ".tick " + std::to_string(want) + " is in the future; " +
                                   available(h));
   if (want != newest) frame = h.at(want);
+  if (!frame && h.skipped(want))
+    return anim::not_found(what + ".tick " + std::to_string(want) +
+                           " was skipped: the daemon ran no tick of that number (it was late); " +
+                           available(h));
   if (!frame)
     return anim::not_found(what + ".tick " + std::to_string(want) +
                            " is not in the pose history; " + available(h));

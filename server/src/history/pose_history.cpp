@@ -72,11 +72,27 @@ HistoryFrame& PoseHistory::begin_tick(uint64_t tick, double server_time) {
 
 void PoseHistory::publish() {
   std::lock_guard lock(mutex_);
-  HistoryFrame*& slot = ring_[filling_->tick % static_cast<uint64_t>(capacity_)];
+  const uint64_t cap = static_cast<uint64_t>(capacity_);
+  HistoryFrame*& slot = ring_[filling_->tick % cap];
   if (slot) retired_.push_back(slot);
   slot = filling_;
+  const uint64_t previous = newest_;
   newest_ = filling_->tick;
+  if (published_ == 0) first_ = newest_;
   ++published_;
+  // After skipped ticks, the slots of the skipped numbers hold frames that left the window:
+  // retired now, as their slots are not overwritten.
+  if (newest_ > previous + 1) {
+    const uint64_t oldest = oldest_locked();
+    const uint64_t from = std::max(previous + 1, newest_ > cap ? newest_ - cap : 0);
+    for (uint64_t t = from; t < newest_; ++t) {
+      HistoryFrame*& stale = ring_[t % cap];
+      if (stale && stale->tick < oldest) {
+        retired_.push_back(stale);
+        stale = nullptr;
+      }
+    }
+  }
   filling_ = nullptr;
   // Frames that pile up in retired_ (held by slow readers, then let go) beyond a few spares
   // are freed.
@@ -101,7 +117,7 @@ FrameRef PoseHistory::newest() const {
 
 FrameRef PoseHistory::at(uint64_t tick) const {
   std::lock_guard lock(mutex_);
-  if (published_ == 0 || tick > newest_) return {};
+  if (published_ == 0 || tick > newest_ || tick < oldest_locked()) return {};
   const HistoryFrame* f = ring_[tick % static_cast<uint64_t>(capacity_)];
   if (!f || f->tick != tick) return {};
   f->readers.fetch_add(1, std::memory_order_relaxed);
@@ -111,15 +127,25 @@ FrameRef PoseHistory::at(uint64_t tick) const {
 std::pair<uint64_t, uint64_t> PoseHistory::window() const {
   std::lock_guard lock(mutex_);
   if (published_ == 0) return {1, 0};
-  const uint64_t span = std::min<uint64_t>(published_, static_cast<uint64_t>(capacity_));
-  return {newest_ + 1 - span, newest_};
+  return {oldest_locked(), newest_};
+}
+
+uint64_t PoseHistory::oldest_locked() const {
+  const uint64_t cap = static_cast<uint64_t>(capacity_);
+  return std::max(first_, newest_ >= cap ? newest_ + 1 - cap : 1);
+}
+
+bool PoseHistory::skipped(uint64_t tick) const {
+  std::lock_guard lock(mutex_);
+  if (published_ == 0 || tick < oldest_locked() || tick > newest_) return false;
+  const HistoryFrame* f = ring_[tick % static_cast<uint64_t>(capacity_)];
+  return !f || f->tick != tick;
 }
 
 uint64_t PoseHistory::first_tick_of(uint32_t character) const {
   std::lock_guard lock(mutex_);
   if (published_ == 0) return 0;
-  const uint64_t span = std::min<uint64_t>(published_, static_cast<uint64_t>(capacity_));
-  for (uint64_t t = newest_ + 1 - span; t <= newest_; ++t) {
+  for (uint64_t t = oldest_locked(); t <= newest_; ++t) {
     const HistoryFrame* f = ring_[t % static_cast<uint64_t>(capacity_)];
     if (f && f->tick == t && f->find(character)) return t;
   }

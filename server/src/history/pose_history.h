@@ -105,15 +105,19 @@ class PoseHistory {
   PoseHistory& operator=(const PoseHistory&) = delete;
 
   // Tick thread. A frame for `tick` to fill (entries, words, keep-alives emptied, capacity
-  // kept); it becomes visible with publish(). Ticks only grow.
+  // kept); it becomes visible with publish(). Ticks only grow; they may skip numbers (ticks
+  // the loop skipped never have a frame).
   HistoryFrame& begin_tick(uint64_t tick, double server_time);
   void publish();
 
   // Any thread.
   FrameRef newest() const;
   FrameRef at(uint64_t tick) const;  // empty when the tick is not in the window
-  // The ticks the window holds (oldest, newest); {1, 0} when empty.
+  // The ticks the window spans (oldest, newest): the last `capacity` tick numbers up to the
+  // newest, from the first published; {1, 0} when empty. Skipped ticks in it have no frame.
   std::pair<uint64_t, uint64_t> window() const;
+  // Whether `tick` lies in the window but never ran (the tick loop skipped its number).
+  bool skipped(uint64_t tick) const;
   // The oldest tick in the window whose frame has `character` (for error messages), or 0.
   uint64_t first_tick_of(uint32_t character) const;
   int capacity() const { return capacity_; }
@@ -122,6 +126,8 @@ class PoseHistory {
   size_t bytes() const;
 
  private:
+  uint64_t oldest_locked() const;  // window().first, mutex_ held, published_ > 0
+
   const int capacity_;
   mutable std::mutex mutex_;
   std::vector<std::unique_ptr<HistoryFrame>> frames_;  // guarded: every frame made
@@ -129,6 +135,7 @@ class PoseHistory {
   std::vector<HistoryFrame*> retired_;                 // guarded: left the window, maybe still read
   HistoryFrame* filling_ = nullptr;                    // tick thread only
   uint64_t newest_ = 0;                                // guarded
+  uint64_t first_ = 0;                                 // guarded: the first tick published
   uint64_t published_ = 0;                             // guarded: frames published so far
 };
 

@@ -55,6 +55,10 @@ std::optional<anim::Expected<PoseAnswer>> query_history(const PoseHistory& h, co
                                   " is in the future; " + range_of(h, r.character, newest));
   if (want != newest) frame = h.at(want);
   const HistoryEntry* entry = frame ? frame->find(r.character) : nullptr;
+  if (!entry && h.skipped(want))
+    return anim::not_found("query_pose.tick " + std::to_string(want) +
+                           " was skipped: the daemon ran no tick of that number (it was late); " +
+                           range_of(h, r.character, newest));
   if (!entry)
     return anim::not_found("query_pose.tick " + std::to_string(want) +
                            " is not in the pose history; " + range_of(h, r.character, newest));

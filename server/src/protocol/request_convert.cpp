@@ -81,6 +81,12 @@ struct ResultWriter {
     s->set_events_overflowed(a.events_overflowed);
     s->set_events_sent(a.events_sent);
     s->set_events_dropped(a.events_dropped);
+    s->set_tick_epoch_unix_s(a.tick_epoch_unix_s);
+    s->set_tick_unix_time_s(a.tick_unix_time_s);
+    s->set_first_tick(a.first_tick);
+    s->set_ticks_skipped(a.ticks_skipped);
+    s->set_clock_steps_forward(a.clock_steps_forward);
+    s->set_clock_steps_back(a.clock_steps_back);
   }
   void operator()(const ClipEventsAnswer& a) const {
     auto* out = reply.mutable_add_clip_events();

@@ -136,6 +136,9 @@ struct CompactEntries {
 
 struct Snapshot {
   uint64_t tick = 0;
+  // The tick run before this one; tick - previous_tick - 1 numbers were skipped. 0: none, or
+  // not known (read as the tick before).
+  uint64_t previous_tick = 0;
   double server_time = 0.0;  // seconds since the daemon started (steady clock), tick start
   std::vector<SnapshotCharacter> characters;  // sorted by id
   // Every character's palette, back to back; built only while a float subscription exists

@@ -15,6 +15,7 @@
 // session would encode itself (not the stage's entries) waits while the tick holds the cores,
 // kMaxHeldForTickTicks at most.
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <span>
@@ -58,9 +59,15 @@ inline bool stage_starved(bool staged, uint64_t stage_progress, uint64_t newest_
   return !staged || stage_progress + kStageStarvedTicks <= newest_seen;
 }
 
-// Whether `snap` is a frame of `sub` at all: at or after its start, every divisor-th tick.
+// Whether `snap` is a frame of `sub` at all: at or after its start, every divisor-th tick
+// number; a snapshot after skipped numbers stands for a due one among them.
 inline bool frame_due(const StreamSubscription& sub, const Snapshot& snap) {
-  return snap.tick >= sub.start_tick && (snap.tick - sub.start_tick) % sub.divisor == 0;
+  if (snap.tick < sub.start_tick) return false;
+  // The latest due number at or before this tick, and the first number since the last tick.
+  const uint64_t due = snap.tick - (snap.tick - sub.start_tick) % sub.divisor;
+  const uint64_t since =
+      std::max(snap.previous_tick != 0 ? snap.previous_tick + 1 : snap.tick, sub.start_tick);
+  return due >= since;
 }
 
 struct CompactChoice {

@@ -2,12 +2,13 @@
 
 #include <cerrno>
 #include <cstring>
+#include <string>
 
 #include <spdlog/spdlog.h>
 
-#include "anim/tick_clock.h"
 #include "base/thread_name.h"
 #include "base/thread_slice.h"
+#include "tick/tick_numbering.h"
 #include "tick/tick_overrun.h"
 
 namespace animd {
@@ -52,30 +53,75 @@ void TickLoop::stop() {
 }
 
 void TickLoop::run() {
-  const auto period = std::chrono::duration_cast<Clock::duration>(
-      std::chrono::duration<double>(1.0 / config_.tick_rate));
-  anim::TickClock clock(config_.tick_rate);
+  const TickSchedule schedule(config_.tick_epoch, config_.tick_rate);
+  const auto period = std::chrono::duration_cast<Clock::duration>(schedule.period());
+  TickDt dts(config_.tick_rate);
   const auto start = Clock::now();
-  auto next = start;
   std::vector<Command> batch;
-  uint64_t tick = 0;
+  uint64_t tick = 0;  // the last tick run (0: none yet)
   bool degrade = false;
   auto last_publish = start;
   // Overruns are logged with their phases, at most one line a second (the rest counted).
   auto last_overrun_line = start - std::chrono::seconds(1);
   uint64_t unlogged_overruns = 0;
+  // Wall-clock steps are logged at most once every 10 s (the rest counted).
+  auto last_step_line = start - std::chrono::seconds(10);
+  uint64_t unlogged_steps = 0;
+  bool slewing = false;  // the numbering is ahead of the wall clock by more than the hold
   auto us_between = [](Clock::time_point a, Clock::time_point b) {
     return std::chrono::duration<double, std::micro>(b - a).count();
   };
+  Clock::time_point wake = start;
+  Clock::time_point prev_steady{};
+  WallClock::time_point prev_wall{};
   while (!stop_.load(std::memory_order_relaxed)) {
-    std::this_thread::sleep_until(next);
+    std::this_thread::sleep_until(wake);
     if (stop_.load(std::memory_order_relaxed)) break;
     metrics_.tick_running.store(true, std::memory_order_relaxed);
     const auto t0 = Clock::now();
+    const auto wall0 = WallClock::now();
     const double cpu0 = thread_cpu_us();
     const double workers0 = world_.pool().workers_cpu_us();
     const double parallel0 = world_.pool().parallel_us();
-    ++tick;  // tick 0 never runs: replies of tick 0 mean "not tied to a tick"
+    // The number of the current instant, never one that ran (tick_numbering.h).
+    const TickPlan plan = plan_tick(schedule, tick, wall0);
+    if (tick == 0) metrics_.first_tick.store(plan.tick, std::memory_order_relaxed);
+    if (plan.skipped() > 0)
+      metrics_.ticks_skipped.fetch_add(plan.skipped(), std::memory_order_relaxed);
+    if (tick != 0) {
+      // How far the wall clock moved apart from the steady clock since the last tick.
+      const auto step = (wall0 - prev_wall) - (t0 - prev_steady);
+      if (step > period || step < -period) {
+        const bool forward = step > period;
+        (forward ? metrics_.clock_steps_forward : metrics_.clock_steps_back)
+            .fetch_add(1, std::memory_order_relaxed);
+        if (t0 - last_step_line >= std::chrono::seconds(10)) {
+          const double ms = std::chrono::duration<double, std::milli>(step).count();
+          if (forward)
+            spdlog::warn(
+                "the wall clock stepped forward by {:.1f} ms: tick {} runs after tick {} ({} "
+                "tick(s) skipped; the update covers at most {} s){}",
+                ms, plan.tick, tick, plan.skipped(), kMaxStepSeconds,
+                unlogged_steps ? fmt::format(" ({} more step(s) not logged)", unlogged_steps)
+                               : std::string());
+          else
+            spdlog::warn(
+                "the wall clock stepped back by {:.1f} ms: tick numbers keep counting from tick "
+                "{}, ahead of the wall clock's tick {}, until it catches up (held up to {} s, "
+                "slewed beyond){}",
+                -ms, tick, schedule.tick_at(wall0), kMaxStepSeconds,
+                unlogged_steps ? fmt::format(" ({} more step(s) not logged)", unlogged_steps)
+                               : std::string());
+          last_step_line = t0;
+          unlogged_steps = 0;
+        } else {
+          ++unlogged_steps;
+        }
+      }
+    }
+    prev_steady = t0;
+    prev_wall = wall0;
+    tick = plan.tick;  // tick 0 never runs: replies of tick 0 mean "not tied to a tick"
     const double server_time = std::chrono::duration<double>(t0 - start).count();
     // What the encode stage left of the last tick's quantization, before anything changes
     // a character (World::apply would do it first too; timed apart for the overrun line).
@@ -87,7 +133,7 @@ void TickLoop::run() {
     world_.apply(batch, tick, server_time);
     batch.clear();
     const auto applied = Clock::now();
-    SnapshotPtr snap = world_.update(clock.next(), tick, server_time, degrade);
+    SnapshotPtr snap = world_.update(dts.next(plan), tick, server_time, degrade);
     const auto updated = Clock::now();
     publish_(snap);
     // Sequentially consistent, for the notify: a waiter that is about to sleep is counted
@@ -126,8 +172,15 @@ void TickLoop::run() {
         ++unlogged_overruns;
       }
     }
-    next += period;
-    if (next < t1) next = t1;  // behind schedule: re-base, never burst to catch up
+    // The next tick's wall-clock instant, slept toward on the steady clock; a late one runs
+    // at once (its skipped numbers never run in a burst).
+    const TickWait w = wait_before_tick(schedule, tick, WallClock::now());
+    const bool now_slewing = w.kind == TickWait::Kind::kSlew;
+    if (slewing && !now_slewing)
+      spdlog::info("tick numbering is back within {} s of the wall clock at tick {}",
+                   kMaxStepSeconds, tick);
+    slewing = now_slewing;
+    wake = Clock::now() + std::chrono::duration_cast<Clock::duration>(w.sleep);
     if (t1 - last_publish > std::chrono::seconds(1)) {
       const TickTimes t = world_.tick_stats().compute();
       metrics_.tick_p50_us.store(t.p50_us, std::memory_order_relaxed);

@@ -1,10 +1,13 @@
 #pragma once
 // The fixed-tick loop, on its own thread. Each tick: take the queued commands, apply them
 // to the World, update every character (in parallel) into an immutable Snapshot, hand it
-// over (`publish`), record the tick time, then deliver it (`deliver`: to the sessions). Ticks start
-// on a steady-clock schedule; a tick that overruns its period is counted, the next tick starts at
-// once and the schedule is re-based on it (no catch-up bursts), and the next tick runs degraded
-// (unwatched characters update every other tick).
+// over (`publish`), record the tick time, then deliver it (`deliver`: to the sessions). Ticks are
+// numbered from --tick-epoch on the wall clock and each starts at its tick's wall-clock instant,
+// slept toward on the steady clock (tick_numbering.h has the rule, clock steps included). A
+// tick that overruns its period is counted, the next tick starts at once with the number of
+// that instant (the numbers between are skipped, never run in a burst; its dt covers the span,
+// at most kMaxStepSeconds), and it runs degraded (unwatched characters update every other
+// tick).
 
 #include <atomic>
 #include <chrono>

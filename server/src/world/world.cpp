@@ -496,6 +496,7 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
   // the character count is steady. Every field is overwritten below and by the job.
   std::shared_ptr<Snapshot> snap = snapshots_.acquire();
   snap->tick = tick;
+  snap->previous_tick = last_tick_;
   snap->server_time = server_time;
   snap->characters.resize(characters_.size());
   // ENCODING_COMPACT: this tick's quantized poses, and the two ticks before as baselines

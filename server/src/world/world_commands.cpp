@@ -586,7 +586,8 @@ StatsAnswer World::handle(const GetStats&, const CommandContext& ctx) {
   StatsAnswer s;
   const auto& m = metrics_;
   const TickTimes t = tick_stats_.compute();
-  s.tick = tick == 0 ? 0 : tick - 1;
+  // The latest completed tick: this one is still running.
+  s.tick = tick == 0 ? 0 : last_tick_;
   s.tick_rate_hz = config_.tick_rate;
   s.uptime_s = server_time;
   s.characters = static_cast<uint32_t>(characters_.size());
@@ -609,6 +610,14 @@ StatsAnswer World::handle(const GetStats&, const CommandContext& ctx) {
   s.events_overflowed = m.events_overflowed.load();
   s.events_sent = m.events_sent.load();
   s.events_dropped = m.events_dropped.load();
+  s.tick_epoch_unix_s = config_.tick_epoch;
+  s.tick_unix_time_s = s.tick == 0 ? 0.0
+                                   : static_cast<double>(config_.tick_epoch) +
+                                         static_cast<double>(s.tick) / config_.tick_rate;
+  s.first_tick = m.first_tick.load();
+  s.ticks_skipped = m.ticks_skipped.load();
+  s.clock_steps_forward = m.clock_steps_forward.load();
+  s.clock_steps_back = m.clock_steps_back.load();
   return s;
 }
 

@@ -78,6 +78,13 @@ struct StatsAnswer {
   uint64_t events_overflowed = 0;
   uint64_t events_sent = 0;
   uint64_t events_dropped = 0;
+  // Tick numbering (docs/operations.md, "Fleet clock").
+  int64_t tick_epoch_unix_s = 0;  // --tick-epoch: seconds since the Unix epoch
+  double tick_unix_time_s = 0.0;  // the wall-clock instant of `tick`, s since the Unix epoch
+  uint64_t first_tick = 0;        // the first tick this daemon ran
+  uint64_t ticks_skipped = 0;     // tick numbers that never ran (total)
+  uint64_t clock_steps_forward = 0;
+  uint64_t clock_steps_back = 0;
 };
 
 // A blend space defined: its triangle count (2D; 0 in 1D).

@@ -24,6 +24,7 @@ struct Values {
   unsigned long ticks = 0;
   unsigned long b[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   std::string sum = "0";
+  unsigned long skipped = 0, steps_forward = 0, steps_back = 0;
   unsigned long overruns = 0, bytes_in = 0, bytes_out = 0, sent = 0, dropped = 0, requests = 0;
   unsigned long events_fired = 0, events_overflowed = 0, events_sent = 0, events_dropped = 0;
   unsigned long errors[11] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};  // 1..10 by code, [0] = OTHER
@@ -67,6 +68,13 @@ std::string expected(const Values& v) {
   s += "# HELP animd_tick_overruns_total Ticks that took longer than the tick period.\n";
   s += "# TYPE animd_tick_overruns_total counter\n";
   s += "animd_tick_overruns_total " + n(v.overruns) + "\n";
+  s += "# HELP animd_ticks_skipped_total Tick numbers that never ran (late ticks, clock steps).\n";
+  s += "# TYPE animd_ticks_skipped_total counter\n";
+  s += "animd_ticks_skipped_total " + n(v.skipped) + "\n";
+  s += "# HELP animd_clock_steps_total Wall-clock steps seen between two ticks, by direction.\n";
+  s += "# TYPE animd_clock_steps_total counter\n";
+  s += "animd_clock_steps_total{direction=\"forward\"} " + n(v.steps_forward) + "\n";
+  s += "animd_clock_steps_total{direction=\"backward\"} " + n(v.steps_back) + "\n";
   s += "# HELP animd_bytes_in_total Bytes read from client connections.\n";
   s += "# TYPE animd_bytes_in_total counter\n";
   s += "animd_bytes_in_total " + n(v.bytes_in) + "\n";
@@ -194,6 +202,10 @@ TEST(Metrics, TickHistogramBucketsAreCumulativeWithInclusiveUpperBounds) {
   Values v;
   v.ticks = 7;
   v.overruns = 2;
+  m.ticks_skipped.set_total(5);
+  v.skipped = 5;
+  m.clock_steps_forward.set_total(1);
+  v.steps_forward = 1;
   //        .0005 .001 .002 .004 .006 .008 .01 .0125 .0167 .025 .05 +Inf
   const unsigned long b[12] = {2, 3, 4, 4, 5, 5, 5, 5, 6, 6, 6, 7};
   std::copy(std::begin(b), std::end(b), std::begin(v.b));

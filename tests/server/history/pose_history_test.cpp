@@ -481,6 +481,49 @@ TEST_F(PoseHistoryTest, QueriesOutsideTheHistoryAreRefusedWithTheRange) {
             "query_pose.character_id: unknown character " + std::to_string(id));
 }
 
+// Ticks numbered from an epoch are large and skip numbers when the loop is late: the window
+// spans tick numbers (a skipped one has no frame and is answered as skipped), and every tick
+// that ran still re-evaluates bit for bit.
+TEST_F(PoseHistoryTest, SkippedTickNumbersAreAnsweredAsSkipped) {
+  const uint32_t id = spawn("walk");
+  std::deque<SnapshotPtr> kept;
+  auto run_tick = [&](uint64_t t) {
+    tick_ = t - 1;
+    kept.push_back(tick(false));
+  };
+  const uint64_t base = 105'000'000'000;  // about now at 60 Hz from the Unix epoch
+  for (uint64_t t = base; t < base + 10; ++t) run_tick(t);
+  run_tick(base + 13);  // base + 10 .. base + 12 skipped
+  run_tick(base + 14);
+  EXPECT_EQ(world_->history()->window(), std::make_pair(base, base + 14));
+  EXPECT_TRUE(world_->history()->skipped(base + 11));
+  EXPECT_FALSE(world_->history()->skipped(base + 13));
+  EXPECT_FALSE(world_->history()->skipped(base - 1));
+  EXPECT_EQ(check_window(kept), 12);
+  QueryPose q;
+  q.character = id;
+  q.tick = base + 11;
+  auto skipped = query_history(*world_->history(), q);
+  ASSERT_TRUE(skipped && !*skipped);
+  EXPECT_EQ(skipped->error().code(), anim::StatusCode::kNotFound);
+  EXPECT_EQ(skipped->error().message(),
+            "query_pose.tick " + std::to_string(base + 11) +
+                " was skipped: the daemon ran no tick of that number (it was late); available "
+                "ticks " +
+                std::to_string(base) + ".." + std::to_string(base + 14));
+  // A skip longer than the window: the frames before it leave the window.
+  run_tick(base + 100);
+  EXPECT_EQ(world_->history()->window(), std::make_pair(base + 71, base + 100));
+  q.tick = base + 14;
+  auto old = query_history(*world_->history(), q);
+  ASSERT_TRUE(old && !*old);
+  EXPECT_EQ(old->error().message(), "query_pose.tick " + std::to_string(base + 14) +
+                                        " is not in the pose history; available ticks " +
+                                        std::to_string(base + 100) + ".." +
+                                        std::to_string(base + 100));
+  EXPECT_EQ(check_window(kept), 1);
+}
+
 TEST_F(PoseHistoryTest, BytesPerCharacterAreBoundedAndSteadyOnceTheWindowIsFull) {
   constexpr uint32_t kCharacters = 200;
   for (uint32_t i = 0; i < kCharacters; ++i) spawn(i % 2 ? "walk" : "run");

@@ -6,8 +6,9 @@
 // clip_time.h, advance_clip_time) keeps to the exact time however long the loop runs, where a
 // constant float(1 / rate) would drift by its rounding every tick.
 //
-// The daemon's tick loop uses one from tick 1 on; a client replaying the daemon with core
-// uses the same sequence (dt_of_tick).
+// The daemon's tick loop uses one from the first tick it runs: its n-th consecutive tick gets
+// the n-th next(); when tick numbers were skipped (an overrun, a clock step), advance(n)
+// covers the n tick periods at once, with the same exact-sum rule.
 
 #include <cstdint>
 
@@ -19,13 +20,17 @@ class TickClock {
   explicit TickClock(double rate) : period_(1.0 / rate) {}
 
   // The dt of the next tick (the first call gives tick 1's), seconds.
-  float next() {
-    ++ticks_;
+  float next() { return advance(1); }
+  // The dt covering the next `ticks` tick periods at once (>= 1), seconds: the float that
+  // brings the exact sum of all dts nearest to ticks() / rate. advance(1) is next(); a
+  // sequence of advance calls gives the same dts as next() wherever each covers one tick.
+  float advance(uint64_t ticks) {
+    ticks_ += ticks;
     const float dt = static_cast<float>(static_cast<double>(ticks_) * period_ - elapsed_);
     elapsed_ += dt;
     return dt;
   }
-  // Ticks given so far, and the exact sum of their dts (seconds).
+  // Tick periods covered so far, and the exact sum of their dts (seconds).
   uint64_t ticks() const { return ticks_; }
   double elapsed() const { return elapsed_; }
 

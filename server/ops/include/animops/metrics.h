@@ -117,6 +117,9 @@ class Metrics : public prometheus::Collectable {
   // --- counters ---
   Counter ticks;                  // ticks run since start
   Counter tick_overruns;          // ticks that took longer than the tick period
+  Counter ticks_skipped;          // tick numbers that never ran (late ticks, clock steps)
+  Counter clock_steps_forward;    // wall-clock steps forward seen between two ticks
+  Counter clock_steps_back;       // ... and back
   Counter bytes_in;               // bytes read from client sockets
   Counter bytes_out;              // bytes written to client sockets
   Counter stream_frames_sent;     // stream frames queued to subscribers
