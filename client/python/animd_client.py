@@ -50,6 +50,7 @@ from anim.v1 import (
     morph_pb2,
     pose_pb2,
     state_machine_pb2,
+    state_pb2,
     stream_pb2,
     types_pb2,
 )
@@ -809,6 +810,19 @@ class Client:
         for name in targets:
             self._morph_target(request.targets.add(), name)
         return self.call("clear_morph_weights", request).tick
+
+    def export_characters(self, character_ids):
+        """The characters' whole animation states (state_pb2.CharacterState, in the order
+        asked); the characters stay. Serialize them to keep them, or hand them to
+        import_characters on this or another daemon with the same assets."""
+        request = state_pb2.ExportCharactersRequest(character_ids=list(character_ids))
+        return list(self.call("export_characters", request).export_characters.states)
+
+    def import_characters(self, states):
+        """New characters from CharacterState messages (all or none); returns their ids."""
+        request = state_pb2.ImportCharactersRequest()
+        request.states.extend(states)
+        return list(self.call("import_characters", request).import_characters.character_ids)
 
     @staticmethod
     def sphere_region(center, radius, outer_margin=0.0, outer_rate_divisor=0):

@@ -11,6 +11,7 @@
 #include "anim/loaders/gltf_loader.h"
 #include "anim/loaders/md5_loader.h"
 #include "anim/retarget.h"
+#include "assets/asset_fingerprint.h"
 
 namespace fs = std::filesystem;
 
@@ -347,6 +348,8 @@ anim::Expected<LoadedAsset> load_requested_asset(const LoadRequest& req, const f
   }
   if (!loaded) return loaded.error();
   out.asset = std::make_shared<anim::Asset>(std::move(*loaded));
+  // Here, off the tick thread: it reads every key.
+  out.asset->fingerprint = asset_fingerprint(*out.asset);
   return out;
 }
 

@@ -129,6 +129,7 @@ void fill_asset_info(const anim::Asset& a, anim::v1::AssetInfo* out) {
   for (const auto& w : a.warnings) out->add_warnings(w);
   for (const anim::MorphSet& set : a.mesh.morph_sets)
     for (const anim::MorphTarget& t : set.targets) out->add_morph_targets(set.name + "/" + t.name);
+  out->set_fingerprint(a.fingerprint);
 }
 
 namespace {

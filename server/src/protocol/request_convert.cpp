@@ -3,6 +3,7 @@
 
 #include <variant>
 
+#include "protocol/character_state_convert.h"
 #include "protocol/proto_convert.h"
 
 namespace animd {
@@ -134,6 +135,14 @@ struct ResultWriter {
       t->set_name(name);
       t->set_set(set);
     }
+  }
+  void operator()(const CharactersExported& e) const {
+    auto* out = reply.mutable_export_characters();
+    for (const SavedCharacter& c : e.characters) to_proto(c, out->add_states());
+  }
+  void operator()(const CharactersImported& i) const {
+    reply.mutable_import_characters()->mutable_character_ids()->Add(i.character_ids.begin(),
+                                                                    i.character_ids.end());
   }
   void operator()(const AssetAdded& a) const {
     fill_asset_info(*a.asset, reply.mutable_load_asset()->mutable_asset());

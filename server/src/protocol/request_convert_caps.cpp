@@ -6,6 +6,8 @@
 #include <string>
 #include <utility>
 
+#include "protocol/character_state_convert.h"
+
 namespace animd {
 
 namespace {
@@ -146,6 +148,15 @@ anim::Status check_repeated_field_caps(const anim::v1::Request& r) {
       return check_cap(caps::kSetMorphWeightsWeights, r.set_morph_weights().weights_size());
     case R::kClearMorphWeights:
       return check_cap(caps::kClearMorphWeightsTargets, r.clear_morph_weights().targets_size());
+    case R::kExportCharacters:
+      return check_cap(caps::kExportCharacterIds, r.export_characters().character_ids_size());
+    case R::kImportCharacters: {
+      if (auto s = check_cap(caps::kImportStates, r.import_characters().states_size()); !s)
+        return s;
+      for (const auto& state : r.import_characters().states())
+        if (auto s = check_character_state_caps(state); !s) return s;
+      return {};
+    }
     default:
       return {};
   }

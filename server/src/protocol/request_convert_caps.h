@@ -14,6 +14,7 @@
 #include <array>
 #include <string_view>
 
+#include "anim/animator.h"
 #include "anim/blend_space.h"
 #include "anim/clip_events.h"
 #include "anim/pose_evaluation.h"
@@ -39,6 +40,10 @@ struct RepeatedFieldCap {
 inline constexpr int kMaxSubscribeCharacterIds = 16384;
 // Characters one raycast or overlap_sphere may leave out.
 inline constexpr int kMaxIgnoredCharacterIds = 1024;
+// Characters one export_characters or import_characters names.
+inline constexpr int kMaxSavedCharacters = 1024;
+// Morph weights a saved state carries (one per morph target of its asset).
+inline constexpr int kMaxSavedMorphWeights = 65536;
 
 namespace caps {
 using anim::StatusCode;
@@ -104,6 +109,68 @@ inline constexpr RepeatedFieldCap kRaycastIgnore{"raycast.ignore_character_ids",
 inline constexpr RepeatedFieldCap kOverlapSphereIgnore{"overlap_sphere.ignore_character_ids",
                                                        kMaxIgnoredCharacterIds, kExhausted, "ids",
                                                        "ignored characters per query"};
+inline constexpr RepeatedFieldCap kExportCharacterIds{"export_characters.character_ids",
+                                                      kMaxSavedCharacters, kExhausted, "ids",
+                                                      "characters per request"};
+inline constexpr RepeatedFieldCap kImportStates{"import_characters.states", kMaxSavedCharacters,
+                                                kExhausted, "states", "characters per request"};
+inline constexpr RepeatedFieldCap kStateBlendSpaces{"import_characters.states.blend_spaces",
+                                                    anim::kMaxBlendSpacesPerAsset, kInvalid,
+                                                    "definitions", "an asset's blend space limit"};
+inline constexpr RepeatedFieldCap kStateParameters{"import_characters.states.animator.parameters",
+                                                   anim::Animator::kMaxParameters, kInvalid,
+                                                   "parameters", "a character's limit"};
+inline constexpr RepeatedFieldCap kStateTriggers{"import_characters.states.animator.triggers",
+                                                 anim::kMaxTriggers, kInvalid, "triggers",
+                                                 "a character's limit"};
+inline constexpr RepeatedFieldCap kStateMainFades{"import_characters.states.animator.main.fades",
+                                                  anim::kMaxFades, kInvalid, "fades",
+                                                  "a track's limit"};
+inline constexpr RepeatedFieldCap kStateMachinePlayers{
+    "import_characters.states.animator.machine.players", anim::kMaxMachineStates, kInvalid,
+    "players", "a state machine's limit"};
+inline constexpr RepeatedFieldCap kStateLayers{"import_characters.states.animator.layers",
+                                               anim::kMaxLayers, kInvalid, "layers",
+                                               "a character's limit"};
+inline constexpr RepeatedFieldCap kStateLayerMask{"import_characters.states.animator.layers.mask",
+                                                  kJoints, kInvalid, "weights",
+                                                  "a skeleton's joint limit"};
+inline constexpr RepeatedFieldCap kStateLayerMorphTargets{
+    "import_characters.states.animator.layers.morph_targets", anim::kMaxMorphOverrides, kInvalid,
+    "names", "morph weights per command"};
+inline constexpr RepeatedFieldCap kStateLayerMachineFades{
+    "import_characters.states.animator.layers.machine_track.fades", anim::kMaxFades, kInvalid,
+    "fades", "a track's limit"};
+inline constexpr RepeatedFieldCap kStateLayerMachinePlayers{
+    "import_characters.states.animator.layers.machine_driver.players", anim::kMaxMachineStates,
+    kInvalid, "players", "a state machine's limit"};
+inline constexpr RepeatedFieldCap kStateLayerSections{
+    "import_characters.states.animator.layers.montage.sections", anim::kMaxMontageSections,
+    kInvalid, "sections", "a montage's limit"};
+inline constexpr RepeatedFieldCap kStateGoals{"import_characters.states.animator.goals",
+                                              anim::kMaxIkGoals, kInvalid, "goals",
+                                              "a character's limit"};
+inline constexpr RepeatedFieldCap kStateGoalJointWeights{
+    "import_characters.states.animator.goals.joint_weights", kChain, kInvalid, "values",
+    "an IK chain's joint limit"};
+inline constexpr RepeatedFieldCap kStateGoalConstraints{
+    "import_characters.states.animator.goals.constraints", kChain, kInvalid, "constraints",
+    "an IK chain's joint limit"};
+inline constexpr RepeatedFieldCap kStateAimJointWeights{
+    "import_characters.states.animator.aim.joint_weights", kChain, kInvalid, "values",
+    "an IK chain's joint limit"};
+inline constexpr RepeatedFieldCap kStateAimMaxAngles{
+    "import_characters.states.animator.aim.max_angles", kChain, kInvalid, "values",
+    "an IK chain's joint limit"};
+inline constexpr RepeatedFieldCap kStateHeldPose{
+    "import_characters.states.animator.held_pose.locals", 10 * kJoints, kInvalid, "floats",
+    "10 per joint of a skeleton's limit"};
+inline constexpr RepeatedFieldCap kStateMorphWeights{
+    "import_characters.states.animator.morph_weights", kMaxSavedMorphWeights, kInvalid, "weights",
+    "the morph weights a state carries"};
+inline constexpr RepeatedFieldCap kStateMorphOverrides{
+    "import_characters.states.animator.morph_overrides", kMaxSavedMorphWeights, kInvalid,
+    "overrides", "the morph weights a state carries"};
 }  // namespace caps
 
 // Every cap, in the order of docs/protocol.md's table.
@@ -130,6 +197,27 @@ inline constexpr std::array kRepeatedFieldCaps = {
     caps::kSetMorphWeightsWeights,
     caps::kClearMorphWeightsTargets,
     caps::kAddLayerMorphTargets,
+    caps::kExportCharacterIds,
+    caps::kImportStates,
+    caps::kStateBlendSpaces,
+    caps::kStateParameters,
+    caps::kStateTriggers,
+    caps::kStateMainFades,
+    caps::kStateMachinePlayers,
+    caps::kStateLayers,
+    caps::kStateLayerMask,
+    caps::kStateLayerMorphTargets,
+    caps::kStateLayerMachineFades,
+    caps::kStateLayerMachinePlayers,
+    caps::kStateLayerSections,
+    caps::kStateGoals,
+    caps::kStateGoalJointWeights,
+    caps::kStateGoalConstraints,
+    caps::kStateAimJointWeights,
+    caps::kStateAimMaxAngles,
+    caps::kStateHeldPose,
+    caps::kStateMorphWeights,
+    caps::kStateMorphOverrides,
 };
 
 // OK when `count` entries are within `cap`, else its refusal.

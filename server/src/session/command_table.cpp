@@ -2,6 +2,7 @@
 
 #include <array>
 
+#include "protocol/character_state_convert.h"
 #include "protocol/request_convert_caps.h"
 #include "protocol/request_convert_characters.h"
 #include "protocol/request_convert_clips.h"
@@ -191,6 +192,12 @@ std::span<const CommandSpec> command_table() {
                   &Session::queue_for_tick},
       CommandSpec{R::kClearMorphWeights, "clear_morph_weights", kControl, Route::kTick,
                   [](const R& r) { return clear_morph_weights_request(r.clear_morph_weights()); },
+                  &Session::queue_for_tick},
+      CommandSpec{R::kExportCharacters, "export_characters", kObserve, Route::kTick,
+                  [](const R& r) { return export_characters_request(r.export_characters()); },
+                  &Session::queue_for_tick},
+      CommandSpec{R::kImportCharacters, "import_characters", kControl, Route::kTick,
+                  [](const R& r) { return import_characters_request(r.import_characters()); },
                   &Session::queue_for_tick},
   };
   return kCommands;

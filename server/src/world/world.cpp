@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "assets/asset_fingerprint.h"
 #include "snapshot/compact_layout.h"
 
 namespace animd {
@@ -57,6 +58,8 @@ anim::Status World::add_asset(std::shared_ptr<anim::Asset> asset, uint64_t owner
   // Core's loaders fit hit volumes; an asset put together otherwise gets them here.
   if (asset->hit_volumes.capsules.size() != static_cast<size_t>(asset->skeleton.num_joints()))
     asset->hit_volumes = anim::fit_hit_volumes(asset->skeleton, asset->clips, asset->mesh);
+  // The loader threads compute it (asset_loading.h); assets made otherwise get it here.
+  if (asset->fingerprint == 0) asset->fingerprint = asset_fingerprint(*asset);
   if (assets_.size() >= config_.max_assets)
     return anim::Status(anim::StatusCode::kResourceExhausted,
                         "--max-assets (" + std::to_string(config_.max_assets) +
@@ -335,6 +338,7 @@ anim::Expected<WorldResult> World::replace_asset(const Command& c) {
         "asset '" + name + "' with the new clip needs " + std::to_string(new_bytes) +
             " bytes; with the " + std::to_string(others) + " of the other assets that exceeds " +
             "--max-asset-bytes-total " + std::to_string(config_.max_asset_bytes_total));
+  if (c.asset->fingerprint == 0) c.asset->fingerprint = asset_fingerprint(*c.asset);
   const AssetPtr next = c.asset;
   // add_clip_events changes and set_hit_volumes replacements carry over to the new version
   // (its first clips are the old version's).

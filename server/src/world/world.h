@@ -227,12 +227,26 @@ class World {
   anim::Status handle(const SetMorphWeights& r, const CommandContext& ctx);
   anim::Status handle(const ClearMorphWeights& r, const CommandContext& ctx);
   anim::Expected<MachineStateAnswer> handle(const GetMachineState& r, const CommandContext& ctx);
+  // Saving and restoring characters (world_state.cpp).
+  anim::Expected<CharactersExported> handle(const ExportCharacters& r, const CommandContext& ctx);
+  anim::Expected<CharactersImported> handle(const ImportCharacters& r, const CommandContext& ctx);
+  // The character's state, its shared objects named.
+  SavedCharacter save_character(const Character& c, uint64_t tick) const;
+  // A character made from `saved`, not yet in the world (id 0): the asset usable by `owner`
+  // and of the saved fingerprint, its blend spaces and machines defined alike, its Animator set
+  // up as spawn does and restored. `field` names the state in errors.
+  anim::Expected<std::unique_ptr<Character>> restore_character(const SavedCharacter& saved,
+                                                               const std::string& field,
+                                                               const CommandContext& ctx);
   anim::Status handle(const SetHitVolumes& r, const CommandContext& ctx);
   anim::Expected<HitVolumesAnswer> handle(const GetHitVolumes& r, const CommandContext& ctx) const;
   // A new character. `owner`: who may drive it (0: shared); `session`: the connection that
   // spawned it (0: nobody's, for spawn_unowned).
   anim::Expected<Spawned> spawn(const SpawnCharacter& r, uint64_t session, uint64_t owner,
                                 uint64_t tick);
+  // What every new character's Animator is given before its first command (spawn, import):
+  // the asset's morph layout, clip events and blend spaces as the World holds them.
+  anim::Status set_up_animator(Character& ch);
   // The asset named `name`, for the command whose field is `field`: NOT_FOUND when there is
   // none, PERMISSION_DENIED when another owner than `owner` loaded it unshared.
   anim::Expected<AssetMap::iterator> find_usable_asset(const std::string& name,

@@ -92,13 +92,7 @@ anim::Expected<Spawned> World::spawn(const SpawnCharacter& r, uint64_t session, 
     return Status(anim::StatusCode::kResourceExhausted, "character ids exhausted");
   auto ch = std::make_unique<Character>(next_character_id_, asset, session, tick);
   if (auto s = ch->animator.set_root_transform(r.root); !s) return s;
-  if (auto layout = morph_layout_of(asset))
-    if (auto s = ch->animator.set_morph_layout(std::move(layout)); !s) return s;
-  // The asset's events as add_clip_events left them (else the clips' own, already there).
-  if (auto t = event_tables_.find(asset.get()); t != event_tables_.end())
-    if (auto s = ch->animator.set_event_table(t->second); !s) return s;
-  if (auto t = blend_tables_.find(asset.get()); t != blend_tables_.end())
-    if (auto s = ch->animator.set_blend_spaces(t->second); !s) return s;
+  if (auto s = set_up_animator(*ch); !s) return s;
   if (clip >= 0)
     if (auto s = ch->animator.play(clip); !s) return s;
   ch->owner = owner;
@@ -108,6 +102,18 @@ anim::Expected<Spawned> World::spawn(const SpawnCharacter& r, uint64_t session, 
   animators_.push_back(&ch->animator);
   characters_.push_back(std::move(ch));  // ids only grow: stays sorted
   return out;
+}
+
+Status World::set_up_animator(Character& ch) {
+  const AssetPtr& asset = ch.asset;
+  if (auto layout = morph_layout_of(asset))
+    if (auto s = ch.animator.set_morph_layout(std::move(layout)); !s) return s;
+  // The asset's events as add_clip_events left them (else the clips' own, already there).
+  if (auto t = event_tables_.find(asset.get()); t != event_tables_.end())
+    if (auto s = ch.animator.set_event_table(t->second); !s) return s;
+  if (auto t = blend_tables_.find(asset.get()); t != blend_tables_.end())
+    if (auto s = ch.animator.set_blend_spaces(t->second); !s) return s;
+  return {};
 }
 
 Status World::handle(const DespawnCharacter& r, const CommandContext& ctx) {

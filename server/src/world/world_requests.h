@@ -22,6 +22,7 @@
 
 #include "history/history_queries.h"
 #include "snapshot/stream_region.h"
+#include "world/saved_character.h"
 
 #include <glm/glm.hpp>
 
@@ -382,6 +383,19 @@ struct GetMachineState {
   uint32_t character = 0;
 };
 
+// The states of characters (docs/animation.md, "Saving and restoring a character"). The
+// characters stay as they are.
+struct ExportCharacters {
+  std::vector<uint32_t> characters;  // distinct; at most kMaxSavedCharacters (request caps)
+};
+
+// New characters from saved states, all or none. Each state's names and layer lists hold
+// SavedCharacter's promises (one layer_machines and layer_sections entry per layer, a machine
+// layer's state boxed); its values are restore_state's to check.
+struct ImportCharacters {
+  std::vector<SavedCharacter> characters;
+};
+
 // One request. The first alternative (what a default-made Command holds) changes nothing.
 using WorldRequest =
     std::variant<GetStats, SpawnCharacter, DespawnCharacter, SetRootTransform, PlayClip,
@@ -391,6 +405,7 @@ using WorldRequest =
                  GetHitVolumes, SetAimIk, MoveAimTarget, ClearAimIk, SetFootIk, SetGround,
                  ClearFootIk, DefineBlendSpace, SetParameter, PlayMontage, StopMontage,
                  JumpToSection, DefineStateMachine, StartStateMachine, StopStateMachine, SetTrigger,
-                 GetMachineState, SetPose, BlendOutPose, SetMorphWeights, ClearMorphWeights>;
+                 GetMachineState, SetPose, BlendOutPose, SetMorphWeights, ClearMorphWeights,
+                 ExportCharacters, ImportCharacters>;
 
 }  // namespace animd

@@ -18,6 +18,7 @@
 #include "anim/transform.h"
 #include "assets/asset_catalog.h"
 #include "history/history_queries.h"
+#include "world/saved_character.h"
 
 namespace animd {
 
@@ -124,9 +125,19 @@ struct AssetAdded {
   AssetPtr asset;  // never null
 };
 
-using WorldResult =
-    std::variant<Done, Spawned, LayerAdded, IkGoalSet, PoseAnswer, CharacterList, Subscribed,
-                 StatsAnswer, AssetAdded, ClipEventsAnswer, RaycastHit, SphereOverlap,
-                 HitVolumesAnswer, BlendSpaceDefined, MachineStateAnswer>;
+// export_characters: the states, in the order asked.
+struct CharactersExported {
+  std::vector<SavedCharacter> characters;
+};
+
+// import_characters: the new characters' ids, in the order of the states.
+struct CharactersImported {
+  std::vector<uint32_t> character_ids;
+};
+
+using WorldResult = std::variant<Done, Spawned, LayerAdded, IkGoalSet, PoseAnswer, CharacterList,
+                                 Subscribed, StatsAnswer, AssetAdded, ClipEventsAnswer, RaycastHit,
+                                 SphereOverlap, HitVolumesAnswer, BlendSpaceDefined,
+                                 MachineStateAnswer, CharactersExported, CharactersImported>;
 
 }  // namespace animd

@@ -210,7 +210,133 @@ std::map<std::string, std::function<void(Request&, int)>> valid_fillers() {
     d->mutable_machine()->set_name("locomotion");
     return d->mutable_machine();
   };
+  // A valid state (the form the converter checks), the request's first.
+  auto state = [](Request& r) {
+    auto* im = r.mutable_import_characters();
+    auto* st = im->states_size() > 0 ? im->mutable_states(0) : im->add_states();
+    st->set_version(1);
+    st->set_asset("builtin");
+    st->mutable_animator()->set_next_layer_id(1);
+    st->mutable_animator()->set_next_goal_id(1);
+    return st->mutable_animator();
+  };
+  auto layer = [=](Request& r) {
+    auto* a = state(r);
+    if (a->layers_size() > 0) return a->mutable_layers(0);
+    auto* l = a->add_layers();
+    l->set_id(1);
+    return l;
+  };
+  auto goal = [=](Request& r) {
+    auto* a = state(r);
+    if (a->goals_size() > 0) return a->mutable_goals(0);
+    auto* g = a->add_goals();
+    g->set_id(1);
+    return g;
+  };
   return {
+      {"export_characters.character_ids",
+       [](Request& r, int n) {
+         for (int i = 0; i < n; ++i) r.mutable_export_characters()->add_character_ids(i + 1);
+       }},
+      {"import_characters.states",
+       [=](Request& r, int n) {
+         for (int i = 0; i < n; ++i) {
+           auto* st = r.mutable_import_characters()->add_states();
+           st->set_version(1);
+           st->set_asset("builtin");
+           st->mutable_animator()->set_next_layer_id(1);
+           st->mutable_animator()->set_next_goal_id(1);
+         }
+       }},
+      {"import_characters.states.blend_spaces",
+       [=](Request& r, int n) {
+         state(r);
+         for (int i = 0; i < n; ++i)
+           r.mutable_import_characters()->mutable_states(0)->add_blend_spaces()->set_name(
+               "b" + std::to_string(i));
+       }},
+      {"import_characters.states.animator.parameters",
+       [=](Request& r, int n) {
+         for (int i = 0; i < n; ++i) state(r)->add_parameters()->set_name("p" + std::to_string(i));
+       }},
+      {"import_characters.states.animator.triggers",
+       [=](Request& r, int n) {
+         for (int i = 0; i < n; ++i) state(r)->add_triggers()->set_name("t" + std::to_string(i));
+       }},
+      {"import_characters.states.animator.main.fades",
+       [=](Request& r, int n) {
+         for (int i = 0; i < n; ++i) state(r)->mutable_main()->add_fades()->set_duration(1.0f);
+       }},
+      {"import_characters.states.animator.machine.players",
+       [=](Request& r, int n) {
+         auto* m = state(r)->mutable_machine();
+         m->mutable_machine()->set_name("loco");
+         for (int i = 0; i < n; ++i) m->add_players();
+       }},
+      {"import_characters.states.animator.layers",
+       [=](Request& r, int n) {
+         for (int i = 0; i < n; ++i) state(r)->add_layers()->set_id(static_cast<uint32_t>(i + 1));
+       }},
+      {"import_characters.states.animator.layers.mask",
+       [=](Request& r, int n) {
+         for (int i = 0; i < n; ++i) layer(r)->add_mask(0.5f);
+       }},
+      {"import_characters.states.animator.layers.morph_targets",
+       [=](Request& r, int n) {
+         for (int i = 0; i < n; ++i) layer(r)->add_morph_targets("t" + std::to_string(i));
+       }},
+      {"import_characters.states.animator.layers.machine_track.fades",
+       [=](Request& r, int n) {
+         auto* l = layer(r);
+         l->mutable_machine_driver()->mutable_machine()->set_name("loco");
+         for (int i = 0; i < n; ++i) l->mutable_machine_track()->add_fades();
+       }},
+      {"import_characters.states.animator.layers.machine_driver.players",
+       [=](Request& r, int n) {
+         auto* l = layer(r);
+         l->mutable_machine_track();
+         l->mutable_machine_driver()->mutable_machine()->set_name("loco");
+         for (int i = 0; i < n; ++i) l->mutable_machine_driver()->add_players();
+       }},
+      {"import_characters.states.animator.layers.montage.sections",
+       [=](Request& r, int n) {
+         for (int i = 0; i < n; ++i)
+           layer(r)->mutable_montage()->add_sections()->set_name("s" + std::to_string(i));
+       }},
+      {"import_characters.states.animator.goals",
+       [=](Request& r, int n) {
+         for (int i = 0; i < n; ++i) state(r)->add_goals()->set_id(static_cast<uint32_t>(i + 1));
+       }},
+      {"import_characters.states.animator.goals.joint_weights",
+       [=](Request& r, int n) {
+         for (int i = 0; i < n; ++i) goal(r)->add_joint_weights(0.5f);
+       }},
+      {"import_characters.states.animator.goals.constraints",
+       [=](Request& r, int n) {
+         for (int i = 0; i < n; ++i) goal(r)->add_constraints();
+       }},
+      {"import_characters.states.animator.aim.joint_weights",
+       [=](Request& r, int n) {
+         for (int i = 0; i < n; ++i) state(r)->mutable_aim()->add_joint_weights(1.0f);
+       }},
+      {"import_characters.states.animator.aim.max_angles",
+       [=](Request& r, int n) {
+         for (int i = 0; i < n; ++i) state(r)->mutable_aim()->add_max_angles(1.0f);
+       }},
+      {"import_characters.states.animator.held_pose.locals",
+       [=](Request& r, int n) {
+         for (int i = 0; i < n; ++i)
+           state(r)->mutable_held_pose()->add_locals(i % 10 == 6 ? 1.0f : 0.0f);
+       }},
+      {"import_characters.states.animator.morph_weights",
+       [=](Request& r, int n) {
+         for (int i = 0; i < n; ++i) state(r)->add_morph_weights(0.5f);
+       }},
+      {"import_characters.states.animator.morph_overrides",
+       [=](Request& r, int n) {
+         for (int i = 0; i < n; ++i) state(r)->add_morph_overrides();
+       }},
       {"query_pose.joint_names",
        [](Request& r, int n) {
          for (int i = 0; i < n; ++i)

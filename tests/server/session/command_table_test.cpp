@@ -97,10 +97,10 @@ TEST(CommandTable, EveryConverterTakesItsOwnCommand) {
 
 TEST(CommandTable, RolesAreThePromisedOnes) {
   // What may be done with an observe token: read the world, stream it, query it.
-  const std::set<std::string> observe = {"list_assets",    "get_asset_data",      "list_characters",
-                                         "stats",          "query_pose",          "subscribe",
-                                         "unsubscribe",    "update_subscription", "raycast",
-                                         "overlap_sphere", "get_hit_volumes",     "get_state"};
+  const std::set<std::string> observe = {
+      "list_assets",     "get_asset_data", "list_characters",     "stats",   "query_pose",
+      "subscribe",       "unsubscribe",    "update_subscription", "raycast", "overlap_sphere",
+      "get_hit_volumes", "get_state",      "export_characters"};
   for (const CommandSpec& spec : command_table()) {
     SCOPED_TRACE(std::string(spec.field));
     const Role want = observe.count(std::string(spec.field)) ? Role::kObserve : Role::kControl;

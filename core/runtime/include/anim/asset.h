@@ -3,6 +3,7 @@
 // skinned mesh and the hit volumes fitted to it. Immutable after loading; shared read-only by
 // every character spawned from it.
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,10 @@ struct Asset {
   // has none (capsules empty) until someone calls fit_hit_volumes.
   HitVolumes hit_volumes;
   std::vector<std::string> warnings;  // things ignored while loading (e.g. morph weights)
+  // A 64-bit hash of everything its poses depend on (skeleton, clips' keys, morph layout),
+  // set by the host once the asset is complete (animd: assets/asset_fingerprint.h); 0: not
+  // computed. Two assets with one fingerprint give the same poses for the same state.
+  uint64_t fingerprint = 0;
 
   // Index of the clip called `name`, or -1.
   int find_clip(std::string_view clip_name) const;
