@@ -213,6 +213,39 @@ mesh {
   expect_vec3_near(m.positions[0], {1, 0, 0});
 }
 
+TEST(Md5Normals, OverflowingFaceNormalsFallBackToUp) {
+  // A weight of 1.7e24 puts vertex 0 far out: the face normal's cross product overflows into
+  // infinite and NaN components, which must not reach the mesh.
+  const std::string text = R"(MD5Version 10
+numJoints 2
+numMeshes 1
+joints {
+	"hip" -1 ( 0 0 0 ) ( 0 0 0 )
+	"knee" 0 ( 0 0 1 ) ( 5 0 0 )
+}
+mesh {
+	shader "leg"
+	numverts 3
+	vert 0 ( 0 0 ) 0 1
+	vert 1 ( 1 0 ) 1 1
+	vert 2 ( 0 1 ) 2 2
+	numtris 1
+	tri 0 0 1 2
+	numweights 4
+	weight 0 0 1666666666666666666666666.0 ( 1 0 2 )
+	weight 1 1 1.0 ( 1 0 0 )
+	weight 2 0 0.5 ( 0 1 0 )
+	weight 3 1 5.5 ( 2 1 0 )
+}
+)";
+  auto a = load_md5(write_file("overflow.md5mesh", text), {});
+  ASSERT_TRUE(a.has_value()) << a.error().message();
+  for (const glm::vec3& n : a->mesh.normals) {
+    ASSERT_TRUE(is_finite(n));
+    EXPECT_NEAR(glm::length(n), 1.0f, 1e-5f);
+  }
+}
+
 TEST_F(Md5Chain, TwoFrameAnimSampledAtAndBetweenFrames) {
   auto a = load_md5(mesh_path_, {anim_path_});
   ASSERT_TRUE(a.has_value()) << a.error().message();

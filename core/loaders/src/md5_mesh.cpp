@@ -291,10 +291,12 @@ Status build_mesh_asset(const std::string& path, const MeshFile& file, Asset& as
     mesh.normals[c] += n;
   }
   // Divided by the largest component first, so that neither squares overflowing (huge
-  // triangles) nor denormal squares losing precision (tiny ones) make a normal non-unit.
+  // triangles) nor denormal squares losing precision (tiny ones) make a normal non-unit. A sum
+  // that overflowed (an infinite or NaN component) gets +Y too.
   for (glm::vec3& n : mesh.normals) {
     const float m = std::max({std::abs(n.x), std::abs(n.y), std::abs(n.z)});
-    n = m > 0.0f && std::isfinite(m) ? glm::normalize(n / m) : glm::vec3(0.0f, 1.0f, 0.0f);
+    const bool usable = is_finite(n) && m > 0.0f;
+    n = usable ? glm::normalize(n / m) : glm::vec3(0.0f, 1.0f, 0.0f);
   }
   return Status::ok();
 }
