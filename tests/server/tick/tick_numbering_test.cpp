@@ -97,7 +97,7 @@ TEST(PlanTick, AnOverrunSkipsTheMissedNumbersAndTheDtCoversTheSpan) {
   TickDt dts(60.0);
   const TickPlan first = plan_tick(s, 0, s.instant_of(100));
   EXPECT_EQ(dts.next(first), anim::TickClock(60.0).next());
-  // The tick ran 40 ms: the next wake is at tick 102's instant, not 101's.
+  // Tick 100 overran past the instant of tick 101: the next plan is the wall clock's tick, 102.
   const TickPlan p = plan_tick(s, 100, s.instant_of(100) + milliseconds(40));
   EXPECT_EQ(p.tick, 102u);
   EXPECT_EQ(p.span, 2u);
