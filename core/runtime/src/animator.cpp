@@ -10,6 +10,7 @@
 
 #include "anim/blend.h"
 #include "anim/clip_time.h"
+#include "animator_checks.h"
 #include "event_search.h"
 
 namespace anim {
@@ -173,14 +174,7 @@ Status Animator::set_speed(float speed) {
 }
 
 Status Animator::set_root_transform(const Transform& root) {
-  if (!is_finite(root))
-    return invalid_argument("set_root_transform: a component is NaN or infinite");
-  if (root.scale.x == 0.0f || root.scale.y == 0.0f || root.scale.z == 0.0f)
-    return invalid_argument("set_root_transform: scale has a zero component");
-  const float len = glm::length(root.rotation);
-  if (!(std::abs(len - 1.0f) < 1e-3f))
-    return invalid_argument("set_root_transform: rotation is not a unit quaternion (length " +
-                            num(len) + ")");
+  if (Status s = animator_checks::check_root_transform("set_root_transform", root); !s) return s;
   root_ = root;
   root_.rotation = glm::normalize(root.rotation);
   root_set_ = true;

@@ -206,13 +206,10 @@ Status Animator::restore_state(const AnimatorState& state) {
 
   if (Status s = next.set_speed(state.speed); !s)
     return invalid_argument("restore_state: " + s.message());
-  {
-    Animator probe(*skeleton_, clips_, AnimatorBuffers::kLentOnly);
-    if (Status s = probe.set_root_transform(state.root); !s)
-      return invalid_argument("restore_state: root: " + s.message());
-    next.root_ = state.root;
-    next.root_set_ = state.root_set;
-  }
+  if (Status s = animator_checks::check_root_transform("restore_state: root", state.root); !s)
+    return s;
+  next.root_ = state.root;
+  next.root_set_ = state.root_set;
   if (Status s = next.set_root_motion(state.root_motion); !s)
     return invalid_argument("restore_state: root_motion: " + s.message());
 
