@@ -61,6 +61,9 @@ void add_commands(CLI::App& app, Plan& plan) {
   add_listing(app, plan);
   add_load(app, plan);
   add_mesh(app, plan);
+  add_export(app, plan);
+  add_import(app, plan);
+  add_migrate(app, plan);
 }
 
 }  // namespace animctl

@@ -68,6 +68,11 @@ void add_events(CLI::App& app, Plan& plan);
 void add_load(CLI::App& app, Plan& plan);
 void add_mesh(CLI::App& app, Plan& plan);
 
+// Moving characters: export, import, migrate (cli_fleet.cpp).
+void add_export(CLI::App& app, Plan& plan);
+void add_import(CLI::App& app, Plan& plan);
+void add_migrate(CLI::App& app, Plan& plan);
+
 // The streaming watch/subscribe command (cli_watch.cpp).
 void add_watch(CLI::App& app, Plan& plan);
 

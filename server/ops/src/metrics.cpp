@@ -183,6 +183,26 @@ std::vector<prometheus::MetricFamily> Metrics::Collect() const {
                          "Wall-clock steps seen between two ticks, by direction.",
                          MetricType::Counter, {std::move(fwd), std::move(back)}));
   }
+  {
+    prometheus::ClientMetric ok =
+        value_metric(MetricType::Counter, static_cast<double>(migrations_committed.value()));
+    ok.label = {{"outcome", "committed"}};
+    prometheus::ClientMetric failed =
+        value_metric(MetricType::Counter, static_cast<double>(migrations_failed.value()));
+    failed.label = {{"outcome", "failed"}};
+    out.push_back(family("animd_migrations_total",
+                         "Migrations to other daemons that ended, by outcome.", MetricType::Counter,
+                         {std::move(ok), std::move(failed)}));
+    prometheus::ClientMetric out_n =
+        value_metric(MetricType::Counter, static_cast<double>(characters_migrated_out.value()));
+    out_n.label = {{"direction", "out"}};
+    prometheus::ClientMetric in_n =
+        value_metric(MetricType::Counter, static_cast<double>(characters_migrated_in.value()));
+    in_n.label = {{"direction", "in"}};
+    out.push_back(family("animd_characters_migrated_total",
+                         "Characters moved between daemons by migrate, by direction.",
+                         MetricType::Counter, {std::move(out_n), std::move(in_n)}));
+  }
   out.push_back(counter("animd_bytes_in_total", "Bytes read from client connections.", bytes_in));
   out.push_back(
       counter("animd_bytes_out_total", "Bytes written to client connections.", bytes_out));

@@ -184,6 +184,18 @@ std::optional<int> parse_config(int argc, char** argv, Config& c) {
   tls_key->needs(tls_cert);
   tls_client_ca->needs(tls_cert);
   tls_require->needs(tls_client_ca);
+  app.add_option("--peer-ca-file", c.peer_ca_file,
+                 "PEM CAs the certificates of migrate targets with TLS are verified against "
+                 "(default: the system's trusted CAs)")
+      ->check(CLI::ExistingFile);
+  auto* peer_cert = app.add_option("--peer-cert-file", c.peer_cert_file,
+                                   "PEM client certificate offered to migrate targets with TLS")
+                        ->check(CLI::ExistingFile);
+  auto* peer_key = app.add_option("--peer-key-file", c.peer_key_file,
+                                  "PEM private key of --peer-cert-file (unencrypted)")
+                       ->check(CLI::ExistingFile);
+  peer_cert->needs(peer_key);
+  peer_key->needs(peer_cert);
   app.add_option("--log-level", c.log_level, "trace, debug, info, warn, error, critical, off")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}))
       ->capture_default_str();

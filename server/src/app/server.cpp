@@ -85,6 +85,7 @@ Server::Server(Config config, Metrics& metrics)
 Server::~Server() {
   if (tick_) tick_->stop();
   loader_.stop();
+  migrator_.stop();
   if (g_protobuf_log_server == this) {
     google::protobuf::SetLogHandler(nullptr);
     g_protobuf_log_server = nullptr;
@@ -224,6 +225,10 @@ bool Server::init() {
     om.ticks_skipped.set_total(m.ticks_skipped.load());
     om.clock_steps_forward.set_total(m.clock_steps_forward.load());
     om.clock_steps_back.set_total(m.clock_steps_back.load());
+    om.migrations_committed.set_total(m.migrations_committed.load());
+    om.migrations_failed.set_total(m.migrations_failed.load());
+    om.characters_migrated_out.set_total(m.characters_migrated_out.load());
+    om.characters_migrated_in.set_total(m.characters_migrated_in.load());
     om.bytes_out.set_total(m.bytes_out.load());
     om.stream_frames_sent.set_total(m.stream_frames_sent.load());
     om.stream_frames_dropped.set_total(m.stream_frames_dropped.load());
@@ -336,6 +341,7 @@ int Server::run() {
   io_.run();
   for (auto& t : threads) t.join();
   loader_.stop();
+  migrator_.stop();
   spdlog::info("animd stopped");
   return 0;
 }
@@ -542,6 +548,16 @@ void Server::publish(const SnapshotPtr& snapshot) {
 void Server::deliver(const SnapshotPtr& snapshot) {
   std::lock_guard lock(sessions_mutex_);
   for (auto& [id, s] : sessions_) s->offer_snapshot(snapshot);
+  for (const MovedNotice& n : snapshot->moved) {
+    auto msg = std::make_shared<anim::v1::ServerMessage>();
+    auto* moved = msg->mutable_characters_moved();
+    moved->set_target(n.target);
+    moved->set_tick(n.target_tick);
+    moved->mutable_from_ids()->Add(n.from_ids.begin(), n.from_ids.end());
+    moved->mutable_to_ids()->Add(n.to_ids.begin(), n.to_ids.end());
+    for (uint64_t sid : n.sessions)
+      if (auto s = sessions_.find(sid); s != sessions_.end()) s->second->send_notice(msg);
+  }
 }
 
 void Server::wake_sessions() {

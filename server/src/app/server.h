@@ -64,6 +64,7 @@ class Server final : public SessionHost {
   AssetCatalog& catalog() override { return catalog_; }
   CommandQueue& commands() override { return commands_; }
   AssetLoader& loader() override { return loader_; }
+  Migrator& migrator() override { return migrator_; }
   boost::asio::io_context& io_context() { return io_; }
   animops::Ops& ops() { return *ops_; }
   const std::filesystem::path& asset_root() const override { return asset_root_; }
@@ -144,6 +145,9 @@ class Server final : public SessionHost {
   boost::asio::steady_timer stop_timer_;
   AssetLoader loader_;
   CommandQueue commands_;
+  // After commands_ (it queues each migration's outcome there). Stopped once the network
+  // threads are: a migration in flight then ends within its deadline.
+  Migrator migrator_{commands_, 2};
   AssetCatalog catalog_;
   std::unique_ptr<WorkerPool> pool_;
   std::unique_ptr<World> world_;

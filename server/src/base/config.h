@@ -87,6 +87,10 @@ struct Config {
   // TLS (--tls-cert, --tls-key, --tls-client-ca, --tls-require-client-cert); off unless
   // tls.cert_file is set. See tls_context.h.
   TlsConfig tls;
+  // How this daemon reaches peers it migrates characters to when a migrate asks for TLS
+  // (--peer-ca-file: CAs their certificates are checked against, empty: the system's;
+  // --peer-cert-file/--peer-key-file: the client certificate offered, empty: none).
+  std::string peer_ca_file, peer_cert_file, peer_key_file;
 
   // Operation.
   std::string log_level = "info";

@@ -54,6 +54,14 @@ struct Metrics {
   // encode stage got too little CPU between ticks (the summary log line).
   std::atomic<uint64_t> quantized_by_next_tick{0};
   std::atomic<uint64_t> orphans_despawned{0};  // characters whose owner left (grace expired)
+  // Migrations (world_migrate.cpp): begun here, ended here by their target's commit or by a
+  // failure, held here and dropped uncommitted; characters that left and arrived.
+  std::atomic<uint64_t> migrations_begun{0};
+  std::atomic<uint64_t> migrations_committed{0};
+  std::atomic<uint64_t> migrations_failed{0};
+  std::atomic<uint64_t> migrations_expired{0};
+  std::atomic<uint64_t> characters_migrated_out{0};
+  std::atomic<uint64_t> characters_migrated_in{0};
   std::atomic<float> ik_scale{1.0f};  // IK iteration scale in force (< 1: over --ik-budget)
   // Animation events crossed by playheads, and those lost to the per-character limit.
   std::atomic<uint64_t> events_fired{0};

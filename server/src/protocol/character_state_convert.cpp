@@ -1,6 +1,7 @@
 // CharacterState <-> SavedCharacter (character_state_convert.h), field by field in the order of
 // state.proto.
 #include "protocol/character_state_convert.h"
+#include "protocol/request_convert_fleet.h"
 
 #include <limits>
 #include <set>
@@ -739,6 +740,11 @@ anim::Expected<WorldRequest> import_characters_request(const v1::ImportCharacter
     auto saved = from_proto(r.states(i), at("import_characters.states", i));
     if (!saved) return saved.error();
     out.characters.push_back(std::move(*saved));
+  }
+  if (!r.migration_id().empty()) {
+    if (auto s = check_migration_id(r.migration_id(), "import_characters.migration_id"); !s)
+      return s;
+    out.migration_id = r.migration_id();
   }
   return WorldRequest(std::move(out));
 }

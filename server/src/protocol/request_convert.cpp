@@ -144,6 +144,22 @@ struct ResultWriter {
     reply.mutable_import_characters()->mutable_character_ids()->Add(i.character_ids.begin(),
                                                                     i.character_ids.end());
   }
+  void operator()(const MigrationBegun&) const {
+    // Taken by the migrate's own sink (fleet/migration_sink.h) before any wire reply.
+    reply.mutable_status()->set_code(anim::v1::STATUS_UNAVAILABLE);
+    reply.mutable_status()->set_message("migrate: the migration was not handed to its thread");
+  }
+  void operator()(const Migrated& m) const {
+    auto* out = reply.mutable_migrate();
+    out->set_target(m.target);
+    out->mutable_character_ids()->Add(m.target_ids.begin(), m.target_ids.end());
+    out->set_tick(m.target_tick);
+  }
+  void operator()(const MigrationCommitted& c) const {
+    auto* out = reply.mutable_commit_migration();
+    out->mutable_character_ids()->Add(c.character_ids.begin(), c.character_ids.end());
+    out->set_tick(c.tick);
+  }
   void operator()(const AssetAdded& a) const {
     fill_asset_info(*a.asset, reply.mutable_load_asset()->mutable_asset());
   }

@@ -157,6 +157,8 @@ anim::Status check_repeated_field_caps(const anim::v1::Request& r) {
         if (auto s = check_character_state_caps(state); !s) return s;
       return {};
     }
+    case R::kMigrate:
+      return check_cap(caps::kMigrateCharacterIds, r.migrate().character_ids_size());
     default:
       return {};
   }

@@ -171,6 +171,8 @@ inline constexpr RepeatedFieldCap kStateMorphWeights{
 inline constexpr RepeatedFieldCap kStateMorphOverrides{
     "import_characters.states.animator.morph_overrides", kMaxSavedMorphWeights, kInvalid,
     "overrides", "the morph weights a state carries"};
+inline constexpr RepeatedFieldCap kMigrateCharacterIds{"migrate.character_ids", kMaxSavedCharacters,
+                                                       kExhausted, "ids", "characters per request"};
 }  // namespace caps
 
 // Every cap, in the order of docs/protocol.md's table.
@@ -218,6 +220,7 @@ inline constexpr std::array kRepeatedFieldCaps = {
     caps::kStateHeldPose,
     caps::kStateMorphWeights,
     caps::kStateMorphOverrides,
+    caps::kMigrateCharacterIds,
 };
 
 // OK when `count` entries are within `cap`, else its refusal.

@@ -6,6 +6,7 @@
 #include "protocol/request_convert_caps.h"
 #include "protocol/request_convert_characters.h"
 #include "protocol/request_convert_clips.h"
+#include "protocol/request_convert_fleet.h"
 #include "protocol/request_convert_hits.h"
 #include "protocol/request_convert_ik.h"
 #include "protocol/request_convert_montage.h"
@@ -198,6 +199,12 @@ std::span<const CommandSpec> command_table() {
                   &Session::queue_for_tick},
       CommandSpec{R::kImportCharacters, "import_characters", kControl, Route::kTick,
                   [](const R& r) { return import_characters_request(r.import_characters()); },
+                  &Session::queue_for_tick},
+      CommandSpec{R::kMigrate, "migrate", kControl, Route::kTick,
+                  [](const R& r) { return migrate_request(r.migrate()); },
+                  &Session::handle_migrate},
+      CommandSpec{R::kCommitMigration, "commit_migration", kControl, Route::kTick,
+                  [](const R& r) { return commit_migration_request(r.commit_migration()); },
                   &Session::queue_for_tick},
   };
   return kCommands;

@@ -6,6 +6,8 @@
 #include <spdlog/spdlog.h>
 #include <boost/asio/post.hpp>
 
+#include "stream/stream_encoder.h"
+
 namespace animd {
 
 namespace asio = boost::asio;
@@ -77,6 +79,12 @@ void Session::offer_snapshot(const SnapshotPtr& snapshot) {
   if (stream_.offer(snapshot))
     asio::post(connection_.executor(),
                [self = shared_from_this()] { self->stream_.encode_waiting(); });
+}
+
+void Session::send_notice(std::shared_ptr<const anim::v1::ServerMessage> message) {
+  asio::post(connection_.executor(), [self = shared_from_this(), message = std::move(message)] {
+    if (!self->connection_.closed()) self->connection_.send_now(frame_message(*message));
+  });
 }
 
 void Session::snapshot_prepared() {

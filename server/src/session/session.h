@@ -55,6 +55,8 @@ class Session : public ReplySink,
   // Any thread: the encode stage prepared a snapshot (encode_stage.h); compact frames that
   // waited for it are encoded on the strand.
   void snapshot_prepared();
+  // Any thread: sends `message` (a CharactersMoved) on the strand, outside request order.
+  void send_notice(std::shared_ptr<const anim::v1::ServerMessage> message);
   // Any thread. Stops reading, writes what is queued, then closes (or closes at `deadline`).
   void drain(std::chrono::steady_clock::time_point deadline) { connection_.drain(deadline); }
 
@@ -78,6 +80,9 @@ class Session : public ReplySink,
   void answer_list_assets(Request& request, uint64_t seq);
   void answer_asset_data(Request& request, uint64_t seq);
   void handle_load(Request& request, uint64_t seq);
+  // migrate: to the tick with a MigrationSink (fleet/migrator.h), which hands the begun
+  // migration to the daemon's Migrator; its answer comes back when the migration ends.
+  void handle_migrate(Request& request, uint64_t seq);
   // query_pose answered here from the pose history, without waiting for the tick; passed on
   // to the tick when the history does not have the character (the World says why).
   void handle_query_pose(Request& request, uint64_t seq);
@@ -88,7 +93,9 @@ class Session : public ReplySink,
   void queue_for_tick(Request& request, uint64_t seq);
   // Converts `request` and hands it to the tick (`subscription_id`: the id a subscribe takes);
   // answers it here when it is malformed or refused.
-  void push_command(Request& request, uint64_t seq, uint32_t subscription_id = 0);
+  // `sink`: where the World's answer goes (null: this session).
+  void push_command(Request& request, uint64_t seq, uint32_t subscription_id = 0,
+                    std::shared_ptr<ResultSink> sink = nullptr);
   uint64_t owner_of(const Request& request) const;
 
   // Replies.

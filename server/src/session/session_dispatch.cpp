@@ -8,12 +8,14 @@
 
 #include <boost/asio/post.hpp>
 
+#include "fleet/migrator.h"
 #include "history/hit_query.h"
 #include "history/pose_query.h"
 #include "protocol/proto_convert.h"
 #include "protocol/request_convert.h"
 #include "protocol/request_convert_assets.h"
 #include "protocol/request_convert_caps.h"
+#include "protocol/request_convert_fleet.h"
 #include "protocol/request_convert_hits.h"
 
 namespace animd {
@@ -136,7 +138,8 @@ void Session::handle_subscribe(Request& r, uint64_t seq) {
   push_command(r, seq, id);
 }
 
-void Session::push_command(Request& r, uint64_t seq, uint32_t subscription_id) {
+void Session::push_command(Request& r, uint64_t seq, uint32_t subscription_id,
+                           std::shared_ptr<ResultSink> sink) {
   SubscriptionSet& subs = stream_.subscriptions();
   auto refuse = [&](const anim::Status& why) {
     subs.forget(seq);
@@ -150,8 +153,28 @@ void Session::push_command(Request& r, uint64_t seq, uint32_t subscription_id) {
   if (const auto* move = std::get_if<UpdateSubscription>(&*request))
     subs.expect_region_move(seq, move->subscription_id, move->region);
   const CommandPipeline::Origin origin{seq, r.request_id(), owner_of(r), r.at_tick()};
-  if (auto queued = pipeline_.to_tick(std::move(*request), origin, shared_from_this()); !queued)
+  if (!sink) sink = shared_from_this();
+  if (auto queued = pipeline_.to_tick(std::move(*request), origin, std::move(sink)); !queued)
     refuse(queued);
+}
+
+void Session::handle_migrate(Request& r, uint64_t seq) {
+  const Config& cfg = server_.config();
+  const auto& m = r.migrate();
+  MigrationJob job;
+  // A port out of range is refused by the request's converter, before the job is used.
+  job.target = PeerAddress{m.target().host(),  static_cast<uint16_t>(m.target().port()),
+                           m.target().token(), m.target().tls(),
+                           cfg.peer_ca_file,   cfg.peer_cert_file,
+                           cfg.peer_key_file};
+  job.duration = std::chrono::milliseconds(m.deadline_ms() != 0 ? m.deadline_ms()
+                                                                : kDefaultMigrationDeadlineMs);
+  job.session = id_;
+  job.owner = owner_of(r);
+  job.seq = seq;
+  job.request_id = r.request_id();
+  job.reply_to = shared_from_this();
+  push_command(r, seq, 0, std::make_shared<MigrationSink>(server_.migrator(), std::move(job)));
 }
 
 void Session::handle_query_pose(Request& r, uint64_t seq) {

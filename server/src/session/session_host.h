@@ -15,6 +15,7 @@
 #include "base/byte_budget.h"
 #include "base/config.h"
 #include "base/metrics.h"
+#include "fleet/migrator.h"
 #include "history/hit_volume_table.h"
 #include "history/pose_history.h"
 #include "session/auth.h"
@@ -37,6 +38,8 @@ class SessionHost {
   virtual CommandQueue& commands() = 0;
   // The loader threads (load_asset).
   virtual AssetLoader& loader() = 0;
+  // The threads that carry migrations to other daemons (migrate).
+  virtual Migrator& migrator() = 0;
   // The World's pose history (published per tick): query_pose is answered from it.
   virtual const PoseHistory& history() const = 0;
   // The World's hit volumes in force: raycast and overlap_sphere are answered with them.

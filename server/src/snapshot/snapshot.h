@@ -134,6 +134,15 @@ struct CompactEntries {
   Against against[2];
 };
 
+// Characters that left this daemon for another at a tick (migrate), and the connections to
+// tell: those that own or watch any of them. Sent as a CharactersMoved.
+struct MovedNotice {
+  std::string target;                      // "host:port"
+  uint64_t target_tick = 0;                // the first tick they live there
+  std::vector<uint32_t> from_ids, to_ids;  // here and there, pairwise
+  std::vector<uint64_t> sessions;          // session ids, sorted, distinct
+};
+
 struct Snapshot {
   uint64_t tick = 0;
   // The tick run before this one; tick - previous_tick - 1 numbers were skipped. 0: none, or
@@ -149,6 +158,8 @@ struct Snapshot {
   // Every character's morph weights (anim::MorphLayout order), back to back; only characters
   // whose asset has morph targets have any.
   std::vector<float> morphs;
+  // Characters that left at this tick (usually none).
+  std::vector<MovedNotice> moved;
 
   // ENCODING_COMPACT: this tick's quantized poses and the two ticks before (null when
   // absent), and the lazily encoded frames (one CompactEntries per character, by index).

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <random>
 
 #include "assets/asset_fingerprint.h"
 #include "snapshot/compact_layout.h"
@@ -30,6 +31,8 @@ World::World(const Config& config, Metrics& metrics, AssetCatalog& catalog, Work
       hit_table_(std::make_shared<HitVolumeTable>()),
       hit_table_view_(hit_table_) {
   for (auto& b : update_buffers_) b.reserve(anim::Skeleton::kMaxJoints);
+  migration_nonce_ = std::random_device()();
+  migration_nonce_ = (migration_nonce_ << 32) ^ std::random_device()();
 }
 
 namespace {
@@ -206,6 +209,7 @@ anim::Expected<Character*> World::find_controlled(uint32_t id, const char* field
                         std::string(field) + ": character " + std::to_string(id) +
                             " belongs to another client (spawn with shared = true to let "
                             "others drive it)");
+  if (auto s = check_not_migrating(**c, field); !s) return s;
   return c;
 }
 
@@ -263,6 +267,7 @@ void World::apply(std::vector<Command>& commands, uint64_t tick, double server_t
     changed = run(c, tick, server_time) || changed;
   }
   expire_orphans(tick);
+  expire_migrations(tick);
   if (changed) update_counts();
 }
 
@@ -584,6 +589,8 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
   snap->has_palettes = metrics_.float_subscriptions.load(std::memory_order_relaxed) > 0;
   snap->palettes.resize(snap->has_palettes ? offset : 0);
   snap->morphs.resize(morph_offset);
+  snap->moved.clear();
+  std::swap(snap->moved, moved_);
   if (quant) {
     quant->joints.resize(offset);
     quant->morphs.resize(morph_offset);

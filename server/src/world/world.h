@@ -64,6 +64,9 @@ struct Character {
   uint64_t quant_tick[2] = {0, 0};  // 0: none
   uint32_t quant_offset[2] = {0, 0};
   uint32_t quant_index[2] = {0, 0};
+  // The migration freezing it on this daemon (World::outgoing_), 0: none. A frozen character
+  // animates and answers queries; commands that change it are refused.
+  uint64_t migrating = 0;
 };
 
 // Who sent a request.
@@ -230,6 +233,23 @@ class World {
   // Saving and restoring characters (world_state.cpp).
   anim::Expected<CharactersExported> handle(const ExportCharacters& r, const CommandContext& ctx);
   anim::Expected<CharactersImported> handle(const ImportCharacters& r, const CommandContext& ctx);
+  // Moving characters between daemons (world_migrate.cpp; fleet.proto has the protocol).
+  anim::Expected<MigrationBegun> handle(const BeginMigration& r, const CommandContext& ctx);
+  anim::Expected<Migrated> handle(const FinishMigration& r, const CommandContext& ctx);
+  anim::Expected<MigrationCommitted> handle(const CommitMigration& r, const CommandContext& ctx);
+  // import_characters with a migration id: `made` held until their commit.
+  anim::Expected<CharactersImported> hold_migration(const ImportCharacters& r,
+                                                    std::vector<std::unique_ptr<Character>> made,
+                                                    const CommandContext& ctx);
+  // Steps each character from the state `from_ticks[i]`'s update starts with to the one
+  // `to_tick`'s starts with, a tick period per tick, in parallel (its events discarded: they
+  // fired where it was then). A character already there (or ahead) is left as it is.
+  void catch_up(std::vector<std::unique_ptr<Character>>& characters,
+                const std::vector<uint64_t>& from_ticks, uint64_t to_tick);
+  // Drops held migrations past their expiry and forgets old commits (apply(), every tick).
+  void expire_migrations(uint64_t tick);
+  // Who is told that `c` left: its owner's connections and those watching it.
+  void add_watchers_of(const Character& c, std::vector<uint64_t>& sessions) const;
   // The character's state, its shared objects named.
   SavedCharacter save_character(const Character& c, uint64_t tick) const;
   // A character made from `saved`, not yet in the world (id 0): the asset usable by `owner`
@@ -267,6 +287,8 @@ class World {
   void publish_hit_volumes();
 
   anim::Expected<Character*> find_character(uint32_t id, const char* field);
+  // UNAVAILABLE naming the migration when `c` is frozen by one, else OK.
+  anim::Status check_not_migrating(const Character& c, const char* field) const;
   // As find_character, and the character must be shared or belong to `owner`
   // (PERMISSION_DENIED otherwise).
   anim::Expected<Character*> find_controlled(uint32_t id, const char* field, uint64_t owner);
@@ -315,6 +337,32 @@ class World {
   // The regions of every region subscription, gathered at a degraded tick (kept for its
   // capacity: steady-state ticks do not allocate).
   std::vector<StreamRegion> watched_regions_;
+  // Migrations leaving this daemon, by number: where to, and the characters they froze.
+  struct OutgoingMigration {
+    std::string target;
+    std::vector<uint32_t> characters;
+  };
+  std::map<uint64_t, OutgoingMigration> outgoing_;
+  uint64_t next_migration_ = 1;
+  // Names this daemon's migrations on targets (MigrationBegun::migration_id): random per start.
+  uint64_t migration_nonce_ = 0;
+  // Migrations arriving here, held until their commit (or expiry), by migration id: the
+  // characters (id 0 until they go live), brought to the state `tick`'s update starts with.
+  struct HeldMigration {
+    std::vector<std::unique_ptr<Character>> characters;
+    uint64_t tick = 0;
+    uint64_t expires = 0;  // tick
+  };
+  std::map<std::string, HeldMigration> held_;
+  size_t held_characters_ = 0;  // counted against --max-characters
+  // Migrations committed here lately, so that a repeated commit answers the same.
+  struct CommittedMigration {
+    MigrationCommitted answer;
+    uint64_t expires = 0;  // tick
+  };
+  std::map<std::string, CommittedMigration> committed_;
+  // Notices for the next snapshot (Snapshot::moved).
+  std::vector<MovedNotice> moved_;
   uint32_t next_character_id_ = 1;
   uint64_t last_tick_ = 0;  // the latest completed tick
   TickStats tick_stats_;

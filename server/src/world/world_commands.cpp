@@ -59,7 +59,8 @@ anim::Expected<WorldResult> World::execute(const WorldRequest& request, const Ca
   // Only requests show a live connection acting for its owner (orphan tracking): a loaded
   // asset (insert_asset) may arrive after its connection closed (the load finished late) and
   // must not revive the owner (its characters would then never be despawned).
-  note_owner(ctx.session, ctx.owner);
+  // A migration's end comes from the daemon's migration thread, not from its connection.
+  if (!std::holds_alternative<FinishMigration>(request)) note_owner(ctx.session, ctx.owner);
   return std::visit([&](const auto& r) { return result_of(handle(r, ctx)); }, request);
 }
 
@@ -81,7 +82,7 @@ anim::Expected<Spawned> World::spawn(const SpawnCharacter& r, uint64_t session, 
     if (!c) return c.error();
     clip = *c;
   }
-  if (characters_.size() >= config_.max_characters)
+  if (characters_.size() + held_characters_ >= config_.max_characters)
     return Status(anim::StatusCode::kResourceExhausted,
                   "--max-characters (" + std::to_string(config_.max_characters) + ") reached");
   if (session != 0 && sessions_[session].characters >= config_.max_characters_per_connection)

@@ -20,6 +20,7 @@
 #include <variant>
 #include <vector>
 
+#include "anim/status.h"
 #include "history/history_queries.h"
 #include "snapshot/stream_region.h"
 #include "world/saved_character.h"
@@ -394,18 +395,46 @@ struct ExportCharacters {
 // layer's state boxed); its values are restore_state's to check.
 struct ImportCharacters {
   std::vector<SavedCharacter> characters;
+  // Non-empty: a migration's first step (world_migrate.cpp): the characters are made, brought
+  // to the current tick and held until CommitMigration names this id.
+  std::string migration_id;
+};
+
+// A migration's first step on the source (migrate): the characters (distinct, at most
+// kMaxSavedCharacters) are frozen and their states taken; `target` ("host:port") names where
+// they go, in refusals of commands to them.
+struct BeginMigration {
+  std::vector<uint32_t> characters;
+  std::string target;
+};
+
+// A migration's last step on the source, sent by the migration thread (never by a client):
+// the target committed (`committed`: the characters are forgotten here and their owners and
+// watchers told) or the migration failed (`failure`: the characters are unfrozen and stay).
+struct FinishMigration {
+  uint64_t migration = 0;  // MigrationBegun::migration
+  bool committed = false;
+  std::vector<uint32_t> target_ids;  // committed: the ids on the target, in the order begun
+  uint64_t target_tick = 0;          // committed: the first tick they live on the target
+  anim::Status failure;              // not committed: why (the migrate's answer)
+};
+
+// A migration's last step on the target: the held characters of `migration_id` go live, or
+// with `abort` are dropped.
+struct CommitMigration {
+  std::string migration_id;
+  bool abort = false;
 };
 
 // One request. The first alternative (what a default-made Command holds) changes nothing.
-using WorldRequest =
-    std::variant<GetStats, SpawnCharacter, DespawnCharacter, SetRootTransform, PlayClip,
-                 CrossfadeClip, SetCharacterSpeed, AddLayer, UpdateLayer, RemoveLayer, SetIkGoal,
-                 MoveIkGoal, ClearIkGoal, QueryPose, ListCharacters, Subscribe, Unsubscribe,
-                 UpdateSubscription, UnloadAsset, SetRootMotion, AddClipEvents, SetHitVolumes,
-                 GetHitVolumes, SetAimIk, MoveAimTarget, ClearAimIk, SetFootIk, SetGround,
-                 ClearFootIk, DefineBlendSpace, SetParameter, PlayMontage, StopMontage,
-                 JumpToSection, DefineStateMachine, StartStateMachine, StopStateMachine, SetTrigger,
-                 GetMachineState, SetPose, BlendOutPose, SetMorphWeights, ClearMorphWeights,
-                 ExportCharacters, ImportCharacters>;
+using WorldRequest = std::variant<
+    GetStats, SpawnCharacter, DespawnCharacter, SetRootTransform, PlayClip, CrossfadeClip,
+    SetCharacterSpeed, AddLayer, UpdateLayer, RemoveLayer, SetIkGoal, MoveIkGoal, ClearIkGoal,
+    QueryPose, ListCharacters, Subscribe, Unsubscribe, UpdateSubscription, UnloadAsset,
+    SetRootMotion, AddClipEvents, SetHitVolumes, GetHitVolumes, SetAimIk, MoveAimTarget, ClearAimIk,
+    SetFootIk, SetGround, ClearFootIk, DefineBlendSpace, SetParameter, PlayMontage, StopMontage,
+    JumpToSection, DefineStateMachine, StartStateMachine, StopStateMachine, SetTrigger,
+    GetMachineState, SetPose, BlendOutPose, SetMorphWeights, ClearMorphWeights, ExportCharacters,
+    ImportCharacters, BeginMigration, FinishMigration, CommitMigration>;
 
 }  // namespace animd

@@ -135,9 +135,32 @@ struct CharactersImported {
   std::vector<uint32_t> character_ids;
 };
 
-using WorldResult = std::variant<Done, Spawned, LayerAdded, IkGoalSet, PoseAnswer, CharacterList,
-                                 Subscribed, StatsAnswer, AssetAdded, ClipEventsAnswer, RaycastHit,
-                                 SphereOverlap, HitVolumesAnswer, BlendSpaceDefined,
-                                 MachineStateAnswer, CharactersExported, CharactersImported>;
+// migrate, on the source (world_migrate.cpp): the frozen characters' states, for the migration
+// thread to hand to the target. Never a wire reply: the migrate's sink takes it.
+struct MigrationBegun {
+  uint64_t migration = 0;    // this daemon's number for it (FinishMigration names it)
+  std::string migration_id;  // its id on the target (unique across daemons and restarts)
+  std::vector<uint32_t> characters;
+  std::vector<SavedCharacter> states;  // in the same order
+};
+
+// migrate, once the target confirmed: where the characters live now.
+struct Migrated {
+  std::string target;                // "host:port"
+  std::vector<uint32_t> target_ids;  // in the order asked
+  uint64_t target_tick = 0;          // the first tick they live there
+};
+
+// commit_migration, on the target: the characters that went live (or were already live).
+struct MigrationCommitted {
+  std::vector<uint32_t> character_ids;
+  uint64_t tick = 0;  // the first tick they live
+};
+
+using WorldResult =
+    std::variant<Done, Spawned, LayerAdded, IkGoalSet, PoseAnswer, CharacterList, Subscribed,
+                 StatsAnswer, AssetAdded, ClipEventsAnswer, RaycastHit, SphereOverlap,
+                 HitVolumesAnswer, BlendSpaceDefined, MachineStateAnswer, CharactersExported,
+                 CharactersImported, MigrationBegun, Migrated, MigrationCommitted>;
 
 }  // namespace animd

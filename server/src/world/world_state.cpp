@@ -38,6 +38,44 @@ std::vector<anim::MontageSection> sections_of(const anim::MontageTimeline* timel
   return out;
 }
 
+// OK when every blend space a player of `state` plays is one the state names (an index into
+// its `blend_spaces`, `count` of them): an index beyond them would play a definition the
+// state did not check.
+Status check_player_spaces(const anim::AnimatorState& state, size_t count,
+                           const std::string& field) {
+  auto player = [&](const anim::PlayerState& p, const std::string& where) {
+    if (p.space < 0 || static_cast<size_t>(p.space) < count) return Status::ok();
+    return anim::invalid_argument(field + "." + where + ".space: " + std::to_string(p.space) +
+                                  " names no blend space of the state (it names " +
+                                  std::to_string(count) + ")");
+  };
+  auto track = [&](const anim::TrackState& t, const std::string& where) {
+    if (auto s = player(t.base, where + ".base"); !s) return s;
+    for (int i = 0; i < t.num_fades && i < anim::kMaxFades; ++i)
+      if (auto s = player(t.fades[static_cast<size_t>(i)].player,
+                          where + ".fades[" + std::to_string(i) + "]");
+          !s)
+        return s;
+    return Status::ok();
+  };
+  auto driver = [&](const anim::MachineDriverState& d, const std::string& where) {
+    for (size_t i = 0; i < d.players.size(); ++i)
+      if (auto s = player(d.players[i], where + ".players[" + std::to_string(i) + "]"); !s)
+        return s;
+    return Status::ok();
+  };
+  if (auto s = track(state.main, "animator.main"); !s) return s;
+  if (auto s = driver(state.machine, "animator.machine"); !s) return s;
+  for (size_t i = 0; i < state.layers.size(); ++i) {
+    const anim::LayerState& l = state.layers[i];
+    if (!l.machine) continue;
+    const std::string where = "animator.layers[" + std::to_string(i) + "]";
+    if (auto s = track(l.machine->track, where + ".machine_track"); !s) return s;
+    if (auto s = driver(l.machine->driver, where + ".machine_driver"); !s) return s;
+  }
+  return Status::ok();
+}
+
 }  // namespace
 
 SavedCharacter World::save_character(const Character& c, uint64_t tick) const {
@@ -108,6 +146,8 @@ anim::Expected<std::unique_ptr<Character>> World::restore_character(const SavedC
                                        "' is defined differently here");
   }
 
+  if (auto s = check_player_spaces(saved.state, saved.blend_spaces.size(), field); !s) return s;
+
   // State machines, by name; the restore checks their players against them.
   anim::AnimatorState state = saved.state;
   auto machines = machine_tables_.find(asset.get());
@@ -174,12 +214,14 @@ anim::Expected<std::unique_ptr<Character>> World::restore_character(const SavedC
 anim::Expected<CharactersImported> World::handle(const ImportCharacters& r,
                                                  const CommandContext& ctx) {
   const size_t n = r.characters.size();
-  if (characters_.size() + n > config_.max_characters)
+  const size_t there = characters_.size() + held_characters_;
+  if (there + n > config_.max_characters)
     return Status(anim::StatusCode::kResourceExhausted,
                   "import_characters: " + std::to_string(n) + " characters beside the " +
-                      std::to_string(characters_.size()) + " there are exceed --max-characters (" +
+                      std::to_string(there) + " there are exceed --max-characters (" +
                       std::to_string(config_.max_characters) + ")");
-  if (ctx.session != 0) {
+  const bool migration = !r.migration_id.empty();
+  if (ctx.session != 0 && !migration) {
     const uint32_t mine = sessions_[ctx.session].characters;
     if (mine + n > config_.max_characters_per_connection)
       return Status(anim::StatusCode::kResourceExhausted,
@@ -199,6 +241,7 @@ anim::Expected<CharactersImported> World::handle(const ImportCharacters& r,
     if (!ch) return ch.error();
     made.push_back(std::move(*ch));
   }
+  if (migration) return hold_migration(r, std::move(made), ctx);
   CharactersImported out;
   for (auto& ch : made) {
     ch->id = next_character_id_++;

@@ -337,6 +337,10 @@ std::map<std::string, std::function<void(Request&, int)>> valid_fillers() {
        [=](Request& r, int n) {
          for (int i = 0; i < n; ++i) state(r)->add_morph_overrides();
        }},
+      {"migrate.character_ids",
+       [](Request& r, int n) {
+         for (int i = 0; i < n; ++i) r.mutable_migrate()->add_character_ids(i + 1);
+       }},
       {"query_pose.joint_names",
        [](Request& r, int n) {
          for (int i = 0; i < n; ++i)

@@ -21,6 +21,7 @@ class FakeSessionHost : public SessionHost {
   const std::filesystem::path& asset_root() const override { return asset_root_; }
   CommandQueue& commands() override { return commands_; }
   AssetLoader& loader() override { return loader_; }
+  Migrator& migrator() override { return migrator_; }
   const PoseHistory& history() const override { return history_; }
   const HitVolumeTable& hit_volumes() const override { return hit_volumes_; }
   ByteBudget& inbound_budget() override { return inbound_; }
@@ -52,6 +53,7 @@ class FakeSessionHost : public SessionHost {
   AssetCatalog catalog_;
   CommandQueue commands_;
   AssetLoader loader_;
+  Migrator migrator_{commands_, 1};
   PoseHistory history_{4};
   HitVolumeTable hit_volumes_;
   ByteBudget inbound_{1u << 20};

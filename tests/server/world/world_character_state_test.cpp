@@ -413,6 +413,16 @@ TEST(WorldCharacterState, ARefusedImportMakesNothing) {
   bad.mutable_animator()->mutable_layers(0)->set_time_source(
       static_cast<anim::v1::LayerTimeSource>(7));
   refused(bad, anim::StatusCode::kInvalidArgument, "layers[0].time_source: has an unknown value");
+  // A blend space the target has but the state does not name.
+  b.must(
+      DefineBlendSpace{
+          "builtin", "move2", {"speed"}, {{"idle", {0.0f, 0.0f}}, {"run", {3.0f, 0.0f}}}, false},
+      "define_blend_space move2");
+  bad = good;
+  bad.mutable_animator()->mutable_main()->mutable_base()->set_clip(-1);
+  bad.mutable_animator()->mutable_main()->mutable_base()->set_space(1);
+  refused(bad, anim::StatusCode::kInvalidArgument,
+          "states[1].animator.main.base.space: 1 names no blend space of the state");
   // And the good one alone goes in, with the ids and weights the World keeps.
   const size_t before = b.world->num_characters();
   auto ok = import(b, {good});

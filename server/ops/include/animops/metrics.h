@@ -115,20 +115,24 @@ class Metrics : public prometheus::Collectable {
   Gauge assets;         // assets loaded
 
   // --- counters ---
-  Counter ticks;                  // ticks run since start
-  Counter tick_overruns;          // ticks that took longer than the tick period
-  Counter ticks_skipped;          // tick numbers that never ran (late ticks, clock steps)
-  Counter clock_steps_forward;    // wall-clock steps forward seen between two ticks
-  Counter clock_steps_back;       // ... and back
-  Counter bytes_in;               // bytes read from client sockets
-  Counter bytes_out;              // bytes written to client sockets
-  Counter stream_frames_sent;     // stream frames queued to subscribers
-  Counter stream_frames_dropped;  // stream frames dropped because a reader was slow
-  Counter requests;               // requests handled, any status
-  Counter events_fired;           // animation events crossed by playheads
-  Counter events_overflowed;      // ... beyond a character's per-tick limit (not kept)
-  Counter events_sent;            // animation events put in stream frames
-  Counter events_dropped;         // ... that subscriptions could not keep for their next frame
+  Counter ticks;                    // ticks run since start
+  Counter tick_overruns;            // ticks that took longer than the tick period
+  Counter ticks_skipped;            // tick numbers that never ran (late ticks, clock steps)
+  Counter clock_steps_forward;      // wall-clock steps forward seen between two ticks
+  Counter clock_steps_back;         // ... and back
+  Counter migrations_committed;     // migrations that left here, confirmed by their target
+  Counter migrations_failed;        // migrations that left here and failed (characters stayed)
+  Counter characters_migrated_out;  // characters that left here by migration
+  Counter characters_migrated_in;   // characters that arrived here by migration
+  Counter bytes_in;                 // bytes read from client sockets
+  Counter bytes_out;                // bytes written to client sockets
+  Counter stream_frames_sent;       // stream frames queued to subscribers
+  Counter stream_frames_dropped;    // stream frames dropped because a reader was slow
+  Counter requests;                 // requests handled, any status
+  Counter events_fired;             // animation events crossed by playheads
+  Counter events_overflowed;        // ... beyond a character's per-tick limit (not kept)
+  Counter events_sent;              // animation events put in stream frames
+  Counter events_dropped;           // ... that subscriptions could not keep for their next frame
 
   TickHistogram tick_duration;
 
