@@ -32,6 +32,7 @@
 #include "snapshot/quant_frame_pool.h"
 #include "snapshot/snapshot.h"
 #include "snapshot/snapshot_pool.h"
+#include "world/asset_change_sink.h"
 #include "world/command.h"
 #include "world/persisted_character.h"
 #include "world/tick_stats.h"
@@ -154,6 +155,8 @@ class World {
   // none; the clock changed).
   RestoreOutcome restore_characters(std::vector<PersistedCharacter> saved, uint32_t next_id,
                                     uint64_t tick, bool catch_up, uint64_t max_catch_up_ticks);
+  // Where the assets' changes made by commands go once applied (null: nowhere).
+  void set_asset_changes(AssetChangeSink* sink) { asset_changes_ = sink; }
 
   // Tick-time samples, fed by the tick loop (for StatsReply).
   TickStats& tick_stats() { return tick_stats_; }
@@ -199,6 +202,8 @@ class World {
   void note_owner(uint64_t session_id, uint64_t owner);
   void expire_orphans(uint64_t tick);
   void remove_character(uint32_t id);
+  // Tells asset_changes_ of `command`, applied with success, if it changed an asset.
+  void note_asset_change(const Command& command);
   // Re-derives the IK iteration scale after a change of the total IK cost.
   void update_ik_budget(Character& changed);
 
@@ -336,6 +341,7 @@ class World {
   // capacity: steady-state ticks do not allocate).
   std::vector<StreamRegion> watched_regions_;
   uint32_t next_character_id_ = 1;
+  AssetChangeSink* asset_changes_ = nullptr;
   uint64_t last_tick_ = 0;  // the latest completed tick
   TickStats tick_stats_;
   SnapshotPool snapshots_;       // update()'s snapshots, recycled once their holders let go

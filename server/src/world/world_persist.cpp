@@ -112,4 +112,28 @@ RestoreOutcome World::restore_characters(std::vector<PersistedCharacter> saved, 
   return out;
 }
 
+void World::note_asset_change(const Command& c) {
+  if (c.kind == Command::Kind::kInsertAsset || c.kind == Command::Kind::kReplaceAsset) {
+    const bool replaced = c.kind == Command::Kind::kReplaceAsset;
+    // As insert_asset and replace_asset keep it.
+    uint64_t owner = c.asset_shared ? 0 : c.owner;
+    if (replaced) {
+      auto o = asset_owners_.find(c.asset->name);
+      owner = o != asset_owners_.end() ? o->second : 0;
+    }
+    asset_changes_->asset_loaded(c.asset, owner, replaced);
+    return;
+  }
+  if (c.kind != Command::Kind::kRequest) return;
+  const bool changes_asset = std::visit(
+      [](const auto& r) {
+        using T = std::decay_t<decltype(r)>;
+        return std::is_same_v<T, DefineBlendSpace> || std::is_same_v<T, DefineStateMachine> ||
+               std::is_same_v<T, AddClipEvents> || std::is_same_v<T, SetHitVolumes> ||
+               std::is_same_v<T, UnloadAsset>;
+      },
+      c.request);
+  if (changes_asset) asset_changes_->request_applied(c.request, c.owner);
+}
+
 }  // namespace animd
