@@ -10,12 +10,14 @@
 #include "animops/ops.h"
 #include "app/web_viewer.h"
 #include "assets/asset_loading.h"
+#include "assets/load_sources.h"
 #include "base/thread_affinity.h"
 #include "base/thread_name.h"
 #include "base/worker_pool.h"
 #include "net/listen_fds.h"
 #include "net/origin_check.h"
 #include "net/tls_context.h"
+#include "persist/asset_journal.h"
 #include "persist/state_saver.h"
 #include "protocol/request_convert_state_machine.h"
 #include "session/session.h"
@@ -87,6 +89,7 @@ Server::Server(Config config, Metrics& metrics)
 
 Server::~Server() {
   if (tick_) tick_->stop();
+  if (journal_) LoadSources::global().enable(false);
   loader_.stop();
   if (g_protobuf_log_server == this) {
     google::protobuf::SetLogHandler(nullptr);
@@ -310,10 +313,17 @@ bool Server::restore_state() {
                   ec ? ec.message() : "not a directory");
     return false;
   }
-  saver_ = std::make_unique<StateSaver>(config_, metrics_);
   // The first tick the loop will run is at least the next one on the fleet clock.
   const TickSchedule schedule(config_.tick_epoch, config_.tick_rate);
-  saver_->restore(*world_, schedule.tick_at(WallClock::now()) + 1);
+  const uint64_t tick = schedule.tick_at(WallClock::now()) + 1;
+  // The assets and definitions first: the characters' states name them.
+  journal_ =
+      std::make_unique<AssetJournal>(fs::path(config_.state_dir) / "assets.journal", metrics_);
+  journal_->replay(*world_, catalog_, asset_root_, config_, tick);
+  saver_ = std::make_unique<StateSaver>(config_, metrics_);
+  saver_->restore(*world_, tick);
+  world_->set_asset_changes(journal_.get());
+  LoadSources::global().enable(true);
   return true;
 }
 
@@ -418,7 +428,8 @@ void Server::do_stop() {
   signals_.cancel(ec);
   hup_.cancel(ec);
   summary_timer_.cancel();
-  tick_->stop();  // finishes the current tick; queued commands get UNAVAILABLE
+  tick_->stop();                    // finishes the current tick; queued commands get UNAVAILABLE
+  if (journal_) journal_->flush();  // the assets the characters' states name, first
   if (saver_) {
     if (auto s = saver_->save_all(*world_, metrics_.tick.load()); !s)
       spdlog::error("state: the last save failed, the previous one stays: {}", s.message());

@@ -41,6 +41,7 @@ namespace animd {
 
 class Session;
 class EncodeStage;
+class AssetJournal;
 class StateSaver;
 class TickLoop;
 class World;
@@ -104,8 +105,8 @@ class Server final : public SessionHost {
   // The refusal open_session() would give now (no side effect).
   std::string connection_limit_reached(const std::string& address);
   bool load_assets();
-  // --state-dir: makes the folder and the saver, restores the saved characters. False (after
-  // logging why) when the folder cannot be made.
+  // --state-dir: makes the folder, makes the journaled asset changes again, restores the
+  // saved characters. False (after logging why) when the folder cannot be made.
   bool restore_state();
   // Binds the listening socket, or takes the one systemd passed (LISTEN_FDS).
   bool listen();
@@ -158,8 +159,10 @@ class Server final : public SessionHost {
   // Before tick_ (destroyed after it): the tick offers it every snapshot.
   std::unique_ptr<EncodeStage> stage_;
   bool tick_fills_cores_ = false;  // set by init(), before any session
-  // --state-dir: restores at init(), captures after each tick, saves all on stop. Before
-  // tick_ (destroyed after it).
+  // --state-dir: the asset journal (replayed at init(), then told of each asset change) and
+  // the characters' saver (restores at init(), captures after each tick, saves all on stop).
+  // Before tick_ (destroyed after it).
+  std::unique_ptr<AssetJournal> journal_;
   std::unique_ptr<StateSaver> saver_;
   std::unique_ptr<TickLoop> tick_;
   std::mutex sessions_mutex_;

@@ -99,6 +99,7 @@ struct Metrics {
   std::atomic<uint64_t> state_save_us{0};
   std::atomic<uint64_t> state_restored{0};
   std::atomic<uint64_t> state_refused{0};
+  std::atomic<uint64_t> state_journaled{0};  // asset changes appended to the asset journal
 
   // Lifecycle (for health probes): true once listening and ticking, false when draining.
   std::atomic<bool> ready{false};
