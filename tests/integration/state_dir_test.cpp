@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <charconv>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -325,9 +326,21 @@ class ActivatedDaemon {
     std::vector<char*> argv;
     for (auto& a : argv_s) argv.push_back(a.data());
     argv.push_back(nullptr);
+    // The environment with LISTEN_FDS=1 and LISTEN_PID, whose digits the child writes: between
+    // fork and exec nothing allocates (the test's client threads may hold the heap's lock).
+    std::vector<std::string> env_s;
+    for (char** e = environ; *e; ++e)
+      if (std::strncmp(*e, "LISTEN_", 7) != 0) env_s.emplace_back(*e);
+    env_s.emplace_back("LISTEN_FDS=1");
+    env_s.emplace_back("LISTEN_PID=" + std::string(24, '\0'));
+    std::vector<char*> envp;
+    for (auto& e : env_s) envp.push_back(e.data());
+    envp.push_back(nullptr);
+    char* pid_digits = env_s.back().data() + std::strlen("LISTEN_PID=");
     const pid_t pid = ::fork();
     if (pid < 0) return false;
     if (pid == 0) {
+      std::to_chars(pid_digits, pid_digits + 23, ::getpid());
       const int log = ::open(log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
       if (log >= 0) {
         ::dup2(log, 1);
@@ -338,9 +351,7 @@ class ActivatedDaemon {
         ::close(fd_);
       }
       ::fcntl(3, F_SETFD, 0);  // inherited across exec
-      ::setenv("LISTEN_FDS", "1", 1);
-      ::setenv("LISTEN_PID", std::to_string(::getpid()).c_str(), 1);
-      ::execv(argv[0], argv.data());
+      ::execve(argv[0], argv.data(), envp.data());
       ::_exit(127);
     }
     pid_ = pid;
