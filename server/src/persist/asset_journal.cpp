@@ -134,7 +134,9 @@ void AssetJournal::replay(World& world, const AssetCatalog& catalog, const fs::p
                           const Config& config, uint64_t tick) {
   const std::string name = path_.string();
   std::ifstream in(path_, std::ios::binary);
-  if (!in) {
+  std::error_code size_error;
+  const uint64_t file_bytes = fs::file_size(path_, size_error);
+  if (!in || size_error) {
     spdlog::info("state: no asset journal in {}: no uploaded assets or definitions to make again",
                  path_.parent_path().string());
     return;
@@ -188,6 +190,16 @@ void AssetJournal::replay(World& world, const AssetCatalog& catalog, const fs::p
     if (size < 8 || size > kMaxJournalRecordBytes) {
       spdlog::error("state: {}: {} has a size of {} bytes: damaged; the journal ends before it",
                     name, record, size);
+      dropped = true;
+      break;
+    }
+    // A size past the file's end is a record cut short: nothing is allocated for it.
+    const auto at = static_cast<uint64_t>(in.tellg());
+    if (size > file_bytes - std::min(file_bytes, at)) {
+      spdlog::warn(
+          "state: {}: {} is cut short (the daemon stopped while writing it); the "
+          "journal ends before it",
+          name, record);
       dropped = true;
       break;
     }

@@ -1,5 +1,6 @@
 #include "persist/state_file.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "anim/v1/state.pb.h"
@@ -94,7 +95,8 @@ anim::Expected<DecodedStateFile> decode_state_file(const std::string& payload,
   if (count > kMaxStateFileCharacters)
     return damaged(std::to_string(count) + " characters, more than " +
                    std::to_string(kMaxStateFileCharacters));
-  f.characters.reserve(count);
+  // Each character takes at least 16 bytes: a count the payload cannot hold reserves no more.
+  f.characters.reserve(std::min<size_t>(count, payload.size() / 16));
   anim::v1::CharacterState proto;
   for (uint32_t i = 0; i < count; ++i) {
     PersistedCharacter c;
