@@ -2,7 +2,9 @@
 # Verifies deploy/animd.service with `systemd-analyze verify`. The unit's ExecStart points at
 # /usr/local/bin/animd, which a test machine need not have, so the check runs on a copy whose
 # ExecStart binary is swapped for one that exists (the built animd when given, else
-# /bin/true); everything else is verified as shipped. Any diagnostic fails the test.
+# /bin/true); everything else is verified as shipped. The socket unit beside it (animd.socket,
+# socket activation: docs/operations.md "Saved state") is verified with it. Any diagnostic
+# fails the test.
 # Usage: check_systemd_unit.sh UNIT TMPDIR [ANIMD]. Exit 77 = skipped (no systemd-analyze).
 set -euo pipefail
 unit=$1
@@ -27,10 +29,19 @@ done
 mkdir -p "$tmp"
 copy="$tmp/animd.service"
 sed "s#^ExecStart=/usr/local/bin/animd #ExecStart=$exe #" "$unit" >"$copy"
-out=$(systemd-analyze verify "$copy" 2>&1) && rc=0 || rc=$?
+units=("$copy")
+socket="$(dirname "$unit")/animd.socket"
+if [ -f "$socket" ]; then
+  for key in 'ListenStream=' 'Service=animd.service' 'WantedBy=sockets.target'; do
+    grep -q "^$key" "$socket" || { echo "FAIL: $socket lacks '$key'"; exit 1; }
+  done
+  cp "$socket" "$tmp/animd.socket"
+  units+=("$tmp/animd.socket")
+fi
+out=$(systemd-analyze verify "${units[@]}" 2>&1) && rc=0 || rc=$?
 if [ "$rc" -ne 0 ] || [ -n "$out" ]; then
   echo "FAIL: systemd-analyze verify (exit $rc):"
   echo "$out"
   exit 1
 fi
-echo "OK: systemd-analyze verify $unit (ExecStart binary: $exe)"
+echo "OK: systemd-analyze verify ${units[*]} (ExecStart binary: $exe)"

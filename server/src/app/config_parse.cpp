@@ -204,6 +204,12 @@ std::optional<int> parse_config(int argc, char** argv, Config& c) {
   in_range(app, "--summary-interval", c.summary_interval_s, 1.0, 86400.0,
            "Seconds between summary log lines");
 
+  app.add_option("--state-dir", c.state_dir,
+                 "Directory where the daemon saves its characters (periodically and on "
+                 "SIGTERM/SIGINT) and restores them from at start; empty = nothing saved");
+  in_range(app, "--state-interval-seconds", c.state_interval_s, 0.1, 3600.0,
+           "With --state-dir: every character is saved at least this often");
+
   animops::add_ops_options(app, c.ops);
 
   try {

@@ -10,15 +10,20 @@
 #include "animops/ops.h"
 #include "app/web_viewer.h"
 #include "assets/asset_loading.h"
+#include "assets/load_sources.h"
 #include "base/thread_affinity.h"
 #include "base/thread_name.h"
 #include "base/worker_pool.h"
+#include "net/listen_fds.h"
 #include "net/origin_check.h"
 #include "net/tls_context.h"
+#include "persist/asset_journal.h"
+#include "persist/state_saver.h"
 #include "protocol/request_convert_state_machine.h"
 #include "session/session.h"
 #include "stream/encode_stage.h"
 #include "tick/tick_loop.h"
+#include "tick/tick_numbering.h"
 #include "world/world.h"
 
 namespace animd {
@@ -84,6 +89,7 @@ Server::Server(Config config, Metrics& metrics)
 
 Server::~Server() {
   if (tick_) tick_->stop();
+  if (journal_) LoadSources::global().enable(false);
   loader_.stop();
   migrator_.stop();
   if (g_protobuf_log_server == this) {
@@ -274,6 +280,7 @@ bool Server::init() {
   history_ = world_->history();
   hit_volumes_ = world_->hit_volumes();
   if (!load_assets()) return false;
+  if (!restore_state()) return false;
   for (int i = 0; i < config_.spawn_builtin; ++i) {
     auto id = world_->spawn_unowned("builtin", "walk");
     if (!id) {
@@ -281,21 +288,7 @@ bool Server::init() {
       return false;
     }
   }
-  boost::system::error_code ec;
-  const auto address = asio::ip::make_address(config_.address, ec);
-  if (ec) {
-    spdlog::error("--address {}: {}", config_.address, ec.message());
-    return false;
-  }
-  const asio::ip::tcp::endpoint endpoint(address, config_.port);
-  acceptor_.open(endpoint.protocol(), ec);
-  if (!ec) acceptor_.set_option(asio::ip::tcp::acceptor::reuse_address(true), ec);
-  if (!ec) acceptor_.bind(endpoint, ec);
-  if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
-  if (ec) {
-    spdlog::error("cannot listen on {}:{}: {}", config_.address, config_.port, ec.message());
-    return false;
-  }
+  if (!listen()) return false;
   port_ = acceptor_.local_endpoint().port();
   if (!config_.port_file.empty()) {
     // Written to a temporary name and renamed, so a reader never sees a partial number.
@@ -311,7 +304,74 @@ bool Server::init() {
       return false;
     }
   }
-  spdlog::info("animd listening on {}:{}{}", config_.address, port_, tls_ ? " (TLS)" : "");
+  spdlog::info("animd listening on {}:{}{}{}", listen_address_, port_, tls_ ? " (TLS)" : "",
+               socket_passed_ ? " (socket passed by systemd)" : "");
+  return true;
+}
+
+bool Server::restore_state() {
+  if (config_.state_dir.empty()) return true;
+  std::error_code ec;
+  fs::create_directories(config_.state_dir, ec);
+  if (ec || !fs::is_directory(config_.state_dir, ec)) {
+    spdlog::error("--state-dir {}: cannot make the folder: {}", config_.state_dir,
+                  ec ? ec.message() : "not a directory");
+    return false;
+  }
+  // The first tick the loop will run is at least the next one on the fleet clock.
+  const TickSchedule schedule(config_.tick_epoch, config_.tick_rate);
+  const uint64_t tick = schedule.tick_at(WallClock::now()) + 1;
+  // The assets and definitions first: the characters' states name them.
+  journal_ =
+      std::make_unique<AssetJournal>(fs::path(config_.state_dir) / "assets.journal", metrics_);
+  journal_->replay(*world_, catalog_, asset_root_, config_, tick);
+  saver_ = std::make_unique<StateSaver>(config_, metrics_);
+  saver_->restore(*world_, tick);
+  world_->set_asset_changes(journal_.get());
+  LoadSources::global().enable(true);
+  return true;
+}
+
+bool Server::listen() {
+  boost::system::error_code ec;
+  const ListenFds passed_fds = take_listen_fds();
+  if (!passed_fds.error.empty()) {
+    spdlog::error("socket activation: {}", passed_fds.error);
+    return false;
+  }
+  if (!passed_fds.fds.empty()) {
+    if (passed_fds.fds.size() > 1)
+      spdlog::warn("socket activation: {} sockets passed; animd serves the first (fd {})",
+                   passed_fds.fds.size(), passed_fds.fds.front());
+    const int fd = passed_fds.fds.front();
+    sockaddr_storage addr{};
+    socklen_t len = sizeof(addr);
+    ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+    acceptor_.assign(addr.ss_family == AF_INET6 ? asio::ip::tcp::v6() : asio::ip::tcp::v4(), fd,
+                     ec);
+    if (ec) {
+      spdlog::error("socket activation: fd {}: {}", fd, ec.message());
+      return false;
+    }
+    listen_address_ = acceptor_.local_endpoint().address().to_string();
+    socket_passed_ = true;
+    return true;
+  }
+  const auto address = asio::ip::make_address(config_.address, ec);
+  if (ec) {
+    spdlog::error("--address {}: {}", config_.address, ec.message());
+    return false;
+  }
+  const asio::ip::tcp::endpoint endpoint(address, config_.port);
+  acceptor_.open(endpoint.protocol(), ec);
+  if (!ec) acceptor_.set_option(asio::ip::tcp::acceptor::reuse_address(true), ec);
+  if (!ec) acceptor_.bind(endpoint, ec);
+  if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) {
+    spdlog::error("cannot listen on {}:{}: {}", config_.address, config_.port, ec.message());
+    return false;
+  }
+  listen_address_ = config_.address;
   return true;
 }
 
@@ -374,7 +434,12 @@ void Server::do_stop() {
   signals_.cancel(ec);
   hup_.cancel(ec);
   summary_timer_.cancel();
-  tick_->stop();  // finishes the current tick; queued commands get UNAVAILABLE
+  tick_->stop();                    // finishes the current tick; queued commands get UNAVAILABLE
+  if (journal_) journal_->flush();  // the assets the characters' states name, first
+  if (saver_) {
+    if (auto s = saver_->save_all(*world_, metrics_.tick.load()); !s)
+      spdlog::error("state: the last save failed, the previous one stays: {}", s.message());
+  }
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                             std::chrono::duration<double>(config_.shutdown_timeout_s));
@@ -543,6 +608,7 @@ void Server::remove_session(uint64_t id) {
 
 void Server::publish(const SnapshotPtr& snapshot) {
   if (stage_) stage_->offer(snapshot);
+  if (saver_) saver_->after_tick(*world_, snapshot->tick);
 }
 
 void Server::deliver(const SnapshotPtr& snapshot) {
@@ -599,6 +665,10 @@ void Server::schedule_summary() {
           stage_->prepared(), m.quant_deferred_ticks.load(), stage_->skipped(),
           m.quantized_in_tick.load(), m.overruns_quantized_in_tick.load(), m.stage_fallbacks.load(),
           m.quantized_by_next_tick.load(), m.frames_held_for_tick.load());
+    if (saver_)
+      spdlog::info("summary: state: {} saves written to {} (the last {} bytes in {} us), {} failed",
+                   m.state_saves.load(), saver_->path().string(), m.state_save_bytes.load(),
+                   m.state_save_us.load(), m.state_save_failures.load());
     log_limiter_.flush(steady_seconds());
     schedule_summary();
   });

@@ -41,6 +41,8 @@ namespace animd {
 
 class Session;
 class EncodeStage;
+class AssetJournal;
+class StateSaver;
 class TickLoop;
 class World;
 class WorkerPool;
@@ -104,6 +106,11 @@ class Server final : public SessionHost {
   // The refusal open_session() would give now (no side effect).
   std::string connection_limit_reached(const std::string& address);
   bool load_assets();
+  // --state-dir: makes the folder, makes the journaled asset changes again, restores the
+  // saved characters. False (after logging why) when the folder cannot be made.
+  bool restore_state();
+  // Binds the listening socket, or takes the one systemd passed (LISTEN_FDS).
+  bool listen();
   // Defines the state machines of the file `path` (named `rel` in messages) on `asset`, all
   // or none; a bad file is logged and changes nothing (docs/operations.md, "State machine
   // files").
@@ -156,12 +163,19 @@ class Server final : public SessionHost {
   // Before tick_ (destroyed after it): the tick offers it every snapshot.
   std::unique_ptr<EncodeStage> stage_;
   bool tick_fills_cores_ = false;  // set by init(), before any session
+  // --state-dir: the asset journal (replayed at init(), then told of each asset change) and
+  // the characters' saver (restores at init(), captures after each tick, saves all on stop).
+  // Before tick_ (destroyed after it).
+  std::unique_ptr<AssetJournal> journal_;
+  std::unique_ptr<StateSaver> saver_;
   std::unique_ptr<TickLoop> tick_;
   std::mutex sessions_mutex_;
   std::unordered_map<uint64_t, std::shared_ptr<Session>> sessions_;
   std::unordered_map<std::string, uint32_t> per_address_;  // open connections by peer address
   uint64_t next_session_id_ = 1;
   uint16_t port_ = 0;
+  std::string listen_address_;  // as logged: --address, or the passed socket's
+  bool socket_passed_ = false;  // the listening socket came from systemd (LISTEN_FDS)
   std::atomic<bool> shutting_down_{false};
   bool stop_finished_ = false;  // io threads only
 };

@@ -97,6 +97,12 @@ struct Config {
   double shutdown_timeout_s = 2.0;   // bounded wait for pending writes on SIGTERM
   double summary_interval_s = 60.0;  // the periodic summary log line
 
+  // Saved state (--state-dir; docs/operations.md, "Saved state"): empty = none. Every
+  // character is captured once per state_interval_s (in slices, a bounded number per tick)
+  // and written there off the tick; all of them on SIGTERM/SIGINT; restored at start.
+  std::string state_dir;
+  double state_interval_s = 1.0;  // [0.1, 3600]
+
   // HTTP metrics/probes, systemd notify, Agones (server/ops; flags --http-*, --agones*).
   animops::OpsConfig ops;
 

@@ -98,6 +98,17 @@ struct Metrics {
   // only while this is above 0 (nothing else needs them).
   std::atomic<int64_t> float_subscriptions{0};
 
+  // Saved state (--state-dir; persist/state_saver.h), set by the writer: saves written and
+  // failed, and the last save's payload bytes and time to serialize and write it durably.
+  // Characters put back at start-up, and those refused then.
+  std::atomic<uint64_t> state_saves{0};
+  std::atomic<uint64_t> state_save_failures{0};
+  std::atomic<uint64_t> state_save_bytes{0};
+  std::atomic<uint64_t> state_save_us{0};
+  std::atomic<uint64_t> state_restored{0};
+  std::atomic<uint64_t> state_refused{0};
+  std::atomic<uint64_t> state_journaled{0};  // asset changes appended to the asset journal
+
   // Lifecycle (for health probes): true once listening and ticking, false when draining.
   std::atomic<bool> ready{false};
 };

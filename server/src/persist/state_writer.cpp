@@ -1,5 +1,7 @@
 #include "persist/state_writer.h"
 
+#include <memory>
+
 #include "base/durable_file.h"
 #include "base/thread_name.h"
 
@@ -23,10 +25,15 @@ StateWriter::~StateWriter() {
 }
 
 void StateWriter::offer(std::string payload) {
+  offer(
+      Producer([p = std::make_shared<std::string>(std::move(payload))] { return std::move(*p); }));
+}
+
+void StateWriter::offer(Producer make) {
   {
     std::lock_guard lock(mutex_);
     if (pending_) ++superseded_;
-    pending_ = std::move(payload);
+    pending_ = std::move(make);
     pending_seq_ = ++next_seq_;
   }
   wake_.notify_all();
@@ -37,7 +44,7 @@ anim::Status StateWriter::write_now(std::string payload) {
   {
     std::lock_guard lock(mutex_);
     if (pending_) ++superseded_;
-    pending_.reset();
+    pending_ = nullptr;
     seq = ++next_seq_;
   }
   std::lock_guard write(write_mutex_);
@@ -67,10 +74,11 @@ void StateWriter::run() {
   for (;;) {
     wake_.wait(lock, [&] { return pending_ || stopping_; });
     if (!pending_) return;  // stopping with nothing left
-    std::string payload = std::move(*pending_);
+    Producer make = std::move(pending_);
     const uint64_t seq = pending_seq_;
-    pending_.reset();
+    pending_ = nullptr;
     lock.unlock();
+    const std::string payload = make();
     anim::Status s;
     bool stale = false;
     {

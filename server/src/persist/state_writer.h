@@ -1,15 +1,15 @@
 #pragma once
 // StateWriter: writes the daemon's saved state to its file on a thread of its own, so that
 // neither the tick nor a network thread ever waits for a disk. The tick hands it each full
-// save as bytes (offer); a save not yet started when a newer one arrives is replaced by it
-// (only the newest matters). Every write is durable (base/durable_file.h).
+// save as bytes, or as a function that makes them on the writer's thread (offer); a save not
+// yet started when a newer one arrives is replaced by it (only the newest matters). Every
+// write is durable (base/durable_file.h).
 
 #include <condition_variable>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <mutex>
-#include <optional>
 #include <string>
 #include <thread>
 
@@ -30,6 +30,10 @@ class StateWriter {
 
   // Queues `payload` as the next save, replacing one still waiting. Never blocks on the disk.
   void offer(std::string payload);
+  // The same with the payload made by `make` on the writer's thread, just before it is
+  // written (a save replaced before that is never made).
+  using Producer = std::function<std::string()>;
+  void offer(Producer make);
   // Writes `payload` now on the caller's thread, after any save in progress, and drops the
   // one waiting (older). For the last save at shutdown.
   anim::Status write_now(std::string payload);
@@ -46,7 +50,7 @@ class StateWriter {
   std::condition_variable wake_;
   // The waiting save and its number (saves are numbered in the order they were handed in;
   // one older than the last written is never written over it).
-  std::optional<std::string> pending_;
+  Producer pending_;
   uint64_t pending_seq_ = 0;
   uint64_t next_seq_ = 0;
   bool stopping_ = false;

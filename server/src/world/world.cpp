@@ -280,6 +280,7 @@ bool World::run(Command& c, uint64_t tick, double server_time) {
                       : c.kind == Command::Kind::kReplaceAsset
                           ? replace_asset(c)
                           : execute(c.request, Caller{c.session_id, c.owner}, tick, server_time);
+  if (result && asset_changes_) note_asset_change(c);
   if (!c.sink) return false;
   reply(c, result, tick);
   return true;

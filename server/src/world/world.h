@@ -32,7 +32,9 @@
 #include "snapshot/quant_frame_pool.h"
 #include "snapshot/snapshot.h"
 #include "snapshot/snapshot_pool.h"
+#include "world/asset_change_sink.h"
 #include "world/command.h"
+#include "world/persisted_character.h"
 #include "world/tick_stats.h"
 #include "world/world_requests.h"
 #include "world/world_results.h"
@@ -138,6 +140,27 @@ class World {
   // read by any thread (hit_query.h).
   const std::shared_ptr<const HitVolumeTable>& hit_volumes() const { return hit_table_view_; }
 
+  // The daemon's saved state (--state-dir; world_persist.cpp, docs/operations.md "Saved
+  // state"). capture_characters appends the states of at most `max` characters with ids
+  // greater than `after`, in id order, as the update of `tick` would start from them, and
+  // returns the last id captured (0: none is left after `after`). drop_despawned removes
+  // from `saved` (sorted by id) the characters that no longer exist.
+  uint32_t capture_characters(uint32_t after, size_t max, uint64_t tick,
+                              std::vector<PersistedCharacter>& out) const;
+  void drop_despawned(std::vector<PersistedCharacter>& saved) const;
+  uint32_t next_character_id() const { return next_character_id_; }
+  // At start-up, before the tick runs: puts the saved characters back under their ids (each
+  // checked as import_characters checks a state; one that fails is refused alone), ids
+  // continuing past them and `next_id`. An owner key of a connection (no tokens) becomes
+  // shared; a token's owner is orphaned at `tick` until a connection with that token comes
+  // (--orphan-grace-seconds). Each character is caught up: stepped one tick period at a time
+  // from its saved tick to `tick`, at most `max_catch_up_ticks` steps (catch_up == false:
+  // none; the clock changed).
+  RestoreOutcome restore_characters(std::vector<PersistedCharacter> saved, uint32_t next_id,
+                                    uint64_t tick, bool catch_up, uint64_t max_catch_up_ticks);
+  // Where the assets' changes made by commands go once applied (null: nowhere).
+  void set_asset_changes(AssetChangeSink* sink) { asset_changes_ = sink; }
+
   // Tick-time samples, fed by the tick loop (for StatsReply).
   TickStats& tick_stats() { return tick_stats_; }
   const WorkerPool& pool() const { return pool_; }
@@ -182,6 +205,8 @@ class World {
   void note_owner(uint64_t session_id, uint64_t owner);
   void expire_orphans(uint64_t tick);
   void remove_character(uint32_t id);
+  // Tells asset_changes_ of `command`, applied with success, if it changed an asset.
+  void note_asset_change(const Command& command);
   // Re-derives the IK iteration scale after a change of the total IK cost.
   void update_ik_budget(Character& changed);
 
@@ -364,6 +389,7 @@ class World {
   // Notices for the next snapshot (Snapshot::moved).
   std::vector<MovedNotice> moved_;
   uint32_t next_character_id_ = 1;
+  AssetChangeSink* asset_changes_ = nullptr;
   uint64_t last_tick_ = 0;  // the latest completed tick
   TickStats tick_stats_;
   SnapshotPool snapshots_;       // update()'s snapshots, recycled once their holders let go
