@@ -38,7 +38,7 @@ const state = {
 window.animdViewer = {
   status: () => ({
     ...state,
-    connected: daemons.every((d) => d.connected),
+    connected: daemons.length > 0 && daemons.every((d) => d.connected),
     characters: daemons.reduce((n, d) => n + d.characters.size, 0),
     assets: [...new Set(daemons.flatMap((d) => [...d.assets.keys()]))],
     daemons: daemons.map((d) => ({ endpoint: d.endpoint, connected: d.connected, characters: d.characters.size })),
