@@ -190,7 +190,8 @@ class ShardedClient {
   // The newest tick every shard has published (min of their stats().tick).
   Result<uint64_t> fleet_tick();
   // request.tick set: that tick on every shard; unset: the fleet tick (see the top).
-  // ignore_keys: characters left out, by key (added to each shard's ignore_character_ids).
+  // ignore_keys: characters left out, by key (added to the ignore_character_ids of the shard
+  // holding each); ids already in the request are sent to every shard as they are.
   Result<ShardedRaycast> raycast(const anim::v1::RaycastRequest& request,
                                  const std::vector<std::string>& ignore_keys = {});
   Result<ShardedOverlapResult> overlap_sphere(const anim::v1::OverlapSphereRequest& request,
