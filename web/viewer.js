@@ -3,14 +3,17 @@
 // through protobuf.js (parsing the daemon's own .proto files, served beside the page), the
 // compact stream decoded here (compact.js), drawing with renderer.js.
 //
-// Flow: connect -> stats (tick rate) -> subscribe to every character, ENCODING_COMPACT ->
-// per key frame naming an asset not held: get_asset_data (skeleton + mesh), frames held back
-// meanwhile so that deltas are decoded in order -> each frame: palettes -> drawn between the
-// last two frames. list_characters once a second for the clip names. On a drop: reconnect
+// Flow, per daemon: connect -> stats (tick rate) -> subscribe to every character,
+// ENCODING_COMPACT -> per key frame naming an asset not held: get_asset_data (skeleton + mesh),
+// frames held back meanwhile so that deltas are decoded in order -> each frame: palettes ->
+// drawn between the last two frames. list_characters once a second for the clip names. On a drop: reconnect
 // with a growing delay, starting over.
 //
 // URL parameters: token=... (sent as auth_token in every request when the daemon has
-// tokens), ws=ws://host:port/ws (another endpoint; default: this page's host).
+// tokens), ws=ws://host:port/ws (another endpoint; default: this page's host). Several
+// daemons (shards of one world) are drawn together: ws= repeated or comma-separated, one
+// connection per daemon, characters keyed by (daemon, id) and assets fetched per daemon.
+// Each daemon other than the page's own must allow the page's origin (--ws-allowed-origin).
 //
 // window.animdViewer.status() reports what the page is doing (the browser test reads it).
 
@@ -19,12 +22,13 @@ import { OrbitCamera, Renderer } from "./renderer.js";
 
 const params = new URLSearchParams(location.search);
 const token = params.get("token") || "";
-const endpoint = params.get("ws") || `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`;
+const endpoints = params.getAll("ws").flatMap((v) => v.split(",")).map((v) => v.trim()).filter((v) => v);
+if (endpoints.length === 0) endpoints.push(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`);
 const statusLine = document.getElementById("status");
 const listBody = document.getElementById("characters");
 
+// Totals over every daemon (status() adds connected, characters, assets and per daemon).
 const state = {
-  connected: false,
   frames: 0,
   drawn: 0,
   decodeErrors: 0,
@@ -32,7 +36,13 @@ const state = {
   closes: 0,
 };
 window.animdViewer = {
-  status: () => ({ ...state, characters: characters.size, assets: [...assets.keys()] }),
+  status: () => ({
+    ...state,
+    connected: daemons.length > 0 && daemons.every((d) => d.connected),
+    characters: daemons.reduce((n, d) => n + d.characters.size, 0),
+    assets: [...new Set(daemons.flatMap((d) => [...d.assets.keys()]))],
+    daemons: daemons.map((d) => ({ endpoint: d.endpoint, connected: d.connected, characters: d.characters.size })),
+  }),
 };
 
 function setStatus(text) {
@@ -68,12 +78,12 @@ async function loadProtocol() {
 
 // ---- the world as the stream tells it ----
 
-// asset name -> {skeleton (compact.Skeleton) | error, mesh (GPU) | null, size (metres)}
-const assets = new Map();
-// character id -> {asset, clip, tick, held: decoded frames [newest, older] with ticks and
-//                  quantized morph weights, a, b: the last two {palette, root (t, r, s),
-//                  morphWeights (Float32Array, null without targets), time}, colorIndex}
-const characters = new Map();
+// One per daemon (see Daemon below), each with its own
+//   assets: asset name -> {skeleton (compact.Skeleton) | error, mesh (GPU) | null, size (metres)}
+//   characters: character id -> {asset, clip, tick, held: decoded frames [newest, older] with
+//     ticks and quantized morph weights, a, b: the last two {palette, root (t, r, s),
+//     morphWeights (Float32Array, null without targets), time}, colorIndex}
+const daemons = [];
 let tickSeconds = 1 / 60;
 let renderer, camera;
 
@@ -103,77 +113,178 @@ function blend(a, b, alpha) {
   return { palette, root: rootMatrix(lerp(a.root[0], b.root[0]), r, lerp(a.root[2], b.root[2])), morphWeights };
 }
 
-// ---- connection ----
+// ---- connection (one Daemon per endpoint) ----
 
-let ws = null;
-let nextRequestId = 1;
-const pending = new Map();  // request id -> callback(reply)
-let waiting = [];           // stream frames held back while an asset is fetched
-let fetching = null;        // the asset being fetched
-let subscription = 0;
-let retryDelay = 1000;
-let listTimer = 0;
+class Daemon {
+  constructor(endpoint, index) {
+    this.endpoint = endpoint;
+    this.index = index;
+    this.connected = false;
+    this.ws = null;
+    this.nextRequestId = 1;
+    this.pending = new Map();  // request id -> callback(reply)
+    this.waiting = [];         // stream frames held back while an asset is fetched
+    this.fetching = null;      // the asset being fetched
+    this.subscription = 0;
+    this.retryDelay = 1000;
+    this.listTimer = 0;
+    this.assets = new Map();
+    this.characters = new Map();
+  }
 
-function send(fields, callback) {
-  const id = nextRequestId++;
-  const message = Request.fromObject({ request_id: id, auth_token: token, ...fields });
-  if (callback) pending.set(id, callback);
-  ws.send(Request.encode(message).finish());
+  // "d1:5" when several daemons are drawn, else the id alone.
+  label(id) {
+    return daemons.length > 1 ? `d${this.index}:${id}` : String(id);
+  }
+
+  send(fields, callback) {
+    const id = this.nextRequestId++;
+    const message = Request.fromObject({ request_id: id, auth_token: token, ...fields });
+    if (callback) this.pending.set(id, callback);
+    this.ws.send(Request.encode(message).finish());
+  }
+
+  connect() {
+    updateStatus(`connecting to ${this.endpoint} ...`);
+    const ws = new WebSocket(this.endpoint);
+    this.ws = ws;
+    ws.binaryType = "arraybuffer";
+    ws.onopen = () => {
+      this.connected = true;
+      this.retryDelay = 1000;
+      updateStatus();
+      this.send({ stats: {} }, (reply) => {
+        if (reply.stats && reply.stats.tick_rate_hz > 0) tickSeconds = 1 / reply.stats.tick_rate_hz;
+      });
+      this.send({ subscribe: { all_characters: true, encoding: "ENCODING_COMPACT" } }, (reply) => {
+        if (reply.status && reply.status.code) return report(`${this.endpoint}: subscribe: ${reply.status.message}`);
+        this.subscription = reply.subscribe.subscription_id;
+      });
+      this.listCharacters();
+    };
+    ws.onmessage = (event) => {
+      let message;
+      try {
+        message = ServerMessage.decode(new Uint8Array(event.data));
+      } catch (e) {
+        return report(`undecodable message from ${this.endpoint}: ${e.message}`);
+      }
+      if (message.reply) {
+        const cb = this.pending.get(Number(message.reply.request_id));
+        this.pending.delete(Number(message.reply.request_id));
+        if (message.reply.status && message.reply.status.code && !cb)
+          report(`${this.endpoint}: request failed: ${message.reply.status.message}`);
+        if (cb) cb(message.reply);
+      } else if (message.frame) {
+        this.waiting.push(message.frame);
+        this.drain();
+      } else if (message.subscription_ended) {
+        report(`${this.endpoint}: subscription ended: ${message.subscription_ended.reason}`);
+        ws.close();
+      }
+    };
+    ws.onclose = (event) => {
+      this.connected = false;
+      state.closes++;
+      clearTimeout(this.listTimer);
+      const why = event.reason ? `${event.code} ${event.reason}` : `code ${event.code}`;
+      updateStatus(`${this.endpoint} disconnected (${why}); reconnecting in ${this.retryDelay / 1000} s`);
+      // Start over on reconnect: baselines and subscriptions belong to the old connection.
+      this.pending.clear();
+      this.waiting = [];
+      this.fetching = null;
+      this.characters.clear();
+      renderList();
+      setTimeout(() => this.connect(), this.retryDelay);
+      this.retryDelay = Math.min(this.retryDelay * 2, 10000);
+    };
+  }
+
+  listCharacters() {
+    if (!this.connected) return;
+    this.send({ list_characters: {} }, (reply) => {
+      if (reply.list_characters)
+        for (const info of reply.list_characters.characters) {
+          const c = this.characters.get(info.character_id);
+          if (c) c.clip = info.clip;
+        }
+      renderList();
+    });
+    this.listTimer = setTimeout(() => this.listCharacters(), 1000);
+  }
+
+  // The asset a frame needs fetched before it can be decoded (a key frame naming an asset not
+  // held, or held for another skeleton id), or null.
+  missingAsset(frame) {
+    for (const cf of frame.characters) {
+      if (!cf.compact || cf.compact.length === 0) continue;
+      let header;
+      try {
+        header = compact.readHeader(cf.compact);
+      } catch (e) {
+        continue;
+      }
+      if (header[0] !== compact.KEY) continue;
+      const held = this.assets.get(cf.asset);
+      if (!held || (held.skeleton && held.skeleton.id !== header[1] >>> 0)) return cf.asset;
+    }
+    return null;
+  }
+
+  drain() {
+    while (this.waiting.length > 0 && this.fetching === null) {
+      const asset = this.missingAsset(this.waiting[0]);
+      if (asset !== null) {
+        this.fetching = asset;
+        this.send({ get_asset_data: { asset } }, (reply) => {
+          this.assets.set(asset, makeAsset(asset, reply));
+          this.fetching = null;
+          this.drain();
+        });
+        return;
+      }
+      this.onFrame(this.waiting.shift());
+    }
+  }
+
+  onFrame(frame) {
+    state.frames++;
+    const characters = this.characters;
+    for (const id of [...frame.despawned, ...frame.left]) characters.delete(id);
+    if (frame.dropped_since_last && !frame.part) {
+      const members = new Set(frame.members);
+      for (const id of characters.keys()) if (!members.has(id)) characters.delete(id);
+    }
+    const tick = Number(frame.tick);
+    for (const cf of frame.characters) {
+      let c = characters.get(cf.character_id);
+      if (!c) {
+        // Colours differ between daemons for the same id.
+        c = { asset: "", clip: "", tick: 0, held: [], a: null, b: null, colorIndex: cf.character_id + 7 * this.index };
+        characters.set(cf.character_id, c);
+      }
+      try {
+        decodeCharacter(this.assets, c, cf, tick);
+      } catch (e) {
+        if (!(e instanceof compact.CompactError)) throw e;
+        // Left out until its next key frame (the daemon sends one after any drop).
+        state.decodeErrors++;
+        report(`${this.endpoint}: character ${cf.character_id} at tick ${tick}: ${e.message}`);
+        c.held = [];
+        continue;
+      }
+      c.tick = tick;
+    }
+    renderList();
+  }
 }
 
-function connect() {
-  setStatus(`connecting to ${endpoint} ...`);
-  ws = new WebSocket(endpoint);
-  ws.binaryType = "arraybuffer";
-  ws.onopen = () => {
-    state.connected = true;
-    retryDelay = 1000;
-    setStatus(`connected to ${endpoint}`);
-    send({ stats: {} }, (reply) => {
-      if (reply.stats && reply.stats.tick_rate_hz > 0) tickSeconds = 1 / reply.stats.tick_rate_hz;
-    });
-    send({ subscribe: { all_characters: true, encoding: "ENCODING_COMPACT" } }, (reply) => {
-      if (reply.status && reply.status.code) return report(`subscribe: ${reply.status.message}`);
-      subscription = reply.subscribe.subscription_id;
-    });
-    listCharacters();
-  };
-  ws.onmessage = (event) => {
-    let message;
-    try {
-      message = ServerMessage.decode(new Uint8Array(event.data));
-    } catch (e) {
-      return report(`undecodable message from the daemon: ${e.message}`);
-    }
-    if (message.reply) {
-      const cb = pending.get(Number(message.reply.request_id));
-      pending.delete(Number(message.reply.request_id));
-      if (message.reply.status && message.reply.status.code && !cb)
-        report(`request failed: ${message.reply.status.message}`);
-      if (cb) cb(message.reply);
-    } else if (message.frame) {
-      waiting.push(message.frame);
-      drain();
-    } else if (message.subscription_ended) {
-      report(`subscription ended: ${message.subscription_ended.reason}`);
-      ws.close();
-    }
-  };
-  ws.onclose = (event) => {
-    state.connected = false;
-    state.closes++;
-    clearTimeout(listTimer);
-    const why = event.reason ? `${event.code} ${event.reason}` : `code ${event.code}`;
-    setStatus(`disconnected (${why}); reconnecting in ${retryDelay / 1000} s`);
-    // Start over on reconnect: baselines and subscriptions belong to the old connection.
-    pending.clear();
-    waiting = [];
-    fetching = null;
-    characters.clear();
-    renderList();
-    setTimeout(connect, retryDelay);
-    retryDelay = Math.min(retryDelay * 2, 10000);
-  };
+// The status line: `text`, or which daemons are connected.
+function updateStatus(text) {
+  if (text) return setStatus(text);
+  const up = daemons.filter((d) => d.connected).map((d) => d.endpoint);
+  setStatus(daemons.length === 1 ? `connected to ${up[0] || "-"}` :
+    `connected to ${up.length} of ${daemons.length} daemons: ${up.join(", ")}`);
 }
 
 function report(message) {
@@ -181,54 +292,7 @@ function report(message) {
   console.warn("animd viewer:", message);
 }
 
-function listCharacters() {
-  if (!state.connected) return;
-  send({ list_characters: {} }, (reply) => {
-    if (reply.list_characters)
-      for (const info of reply.list_characters.characters) {
-        const c = characters.get(info.character_id);
-        if (c) c.clip = info.clip;
-      }
-    renderList();
-  });
-  listTimer = setTimeout(listCharacters, 1000);
-}
-
 // ---- stream ----
-
-// The asset a frame needs fetched before it can be decoded (a key frame naming an asset not
-// held, or held for another skeleton id), or null.
-function missingAsset(frame) {
-  for (const cf of frame.characters) {
-    if (!cf.compact || cf.compact.length === 0) continue;
-    let header;
-    try {
-      header = compact.readHeader(cf.compact);
-    } catch (e) {
-      continue;
-    }
-    if (header[0] !== compact.KEY) continue;
-    const held = assets.get(cf.asset);
-    if (!held || (held.skeleton && held.skeleton.id !== header[1] >>> 0)) return cf.asset;
-  }
-  return null;
-}
-
-function drain() {
-  while (waiting.length > 0 && fetching === null) {
-    const asset = missingAsset(waiting[0]);
-    if (asset !== null) {
-      fetching = asset;
-      send({ get_asset_data: { asset } }, (reply) => {
-        assets.set(asset, makeAsset(asset, reply));
-        fetching = null;
-        drain();
-      });
-      return;
-    }
-    onFrame(waiting.shift());
-  }
-}
 
 function makeAsset(name, reply) {
   if (reply.status && reply.status.code) return { error: `get_asset_data ${name}: ${reply.status.message}` };
@@ -257,36 +321,7 @@ function makeAsset(name, reply) {
   return out;
 }
 
-function onFrame(frame) {
-  state.frames++;
-  for (const id of [...frame.despawned, ...frame.left]) characters.delete(id);
-  if (frame.dropped_since_last && !frame.part) {
-    const members = new Set(frame.members);
-    for (const id of characters.keys()) if (!members.has(id)) characters.delete(id);
-  }
-  const tick = Number(frame.tick);
-  for (const cf of frame.characters) {
-    let c = characters.get(cf.character_id);
-    if (!c) {
-      c = { asset: "", clip: "", tick: 0, held: [], a: null, b: null, colorIndex: cf.character_id };
-      characters.set(cf.character_id, c);
-    }
-    try {
-      decodeCharacter(c, cf, tick);
-    } catch (e) {
-      if (!(e instanceof compact.CompactError)) throw e;
-      // Left out until its next key frame (the daemon sends one after any drop).
-      state.decodeErrors++;
-      report(`character ${cf.character_id} at tick ${tick}: ${e.message}`);
-      c.held = [];
-      continue;
-    }
-    c.tick = tick;
-  }
-  renderList();
-}
-
-function decodeCharacter(c, cf, tick) {
+function decodeCharacter(assets, c, cf, tick) {
   const [kind] = compact.readHeader(cf.compact);
   let pose, root, skeleton;
   if (kind === compact.KEY) {
@@ -327,12 +362,12 @@ function decodeCharacter(c, cf, tick) {
 // ---- list and drawing ----
 
 function renderList() {
-  const rows = [...characters.entries()].sort((x, y) => x[0] - y[0]).map(([id, c]) => {
-    const asset = assets.get(c.asset);
+  const rows = daemons.flatMap((d) => [...d.characters.entries()].sort((x, y) => x[0] - y[0]).map(([id, c]) => {
+    const asset = d.assets.get(c.asset);
     const note = asset && !asset.mesh ? " (no mesh)" : "";
-    return `<tr><td>${id}</td><td>${escape(c.asset)}${note}</td><td>${escape(c.clip || "-")}</td><td>${c.tick}</td></tr>`;
-  });
-  if (rows.length === 0 && state.connected)
+    return `<tr><td>${d.label(id)}</td><td>${escape(c.asset)}${note}</td><td>${escape(c.clip || "-")}</td><td>${c.tick}</td></tr>`;
+  }));
+  if (rows.length === 0 && daemons.some((d) => d.connected))
     rows.push(`<tr><td colspan="4">no characters yet: <code>animctl spawn builtin --clip walk</code></td></tr>`);
   listBody.innerHTML = rows.join("");
 }
@@ -344,15 +379,16 @@ function escape(s) {
 // Frames lag one tick: between the two newest, by the time since the newest arrived.
 function frameItems(now) {
   const items = [];
-  for (const [id, c] of characters) {
-    if (!c.b) continue;
-    const asset = assets.get(c.asset);
-    if (!asset || !asset.mesh) continue;
-    const alpha = Math.max(0, Math.min(1, (now - c.b.time) / tickSeconds));
-    const f = blend(c.a, c.b, alpha);
-    items.push({ id, mesh: asset.mesh, palette: f.palette, root: f.root, colorIndex: id,
-      position: [f.root[12], f.root[13], f.root[14]], size: asset.size, morphWeights: f.morphWeights });
-  }
+  for (const d of daemons)
+    for (const [id, c] of d.characters) {
+      if (!c.b) continue;
+      const asset = d.assets.get(c.asset);
+      if (!asset || !asset.mesh) continue;
+      const alpha = Math.max(0, Math.min(1, (now - c.b.time) / tickSeconds));
+      const f = blend(c.a, c.b, alpha);
+      items.push({ id: d.label(id), mesh: asset.mesh, palette: f.palette, root: f.root, colorIndex: c.colorIndex,
+        position: [f.root[12], f.root[13], f.root[14]], size: asset.size, morphWeights: f.morphWeights });
+    }
   return items;
 }
 
@@ -395,7 +431,8 @@ async function main() {
     return;
   }
   requestAnimationFrame(loop);
-  connect();
+  endpoints.forEach((endpoint, i) => daemons.push(new Daemon(endpoint, i)));
+  for (const d of daemons) d.connect();
 }
 
 main();

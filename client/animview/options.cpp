@@ -80,6 +80,14 @@ bool parse_options(const std::vector<std::string>& args, Options& out, std::stri
       uint16_t p = 0;
       if (!parse_number(v, p) || p == 0) return bad(v, "a port (1-65535)");
       o.port = p;
+    } else if (name == "--connect") {
+      if (!take(v)) return false;
+      const size_t colon = v.rfind(':');
+      uint16_t p = 0;
+      if (colon == std::string::npos || colon == 0 || !parse_number(v.substr(colon + 1), p) ||
+          p == 0)
+        return bad(v, "HOST:PORT");
+      o.connect.emplace_back(v.substr(0, colon), p);
     } else if (name == "--tls") {
       o.tls = true;
     } else if (name == "--ca" || name == "--cert" || name == "--key" || name == "--server-name") {
@@ -171,12 +179,19 @@ bool parse_options(const std::vector<std::string>& args, Options& out, std::stri
   return true;
 }
 
+std::vector<std::pair<std::string, uint16_t>> endpoints(const Options& options) {
+  if (!options.connect.empty()) return options.connect;
+  return {{options.host, options.port}};
+}
+
 std::string usage() {
   return R"(animview: draws the characters animd streams, with GPU skinning.
 
 usage: animview [options]
   --host H              animd host (default 127.0.0.1)
   --port P              animd port (default 7450)
+  --connect H:P         a daemon to draw (repeatable: several daemons, e.g. shards of one
+                        world, in one scene; replaces --host/--port)
   --tls                 connect with TLS (1.2+), verifying the server's certificate
   --ca FILE             PEM CA the server certificate must chain to (default: system store)
   --cert FILE --key F   PEM client certificate and key (daemons with --tls-client-ca)

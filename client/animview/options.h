@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace animview {
@@ -12,6 +13,9 @@ namespace animview {
 struct Options {
   std::string host = "127.0.0.1";
   uint16_t port = 7450;  // animd's default port
+  // --connect HOST:PORT, repeatable: several daemons (shards of one world) drawn together, one
+  // connection each; replaces --host/--port when given.
+  std::vector<std::pair<std::string, uint16_t>> connect;
   // TLS (animclient::ClientOptions): --tls, --ca, --cert, --key, --server-name.
   bool tls = false;
   std::string ca_file;      // PEM CAs the server's certificate must chain to (default: system)
@@ -39,6 +43,9 @@ struct Options {
   double run_seconds = 0.0;    // window: quit after this long (0 = until closed)
   bool help = false;
 };
+
+// The daemons to draw: `connect`, or host:port alone.
+std::vector<std::pair<std::string, uint16_t>> endpoints(const Options& options);
 
 // Parses argv (without argv[0]). On failure returns false and sets `error` to a message
 // naming the bad flag or value.

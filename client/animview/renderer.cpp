@@ -42,12 +42,12 @@ void Renderer::draw(const OrbitCamera& camera, int width, int height,
     const SkinProgram& program = mesh.has_morphs() ? skin_morph_ : skin_;
     use(program);
     // Uploads first, binds after: an upload binds its texture to the active unit.
-    PaletteBuffer& palette = palettes_[c.id];
+    PaletteBuffer& palette = palettes_[draw_key(c)];
     palette.upload(c.palette, c.joints);
     TexelBuffer* weights = nullptr;
     if (mesh.has_morphs()) {
       const bool streamed = c.morph_weights && c.morph_weight_count == mesh.morph_weight_count();
-      weights = &morph_weights_[c.id];
+      weights = &morph_weights_[draw_key(c)];
       weights->upload(streamed ? c.morph_weights : mesh.default_morph_weights().data(),
                       size_t{mesh.morph_weight_count()} * sizeof(float), GL_R32F, GL_STREAM_DRAW);
     }
@@ -59,7 +59,7 @@ void Renderer::draw(const OrbitCamera& camera, int width, int height,
     const glm::mat3 normal_matrix = glm::inverseTranspose(glm::mat3(c.model));
     glUniformMatrix4fv(program.model, 1, GL_FALSE, glm::value_ptr(c.model));
     glUniformMatrix3fv(program.normal_matrix, 1, GL_FALSE, glm::value_ptr(normal_matrix));
-    const glm::vec3 color = character_color(c.id);
+    const glm::vec3 color = character_color(c.id + 7 * c.daemon);
     glUniform3fv(program.color, 1, glm::value_ptr(color));
     mesh.draw();
   }
@@ -76,13 +76,13 @@ void Renderer::use(const SkinProgram& program) {
 }
 
 void Renderer::forget_characters_except(const std::vector<CharacterSample>& characters) {
-  // Both are sorted by id (samples come from the stream's id-ordered map): one merge walk,
-  // linear in the character count even with thousands of characters.
+  // Both are sorted by draw_key (samples come from the streams' id-ordered maps, daemon after
+  // daemon): one merge walk, linear in the character count even with thousands of characters.
   auto prune = [&characters](auto& buffers) {
     auto c = characters.begin();
     for (auto it = buffers.begin(); it != buffers.end();) {
-      while (c != characters.end() && c->id < it->first) ++c;
-      const bool live = c != characters.end() && c->id == it->first;
+      while (c != characters.end() && draw_key(*c) < it->first) ++c;
+      const bool live = c != characters.end() && draw_key(*c) == it->first;
       it = live ? std::next(it) : buffers.erase(it);
     }
   };

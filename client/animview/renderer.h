@@ -31,6 +31,11 @@ struct DrawableAsset {
 
 using AssetMap = std::map<std::string, std::unique_ptr<DrawableAsset>>;
 
+// A drawn character's key: (daemon, id), ordered daemon first.
+inline uint64_t draw_key(const CharacterSample& c) {
+  return (uint64_t{c.daemon} << 32) | c.id;
+}
+
 class Renderer {
  public:
   // Compiles the programs. Needs a current GL 3.3 core context.
@@ -41,7 +46,7 @@ class Renderer {
   void draw(const OrbitCamera& camera, int width, int height,
             const std::vector<CharacterSample>& characters, const AssetMap& assets);
   // Frees the palette (and morph weight) buffers of characters no longer drawn. `characters` is
-  // sorted by id (as StreamState::sample produces it).
+  // sorted by draw_key (StreamState::sample's output, daemon after daemon).
   void forget_characters_except(const std::vector<CharacterSample>& characters);
   // Characters skipped by the last draw() (asset missing or palette too short).
   size_t skipped() const { return skipped_; }
@@ -54,8 +59,9 @@ class Renderer {
   SkinProgram skin_morph_;
   GridProgram grid_program_;
   Grid grid_;
-  std::map<uint32_t, PaletteBuffer> palettes_;
-  std::map<uint32_t, TexelBuffer> morph_weights_;  // characters of meshes with morphs
+  // By draw_key(): (daemon, id).
+  std::map<uint64_t, PaletteBuffer> palettes_;
+  std::map<uint64_t, TexelBuffer> morph_weights_;  // characters of meshes with morphs
   const SkinProgram* bound_ = nullptr;
   glm::mat4 view_proj_{1.0f};
   glm::vec3 light_{0.0f, 1.0f, 0.0f};

@@ -59,6 +59,9 @@ struct CharacterTrack {
 // One character as it should be drawn now.
 struct CharacterSample {
   uint32_t id = 0;
+  // Which daemon's stream it came from (Options::endpoints() order): (daemon, id) names a
+  // character when several daemons are drawn.
+  uint32_t daemon = 0;
   const std::string* asset = nullptr;  // points into the StreamState (valid until next change)
   glm::mat4 model{1.0f};               // root transform
   const float* palette = nullptr;      // 12 floats per joint, valid until the next sample()

@@ -1,7 +1,9 @@
 #pragma once
-// The viewer application: owns the window, the connection, the stream state, the assets on
-// the GPU and the camera, and runs either the interactive loop or the headless
-// render-and-screenshot sequence.
+// The viewer application: owns the window, the connections (one per daemon: --connect may
+// name several, shards of one world drawn in one scene), a stream state per connection, the
+// assets on the GPU (shared by name: the daemons of a fleet serve the same assets) and the
+// camera, and runs either the interactive loop or the headless render-and-screenshot sequence.
+// Characters are keyed by (daemon, id).
 
 #include <map>
 #include <memory>
@@ -38,30 +40,39 @@ class Viewer {
  private:
   int run_window();
   int run_headless();
-  // Moves received frames into the stream state and fetches assets of new characters.
+  // Moves received frames into the stream states and fetches assets of new characters.
   void pump(double now);
   void fetch_missing_assets(double now);
   // True when every character (or every requested id) has two frames and its asset.
   bool ready_to_render() const;
+  // Every stream's characters, daemon after daemon, into samples_.
+  void sample(double now);
   void frame_all(int width, int height);
-  void reset_server_state();
+  // After daemon `index` (re)connected: its stream starts over; assets are fetched again.
+  void reset_server_state(size_t index);
   std::string title(double fps) const;
+  bool all_connected() const;
+  size_t character_count() const;
+  uint64_t bytes_received() const;
+  std::string endpoints_text() const;
 
   Options options_;
   std::unique_ptr<GlContext> gl_;
   Renderer renderer_;
-  Connection connection_;
-  StreamState stream_;
+  std::vector<std::unique_ptr<Connection>> connections_;  // endpoints(options) order
+  std::vector<StreamState> streams_;                      // one per connection
   AssetMap assets_;
   std::map<std::string, double> asset_retry_at_;  // failed fetches: when to try again
   std::map<std::string, std::string> asset_errors_;
   OrbitCamera camera_;
   std::vector<ReceivedFrame> received_;
   std::vector<CharacterSample> samples_;
+  std::vector<CharacterSample> stream_samples_;  // one stream's, before they join samples_
   bool frame_pending_ = true;
   std::string last_error_;
   double bytes_per_second_ = 0.0;
-  uint64_t announced_generation_ = 0;  // connection whose first frames were reported
+  // Per connection: the generation whose first frames were reported.
+  std::vector<uint64_t> announced_generation_;
 };
 
 }  // namespace animview

@@ -577,6 +577,10 @@ void Client::set_frame_callback(FrameCallback callback) {
   impl_->inbox.set_frame_callback(std::move(callback));
 }
 
+void Client::set_message_callback(MessageCallback callback) {
+  impl_->inbox.set_message_callback(std::move(callback));
+}
+
 std::optional<StreamFrame> Client::next_frame(std::chrono::milliseconds timeout) {
   return impl_->inbox.next_frame(timeout);
 }

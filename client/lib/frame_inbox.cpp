@@ -67,12 +67,23 @@ std::optional<Error> FrameInbox::receive(const uint8_t* data, size_t size) {
       break;
     case ServerMessage::kSubscriptionEnded:
       decoder_.forget_subscription(incoming_.subscription_ended().subscription_id());
+      deliver_message();
       add_ended();
       break;
-    case ServerMessage::KIND_NOT_SET:
-      break;  // a kind this client does not know (newer server): skip it
+    default:  // KIND_NOT_SET (a kind this generated code does not know) or one added since
+      deliver_message();
+      break;
   }
   return std::nullopt;
+}
+
+void FrameInbox::deliver_message() {
+  std::shared_ptr<const Client::MessageCallback> callback;
+  {
+    std::lock_guard lock(frame_mutex_);
+    callback = message_callback_;
+  }
+  if (callback) (*callback)(incoming_);
 }
 
 void FrameInbox::deliver_reply() {
@@ -220,6 +231,12 @@ void FrameInbox::set_frame_callback(Client::FrameCallback callback) {
   std::lock_guard lock(frame_mutex_);
   frame_callback_ =
       callback ? std::make_shared<const Client::FrameCallback>(std::move(callback)) : nullptr;
+}
+
+void FrameInbox::set_message_callback(Client::MessageCallback callback) {
+  std::lock_guard lock(frame_mutex_);
+  message_callback_ =
+      callback ? std::make_shared<const Client::MessageCallback>(std::move(callback)) : nullptr;
 }
 
 std::optional<StreamFrame> FrameInbox::next_frame(std::chrono::milliseconds timeout) {

@@ -4,7 +4,9 @@
 //   - a Reply to the call waiting for its request_id (a blocked caller's promise, or an async
 //     caller's callback); a reply nobody waits for any more (timed out) is dropped;
 //   - a StreamFrame, once whole (parts joined), to the frame callback or the bounded queue;
-//   - a SubscriptionEnded to the list of ended subscriptions.
+//   - a SubscriptionEnded to the list of ended subscriptions;
+//   - every message but replies and frames (kinds this code does not know included) also to
+//     the message callback, if one is set.
 // It also closes once: every waiting call fails with the reason, frame readers wake up.
 // No socket: the Client's I/O thread feeds it bodies; tests feed it serialized messages.
 // Private to client/lib.
@@ -90,6 +92,8 @@ class FrameInbox {
 
   // With a callback set, whole frames go to it (on the I/O thread) instead of the queue.
   void set_frame_callback(Client::FrameCallback callback);
+  // Messages that are neither replies nor frames go to it (on the I/O thread) once handled.
+  void set_message_callback(Client::MessageCallback callback);
   // The oldest queued frame, waiting up to `timeout`; nullopt on timeout, or at once when the
   // queue is empty and the connection closed.
   std::optional<anim::v1::StreamFrame> next_frame(std::chrono::milliseconds timeout);
@@ -126,6 +130,8 @@ class FrameInbox {
   void drain_waiting();
   void deliver_frame(anim::v1::StreamFrame frame);
   void add_ended();
+  // Hands incoming_ to the message callback, if any.
+  void deliver_message();
 
   const size_t capacity_;
 
@@ -149,7 +155,8 @@ class FrameInbox {
   std::condition_variable frame_cv_;
   std::deque<anim::v1::StreamFrame> frame_queue_;
   std::shared_ptr<const Client::FrameCallback> frame_callback_;
-  std::vector<anim::v1::SubscriptionEnded> ended_;  // oldest first
+  std::shared_ptr<const Client::MessageCallback> message_callback_;  // under frame_mutex_
+  std::vector<anim::v1::SubscriptionEnded> ended_;                   // oldest first
   bool frames_closed_ = false;
 
   std::atomic<uint64_t> replies_received_{0};

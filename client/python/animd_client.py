@@ -212,6 +212,9 @@ class Client:
         self._compact = _CompactStreams(self)
         self._frame_capacity = frame_queue
         self.frames_dropped_locally = 0
+        # set_frame_callback / set_message_callback; run on the reader thread.
+        self._frame_callback = None
+        self._message_callback = None
         self._closed = None  # the AnimdError that closed the connection
         self._reader = threading.Thread(target=self._read_loop, name="animd-reader", daemon=True)
         self._reader.start()
@@ -278,6 +281,8 @@ class Client:
                     continue
                 if kind == "subscription_ended":
                     self._compact.forget(message.subscription_ended.subscription_id)
+                if kind != "reply" and self._message_callback is not None:
+                    self._message_callback(message)
                 with self._lock:
                     if kind == "reply":
                         callback = self._callbacks.pop(message.reply.request_id, None)
@@ -297,7 +302,23 @@ class Client:
         except OSError:
             pass
 
+    def set_frame_callback(self, callback):
+        """callback(StreamFrame) receives every stream frame (decoded like frames() yields
+        them) on the reader thread instead of the queue; None goes back to the queue. Keep it
+        short and never wait on this client from it."""
+        self._frame_callback = callback
+
+    def set_message_callback(self, callback):
+        """callback(ServerMessage) receives, on the reader thread, every message that is
+        neither a reply nor a stream frame: subscription_ended, and kinds newer than this
+        client (e.g. characters_moved, looked up with WhichOneof("kind")). None: ignored."""
+        self._message_callback = callback
+
     def _push_frame(self, frame):
+        callback = self._frame_callback
+        if callback is not None:
+            callback(frame)
+            return
         with self._lock:
             if len(self._frames) >= self._frame_capacity:
                 self._frames.popleft()

@@ -34,7 +34,7 @@ done
 for f in "${expect[@]}"; do
   [ -e "$prefix/$f" ] || fail "not installed: $f"
 done
-for f in animd_client.py animd_compact.py animd_morph.py animd_client_example.py anim/v1/envelope_pb2.py \
+for f in animd_client.py animd_compact.py animd_morph.py animd_shards.py animd_client_example.py anim/v1/envelope_pb2.py \
          animd_client-*.dist-info/METADATA animd_client-*.dist-info/RECORD; do
   compgen -G "$site/$f" >/dev/null || fail "Python distribution: $site/$f missing"
 done

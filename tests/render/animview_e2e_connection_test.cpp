@@ -1,7 +1,7 @@
 // animview end to end, the connection to animd: a server that is down gives a clear message
 // and a non-zero exit, a missing character is reported, --region streams only the
-// characters near the camera and follows it, and the window reconnects after the server
-// restarts.
+// characters near the camera and follows it, several daemons (--connect) are drawn in one
+// scene, and the window reconnects after the server restarts.
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -139,6 +139,42 @@ TEST_F(AnimviewE2e, RegionShowsOnlyItsCharactersAndFollowsTheCamera) {
   const float x = std::strtof(r.output.c_str() + at + 15, nullptr);
   EXPECT_LT(std::abs(x), 0.6f) << r.output;
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
+}
+
+// --connect twice: two daemons (shards of one world) drawn in one scene, each character of
+// both where its daemon put it; both daemons give their character id 1.
+TEST_F(AnimviewE2e, SeveralDaemonsAreDrawnInOneScene) {
+  animtest::DaemonProcess a, b;
+  ASSERT_TRUE(a.start()) << a.error();
+  ASSERT_TRUE(b.start()) << b.error();
+  uint32_t ids[2] = {0, 0};
+  int n = 0;
+  for (auto [daemon, x] : {std::pair{&a, -1.5f}, std::pair{&b, 1.5f}}) {
+    animclient::ClientOptions co;
+    co.port = daemon->port();
+    auto client = animclient::Client::connect(co);
+    ASSERT_TRUE(client) << client.error().to_string();
+    anim::v1::SpawnRequest spawn;
+    spawn.set_asset("builtin");
+    spawn.set_clip("idle");
+    *spawn.mutable_root() = placed(x, 1.0f, 0.0f);
+    auto r = client.value()->spawn(spawn);
+    ASSERT_TRUE(r) << r.error().to_string();
+    ids[n++] = r->character_id();
+  }
+  EXPECT_EQ(ids[0], ids[1]);  // the same id on both: (daemon, id) tells them apart
+  const fs::path png = tmp_.path() / "two.png";
+  ProcessRun r = run_animview({"--connect", "127.0.0.1:" + std::to_string(a.port()), "--connect",
+                               "127.0.0.1:" + std::to_string(b.port()), "--headless", "--frames",
+                               "3", "--screenshot", png.string()},
+                              tmp_.path(), "two-daemons");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("of 2 characters (0 skipped)"), std::string::npos) << r.output;
+  Image img;
+  ASSERT_TRUE(load_png(png, img));
+  EXPECT_EQ(figures(img).size(), 2u);
+  EXPECT_EQ(a.stop(), 0) << a.log_tail();
+  EXPECT_EQ(b.stop(), 0) << b.log_tail();
 }
 
 // The interactive window keeps running while the server restarts and connects again.

@@ -205,7 +205,8 @@ TEST(MeshDecode, PerJointBoundsSkinnedByAPaletteBoundWhatIsDrawn) {
   const std::vector<float> palette = {100, 0, 0, 0, 0, 100, 0, 0, 0, 0, 100, 0,  //
                                       1,   0, 0, 0, 0, 1,   0, 0, 0, 0, 1,   10};
   const Aabb box = skinned_bounds(out.joint_bounds, palette.data(), 2);
-  for (const glm::vec3& p : {glm::vec3(0, 0, 0), glm::vec3(2, 0, 10), glm::vec3(0, 77.25f, -18.25f)})
+  for (const glm::vec3& p :
+       {glm::vec3(0, 0, 0), glm::vec3(2, 0, 10), glm::vec3(0, 77.25f, -18.25f)})
     for (int i = 0; i < 3; ++i) {
       EXPECT_LE(box.min[i], p[i]);
       EXPECT_GE(box.max[i], p[i]);
@@ -574,6 +575,22 @@ TEST(Options, DefaultsAndFlags) {
   EXPECT_DOUBLE_EQ(o.wait_seconds, 2.5);
   EXPECT_DOUBLE_EQ(o.run_seconds, 3.0);
   EXPECT_DOUBLE_EQ(o.max_fps, 30.0);
+}
+
+TEST(Options, ConnectTakesSeveralDaemons) {
+  Options o;
+  std::string error;
+  ASSERT_TRUE(parse_options({}, o, error)) << error;
+  EXPECT_EQ(endpoints(o), (std::vector<std::pair<std::string, uint16_t>>{{"127.0.0.1", 7450}}));
+  ASSERT_TRUE(parse_options(
+      {"--connect", "127.0.0.1:7450", "--connect=h2:7460", "--connect", "h3:7470"}, o, error))
+      << error;
+  EXPECT_EQ(endpoints(o), (std::vector<std::pair<std::string, uint16_t>>{
+                              {"127.0.0.1", 7450}, {"h2", 7460}, {"h3", 7470}}));
+  for (const char* bad : {"host", "host:", ":7450", "host:0", "host:70000", "host:x"}) {
+    EXPECT_FALSE(parse_options({"--connect", bad}, o, error)) << bad;
+    EXPECT_NE(error.find("--connect"), std::string::npos) << error;
+  }
 }
 
 TEST(Options, BadValuesNameTheFlag) {

@@ -450,4 +450,40 @@ TEST(ClientLibAsync, TimeoutAndDisconnectCompleteEachCallOnce) {
   EXPECT_EQ(results.results[2].error().kind, Error::Kind::kDisconnected);
 }
 
+// Messages that are neither replies nor frames reach the message callback, in order, before
+// the reply that follows them: subscription_ended, and a kind this generated code does not
+// know (field 4 of ServerMessage, as a newer daemon's characters_moved would be).
+TEST(ClientLib, OtherServerMessagesReachTheMessageCallback) {
+  ScriptedPeer peer([&](ScriptedPeer::Socket& socket) {
+    auto request = ScriptedPeer::read_request(socket);
+    ASSERT_TRUE(request.has_value());
+    anim::v1::ServerMessage ended;
+    ended.mutable_subscription_ended()->set_subscription_id(7);
+    ASSERT_TRUE(ScriptedPeer::write_message(socket, ended));
+    const std::string unknown = std::string("\x22\x03") + std::string("\x0a\x01x", 3);
+    ASSERT_TRUE(ScriptedPeer::write_raw(socket, static_cast<uint32_t>(unknown.size()), unknown));
+    auto reply = ScriptedPeer::ok_reply(request->request_id());
+    reply.mutable_reply()->mutable_stats()->set_tick(5);
+    ASSERT_TRUE(ScriptedPeer::write_message(socket, reply));
+    ScriptedPeer::wait_for_close(socket);
+  });
+  auto client = connect_or_fail(options_for(peer.port()));
+  ASSERT_TRUE(client);
+  std::mutex mutex;
+  std::vector<std::string> seen;
+  client->set_message_callback([&](const anim::v1::ServerMessage& m) {
+    std::lock_guard lock(mutex);
+    if (m.has_subscription_ended())
+      seen.push_back("ended " + std::to_string(m.subscription_ended().subscription_id()));
+    else
+      seen.push_back("other, " + std::to_string(m.ByteSizeLong()) + " bytes");
+  });
+  auto stats = client->stats();
+  ASSERT_TRUE(stats) << stats.error().to_string();
+  EXPECT_EQ(stats->tick(), 5u);
+  std::lock_guard lock(mutex);
+  EXPECT_EQ(seen, (std::vector<std::string>{"ended 7", "other, 5 bytes"}));
+  EXPECT_EQ(client->ended_subscriptions().size(), 1u);
+}
+
 }  // namespace

@@ -389,6 +389,49 @@ TEST(Browser, PageDecoderMatchesTheCodec) {
   EXPECT_EQ(out[20]["kind"].get<int>(), 0);
 }
 
+// Several daemons (shards of one world) on one page: ws= lists both endpoints; the second
+// daemon allows the first's origin. Characters of both are drawn, keyed by (daemon, id).
+TEST(Browser, ViewerDrawsSeveralDaemonsTogether) {
+  const std::string chromium = find_chromium();
+  SKIP_WITHOUT_BROWSER(chromium);
+
+  wstest::WebDaemon first({"--spawn-builtin", "1"});
+  ASSERT_TRUE(first.start()) << first.process().log_tail();
+  const std::string page_origin = "http://127.0.0.1:" + std::to_string(first.http_port());
+  wstest::WebDaemon second({"--spawn-builtin", "2", "--ws-allowed-origin", page_origin});
+  ASSERT_TRUE(second.start()) << second.process().log_tail();
+  animtest::TempDir dir("browser");
+  Browser browser(chromium, dir.path());
+  ASSERT_TRUE(browser.ok()) << "chromium did not open its DevTools port:\n" << browser.log();
+  DevTools dt(browser.port(), browser.path());
+  ASSERT_TRUE(dt.ok());
+
+  const std::string url = page_origin +
+                          "/view?ws=ws://127.0.0.1:" + std::to_string(first.http_port()) +
+                          "/ws,ws://127.0.0.1:" + std::to_string(second.http_port()) + "/ws";
+  auto target = dt.call("Target.createTarget", {{"url", url}});
+  ASSERT_FALSE(target.is_null()) << dt.last_error();
+  auto attached =
+      dt.call("Target.attachToTarget", {{"targetId", target["targetId"]}, {"flatten", true}});
+  ASSERT_FALSE(attached.is_null()) << dt.last_error();
+  Page page(dt, attached["sessionId"].get<std::string>());
+
+  json s;
+  ASSERT_TRUE(page.wait_for(
+      [](const json& st) {
+        return st.value("connected", false) && st.value("characters", 0) == 3 &&
+               st.value("drawn", 0) >= 3;
+      },
+      &s))
+      << "page status: " << s.dump() << "\nchromium:\n"
+      << browser.log();
+  EXPECT_EQ(s.value("decodeErrors", -1), 0) << s.dump();
+  ASSERT_TRUE(s["daemons"].is_array()) << s.dump();
+  ASSERT_EQ(s["daemons"].size(), 2u) << s.dump();
+  EXPECT_EQ(s["daemons"][0].value("characters", 0), 1) << s.dump();
+  EXPECT_EQ(s["daemons"][1].value("characters", 0), 2) << s.dump();
+}
+
 TEST(Browser, ViewerDrawsTheStreamedCharacterAndReconnects) {
   const std::string chromium = find_chromium();
   SKIP_WITHOUT_BROWSER(chromium);

@@ -199,6 +199,13 @@ class Client {
   // The oldest queued frame, waiting up to `timeout`; nullopt on timeout or disconnect.
   std::optional<anim::v1::StreamFrame> next_frame(std::chrono::milliseconds timeout);
 
+  // Every server message that is neither a reply nor a stream frame (subscription_ended, and
+  // kinds newer than this library's switch, e.g. characters_moved) goes to this callback on the
+  // I/O thread (keep it short; never call a blocking method of this Client from it), after
+  // the library's own handling. Empty: they are not delivered.
+  using MessageCallback = std::function<void(const anim::v1::ServerMessage&)>;
+  void set_message_callback(MessageCallback callback);
+
   // Subscriptions the server ended on its own (a reader too slow to keep up, the daemon's
   // stream budget), oldest first (the last 64). No frames of those follow.
   std::vector<anim::v1::SubscriptionEnded> ended_subscriptions() const;
