@@ -13,6 +13,7 @@ is stopped at the end. Results go to stdout, a JSON line last.
 """
 
 import argparse
+import collections
 import json
 import os
 import shutil
@@ -68,6 +69,10 @@ def main():
     parser.add_argument("--warmup", type=float, default=3.0)
     parser.add_argument("--rate-divisor", type=int, default=1)
     parser.add_argument("--workers", type=int, default=0, help="animd --workers (0: its default)")
+    parser.add_argument("--drain", action="store_true",
+                        help="then drain the first daemon into the others with migrate while the "
+                             "subscriber watches")
+    parser.add_argument("--batch", type=int, default=250, help="--drain: characters per migrate")
     args = parser.parse_args()
 
     directory = tempfile.mkdtemp(prefix="animd-shards-demo-")
@@ -91,6 +96,9 @@ def main():
             # A tick's frame too large for one message comes as StreamFrame parts (the Python
             # client delivers each): frames count part 0, messages every part.
             counts = {"frames": 0, "messages": 0, "characters": 0, "ticks": set()}
+            # --drain: characters in the merged stream per fleet tick, while the drain runs.
+            per_tick = collections.Counter()
+            draining = threading.Event()
             lock = threading.Lock()
             measuring = threading.Event()
 
@@ -107,6 +115,9 @@ def main():
                             counts["frames"] += sf.frame.part == 0
                             counts["characters"] += len(sf.frame.characters)
                             counts["ticks"].add(sf.frame.tick)
+                    if draining.is_set():
+                        with lock:
+                            per_tick[sf.frame.tick] += len(sf.frame.characters)
 
             thread = threading.Thread(target=reader, daemon=True)
             thread.start()
@@ -119,6 +130,33 @@ def main():
             elapsed = time.monotonic() - t0
             stats = sc.broadcast("stats")
             dropped = sc.frames_dropped_locally
+            drain = None
+            if args.drain:
+                drained = addresses[0]
+                draining.set()
+                time.sleep(1.0)
+                sc.remove_daemon(drained)
+                t0 = time.monotonic()
+                batches = sc.rebalance(batch=args.batch)
+                drain_s = time.monotonic() - t0
+                time.sleep(1.0)
+                draining.clear()
+                after = sc.broadcast("stats")
+                left = {s: len(sc.client(s).list_characters()) for s in addresses}
+                with lock:
+                    ticks = sorted(per_tick)
+                # The first and last ticks seen may be cut (frames of other shards not yet in).
+                inner = [per_tick[t] for t in ticks[5:-5]]
+                drain = {"drained": drained, "moved": sum(b[2] for b in batches), "batches": len(batches),
+                         "seconds": round(drain_s, 2),
+                         "batch_max_s": round(max((b[3] for b in batches), default=0.0), 3),
+                         "left": left, "total_after": sum(left.values()),
+                         "min_characters_per_tick": min(inner) if inner else 0,
+                         "ticks_seen": len(ticks),
+                         "targets": {s: {"tick_p99_us": round(after[s].tick_time_p99_us),
+                                         "tick_max_us": round(after[s].tick_time_max_us),
+                                         "overruns": after[s].tick_overruns - stats[s].tick_overruns}
+                                     for s in addresses[1:]}}
             sc.unsubscribe()
 
         print(f"CPU: {cpu_model()} ({os.cpu_count()} logical CPUs)")
@@ -144,6 +182,16 @@ def main():
               f"{dropped} dropped locally over {elapsed:.1f} s")
         result.update(frames_per_s=round(fps, 1), messages_per_s=round(mps, 1), ticks_per_s=round(ticks, 1),
                       character_frames_per_s=round(cfs), dropped_locally=dropped)
+        if drain is not None:
+            print(f"drain of {drain['drained']}: {drain['moved']} characters moved in {drain['batches']} migrate "
+                  f"requests of at most {args.batch} in {drain['seconds']:.2f} s (slowest request "
+                  f"{drain['batch_max_s'] * 1000:.0f} ms); characters after: {drain['left']} "
+                  f"(total {drain['total_after']}); fewest characters in the merged stream in one tick "
+                  f"during the drain: {drain['min_characters_per_tick']} over {drain['ticks_seen']} ticks")
+            for shard, t in drain["targets"].items():
+                print(f"  target {shard}: tick p99 {t['tick_p99_us']} us, max {t['tick_max_us']} us, "
+                      f"overruns during the drain {t['overruns']}")
+            result["drain"] = drain
         print(json.dumps(result))
     finally:
         for process, _ in processes:

@@ -44,6 +44,7 @@ from anim.v1 import (
     blend_pb2,
     characters_pb2,
     envelope_pb2,
+    fleet_pb2,
     hits_pb2,
     ik_pb2,
     montage_pb2,
@@ -691,6 +692,18 @@ class Client:
         """The HitVolumesReply of an asset: fitted (no set_hit_volumes since it loaded) and
         joints (joint_index, name, capsule)."""
         return self.call("get_hit_volumes", hits_pb2.GetHitVolumesRequest(asset=asset)).hit_volumes
+
+    def migrate(self, character_ids, host, port, token="", tls=False, deadline_ms=0):
+        """Moves characters to the daemon at host:port (migrate: docs/protocol.md, "Moving
+        characters between daemons"), authenticated with its control token `token`. Blocks
+        until the move ended (the reply waits for the target's commit, at most `deadline_ms`,
+        0: the daemon's 10 s). Returns the MigrateReply (target, character_ids there, tick);
+        a failure raises ServerError and the characters stay."""
+        request = fleet_pb2.MigrateRequest(character_ids=list(character_ids), deadline_ms=deadline_ms)
+        request.target.host, request.target.port = host, port
+        request.target.token, request.target.tls = token, tls
+        timeout = max(self.timeout, (deadline_ms or 10000) / 1000.0 + 5.0)
+        return self.call("migrate", request, timeout=timeout).migrate
 
     def list_characters(self):
         return list(self.call("list_characters", characters_pb2.ListCharactersRequest()).list_characters.characters)

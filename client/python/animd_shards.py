@@ -614,6 +614,30 @@ class ShardedClient:
             n += 1
             yield frame
 
+    def rebalance(self, batch=256, token="", tls=False, deadline_ms=0):
+        """Moves every misplaced key's character to the shard the ring names for it now (after
+        add_daemon / remove_daemon), alive, with migrate: one request per batch of at most
+        `batch` characters going from one shard to another (`token`: the targets' control
+        token). The routes follow each reply. Returns [(source, target, count, seconds)] of
+        the batches, in order; a refused batch raises ServerError (its characters stay, the
+        batches before it are moved)."""
+        groups = collections.defaultdict(list)
+        for key, (have, want) in self.misplaced().items():
+            if want is not None:
+                groups[(have, want)].append(key)
+        done = []
+        for (source, target), keys in sorted(groups.items()):
+            _, host, port = _split_address(target)
+            for i in range(0, len(keys), batch):
+                part = keys[i:i + batch]
+                ids = [self.ref(k).character_id for k in part]
+                t0 = time.monotonic()
+                reply = self.client(source).migrate(ids, host, port, token=token, tls=tls,
+                                                    deadline_ms=deadline_ms)
+                done.append((source, target, len(part), time.monotonic() - t0))
+                self.apply_move(source, reply.target, reply.tick, ids, list(reply.character_ids))
+        return done
+
     # ---- characters_moved ----
 
     def _on_message(self, shard, message):

@@ -173,7 +173,7 @@ TEST(Migrate, ACharacterGoesOnOnTheTargetWithoutAPop) {
   for (uint64_t t = first; t < first + 12; ++t)
     if (auto p = joints_at(*b, there, t); !p.empty()) poses[t] = p;
   std::string have;
-  for (const auto& [t, p] : poses) have += " " + std::to_string(t);
+  for (const auto& [t, p] : poses) have.append(" ").append(std::to_string(t));
   ASSERT_TRUE(poses.count(first - 1) && poses.count(first))
       << "both sides of the handover must be in the history; first " << first << ", have" << have;
   float around = 0.0f;

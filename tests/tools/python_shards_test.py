@@ -274,6 +274,26 @@ class LoopbackTest(unittest.TestCase):
         self.sc.client(ref.shard).despawn(ref.character_id)
         self.sc.despawn(key)
 
+    def test_rebalance_migrates_misplaced_characters_alive(self):
+        leaving = self.addresses[2]
+        held = {k for k, r in self.sc.routes.items() if r.shard == leaving}
+        self.assertTrue(held)
+        self.sc.remove_daemon(leaving)
+        try:
+            batches = self.sc.rebalance(batch=4)
+            self.assertEqual(sum(b[2] for b in batches), len(held))
+            self.assertTrue(all(b[0] == leaving and b[1] != leaving for b in batches))
+            self.assertEqual(self.sc.misplaced(), {})
+            self.assertEqual(self.sc.client(leaving).list_characters(), [])
+            for key in held:  # alive where the ring names, driven by key
+                self.assertEqual(self.sc.ref(key).shard, self.sc.shard_for(key))
+                self.sc.set_speed(key, 1.0)
+        finally:
+            self.sc.add_daemon(leaving)
+            self.sc.rebalance()  # back where the ring names them, for the other tests
+        self.assertEqual(self.sc.misplaced(), {})
+        self.assertEqual({k for k, r in self.sc.routes.items() if r.shard == leaving}, held)
+
 
 def main():
     global ANIMD

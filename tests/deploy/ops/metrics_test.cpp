@@ -25,6 +25,7 @@ struct Values {
   unsigned long b[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   std::string sum = "0";
   unsigned long skipped = 0, steps_forward = 0, steps_back = 0;
+  unsigned long migrations_committed = 0, migrations_failed = 0, migrated_out = 0, migrated_in = 0;
   unsigned long overruns = 0, bytes_in = 0, bytes_out = 0, sent = 0, dropped = 0, requests = 0;
   unsigned long events_fired = 0, events_overflowed = 0, events_sent = 0, events_dropped = 0;
   unsigned long errors[11] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};  // 1..10 by code, [0] = OTHER
@@ -75,6 +76,15 @@ std::string expected(const Values& v) {
   s += "# TYPE animd_clock_steps_total counter\n";
   s += "animd_clock_steps_total{direction=\"forward\"} " + n(v.steps_forward) + "\n";
   s += "animd_clock_steps_total{direction=\"backward\"} " + n(v.steps_back) + "\n";
+  s += "# HELP animd_migrations_total Migrations to other daemons that ended, by outcome.\n";
+  s += "# TYPE animd_migrations_total counter\n";
+  s += "animd_migrations_total{outcome=\"committed\"} " + n(v.migrations_committed) + "\n";
+  s += "animd_migrations_total{outcome=\"failed\"} " + n(v.migrations_failed) + "\n";
+  s += "# HELP animd_characters_migrated_total Characters moved between daemons by migrate, by "
+       "direction.\n";
+  s += "# TYPE animd_characters_migrated_total counter\n";
+  s += "animd_characters_migrated_total{direction=\"out\"} " + n(v.migrated_out) + "\n";
+  s += "animd_characters_migrated_total{direction=\"in\"} " + n(v.migrated_in) + "\n";
   s += "# HELP animd_bytes_in_total Bytes read from client connections.\n";
   s += "# TYPE animd_bytes_in_total counter\n";
   s += "animd_bytes_in_total " + n(v.bytes_in) + "\n";

@@ -339,6 +339,8 @@ std::map<std::string, std::function<void(Request&, int)>> valid_fillers() {
        }},
       {"migrate.character_ids",
        [](Request& r, int n) {
+         r.mutable_migrate()->mutable_target()->set_host("10.0.0.2");
+         r.mutable_migrate()->mutable_target()->set_port(7450);
          for (int i = 0; i < n; ++i) r.mutable_migrate()->add_character_ids(i + 1);
        }},
       {"query_pose.joint_names",
