@@ -10,7 +10,6 @@
 #include "animops/ops.h"
 #include "app/web_viewer.h"
 #include "assets/asset_loading.h"
-#include "assets/load_sources.h"
 #include "base/thread_affinity.h"
 #include "base/thread_name.h"
 #include "base/worker_pool.h"
@@ -89,7 +88,6 @@ Server::Server(Config config, Metrics& metrics)
 
 Server::~Server() {
   if (tick_) tick_->stop();
-  if (journal_) LoadSources::global().enable(false);
   loader_.stop();
   migrator_.stop();
   if (g_protobuf_log_server == this) {
@@ -328,7 +326,6 @@ bool Server::restore_state() {
   saver_ = std::make_unique<StateSaver>(config_, metrics_);
   saver_->restore(*world_, tick);
   world_->set_asset_changes(journal_.get());
-  LoadSources::global().enable(true);
   return true;
 }
 

@@ -12,7 +12,6 @@
 #include "anim/loaders/md5_loader.h"
 #include "anim/retarget.h"
 #include "assets/asset_fingerprint.h"
-#include "assets/load_sources.h"
 
 namespace fs = std::filesystem;
 
@@ -351,7 +350,6 @@ anim::Expected<LoadedAsset> load_requested_asset(const LoadRequest& req, const f
   out.asset = std::make_shared<anim::Asset>(std::move(*loaded));
   // Here, off the tick thread: it reads every key.
   out.asset->fingerprint = asset_fingerprint(*out.asset);
-  LoadSources::global().remember(out.asset, req);  // for the asset journal, when enabled
   return out;
 }
 

@@ -12,7 +12,6 @@
 #include <boost/crc.hpp>
 
 #include "assets/asset_loading.h"
-#include "assets/load_sources.h"
 #include "base/durable_file.h"
 #include "base/thread_name.h"
 #include "persist/journal_convert.h"
@@ -279,10 +278,11 @@ void AssetJournal::replay(World& world, const AssetCatalog& catalog, const fs::p
     spdlog::info("state: {} written anew with the {} change(s) made again", name, made);
 }
 
-void AssetJournal::asset_loaded(const std::shared_ptr<const anim::Asset>& asset, uint64_t owner,
+void AssetJournal::asset_loaded(const std::shared_ptr<const anim::Asset>& /*asset*/,
+                                std::shared_ptr<const LoadRequest> source, uint64_t owner,
                                 bool /*replaced*/) {
-  auto request = LoadSources::global().take(asset.get());
-  if (!request) return;  // not from load_asset (start-up loads)
+  if (!source) return;  // not from load_asset (start-up loads)
+  std::optional<LoadRequest> request(*source);
   {
     std::lock_guard lock(mutex_);
     queue_.push_back(Change{owner & kConnectionOwnerBit ? 0 : owner, std::move(request), {}});

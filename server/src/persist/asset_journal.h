@@ -59,7 +59,8 @@ class AssetJournal final : public AssetChangeSink {
               const Config& config, uint64_t tick);
 
   // AssetChangeSink (tick thread): queued for the journal's thread.
-  void asset_loaded(const std::shared_ptr<const anim::Asset>& asset, uint64_t owner,
+  void asset_loaded(const std::shared_ptr<const anim::Asset>& asset,
+                    std::shared_ptr<const LoadRequest> source, uint64_t owner,
                     bool replaced) override;
   void request_applied(const WorldRequest& request, uint64_t owner) override;
 

@@ -77,7 +77,12 @@ void CommandPipeline::to_loader(Load load, std::shared_ptr<ResultSink> sink,
     // it is still the current one (World::replace_asset).
     auto loaded =
         load_requested_asset(job->request, host.asset_root(), *host.catalog().get(), limits);
-    // The upload's bytes, then their draw, go before anyone hears the load is over.
+    // The request goes on with the asset while the daemon journals its assets (the bytes then
+    // stay until the journal has them); otherwise the upload's bytes, then their draw, go
+    // before anyone hears the load is over.
+    std::shared_ptr<const LoadRequest> source;
+    if (loaded && !host.config().state_dir.empty())
+      source = std::make_shared<const LoadRequest>(std::move(job->request));
     std::string().swap(job->request.data);
     job->upload_draw.reset();
     if (!loaded) {
@@ -102,7 +107,8 @@ void CommandPipeline::to_loader(Load load, std::shared_ptr<ResultSink> sink,
       c.sink = sink;
       c.asset = std::move(loaded->asset);
       c.replaces = std::move(loaded->replaces);
-      c.asset_shared = job->request.shared;
+      c.asset_shared = source ? source->shared : job->request.shared;
+      c.source = std::move(source);
       host.commands().push(std::move(c));  // already counted as pending
     }
     finished();

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "anim/asset.h"
+#include "assets/load_request.h"
 #include "world/world_requests.h"
 
 namespace animd {
@@ -15,8 +16,10 @@ class AssetChangeSink {
  public:
   virtual ~AssetChangeSink() = default;
   // A load_asset's asset was added (`replaced` false) or put in place of the version it
-  // extends (attach_to). `owner`: the owner key it was added under (0: shared).
-  virtual void asset_loaded(const std::shared_ptr<const anim::Asset>& asset, uint64_t owner,
+  // extends (attach_to). `owner`: the owner key it was added under (0: shared). `source`: the
+  // request it was made from (Command::source; null: not kept).
+  virtual void asset_loaded(const std::shared_ptr<const anim::Asset>& asset,
+                            std::shared_ptr<const LoadRequest> source, uint64_t owner,
                             bool replaced) = 0;
   // A request that changes an asset or its definitions (define_blend_space,
   // define_state_machine, add_clip_events, set_hit_volumes, unload_asset) was applied, acting

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "anim/asset.h"
+#include "assets/load_request.h"
 #include "world/result_sink.h"
 #include "world/world_requests.h"
 
@@ -28,14 +29,18 @@ struct Command {
   // Who sent it, for character ownership: the token's owner key (auth.h), or 0 when the
   // daemon has no tokens (the World then uses the connection as the owner).
   uint64_t owner = 0;
-  uint64_t seq = 0;                             // the session's reply sequence number
-  uint64_t request_id = 0;                      // the client's id, echoed in the reply
-  uint64_t at_tick = 0;  // kRequest: the tick it is to take effect at (0: the next one)
-  std::shared_ptr<ResultSink> sink;             // null for kSessionClosed and internal requests
-  WorldRequest request;                         // kRequest
+  uint64_t seq = 0;                  // the session's reply sequence number
+  uint64_t request_id = 0;           // the client's id, echoed in the reply
+  uint64_t at_tick = 0;              // kRequest: the tick it is to take effect at (0: the next one)
+  std::shared_ptr<ResultSink> sink;  // null for kSessionClosed and internal requests
+  WorldRequest request;              // kRequest
   std::shared_ptr<anim::Asset> asset;           // kInsertAsset, kReplaceAsset
   std::shared_ptr<const anim::Asset> replaces;  // kReplaceAsset: the version it extends
   bool asset_shared = false;  // kInsertAsset: load_asset.shared (any control client may use it)
+  // kInsertAsset, kReplaceAsset: the load_asset request (its uploaded bytes included) the
+  // asset was made from, kept only while the daemon journals its assets (--state-dir:
+  // AssetChangeSink); null otherwise.
+  std::shared_ptr<const LoadRequest> source;
 };
 
 // Multi-producer, single-consumer. push() holds the lock only to append; the tick thread

@@ -121,7 +121,7 @@ void World::note_asset_change(const Command& c) {
       auto o = asset_owners_.find(c.asset->name);
       owner = o != asset_owners_.end() ? o->second : 0;
     }
-    asset_changes_->asset_loaded(c.asset, owner, replaced);
+    asset_changes_->asset_loaded(c.asset, c.source, owner, replaced);
     return;
   }
   if (c.kind != Command::Kind::kRequest) return;

@@ -14,7 +14,6 @@
 
 #include "anim/loaders/builtin_character.h"
 #include "assets/asset_loading.h"
-#include "assets/load_sources.h"
 #include "daemon_process.h"
 #include "hostile_gltf.h"
 #include "persist/asset_journal.h"
@@ -72,6 +71,7 @@ struct Side {
     Command c;
     c.kind = Command::Kind::kInsertAsset;
     c.asset = std::move(loaded->asset);
+    c.source = std::make_shared<const LoadRequest>(std::move(r));  // as the session keeps it
     return apply(std::move(c));
   }
 
@@ -160,8 +160,6 @@ TEST(JournalConvert, EveryChangeGoesBackToTheRequestThatMakesIt) {
 
 class AssetJournalTest : public ::testing::Test {
  protected:
-  void SetUp() override { LoadSources::global().enable(true); }
-  void TearDown() override { LoadSources::global().enable(false); }
   fs::path file() const { return dir_.path() / "assets.journal"; }
   size_t set_aside_files() const {
     size_t n = 0;
