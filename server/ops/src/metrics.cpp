@@ -203,6 +203,18 @@ std::vector<prometheus::MetricFamily> Metrics::Collect() const {
                          "Characters moved between daemons by migrate, by direction.",
                          MetricType::Counter, {std::move(out_n), std::move(in_n)}));
   }
+  out.push_back(counter("animd_state_saves_total",
+                        "Saves of the characters' state written durably (--state-dir).",
+                        state_saves));
+  out.push_back(counter("animd_state_save_failures_total",
+                        "Saves of the characters' state that failed; the previous one stays.",
+                        state_save_failures));
+  out.push_back(gauge("animd_state_save_bytes", "The last state save's payload, in bytes.",
+                      state_save_bytes));
+  out.push_back(family(
+      "animd_state_save_seconds",
+      "The last state save's time to serialize and write durably, in seconds.", MetricType::Gauge,
+      {value_metric(MetricType::Gauge, static_cast<double>(state_save_us.value()) * 1e-6)}));
   out.push_back(counter("animd_bytes_in_total", "Bytes read from client connections.", bytes_in));
   out.push_back(
       counter("animd_bytes_out_total", "Bytes written to client connections.", bytes_out));

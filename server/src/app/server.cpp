@@ -233,6 +233,10 @@ bool Server::init() {
     om.migrations_failed.set_total(m.migrations_failed.load());
     om.characters_migrated_out.set_total(m.characters_migrated_out.load());
     om.characters_migrated_in.set_total(m.characters_migrated_in.load());
+    om.state_saves.set_total(m.state_saves.load());
+    om.state_save_failures.set_total(m.state_save_failures.load());
+    om.state_save_bytes.set(static_cast<int64_t>(m.state_save_bytes.load()));
+    om.state_save_us.set(static_cast<int64_t>(m.state_save_us.load()));
     om.bytes_out.set_total(m.bytes_out.load());
     om.stream_frames_sent.set_total(m.stream_frames_sent.load());
     om.stream_frames_dropped.set_total(m.stream_frames_dropped.load());

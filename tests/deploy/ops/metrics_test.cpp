@@ -85,6 +85,21 @@ std::string expected(const Values& v) {
   s += "# TYPE animd_characters_migrated_total counter\n";
   s += "animd_characters_migrated_total{direction=\"out\"} " + n(v.migrated_out) + "\n";
   s += "animd_characters_migrated_total{direction=\"in\"} " + n(v.migrated_in) + "\n";
+  s += "# HELP animd_state_saves_total Saves of the characters' state written durably "
+       "(--state-dir).\n";
+  s += "# TYPE animd_state_saves_total counter\n";
+  s += "animd_state_saves_total 0\n";
+  s += "# HELP animd_state_save_failures_total Saves of the characters' state that failed; the "
+       "previous one stays.\n";
+  s += "# TYPE animd_state_save_failures_total counter\n";
+  s += "animd_state_save_failures_total 0\n";
+  s += "# HELP animd_state_save_bytes The last state save's payload, in bytes.\n";
+  s += "# TYPE animd_state_save_bytes gauge\n";
+  s += "animd_state_save_bytes 0\n";
+  s += "# HELP animd_state_save_seconds The last state save's time to serialize and write "
+       "durably, in seconds.\n";
+  s += "# TYPE animd_state_save_seconds gauge\n";
+  s += "animd_state_save_seconds 0\n";
   s += "# HELP animd_bytes_in_total Bytes read from client connections.\n";
   s += "# TYPE animd_bytes_in_total counter\n";
   s += "animd_bytes_in_total " + n(v.bytes_in) + "\n";

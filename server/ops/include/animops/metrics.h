@@ -124,15 +124,19 @@ class Metrics : public prometheus::Collectable {
   Counter migrations_failed;        // migrations that left here and failed (characters stayed)
   Counter characters_migrated_out;  // characters that left here by migration
   Counter characters_migrated_in;   // characters that arrived here by migration
-  Counter bytes_in;                 // bytes read from client sockets
-  Counter bytes_out;                // bytes written to client sockets
-  Counter stream_frames_sent;       // stream frames queued to subscribers
-  Counter stream_frames_dropped;    // stream frames dropped because a reader was slow
-  Counter requests;                 // requests handled, any status
-  Counter events_fired;             // animation events crossed by playheads
-  Counter events_overflowed;        // ... beyond a character's per-tick limit (not kept)
-  Counter events_sent;              // animation events put in stream frames
-  Counter events_dropped;           // ... that subscriptions could not keep for their next frame
+  Counter state_saves;              // --state-dir: saves written durably
+  Counter state_save_failures;      // --state-dir: saves that failed (the previous one stays)
+  Gauge state_save_bytes;           // --state-dir: the last save's payload, bytes
+  Gauge state_save_us;  // --state-dir: the last save's time to serialize and write, microseconds
+  Counter bytes_in;     // bytes read from client sockets
+  Counter bytes_out;    // bytes written to client sockets
+  Counter stream_frames_sent;     // stream frames queued to subscribers
+  Counter stream_frames_dropped;  // stream frames dropped because a reader was slow
+  Counter requests;               // requests handled, any status
+  Counter events_fired;           // animation events crossed by playheads
+  Counter events_overflowed;      // ... beyond a character's per-tick limit (not kept)
+  Counter events_sent;            // animation events put in stream frames
+  Counter events_dropped;         // ... that subscriptions could not keep for their next frame
 
   TickHistogram tick_duration;
 
