@@ -163,6 +163,10 @@ class World {
 
   // Tick-time samples, fed by the tick loop (for StatsReply).
   TickStats& tick_stats() { return tick_stats_; }
+  // Advances every character by `ticks` tick periods at once, in parallel, as a migration's
+  // catch-up does (their events discarded). For the start-up: restoring saved characters
+  // takes fleet time too, which they make up before the first tick.
+  void advance_all(uint64_t ticks);
   const WorkerPool& pool() const { return pool_; }
   size_t num_characters() const { return characters_.size(); }
 

@@ -215,6 +215,11 @@ anim::Expected<MigrationCommitted> World::handle(const CommitMigration& r,
   return out;
 }
 
+void World::advance_all(uint64_t ticks) {
+  if (ticks == 0 || characters_.empty()) return;
+  catch_up(characters_, std::vector<uint64_t>(characters_.size(), 0), ticks);
+}
+
 void World::expire_migrations(uint64_t tick) {
   for (auto it = held_.begin(); it != held_.end();) {
     if (it->second.expires > tick) {
