@@ -172,6 +172,12 @@ std::vector<prometheus::MetricFamily> Metrics::Collect() const {
                         tick_overruns));
   out.push_back(counter("animd_ticks_skipped_total",
                         "Tick numbers that never ran (late ticks, clock steps).", ticks_skipped));
+  out.push_back(gauge("animd_characters_reduced_rate",
+                      "Characters updated less often than every tick (update-rate budget).",
+                      reduced_rate_characters));
+  out.push_back(counter("animd_character_updates_skipped_total",
+                        "Character-ticks not evaluated, shown between two evaluations.",
+                        character_updates_skipped));
   {
     prometheus::ClientMetric fwd =
         value_metric(MetricType::Counter, static_cast<double>(clock_steps_forward.value()));

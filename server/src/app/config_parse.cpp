@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <thread>
 
@@ -127,6 +128,24 @@ std::optional<int> parse_config(int argc, char** argv, Config& c) {
   in_range(app, "--ik-budget", c.ik_budget, uint64_t{1}, uint64_t{1} << 40,
            "IK joint-iterations per tick for the whole daemon; above it every goal's "
            "iterations are scaled down");
+  app.add_option_function<std::string>(
+         "--anim-budget-ms",
+         [&c](const std::string& v) {
+           if (v == "auto")
+             c.anim_budget_ms = -1.0;
+           else if (v == "unlimited")
+             c.anim_budget_ms = std::numeric_limits<double>::infinity();
+           else
+             c.anim_budget_ms = std::stod(v);
+         },
+         "Wall time per tick the characters' update may take, in ms: 'auto' (3/4 of the tick "
+         "period), 'unlimited' (every character every tick), or a number in [0.1, 10000]; "
+         "beyond it the least significant characters are updated at reduced rates")
+      ->check(CLI::IsMember({"auto", "unlimited"}) | CLI::Range(0.1, 10000.0))
+      ->default_str("auto");
+  in_range(app, "--max-update-interval", c.max_update_interval, 1, 16,
+           "Ticks between two updates of the least significant character at most (1: every "
+           "character every tick)");
   in_range(app, "--max-hit-query-poses", c.max_hit_query_poses, 1u, 1000000u,
            "Characters one raycast or overlap_sphere may pose (evaluate) at most; a query "
            "needing more gets RESOURCE_EXHAUSTED");

@@ -66,6 +66,16 @@ struct Config {
   double max_load_seconds = 10.0;
   uint64_t ik_budget = 200000;         // IK joint-iterations per tick, whole daemon (see docs)
   uint32_t max_hit_query_poses = 256;  // characters one raycast / overlap_sphere may pose
+  // Update-rate LOD (docs/animation.md, "Update rates"): the wall time per tick the
+  // characters' update may take, in milliseconds. < 0: auto (kAutoBudgetShare of the tick
+  // period); +infinity: unlimited (every character evaluated every tick, no allocation).
+  double anim_budget_ms = -1.0;
+  // The floor of the update rate: every character is evaluated at least every this many
+  // ticks, in [1, 16] (1: no reduced rates).
+  int max_update_interval = 8;
+  static constexpr double kAutoBudgetShare = 0.75;
+  // The budget in force: anim_budget_ms resolved against the tick rate (+infinity: none).
+  double anim_budget() const;
 
   // Bounded memory before trust, and for everyone.
   size_t max_preauth_frame_bytes = 64u << 10;  // until a connection's first valid request

@@ -18,6 +18,11 @@ struct Metrics {
   std::atomic<uint32_t> subscriptions{0};   // across all sessions
   std::atomic<uint64_t> tick_overruns{0};   // ticks longer than the tick period (total)
   std::atomic<uint64_t> degraded_ticks{0};  // ticks that skipped unwatched characters
+  // Update-rate LOD (world_lod.cpp): the allocator's pressure (0: every character every tick),
+  // characters updated less often than every tick, and character-ticks not evaluated (total).
+  std::atomic<float> anim_pressure{0.0f};
+  std::atomic<uint32_t> reduced_rate_characters{0};
+  std::atomic<uint64_t> character_updates_skipped{0};
   // Tick numbering (tick/tick_numbering.h): the first tick this daemon ran (0: none yet),
   // tick numbers that never ran (overruns, pauses, forward wall-clock steps; total), and the
   // wall-clock steps seen between two ticks (more than one tick period apart from the steady

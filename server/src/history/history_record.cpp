@@ -61,14 +61,15 @@ struct RecordShape {
   bool held = false;         // a held pose weighs in
   size_t machine_words = 0;  // the machine layers' part (0: none)
   size_t morphs = 0;         // morph weights (0: none)
+  bool shown = false;        // a ShownFrom follows
 
   uint32_t words() const {
     // head, base clip and time, root translation and rotation: 1 + 2 + 7.
-    return static_cast<uint32_t>(1 + 2 + 7 + (root_scale ? 3 : 0) + 3 * fades + 2 * layers +
-                                 4 * goals + (ik_scale ? 1 : 0) + (root_motion ? 1 : 0) +
-                                 (terms > 0 ? 1 + 3 * terms : 0) + (reported ? 10 : 0) +
-                                 (aim ? kAimWords : 0) + (feet ? kFeetWords : 0) + (held ? 1 : 0) +
-                                 machine_words + (morphs > 0 ? 1 + morphs : 0));
+    return static_cast<uint32_t>(
+        1 + 2 + 7 + (root_scale ? 3 : 0) + 3 * fades + 2 * layers + 4 * goals + (ik_scale ? 1 : 0) +
+        (root_motion ? 1 : 0) + (terms > 0 ? 1 + 3 * terms : 0) + (reported ? 10 : 0) +
+        (aim ? kAimWords : 0) + (feet ? kFeetWords : 0) + (held ? 1 : 0) + machine_words +
+        (morphs > 0 ? 1 + morphs : 0) + (shown ? kShownWords : 0));
   }
 };
 
@@ -137,7 +138,7 @@ uint32_t record_bound(const anim::Animator& a) {
 }
 
 uint32_t record_animator(const anim::Animator& a, const anim::Transform& reported,
-                         std::span<uint32_t> out) {
+                         std::span<uint32_t> out, const ShownFrom* shown) {
   const anim::PoseInputs in = a.evaluated_inputs();
   RecordShape shape;
   shape.fades = in.fades.size();
@@ -153,6 +154,7 @@ uint32_t record_animator(const anim::Animator& a, const anim::Transform& reporte
   shape.terms = terms_of(in);
   shape.machine_words = machine_words_of(in);
   shape.morphs = a.morph_weights().size();
+  shape.shown = shown && shown->alpha < 1.0f;
   uint32_t head = static_cast<uint32_t>(in.fades.size()) |
                   static_cast<uint32_t>(in.layers.size()) << kLayerShift |
                   static_cast<uint32_t>(in.goals.size()) << kGoalShift;
@@ -166,6 +168,7 @@ uint32_t record_animator(const anim::Animator& a, const anim::Transform& reporte
   if (shape.held) head |= kHeldPose;
   if (shape.machine_words > 0) head |= kMachineLayers;
   if (shape.morphs > 0) head |= kMorphs;
+  if (shape.shown) head |= kShown;
   if (out.size() < shape.words()) return 0;
   Writer w{out.data()};
   w.u(head);
@@ -232,6 +235,7 @@ uint32_t record_animator(const anim::Animator& a, const anim::Transform& reporte
     w.u(static_cast<uint32_t>(shape.morphs));
     for (float v : a.morph_weights()) w.f(v);
   }
+  if (shape.shown) w.u(shown->ticks_back), w.f(shown->alpha);
   return static_cast<uint32_t>(w.p - out.data());
 }
 
@@ -350,6 +354,11 @@ void decode_record(std::span<const uint32_t> words, DecodedRecord& out) {
     const uint32_t n = r.u();
     out.morph_words = std::span(r.p, n);
     r.p += n;
+  }
+  out.shown = ShownFrom{};
+  if (head & kShown) {
+    out.shown.ticks_back = r.u();
+    out.shown.alpha = r.f();
   }
   in.fades = std::span(out.fades).first(fades);
   in.layers = std::span(out.layers).first(layers);

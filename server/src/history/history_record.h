@@ -34,8 +34,16 @@
 //   [1 + N words] morph weights: N, then the N weights the update gave (kMorphs: the
 //                character's asset has morph targets; else none). Kept as evaluated, not
 //                recomputed: the game's overrides are not in the inputs.
+//   [2 words]    shown: ticks back to the frame of the evaluation before this one (uint32),
+//                interpolation weight alpha in [0, 1)        (kShown; else the tick showed
+//                                                     this record's pose)
 // The reported root differs from the evaluated one when a character moved in a tick it was
 // not updated in (update-rate LOD): its pose is the previous evaluation, its root the new one.
+// A character updated at a reduced rate shows, between two evaluations, the interpolation
+// anim::blend(pose A, pose B, alpha) of its last two evaluated poses (docs/animation.md,
+// "Update rates"): B is this record's pose, A the pose of this character's record in the frame
+// `ticks back` before this one (an evaluated record: it has no kShown part of its own
+// pointing further, or its own evaluated inputs are A's all the same).
 //
 // Typical size: 13 words (52 bytes) for a character playing or crossfading between two clips.
 
@@ -62,21 +70,33 @@ inline constexpr uint32_t kFeet = 1u << 18;
 inline constexpr uint32_t kHeldPose = 1u << 19;
 inline constexpr uint32_t kMachineLayers = 1u << 20;
 inline constexpr uint32_t kMorphs = 1u << 21;
+inline constexpr uint32_t kShown = 1u << 22;
+inline constexpr uint32_t kShownWords = 2;
 inline constexpr uint32_t kAimWords = 4;
 inline constexpr uint32_t kFeetWords = 18;
 inline constexpr uint32_t kBlendTerms = 1u << 24;
 }  // namespace record_format
 
+// What a tick showed of a character updated at a reduced rate: the interpolation from the
+// pose evaluated `ticks_back` frames before the record's to the record's own, by `alpha`
+// (in [0, 1); 1 means the record's pose, written without a kShown part).
+struct ShownFrom {
+  uint32_t ticks_back = 0;
+  float alpha = 1.0f;
+};
+
 // An upper bound of the words record_animator() may write for `a` after its next update (or
 // without it): taken before the update, from the current state and the last evaluated one.
+// (kShownWords more when the record may carry a ShownFrom.)
 uint32_t record_bound(const anim::Animator& a);
 
 // Writes the record of a's last evaluation, with `reported` as the tick's root, into `out`
 // (record_bound() words taken before the update are enough). Returns the words written, or
 // 0 and writes nothing when `out` is too small (a broken bound: the caller drops the
 // record rather than overwrite its neighbour's). No allocation, no lock.
+// `shown` (optional, alpha < 1): what the tick showed instead of the record's pose.
 uint32_t record_animator(const anim::Animator& a, const anim::Transform& reported,
-                         std::span<uint32_t> out);
+                         std::span<uint32_t> out, const ShownFrom* shown = nullptr);
 
 // A record read back: the inputs of evaluate_pose (without sampling cursors) and the
 // reported root. The spans of `inputs` point into this object (do not copy it while using
@@ -91,6 +111,8 @@ struct DecodedRecord {
   // The morph weights of the tick (kMorphs), as float bits: read them with morph_weight().
   std::span<const uint32_t> morph_words;
   float morph_weight(size_t i) const;
+  // kShown: what the tick showed (ticks_back 0: the record's own pose).
+  ShownFrom shown;
 };
 
 // Decodes a record written by record_animator. `words` holds at least the record.

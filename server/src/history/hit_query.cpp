@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "history/history_record.h"
+#include "history/shown_pose.h"
 
 namespace animd {
 
@@ -20,10 +21,7 @@ struct Candidate {
 
 // One thread's buffers: after its first queries, a query allocates only its answer.
 struct HitScratch {
-  anim::PoseScratch pose;
-  DecodedRecord record;
-  std::vector<anim::Transform> locals;
-  std::vector<glm::mat4> model;
+  ShownPoseScratch shown;
   std::vector<Candidate> candidates;
   std::vector<const anim::HitVolumes*> volumes;  // per frame asset
   // Per frame asset: its capsules' reach beyond the joints (HitVolumes::capsule_reach); < 0
@@ -94,17 +92,13 @@ bool ignored(const std::vector<uint32_t>& ignore, uint32_t id) {
   return !ignore.empty() && std::binary_search(ignore.begin(), ignore.end(), id);
 }
 
-// Entry i's pose at the frame's tick, evaluated again from its record, as a HitPose.
-anim::HitPose pose_of(const HistoryFrame& f, size_t i, HitScratch& s) {
-  const HistoryEntry& e = f.entries[i];
-  const anim::Asset& a = *f.assets[e.asset];
-  const size_t n = static_cast<size_t>(a.skeleton.num_joints());
-  s.locals.resize(n);
-  s.model.resize(n);
-  decode_record(f.record(e), s.record);
-  anim::evaluate_pose(a.skeleton, a.clips, s.record.inputs, e.setup, s.pose, {s.locals, s.model});
+// Entry i's pose at the frame's tick as it was shown (shown_pose.h), as a HitPose.
+anim::Expected<anim::HitPose> pose_of(const PoseHistory& h, const HistoryFrame& f, size_t i,
+                                      HitScratch& s) {
+  if (auto st = evaluate_shown(h, f, f.entries[i], s.shown); !st) return st;
   // A finite stretch: the joints' scales are within the asset's bounds (HitPlacement).
-  return anim::hit_pose(s.model, s.record.reported_root, std::isfinite(f.placements[i].stretch));
+  return anim::hit_pose(s.shown.model, s.shown.record.reported_root,
+                        std::isfinite(f.placements[i].stretch));
 }
 
 anim::Status too_many(const std::string& what, size_t needed, uint32_t max_poses,
@@ -162,7 +156,9 @@ anim::Expected<RaycastHit> raycast_history(const PoseHistory& h, const HitVolume
     const HistoryEntry& e = f.entries[c.entry];
     anim::Ray r = ray;
     if (out.hit) r.max_distance = out.distance;
-    const auto hit = anim::raycast_pose(*s.volumes[e.asset], pose_of(f, c.entry, s), r);
+    const auto pose = pose_of(h, f, c.entry, s);
+    if (!pose) return anim::Status(pose.error().code(), "raycast: " + pose.error().message());
+    const auto hit = anim::raycast_pose(*s.volumes[e.asset], *pose, r);
     // Equal distances: the lower character id (candidates are not visited in id order).
     if (!hit || (out.hit && (hit->distance > out.distance ||
                              (hit->distance == out.distance && e.character > out.character_id))))
@@ -209,7 +205,10 @@ anim::Expected<SphereOverlap> overlap_history(const PoseHistory& h, const HitVol
   for (const Candidate& c : s.candidates) {  // in entry order: by increasing id
     const HistoryEntry& e = f.entries[c.entry];
     s.joints.clear();
-    anim::overlap_pose(*s.volumes[e.asset], pose_of(f, c.entry, s), q.center, q.radius, s.joints);
+    const auto pose = pose_of(h, f, c.entry, s);
+    if (!pose)
+      return anim::Status(pose.error().code(), "overlap_sphere: " + pose.error().message());
+    anim::overlap_pose(*s.volumes[e.asset], *pose, q.center, q.radius, s.joints);
     if (!s.joints.empty()) out.characters.push_back({e.character, f.assets[e.asset], s.joints});
   }
   return out;

@@ -37,11 +37,13 @@ void FrameRef::release() {
   frame_ = nullptr;
 }
 
-PoseHistory::PoseHistory(int capacity_ticks)
-    : capacity_(std::max(1, capacity_ticks)), ring_(static_cast<size_t>(capacity_), nullptr) {
+PoseHistory::PoseHistory(int capacity_ticks, int lookback_ticks)
+    : capacity_(std::max(1, capacity_ticks)),
+      ring_(static_cast<size_t>(capacity_) + static_cast<size_t>(std::max(0, lookback_ticks)),
+            nullptr) {
   // The lists never hold more than every frame; reserved so that ticks do not grow them.
-  frames_.reserve(static_cast<size_t>(capacity_) + 8);
-  retired_.reserve(static_cast<size_t>(capacity_) + 8);
+  frames_.reserve(ring_.size() + 8);
+  retired_.reserve(ring_.size() + 8);
 }
 
 HistoryFrame& PoseHistory::begin_tick(uint64_t tick, double server_time) {
@@ -72,7 +74,7 @@ HistoryFrame& PoseHistory::begin_tick(uint64_t tick, double server_time) {
 
 void PoseHistory::publish() {
   std::lock_guard lock(mutex_);
-  const uint64_t cap = static_cast<uint64_t>(capacity_);
+  const uint64_t cap = ring_.size();
   HistoryFrame*& slot = ring_[filling_->tick % cap];
   if (slot) retired_.push_back(slot);
   slot = filling_;
@@ -83,7 +85,7 @@ void PoseHistory::publish() {
   // After skipped ticks, the slots of the skipped numbers hold frames that left the window:
   // retired now, as their slots are not overwritten.
   if (newest_ > previous + 1) {
-    const uint64_t oldest = oldest_locked();
+    const uint64_t oldest = oldest_kept_locked();
     const uint64_t from = std::max(previous + 1, newest_ > cap ? newest_ - cap : 0);
     for (uint64_t t = from; t < newest_; ++t) {
       HistoryFrame*& stale = ring_[t % cap];
@@ -110,7 +112,7 @@ void PoseHistory::publish() {
 FrameRef PoseHistory::newest() const {
   std::lock_guard lock(mutex_);
   if (published_ == 0) return {};
-  const HistoryFrame* f = ring_[newest_ % static_cast<uint64_t>(capacity_)];
+  const HistoryFrame* f = ring_[newest_ % ring_.size()];
   f->readers.fetch_add(1, std::memory_order_relaxed);  // under the mutex: not yet retired
   return FrameRef(f);
 }
@@ -118,7 +120,16 @@ FrameRef PoseHistory::newest() const {
 FrameRef PoseHistory::at(uint64_t tick) const {
   std::lock_guard lock(mutex_);
   if (published_ == 0 || tick > newest_ || tick < oldest_locked()) return {};
-  const HistoryFrame* f = ring_[tick % static_cast<uint64_t>(capacity_)];
+  const HistoryFrame* f = ring_[tick % ring_.size()];
+  if (!f || f->tick != tick) return {};
+  f->readers.fetch_add(1, std::memory_order_relaxed);
+  return FrameRef(f);
+}
+
+FrameRef PoseHistory::at_kept(uint64_t tick) const {
+  std::lock_guard lock(mutex_);
+  if (published_ == 0 || tick > newest_ || tick < oldest_kept_locked()) return {};
+  const HistoryFrame* f = ring_[tick % ring_.size()];
   if (!f || f->tick != tick) return {};
   f->readers.fetch_add(1, std::memory_order_relaxed);
   return FrameRef(f);
@@ -135,10 +146,15 @@ uint64_t PoseHistory::oldest_locked() const {
   return std::max(first_, newest_ >= cap ? newest_ + 1 - cap : 1);
 }
 
+uint64_t PoseHistory::oldest_kept_locked() const {
+  const uint64_t cap = ring_.size();
+  return std::max(first_, newest_ >= cap ? newest_ + 1 - cap : 1);
+}
+
 bool PoseHistory::skipped(uint64_t tick) const {
   std::lock_guard lock(mutex_);
   if (published_ == 0 || tick < oldest_locked() || tick > newest_) return false;
-  const HistoryFrame* f = ring_[tick % static_cast<uint64_t>(capacity_)];
+  const HistoryFrame* f = ring_[tick % ring_.size()];
   return !f || f->tick != tick;
 }
 
@@ -146,7 +162,7 @@ uint64_t PoseHistory::first_tick_of(uint32_t character) const {
   std::lock_guard lock(mutex_);
   if (published_ == 0) return 0;
   for (uint64_t t = oldest_locked(); t <= newest_; ++t) {
-    const HistoryFrame* f = ring_[t % static_cast<uint64_t>(capacity_)];
+    const HistoryFrame* f = ring_[t % ring_.size()];
     if (f && f->tick == t && f->find(character)) return t;
   }
   return 0;
@@ -162,7 +178,7 @@ size_t PoseHistory::bytes() const {
 }
 
 void add_entry(HistoryFrame& f, uint32_t character, const std::shared_ptr<const anim::Asset>& asset,
-               const anim::Animator& a) {
+               const anim::Animator& a, bool may_interpolate) {
   HistoryEntry e;
   e.character = character;
   e.offset = static_cast<uint32_t>(f.words.size());
@@ -179,23 +195,28 @@ void add_entry(HistoryFrame& f, uint32_t character, const std::shared_ptr<const 
   if (a.setup()) f.setups.push_back(a.setup());
   if (a.evaluated_setup() && a.evaluated_setup() != a.setup())
     f.setups.push_back(a.evaluated_setup());
-  f.words.resize(f.words.size() + record_bound(a));
+  f.words.resize(f.words.size() + record_bound(a) +
+                 (may_interpolate ? record_format::kShownWords : 0));
   f.entries.push_back(e);
   f.placements.emplace_back();
 }
 
 void record_entry(HistoryFrame& f, size_t index, const anim::Animator& a,
                   std::span<const glm::mat4> model) {
+  record_entry(f, index, a, anim::pose_bound(model), nullptr);
+}
+
+void record_entry(HistoryFrame& f, size_t index, const anim::Animator& a,
+                  const anim::PoseBound& bound, const ShownFrom* shown) {
   HistoryEntry& e = f.entries[index];
   e.setup = a.evaluated_setup().get();
   // Its room: up to the next entry's record (offsets are not written during the update).
   const size_t end = index + 1 < f.entries.size() ? f.entries[index + 1].offset : f.words.size();
   const auto room = std::span(f.words).subspan(e.offset, end - e.offset);
-  e.size = record_animator(a, a.root_transform(), room);
+  e.size = record_animator(a, a.root_transform(), room, shown);
   // The pose's bound, placed by the root. Capsules reach beyond joints by their extents,
   // which assume the asset's scale bounds: void with additive layers on an asset that
   // animates scale (its fitted volumes say so; set_hit_volumes keeps that).
-  const anim::PoseBound bound = anim::pose_bound(model);
   const anim::Transform& root = a.root_transform();
   const float scale =
       std::max({std::abs(root.scale.x), std::abs(root.scale.y), std::abs(root.scale.z)});

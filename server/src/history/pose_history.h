@@ -24,7 +24,9 @@
 
 #include "anim/animator.h"
 #include "anim/asset.h"
+#include "anim/hit_volumes.h"
 #include "anim/pose_evaluation.h"
+#include "history/history_record.h"
 
 namespace animd {
 
@@ -100,7 +102,9 @@ class FrameRef {
 
 class PoseHistory {
  public:
-  explicit PoseHistory(int capacity_ticks);
+  // `lookback_ticks`: frames kept beyond the window, read only by at_kept() (the frames that
+  // interpolated ticks of the window's oldest part refer to: shown_pose.h).
+  explicit PoseHistory(int capacity_ticks, int lookback_ticks = 0);
   PoseHistory(const PoseHistory&) = delete;
   PoseHistory& operator=(const PoseHistory&) = delete;
 
@@ -113,6 +117,8 @@ class PoseHistory {
   // Any thread.
   FrameRef newest() const;
   FrameRef at(uint64_t tick) const;  // empty when the tick is not in the window
+  // The same, also for the lookback frames before the window.
+  FrameRef at_kept(uint64_t tick) const;
   // The ticks the window spans (oldest, newest): the last `capacity` tick numbers up to the
   // newest, from the first published; {1, 0} when empty. Skipped ticks in it have no frame.
   std::pair<uint64_t, uint64_t> window() const;
@@ -121,34 +127,44 @@ class PoseHistory {
   // The oldest tick in the window whose frame has `character` (for error messages), or 0.
   uint64_t first_tick_of(uint32_t character) const;
   int capacity() const { return capacity_; }
+  // The frames kept: the window's and the lookback's.
+  int kept_ticks() const { return static_cast<int>(ring_.size()); }
   // Bytes every frame holds (in the window, being filled, held by readers, or spare). Tick
   // thread (it reads the frame being filled).
   size_t bytes() const;
 
  private:
-  uint64_t oldest_locked() const;  // window().first, mutex_ held, published_ > 0
+  uint64_t oldest_locked() const;       // window().first, mutex_ held, published_ > 0
+  uint64_t oldest_kept_locked() const;  // the same with the lookback frames
 
   const int capacity_;
   mutable std::mutex mutex_;
   std::vector<std::unique_ptr<HistoryFrame>> frames_;  // guarded: every frame made
-  std::vector<HistoryFrame*> ring_;                    // guarded: tick % capacity -> frame
-  std::vector<HistoryFrame*> retired_;                 // guarded: left the window, maybe still read
-  HistoryFrame* filling_ = nullptr;                    // tick thread only
-  uint64_t newest_ = 0;                                // guarded
-  uint64_t first_ = 0;                                 // guarded: the first tick published
-  uint64_t published_ = 0;                             // guarded: frames published so far
+  std::vector<HistoryFrame*> ring_;     // guarded: tick % (capacity + lookback) -> frame
+  std::vector<HistoryFrame*> retired_;  // guarded: left the window, maybe still read
+  HistoryFrame* filling_ = nullptr;     // tick thread only
+  uint64_t newest_ = 0;                 // guarded
+  uint64_t first_ = 0;                  // guarded: the first tick published
+  uint64_t published_ = 0;              // guarded: frames published so far
 };
 
 // Filling a frame (tick thread, between begin_tick and publish):
 // 1. before the character update, in increasing id order: each character's entry, with room
-//    for its record (record_bound) and what the record needs kept alive (asset, setups);
+//    for its record (record_bound, and room for a ShownFrom when `may_interpolate`) and what
+//    the record needs kept alive (asset, setups);
 void add_entry(HistoryFrame& frame, uint32_t character,
-               const std::shared_ptr<const anim::Asset>& asset, const anim::Animator& animator);
+               const std::shared_ptr<const anim::Asset>& asset, const anim::Animator& animator,
+               bool may_interpolate = false);
 // 2. in the per-character update, after the Animator's update (or its skip): entry `index`'s
 //    record, from what the Animator last evaluated, with its current root as the tick's
 //    root, and its placement (the bound of `model`: the model-space matrices of that pose).
 //    Any worker thread, one per entry; no allocation, no lock.
 void record_entry(HistoryFrame& frame, size_t index, const anim::Animator& animator,
                   std::span<const glm::mat4> model);
+//    Or, with the model-space bound of the pose shown already known (update-rate LOD: the
+//    pose's matrices were not computed), and what the tick showed when it interpolated
+//    (null or alpha 1: the Animator's last evaluated pose).
+void record_entry(HistoryFrame& frame, size_t index, const anim::Animator& animator,
+                  const anim::PoseBound& bound, const ShownFrom* shown);
 
 }  // namespace animd

@@ -6,6 +6,7 @@
 
 #include "anim/palette.h"
 #include "history/history_record.h"
+#include "history/shown_pose.h"
 
 namespace animd {
 
@@ -14,10 +15,7 @@ namespace {
 // One thread's evaluation buffers: after the first query of a skeleton size, a query
 // allocates only its answer.
 struct QueryScratch {
-  anim::PoseScratch pose;
-  DecodedRecord record;
-  std::vector<anim::Transform> locals;
-  std::vector<glm::mat4> model;
+  ShownPoseScratch shown;
   // Per joint, the position in the query that asked for it (names first, then indices), or
   // -1: each joint is answered at most once.
   std::vector<int> asked_by;
@@ -106,23 +104,21 @@ std::optional<anim::Expected<PoseAnswer>> query_history(const PoseHistory& h, co
   if (every)
     for (int j = 0; j < n; ++j) out.joints.push_back(PoseJoint{static_cast<uint32_t>(j), {}});
 
-  // The tick's pose, evaluated again from its record.
-  s.locals.resize(static_cast<size_t>(n));
-  s.model.resize(static_cast<size_t>(n));
-  decode_record(frame->record(*entry), s.record);
-  anim::evaluate_pose(a.skeleton, a.clips, s.record.inputs, entry->setup, s.pose,
-                      {s.locals, s.model});
+  // The tick's pose as it was shown, evaluated again from the history.
+  ShownPoseScratch& p = s.shown;
+  if (auto st = evaluate_shown(h, *frame, *entry, p); !st)
+    return anim::not_found("query_pose: " + st.message() + "; " + range_of(h, r.character, newest));
 
-  const anim::Transform& root = s.record.reported_root;
+  const anim::Transform& root = p.record.reported_root;
   const glm::mat4 world = anim::to_matrix(root);
   for (PoseJoint& jp : out.joints)
     jp.matrix = anim::PaletteMatrix::from_mat4(
-        r.space == PoseSpace::kWorld ? world * s.model[jp.index] : s.model[jp.index]);
+        r.space == PoseSpace::kWorld ? world * p.model[jp.index] : p.model[jp.index]);
   out.palette.resize(static_cast<size_t>(n));
-  anim::build_palette(a.skeleton, s.model, out.palette);
-  out.morph_weights.resize(s.record.morph_words.size());
+  anim::build_palette(a.skeleton, p.model, out.palette);
+  out.morph_weights.resize(p.record.morph_words.size());
   for (size_t i = 0; i < out.morph_weights.size(); ++i)
-    out.morph_weights[i] = s.record.morph_weight(i);
+    out.morph_weights[i] = p.record.morph_weight(i);
   out.tick = want;
   out.server_time = frame->server_time;
   out.root = root;

@@ -53,6 +53,8 @@ struct ResultWriter {
       if (c.clip >= 0) ci->set_clip(c.asset->clips[static_cast<size_t>(c.clip)].name);
       ci->set_blend_space(c.blend_space);
       to_proto(c.root, ci->mutable_root());
+      ci->set_significance(c.significance);
+      ci->set_update_interval(c.update_interval);
     }
   }
   void operator()(const Subscribed& s) const {
@@ -88,6 +90,9 @@ struct ResultWriter {
     s->set_ticks_skipped(a.ticks_skipped);
     s->set_clock_steps_forward(a.clock_steps_forward);
     s->set_clock_steps_back(a.clock_steps_back);
+    s->set_anim_budget_ms(std::isfinite(a.anim_budget_ms) ? a.anim_budget_ms : 0.0);
+    s->set_anim_pressure(a.anim_pressure);
+    for (uint32_t n : a.update_intervals) s->add_update_intervals(n);
   }
   void operator()(const ClipEventsAnswer& a) const {
     auto* out = reply.mutable_add_clip_events();

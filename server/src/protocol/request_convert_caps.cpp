@@ -159,6 +159,9 @@ anim::Status check_repeated_field_caps(const anim::v1::Request& r) {
     }
     case R::kMigrate:
       return check_cap(caps::kMigrateCharacterIds, r.migrate().character_ids_size());
+    case R::kSetSignificance:
+      return check_cap(caps::kSetSignificanceCharacterIds,
+                       r.set_significance().character_ids_size());
     default:
       return {};
   }

@@ -173,6 +173,8 @@ inline constexpr RepeatedFieldCap kStateMorphOverrides{
     "overrides", "the morph weights a state carries"};
 inline constexpr RepeatedFieldCap kMigrateCharacterIds{"migrate.character_ids", kMaxSavedCharacters,
                                                        kExhausted, "ids", "characters per request"};
+inline constexpr RepeatedFieldCap kSetSignificanceCharacterIds{
+    "set_significance.character_ids", 4096, kExhausted, "ids", "characters per request"};
 }  // namespace caps
 
 // Every cap, in the order of docs/protocol.md's table.
@@ -221,6 +223,7 @@ inline constexpr std::array kRepeatedFieldCaps = {
     caps::kStateMorphWeights,
     caps::kStateMorphOverrides,
     caps::kMigrateCharacterIds,
+    caps::kSetSignificanceCharacterIds,
 };
 
 // OK when `count` entries are within `cap`, else its refusal.

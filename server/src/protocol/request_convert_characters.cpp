@@ -325,4 +325,18 @@ Converted query_pose_request(const anim::v1::QueryPoseRequest& r) {
   return WorldRequest(std::move(out));
 }
 
+anim::Expected<WorldRequest> set_significance_request(const anim::v1::SetSignificanceRequest& r) {
+  if (r.character_ids().empty())
+    return anim::invalid_argument("set_significance.character_ids is empty: name a character");
+  SetSignificance out;
+  out.clear = r.clear();
+  if (!r.clear() && !(r.significance() >= 0.0f && r.significance() <= 1.0f))
+    return anim::invalid_argument("set_significance.significance " +
+                                  std::to_string(r.significance()) +
+                                  " is not in [0, 1] (or set clear to drop the override)");
+  out.significance = r.clear() ? 0.0f : r.significance();
+  out.characters.assign(r.character_ids().begin(), r.character_ids().end());
+  return WorldRequest(std::move(out));
+}
+
 }  // namespace animd

@@ -19,5 +19,6 @@ anim::Expected<WorldRequest> add_layer_request(const anim::v1::AddLayerRequest& 
 anim::Expected<WorldRequest> update_layer_request(const anim::v1::UpdateLayerRequest& r);
 anim::Expected<WorldRequest> set_ik_goal_request(const anim::v1::SetIkGoalRequest& r);
 anim::Expected<WorldRequest> query_pose_request(const anim::v1::QueryPoseRequest& r);
+anim::Expected<WorldRequest> set_significance_request(const anim::v1::SetSignificanceRequest& r);
 
 }  // namespace animd

@@ -206,6 +206,9 @@ std::span<const CommandSpec> command_table() {
       CommandSpec{R::kCommitMigration, "commit_migration", kControl, Route::kTick,
                   [](const R& r) { return commit_migration_request(r.commit_migration()); },
                   &Session::queue_for_tick},
+      CommandSpec{R::kSetSignificance, "set_significance", kControl, Route::kTick,
+                  [](const R& r) { return set_significance_request(r.set_significance()); },
+                  &Session::queue_for_tick},
   };
   return kCommands;
 }

@@ -23,6 +23,11 @@ animcodec::Layout make_compact_layout(const anim::Asset& asset) {
 
 void quantize_character(Snapshot& snap, size_t index, const anim::Animator& animator,
                         const QuantRef (&pull)[2]) {
+  quantize_character(snap, index, animator.local_pose().locals, animator, pull);
+}
+
+void quantize_character(Snapshot& snap, size_t index, std::span<const anim::Transform> locals,
+                        const anim::Animator& animator, const QuantRef (&pull)[2]) {
   const SnapshotCharacter& c = snap.characters[index];
   QuantFrame& frame = *snap.quant;
   // The frames the receivers will predict from (absent: no pull).
@@ -33,7 +38,6 @@ void quantize_character(Snapshot& snap, size_t index, const anim::Animator& anim
     prev[k] = pull[k]->joints.data() + c.pull_offset[k];
     prev_root[k] = &pull[k]->roots[c.pull_index[k]];
   }
-  const auto& locals = animator.local_pose().locals;
   animcodec::quantize_pose(*c.layout, animcodec::transform_view<anim::Transform>(locals), prev[0],
                            prev[1], {frame.joints.data() + c.palette_offset, locals.size()});
   const anim::Transform& root = animator.root_transform();

@@ -22,6 +22,10 @@ std::shared_ptr<const animcodec::Layout> compact_layout(const AssetPtr& asset);
 // characters' entries).
 void quantize_character(Snapshot& snap, size_t index, const anim::Animator& animator,
                         const QuantRef (&pull)[2]);
+// The same with `locals` as its local transforms (the pose a tick shows between two
+// evaluations); root and morph weights still the Animator's.
+void quantize_character(Snapshot& snap, size_t index, std::span<const anim::Transform> locals,
+                        const anim::Animator& animator, const QuantRef (&pull)[2]);
 
 // The same, made afresh (no cache): from the skeleton and the mesh's reach.
 animcodec::Layout make_compact_layout(const anim::Asset& asset);

@@ -25,7 +25,8 @@ bool QuantizeWork::run_block() {
   if (begin >= count_) return false;
   const size_t end = std::min(begin + kBlock, count_);
   for (size_t i = begin; i < end; ++i)
-    quantize_character(*snap_, i, *animators_[i], snap_->quant_pull);
+    if (!snap_->characters[i].quantized_in_update)
+      quantize_character(*snap_, i, *animators_[i], snap_->quant_pull);
   // The last block's thread publishes the whole frame.
   const size_t n = end - begin;
   if (done_.fetch_add(n, std::memory_order_acq_rel) + n == count_) {

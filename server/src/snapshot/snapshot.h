@@ -97,6 +97,9 @@ struct SnapshotCharacter {
   // An explicit-id or all-characters subscription in ENCODING_COMPACT watches it (regions:
   // Snapshot::regions): the encode stage prepares its frames.
   bool watched_by_id = false;
+  // Its quantized pose was written by the tick's update (a pose interpolated between two
+  // evaluations: update-rate LOD), not to be quantized again from its Animator.
+  bool quantized_in_update = false;
   // The compact encoding's view of the skeleton (compact_layout.h); shared per asset.
   std::shared_ptr<const animcodec::Layout> layout;
   // Where the character is in Snapshot::quant_prev[k] (the ticks 1 and 2 before): its palette

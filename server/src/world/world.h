@@ -11,12 +11,14 @@
 // layer above converts at the edge (protocol/), requests in the sessions before they are
 // queued, answers in the sink they are handed to (protocol/reply_sink.h).
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -29,6 +31,8 @@
 #include "base/worker_pool.h"
 #include "history/hit_volume_table.h"
 #include "history/pose_history.h"
+#include "lod/significance.h"
+#include "lod/update_rates.h"
 #include "snapshot/quant_frame_pool.h"
 #include "snapshot/snapshot.h"
 #include "snapshot/snapshot_pool.h"
@@ -69,6 +73,28 @@ struct Character {
   // The migration freezing it on this daemon (World::outgoing_), 0: none. A frozen character
   // animates and answers queries; commands that change it are refused.
   uint64_t migrating = 0;
+  // Update-rate LOD (lod/update_rates.h; docs/animation.md, "Update rates").
+  float significance_override = -1.0f;  // set_significance: in [0, 1]; < 0: none
+  float significance = 1.0f;            // as the last update computed it, in [0, 1]
+  uint8_t interval = 1;                 // ticks between its evaluations from the next one on
+  uint64_t evaluated_tick = 0;          // B: its last evaluation (0: none yet)
+  // A: the evaluation before B when the ticks from B to the next evaluation show the
+  // interpolation from A's pose to B's; 0 when they show B's pose.
+  uint64_t interpolated_from = 0;
+  uint64_t next_evaluation = 0;  // the tick of its next evaluation (planned at B)
+  // A's local pose while it interpolates (sized by the tick before it needs it; kept).
+  std::vector<anim::Transform> interpolation_from;
+  // Model-space bounds of A's and B's poses (anim::pose_bound).
+  anim::PoseBound evaluated_bounds[2];
+};
+
+// What one pool thread's share of an update with allocated rates counted (World::update), and
+// its buffer for the poses shown between two evaluations.
+struct alignas(64) UpdateRateCounts {
+  SignificanceHistogram histogram{};
+  size_t evaluated = 0, skipped = 0;
+  std::array<uint32_t, 16> intervals{};  // characters by interval (index: interval - 1)
+  std::vector<anim::Transform> shown;    // anim::Skeleton::kMaxJoints entries
 };
 
 // Who sent a request.
@@ -160,6 +186,11 @@ class World {
                                     uint64_t tick, bool catch_up, uint64_t max_catch_up_ticks);
   // Where the assets' changes made by commands go once applied (null: nowhere).
   void set_asset_changes(AssetChangeSink* sink) { asset_changes_ = sink; }
+
+  // Update-rate LOD: the allocator's pressure in force (update_rates.h), and how many
+  // characters have each update interval (index i: interval i + 1).
+  float anim_pressure() const { return pressure_; }
+  std::span<const uint32_t> interval_counts() const { return interval_counts_; }
 
   // Tick-time samples, fed by the tick loop (for StatsReply).
   TickStats& tick_stats() { return tick_stats_; }
@@ -257,6 +288,7 @@ class World {
   anim::Status handle(const SetPose& r, const CommandContext& ctx);
   anim::Status handle(const BlendOutPose& r, const CommandContext& ctx);
   anim::Status handle(const SetMorphWeights& r, const CommandContext& ctx);
+  anim::Status handle(const SetSignificance& r, const CommandContext& ctx);
   anim::Status handle(const ClearMorphWeights& r, const CommandContext& ctx);
   anim::Expected<MachineStateAnswer> handle(const GetMachineState& r, const CommandContext& ctx);
   // Saving and restoring characters (world_state.cpp).
@@ -363,9 +395,21 @@ class World {
   float ik_scale_ = 1.0f;         // the iteration scale in force (--ik-budget / ik_cost_)
   int all_watchers_ = 0;          // subscriptions with all_characters
   int compact_all_watchers_ = 0;  // those of them in ENCODING_COMPACT
-  // The regions of every region subscription, gathered at a degraded tick (kept for its
-  // capacity: steady-state ticks do not allocate).
+  // The regions of every region subscription, gathered at a degraded tick or, with update
+  // rates allocated, at every tick (kept for its capacity: steady-state ticks do not
+  // allocate).
   std::vector<StreamRegion> watched_regions_;
+  // Update-rate LOD (world_lod.cpp): the policy, the pressure for the next tick, the cost
+  // model the budget is turned into characters with, and per pool thread what the update
+  // counted and its buffer for the interpolated poses.
+  RatePolicy rate_policy_;
+  float pressure_ = 0.0f;
+  TickCostModel cost_model_;
+  std::vector<UpdateRateCounts> lod_threads_;
+  std::vector<uint32_t> interval_counts_;
+  // After the update of a tick with allocation on: the next tick's pressure from what the
+  // threads counted and the update's wall time.
+  void plan_update_rates(double update_ms);
   // Migrations leaving this daemon, by number: where to, and the characters they froze.
   struct OutgoingMigration {
     std::string target;

@@ -426,6 +426,14 @@ struct CommitMigration {
   bool abort = false;
 };
 
+// Sets how much characters matter to the update-rate allocator (docs/animation.md, "Update
+// rates"), all or none: `significance` in [0, 1] wins over what watches them until `clear`.
+struct SetSignificance {
+  std::vector<uint32_t> characters;  // at least one; repeats allowed
+  float significance = 0.0f;         // in [0, 1] (ignored with clear)
+  bool clear = false;
+};
+
 // One request. The first alternative (what a default-made Command holds) changes nothing.
 using WorldRequest = std::variant<
     GetStats, SpawnCharacter, DespawnCharacter, SetRootTransform, PlayClip, CrossfadeClip,
@@ -435,6 +443,6 @@ using WorldRequest = std::variant<
     SetFootIk, SetGround, ClearFootIk, DefineBlendSpace, SetParameter, PlayMontage, StopMontage,
     JumpToSection, DefineStateMachine, StartStateMachine, StopStateMachine, SetTrigger,
     GetMachineState, SetPose, BlendOutPose, SetMorphWeights, ClearMorphWeights, ExportCharacters,
-    ImportCharacters, BeginMigration, FinishMigration, CommitMigration>;
+    ImportCharacters, BeginMigration, FinishMigration, CommitMigration, SetSignificance>;
 
 }  // namespace animd

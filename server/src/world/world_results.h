@@ -44,6 +44,10 @@ struct CharacterEntry {
   int clip = -1;   // the latest target clip (index into asset->clips); -1 before any
   anim::Transform root;
   std::string blend_space;  // the latest target when it is a blend space (clip is then -1)
+  // Update rates (docs/animation.md, "Update rates"): its significance as the last update
+  // computed it (or set_significance's), in [0, 1], and the ticks between its evaluations.
+  float significance = 1.0f;
+  uint32_t update_interval = 1;
 };
 
 // Every character, by increasing id.
@@ -86,6 +90,11 @@ struct StatsAnswer {
   uint64_t ticks_skipped = 0;     // tick numbers that never ran (total)
   uint64_t clock_steps_forward = 0;
   uint64_t clock_steps_back = 0;
+  // Update-rate LOD (docs/animation.md, "Update rates").
+  double anim_budget_ms = 0.0;  // the budget in force; +infinity: unlimited
+  float anim_pressure = 0.0f;   // the allocator's pressure (0: every character every tick)
+  // Characters by update interval: entry i counts those updated every (i + 1)th tick.
+  std::vector<uint32_t> update_intervals;
 };
 
 // A blend space defined: its triangle count (2D; 0 in 1D).

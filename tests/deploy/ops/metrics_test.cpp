@@ -25,6 +25,8 @@ struct Values {
   unsigned long b[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   std::string sum = "0";
   unsigned long skipped = 0, steps_forward = 0, steps_back = 0;
+  long reduced_rate = 0;
+  unsigned long updates_skipped = 0;
   unsigned long migrations_committed = 0, migrations_failed = 0, migrated_out = 0, migrated_in = 0;
   unsigned long overruns = 0, bytes_in = 0, bytes_out = 0, sent = 0, dropped = 0, requests = 0;
   unsigned long events_fired = 0, events_overflowed = 0, events_sent = 0, events_dropped = 0;
@@ -72,6 +74,14 @@ std::string expected(const Values& v) {
   s += "# HELP animd_ticks_skipped_total Tick numbers that never ran (late ticks, clock steps).\n";
   s += "# TYPE animd_ticks_skipped_total counter\n";
   s += "animd_ticks_skipped_total " + n(v.skipped) + "\n";
+  s += "# HELP animd_characters_reduced_rate Characters updated less often than every tick "
+       "(update-rate budget).\n";
+  s += "# TYPE animd_characters_reduced_rate gauge\n";
+  s += "animd_characters_reduced_rate " + n(v.reduced_rate) + "\n";
+  s += "# HELP animd_character_updates_skipped_total Character-ticks not evaluated, shown "
+       "between two evaluations.\n";
+  s += "# TYPE animd_character_updates_skipped_total counter\n";
+  s += "animd_character_updates_skipped_total " + n(v.updates_skipped) + "\n";
   s += "# HELP animd_clock_steps_total Wall-clock steps seen between two ticks, by direction.\n";
   s += "# TYPE animd_clock_steps_total counter\n";
   s += "animd_clock_steps_total{direction=\"forward\"} " + n(v.steps_forward) + "\n";
@@ -229,6 +239,10 @@ TEST(Metrics, TickHistogramBucketsAreCumulativeWithInclusiveUpperBounds) {
   v.overruns = 2;
   m.ticks_skipped.set_total(5);
   v.skipped = 5;
+  m.reduced_rate_characters.set(300);
+  v.reduced_rate = 300;
+  m.character_updates_skipped.set_total(12345);
+  v.updates_skipped = 12345;
   m.clock_steps_forward.set_total(1);
   v.steps_forward = 1;
   //        .0005 .001 .002 .004 .006 .008 .01 .0125 .0167 .025 .05 +Inf

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstring>
 #include <deque>
+#include <limits>
 #include <map>
 #include <memory>
 #include <random>
@@ -40,9 +41,17 @@ class PoseHistoryTest : public ::testing::Test {
     config_.history_seconds = 0.5;  // 30 ticks
     config_.ik_budget = 1u << 30;
     metrics_.float_subscriptions = 1;  // these tests read the snapshots' palettes
+    make_world(std::numeric_limits<double>::infinity());
+  }
+  // A World with this --anim-budget-ms: unlimited, degraded ticks skip characters; tiny,
+  // update rates are allocated (the least significant every 8th tick, the ticks between
+  // interpolated).
+  void make_world(double budget_ms) {
+    config_.anim_budget_ms = budget_ms;
     world_ = std::make_unique<World>(config_, metrics_, catalog_, pool_);
     EXPECT_TRUE(world_->add_asset(std::make_shared<anim::Asset>(anim::make_builtin_character())));
   }
+  void every_tick_reevaluates(bool allocated_rates);
   anim::Expected<WorldResult> run(const WorldRequest& r) {
     return world_->execute(r, Caller{1, 0}, tick_, double(tick_) * kDt);
   }
@@ -140,6 +149,15 @@ TEST_F(PoseHistoryTest, BlendSpacesReEvaluateBitForBit) {
 }
 
 TEST_F(PoseHistoryTest, EveryTickInTheWindowReEvaluatesToItsPaletteBitForBit) {
+  every_tick_reevaluates(false);
+}
+
+TEST_F(PoseHistoryTest, EveryInterpolatedTickReEvaluatesToItsPaletteBitForBit) {
+  make_world(1e-9);
+  every_tick_reevaluates(true);
+}
+
+void PoseHistoryTest::every_tick_reevaluates(bool allocated_rates) {
   std::mt19937 rng(2026);
   auto uniform = [&](float lo, float hi) {
     return std::uniform_real_distribution<float>(lo, hi)(rng);
@@ -300,7 +318,10 @@ TEST_F(PoseHistoryTest, EveryTickInTheWindowReEvaluatesToItsPaletteBitForBit) {
         "move_ik_goal", "clear_ik_goal", "set_root", "set_root_motion"})
     EXPECT_GT(applied[what], 3) << what;
   EXPECT_GT(skipped_moves, 5);
-  EXPECT_GT(metrics_.degraded_ticks.load(), 40u);
+  if (allocated_rates)
+    EXPECT_GT(metrics_.character_updates_skipped.load(), 7u * 240u / 2u);
+  else
+    EXPECT_GT(metrics_.degraded_ticks.load(), 40u);
   EXPECT_GT(compared, 8 * 30 * 9);
 }
 
@@ -530,7 +551,7 @@ TEST_F(PoseHistoryTest, BytesPerCharacterAreBoundedAndSteadyOnceTheWindowIsFull)
   // Every record the same shape: one long crossfade running on each character.
   for (uint32_t id = 1; id <= kCharacters; ++id)
     ASSERT_TRUE(run(CrossfadeClip{id, "idle", 1000.0f, true, 1.0f, false}));
-  const size_t window = static_cast<size_t>(config_.history_ticks());
+  const size_t window = static_cast<size_t>(world_->history()->kept_ticks());
   auto fill = [&] {
     for (size_t i = 0; i < window + 2; ++i) tick(false);
   };

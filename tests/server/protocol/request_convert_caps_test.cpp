@@ -343,6 +343,11 @@ std::map<std::string, std::function<void(Request&, int)>> valid_fillers() {
          r.mutable_migrate()->mutable_target()->set_port(7450);
          for (int i = 0; i < n; ++i) r.mutable_migrate()->add_character_ids(i + 1);
        }},
+      {"set_significance.character_ids",
+       [](Request& r, int n) {
+         r.mutable_set_significance()->set_significance(0.5f);
+         for (int i = 0; i < n; ++i) r.mutable_set_significance()->add_character_ids(i + 1);
+       }},
       {"query_pose.joint_names",
        [](Request& r, int n) {
          for (int i = 0; i < n; ++i)

@@ -22,8 +22,9 @@ namespace {
 
 // `after_tick`: the quantization left to after each tick (quantize_work.h), finished by the
 // next update as when no encode stage thread took any of it.
-void expect_no_allocations(bool after_tick) {
+void expect_no_allocations(bool after_tick, double budget_ms = -1.0) {
   Config config;
+  config.anim_budget_ms = budget_ms;
   Metrics metrics;
   AssetCatalog catalog;
   WorkerPool workers{2};
@@ -59,7 +60,8 @@ void expect_no_allocations(bool after_tick) {
   // here as a subscriber would, and the new one) and their quantized frames (each snapshot
   // also holds the two ticks before it: four at once here); the history makes a frame per
   // tick of its window, plus the one being filled.
-  const uint64_t warm = std::max<uint64_t>(config.history_ticks() + 3, 5);
+  const uint64_t warm =
+      std::max<uint64_t>(static_cast<uint64_t>(world.history()->kept_ticks()) + 3, 5);
   SnapshotPtr previous = world.update(0.01f, 1, 0.01, false);
   for (uint64_t tick = 2; tick <= warm; ++tick) previous = world.update(0.01f, tick, 0.0, false);
 
@@ -79,6 +81,13 @@ TEST(WorldAllocations, UpdateAllocatesNothingInSteadyState) {
 
 TEST(WorldAllocations, NorWhenQuantizingAfterTheTick) {
   expect_no_allocations(true);
+}
+
+// A budget nothing fits: every character at the floor interval, the ticks between its
+// evaluations interpolated (palettes and quantized poses of the interpolation included).
+TEST(WorldAllocations, NorWithUpdateRatesAllocated) {
+  expect_no_allocations(false, 1e-9);
+  expect_no_allocations(true, 1e-9);
 }
 
 }  // namespace

@@ -1,10 +1,11 @@
-// Update-rate LOD (World::update with degrade = true, what the tick loop asks for after an
-// overrun): characters nobody watches update on alternate ticks with both ticks' dt, watched
-// ones every tick, nobody is skipped while an all-characters subscription exists, and
-// Metrics::degraded_ticks counts the ticks that skipped. Each character's palette in the
-// tick's snapshot is compared bit for bit with an Animator driven by hand (Animator updates
-// are deterministic), so no timing is involved.
+// Degraded ticks without allocated update rates (--anim-budget-ms unlimited; World::update
+// with degrade = true, what the tick loop asks for after an overrun): characters nobody watches
+// update on alternate ticks with both ticks' dt, watched ones every tick, nobody is skipped while
+// an all-characters subscription exists, and Metrics::degraded_ticks counts the ticks that skipped.
+// Each character's palette in the tick's snapshot is compared bit for bit with an Animator driven
+// by hand (Animator updates are deterministic), so no timing is involved.
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <span>
 #include <vector>
@@ -34,6 +35,7 @@ class WorldLodTest : public ::testing::Test {
  protected:
   WorldLodTest() {
     config_.tick_rate = 10.0;
+    config_.anim_budget_ms = std::numeric_limits<double>::infinity();
     metrics_.float_subscriptions = 1;  // these tests read the snapshots' palettes
     world_ = std::make_unique<World>(config_, metrics_, catalog_, pool_);
     EXPECT_TRUE(world_->add_asset(std::make_shared<anim::Asset>(anim::make_builtin_character())));

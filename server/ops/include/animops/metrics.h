@@ -115,18 +115,20 @@ class Metrics : public prometheus::Collectable {
   Gauge assets;         // assets loaded
 
   // --- counters ---
-  Counter ticks;                    // ticks run since start
-  Counter tick_overruns;            // ticks that took longer than the tick period
-  Counter ticks_skipped;            // tick numbers that never ran (late ticks, clock steps)
-  Counter clock_steps_forward;      // wall-clock steps forward seen between two ticks
-  Counter clock_steps_back;         // ... and back
-  Counter migrations_committed;     // migrations that left here, confirmed by their target
-  Counter migrations_failed;        // migrations that left here and failed (characters stayed)
-  Counter characters_migrated_out;  // characters that left here by migration
-  Counter characters_migrated_in;   // characters that arrived here by migration
-  Counter state_saves;              // --state-dir: saves written durably
-  Counter state_save_failures;      // --state-dir: saves that failed (the previous one stays)
-  Gauge state_save_bytes;           // --state-dir: the last save's payload, bytes
+  Counter ticks;                      // ticks run since start
+  Counter tick_overruns;              // ticks that took longer than the tick period
+  Counter ticks_skipped;              // tick numbers that never ran (late ticks, clock steps)
+  Gauge reduced_rate_characters;      // characters updated less often than every tick
+  Counter character_updates_skipped;  // character-ticks shown between two evaluations
+  Counter clock_steps_forward;        // wall-clock steps forward seen between two ticks
+  Counter clock_steps_back;           // ... and back
+  Counter migrations_committed;       // migrations that left here, confirmed by their target
+  Counter migrations_failed;          // migrations that left here and failed (characters stayed)
+  Counter characters_migrated_out;    // characters that left here by migration
+  Counter characters_migrated_in;     // characters that arrived here by migration
+  Counter state_saves;                // --state-dir: saves written durably
+  Counter state_save_failures;        // --state-dir: saves that failed (the previous one stays)
+  Gauge state_save_bytes;             // --state-dir: the last save's payload, bytes
   Gauge state_save_us;  // --state-dir: the last save's time to serialize and write, microseconds
   Counter bytes_in;     // bytes read from client sockets
   Counter bytes_out;    // bytes written to client sockets

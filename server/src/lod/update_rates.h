@@ -1,0 +1,77 @@
+#pragma once
+// Update-rate allocation: which characters the tick evaluates every tick and which every 2nd,
+// 3rd, ... tick, so that the tick's animation work fits a budget (--anim-budget-ms).
+//
+// The model. A character's update interval (ticks between two evaluations) follows its
+// significance s in [0, 1] (significance.h) and one daemon-wide pressure p >= 0:
+//     interval(s, p) = clamp(1 + floor(p * (1 - s)), 1, max_interval)
+// Pressure 0 evaluates everyone every tick; raising it stretches the least significant
+// characters' intervals first, up to the floor max_interval, and never a character of
+// significance 1. Each tick the allocator picks the smallest pressure on a grid (steps of
+// kPressureStep) whose predicted cost fits the capacity the cost model gives for the budget;
+// it lowers the pressure only when the lower one fits with kRelief to spare, so the pressure
+// does not flap at the edge of the budget.
+//
+// Hysteresis per character, on x = p * (1 - s), the interval's unrounded value: interval c
+// stands for x in [c - 1, c); a character keeps its interval c while x stays within
+// [c - 1 - hysteresis, c + hysteresis) (beyond c at the floor), otherwise it takes
+// interval(s, p). A character whose significance rises out of its band gets its shorter
+// interval at once (the World evaluates it at the next tick when the interval becomes 1).
+//
+// Everything here is a pure function of its arguments (deterministic, no clock), except
+// TickCostModel, which the World feeds with the time its updates took.
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+namespace animd {
+
+struct RatePolicy {
+  int max_interval = 8;      // the floor: every character is evaluated at least every this many
+                             // ticks; >= 1 (1: allocation off)
+  float hysteresis = 0.25f;  // the band's margin above, in intervals; in [0, 0.5)
+  // A skipped tick's cost in evaluated-tick units (recording the history, placing the pose):
+  // what the cost model and predicted_cost count a skipped character as.
+  float skipped_cost = 0.1f;
+};
+
+inline constexpr float kPressureStep = 0.25f;
+inline constexpr float kMaxPressure = 64.0f;
+inline constexpr double kRelief = 0.85;
+
+int interval_for(float significance, float pressure, const RatePolicy& policy);
+int next_interval(float significance, int current, float pressure, const RatePolicy& policy);
+
+// Characters counted by significance: bucket b holds s in [b, b + 1) / kBuckets, the last one
+// s = 1 too.
+inline constexpr int kSignificanceBuckets = 64;
+using SignificanceHistogram = std::array<uint32_t, kSignificanceBuckets>;
+int significance_bucket(float significance);
+
+// A tick's cost in evaluated-character units at `pressure`: each bucket's characters counted
+// at the interval of the bucket's highest significance (an upper bound of what they cost).
+double predicted_cost(const SignificanceHistogram& histogram, float pressure,
+                      const RatePolicy& policy);
+
+// The pressure for the next tick (see above). `capacity`: evaluated-character units the
+// budget affords per tick (+infinity: unlimited, pressure 0).
+float choose_pressure(const SignificanceHistogram& histogram, double capacity, float current,
+                      const RatePolicy& policy);
+
+// What an evaluated character costs, learnt from the ticks: an exponentially weighted mean of
+// update time per unit (evaluated + skipped_cost x skipped).
+class TickCostModel {
+ public:
+  // One tick's update: its wall time in milliseconds and what it did.
+  void observe(double update_ms, size_t evaluated, size_t skipped, float skipped_cost);
+  // Units `budget_ms` affords per tick; +infinity until a tick with work was observed.
+  double capacity(double budget_ms) const;
+  double ms_per_unit() const { return ms_per_unit_; }
+
+ private:
+  double ms_per_unit_ = 0.0;
+  bool primed_ = false;
+};
+
+}  // namespace animd
