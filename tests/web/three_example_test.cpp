@@ -11,7 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "anim/loaders/gltf_loader.h"
-#include "anim/morph.h"
+#include "anim/skinned_mesh.h"
 #include "devtools_support.h"
 #include "js_support.h"
 #include "shared_assets.h"
@@ -114,7 +114,7 @@ TEST(ThreeExample, DrawsStreamedCharactersWhereTheDaemonPutsThem) {
     try { await c.request({ play: { character_id: 999999, clip: 'walk' } }); ids.refused = '';
     } catch (e) { ids.refused = e.codeName; }
     return JSON.stringify(ids);
-  })())"));
+  })())");
   ASSERT_TRUE(ids.is_object()) << page.last_error();
   EXPECT_EQ(ids.value("refused", "?"), "STATUS_NOT_FOUND");
   const int expected = robot ? 2 : 1;

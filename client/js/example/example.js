@@ -37,16 +37,11 @@ function load(character) {
   return gltfs.get(character.asset).then((gltf) => SkeletonUtils.clone(gltf.scene));
 }
 
-// Every object's world box, three's own (skinned meshes: the posed vertices).
+// The world box of an object's vertices as three poses them (skinned meshes through their
+// bones, morph targets applied).
 function box(object) {
-  const out = new THREE.Box3();
   object.updateWorldMatrix(true, true);
-  object.traverse((o) => {
-    if (!o.isSkinnedMesh) return;
-    o.computeBoundingBox();
-    out.union(o.boundingBox.clone().applyMatrix4(o.matrixWorld));
-  });
-  return out;
+  return new THREE.Box3().setFromObject(object, true);
 }
 
 function frame() {

@@ -5,8 +5,8 @@
 // draws the daemon's pose: a vertex ends where the daemon puts it, root x palette[j] x
 // vertex, in three's world (or in `space`'s frame), wherever the page placed the object.
 // Bones move, so objects attached to them follow and SkinnedMesh.computeBoundingBox() is the
-// daemon's pose. Morph weights go to morphTargetInfluences, matched by morph set (glTF node
-// or mesh name) and target name.
+// daemon's pose. Morph weights go to the morphTargetInfluences of every mesh in the object
+// (skinned or not), matched by morph set (glTF node or mesh name) and target name.
 //
 // Skinned meshes are not frustum culled: three computes their bounds once, at rest, and the
 // daemon moves them anywhere.
@@ -70,7 +70,12 @@ export class SkinnedCharacter {
     if (this.bones.length === 0)
       throw new Error("animd-client: no bone of the object is named like a joint of the asset");
     this.bones.sort((a, b) => depth(a.bone) - depth(b.bone));  // parents first
-    this.morphMaps = this.meshes.map((mesh) => morphMap(mesh, assetData.mesh));
+    // Morph targets: on any mesh of the object (a glTF's rigid parts carry them too).
+    this.morphMeshes = [];
+    object.traverse((o) => {
+      const map = o.isMesh ? morphMap(o, assetData.mesh) : null;
+      if (map) this.morphMeshes.push({ mesh: o, map });
+    });
     this.tick = 0;
     this.m = { world: new THREE.Matrix4(), before: new THREE.Matrix4(), p: new THREE.Matrix4(), parent: new THREE.Matrix4() };
   }
@@ -107,38 +112,43 @@ export class SkinnedCharacter {
       bone.updateMatrix();
     }
     const weights = sample.morphWeights || [];
-    this.meshes.forEach((mesh, i) => {
-      const map = this.morphMaps[i];
-      if (!map || !mesh.morphTargetInfluences) return;
+    for (const { mesh, map } of this.morphMeshes)
       for (let k = 0; k < map.length; ++k) if (map[k] >= 0 && map[k] < weights.length) mesh.morphTargetInfluences[k] = weights[map[k]];
-    });
     this.tick = sample.tick || 0;
     return true;
   }
 }
 
-// For each morph target of `mesh`, the daemon's flat weight index (-1: none): the morph set
-// whose node (or mesh) is this mesh's name or its parent's (a glTF mesh of several primitives
-// is a Group of meshes), then targets by name, else by position. null without targets.
+// For each morph target of `mesh`, the daemon's flat weight index (-1: none), or null. The
+// morph set: the one whose node or mesh name is the mesh's or its parent's (a glTF mesh of
+// several primitives is a Group of meshes), also without the "_N" GLTFLoader adds to repeated
+// names; else the only set whose targets include every target name of the mesh. Targets by
+// name, else by position.
 function morphMap(mesh, meshData) {
   if (mesh.userData.animdMorphMap) return mesh.userData.animdMorphMap;
   const influences = mesh.morphTargetInfluences;
   if (!influences || !meshData || !(meshData.morph_sets || []).length) return null;
-  const names = [mesh.name, mesh.parent && mesh.parent.name].filter(Boolean).map(sanitize);
-  let offset = 0, found = null;
+  const dictionary = Object.entries(mesh.morphTargetDictionary || {});
+  const nameOf = (k) => dictionary.find(([, index]) => index === k)?.[0];
+  const names = new Set([mesh.name, mesh.parent && mesh.parent.name].filter(Boolean)
+    .flatMap((n) => [sanitize(n), sanitize(n).replace(/_\d+$/, "")]));
+  const sets = [];
+  let offset = 0;
   for (const set of meshData.morph_sets) {
-    const targets = set.targets || [];
-    if (!found && (names.includes(sanitize(set.node)) || names.includes(sanitize(set.name)))) found = { set, offset };
-    offset += targets.length;
+    sets.push({ set, offset, targets: set.targets || [] });
+    offset += (set.targets || []).length;
+  }
+  let found = sets.find((s) => names.has(sanitize(s.set.node)) || names.has(sanitize(s.set.name)));
+  if (!found && dictionary.length) {
+    const covering = sets.filter((s) => dictionary.every(([n]) => s.targets.some((t) => t.name === n)));
+    if (covering.length === 1) found = covering[0];
   }
   if (!found) return null;
-  const targets = found.set.targets;
-  const byName = new Map(targets.map((t, k) => [t.name, k]));
-  const dictionary = Object.entries(mesh.morphTargetDictionary || {});
+  const byName = new Map(found.targets.map((t, k) => [t.name, k]));
   const map = new Int32Array(influences.length).fill(-1);
   for (let k = 0; k < influences.length; ++k) {
-    const name = dictionary.find(([, index]) => index === k)?.[0];
-    const t = name !== undefined && byName.has(name) ? byName.get(name) : k < targets.length ? k : -1;
+    const name = nameOf(k);
+    const t = name !== undefined && byName.has(name) ? byName.get(name) : k < found.targets.length ? k : -1;
     map[k] = t < 0 ? -1 : found.offset + t;
   }
   return map;
