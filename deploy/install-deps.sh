@@ -23,6 +23,9 @@ PACKAGES=(
   libglfw3-dev libglew-dev libgl-dev xvfb xauth libgl1-mesa-dri
   # web viewer test: the page in headless Chromium (WebGL2 through its SwiftShader)
   chromium
+  # the animd-client npm package (client/js): its tests run node, `npm ci` installs its
+  # locked dependencies (three, protobufjs, typescript) from the npm registry
+  nodejs npm
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
   # fuzzing (the fuzz preset: clang with libFuzzer)

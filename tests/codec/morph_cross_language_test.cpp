@@ -1,9 +1,10 @@
 // The compact morph weight codec in three languages: bytes the C++ codec writes (keys and
 // deltas of random weights) and bytes it refuses (every refusal, truncations and flipped
-// bits of valid ones) are decoded by client/python/animd_compact.py and web/compact.js
-// (node); both must accept and refuse the same inputs, decode the same integers and floats,
-// write the same bytes again, and quantize floats to the same steps. The Python client's
-// stream decoding (animd_client) must also fill morph_weights as libanimclient does.
+// bits of valid ones) are decoded by client/python/animd_compact.py and the npm package's
+// client/js/src/compact.js (node); both must accept and refuse the same inputs, decode the same
+// integers and floats, write the same bytes again, and quantize floats to the same steps. The
+// Python client's stream decoding (animd_client) must also fill morph_weights as libanimclient
+// does.
 #include <unistd.h>
 #include <algorithm>
 #include <cmath>
@@ -283,7 +284,8 @@ TEST(MorphCrossLanguage, PythonAndJavaScriptDecodeAndEncodeTheSameBytes) {
   if (const std::string node = find_node(); !node.empty()) {
     // compact.js is an ES module without a package.json: node takes it as one by its name.
     const fs::path module = fs::path(ANIMD_TEST_TMP_DIR) / "morph_cross_language_compact.mjs";
-    fs::copy_file(source + "/web/compact.js", module, fs::copy_options::overwrite_existing);
+    fs::copy_file(source + "/client/js/src/compact.js", module,
+                  fs::copy_options::overwrite_existing);
     const animtest::ProcessResult r = animtest::run_process(
         {node, source + "/tests/codec/morph_cross_language.mjs", module.string(), spec.string()});
     ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -1,8 +1,8 @@
 #pragma once
 // Compact morph weights: CharacterFrame.compact_morphs, the ENCODING_COMPACT form of a
 // character's morph weights (docs/protocol.md, "Compact morph weights"). The daemon quantizes
-// and encodes; the clients decode. client/python/animd_compact.py and web/compact.js are the
-// twins of this file and must accept, refuse and produce the same bytes.
+// and encodes; the clients decode. client/python/animd_compact.py and client/js/src/compact.js
+// are the twins of this file and must accept, refuse and produce the same bytes.
 //
 // Quantization: q = clamp(round((w + 1) * 1024), 0, 4095), halves away from zero, computed
 // exactly (in double); NaN gives 1024 (the q of 0). A weight in [-1, 3) comes back as

@@ -1,6 +1,8 @@
-// ENCODING_COMPACT decoding in the browser: the JavaScript twin of proto/codec (animcodec)
-// and client/python/animd_compact.py. docs/protocol.md ("Compact encoding") describes the
-// bytes; the integer steps here are the C++ ones, the palette arithmetic is in doubles.
+// ENCODING_COMPACT decoding, the JavaScript twin of proto/codec (animcodec) and
+// client/python/animd_compact.py: the animd-client package's decoder, which the web viewer
+// (/view/compact.js) serves too, one implementation for both. No imports, no globals: runs
+// in browsers and Node alike. docs/protocol.md ("Compact encoding") describes the bytes; the
+// integer steps here are the C++ ones, the palette arithmetic is in doubles.
 //
 //   const skeleton = new Skeleton(getAssetDataReply.skeleton);   // throws CompactError
 //   const [pose, root] = decodeFrame(skeleton, bytes, prev1, root1, prev2, root2);

@@ -1,6 +1,7 @@
 // Morph targets of get_asset_data's MeshData (morph_sets, as protobuf.js decodes them with
-// keepCase: bytes fields are Uint8Arrays), checked and laid out for renderer.js's morph
-// shader. The same rules as animview's decoder (client/animview/morph_decode.cpp).
+// keepCase: bytes fields are Uint8Arrays), checked, and laid out for the web viewer's morph
+// shader (renderer.js). Part of the animd-client package (its three.js meshes use the same
+// checks); the viewer serves it as /view/morph.js. The same rules as animview's decoder (client/animview/morph_decode.cpp).
 //
 // A vertex v of a set is morphed, then skinned: position(v) = position[v] + sum over targets
 // k of weight[k] x position delta of k at v (normals likewise, then normalized). A character's
