@@ -74,9 +74,10 @@ say "engine: ${ENGINE[*]}; image: $image; animctl: $animctl"
 
 # 1. Libraries.
 ldd_out=$("${ENGINE[@]}" run --rm --no-healthcheck "${ULIMIT_ARGS[@]}" --entrypoint ldd "$image" /usr/local/bin/animd) ||
-  die "ldd inside the image failed"
+  die "could not run ldd in the image (an rlimit 'operation not permitted' above: ANIMD_ULIMITS must stay within the host's limits)"
 indent <<<"$ldd_out"
-! grep -q 'not found' <<<"$ldd_out" || die "libraries missing in the image: $(grep 'not found' <<<"$ldd_out" | tr -s ' \t' ' ')"
+! grep -q 'not found' <<<"$ldd_out" ||
+  die "libraries missing in the image: $(awk '/not found/ {print $1}' <<<"$ldd_out" | sort -u | xargs)"
 say "ok: ldd inside the image finds all $(grep -c '=>' <<<"$ldd_out") libraries"
 
 # 2. Start with the image's own command.
