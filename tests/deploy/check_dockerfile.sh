@@ -39,6 +39,7 @@ if [ -z "$exe" ]; then
   echo "(animd not built: library coverage not checked)"
   exit 0
 fi
+[ -f "$exe" ] || fail "$exe does not exist (build animd first, or leave ANIMD out)"
 command -v ldd >/dev/null && command -v dpkg-query >/dev/null || { echo "(no ldd/dpkg: library coverage not checked)"; exit 0; }
 runtime_pkgs=$(sed -n '/apt-get install/,/rm -rf/p' <<<"$runtime_stage" | tr ' \\' '\n\n' | grep -E '^lib[a-z0-9.+-]+$' || true)
 # In debian:12-slim already (libc, libstdc++, and the libraries libsystemd0 needs).
