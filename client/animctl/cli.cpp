@@ -36,6 +36,7 @@ void add_global_options(CLI::App& app, GlobalOptions& g) {
 void add_commands(CLI::App& app, Plan& plan) {
   add_spawn(app, plan);
   add_despawn(app, plan);
+  add_significance(app, plan);
   add_play(app, plan);
   add_crossfade(app, plan);
   add_speed(app, plan);

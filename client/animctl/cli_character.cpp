@@ -2,6 +2,7 @@
 // root-motion and additive layers. Each turns its arguments into one Request (validated here,
 // so a bad value exits with code 2 before anything is sent).
 #include <string>
+#include <vector>
 
 #include "args.h"
 #include "cli_commands.h"
@@ -46,6 +47,35 @@ void add_despawn(CLI::App& app, Plan& plan) {
   sub->callback([id, &plan] {
     plan.command = "despawn";
     plan.request.mutable_despawn()->set_character_id(parse_id("character id", *id));
+  });
+}
+
+void add_significance(CLI::App& app, Plan& plan) {
+  struct Opts {
+    std::vector<std::string> ids;
+    std::string value;
+    bool clear = false;
+  };
+  auto o = store<Opts>();
+  CLI::App* sub = app.add_subcommand(
+      "significance",
+      "Set how much characters matter to the update-rate budget (0..1; 1: every tick), or "
+      "--clear to go back to what watches them");
+  sub->add_option("ids", o->ids, "character ids")->required();
+  auto* value = sub->add_option("--set", o->value, "significance in [0, 1]");
+  auto* clear = sub->add_flag("--clear", o->clear, "drop the override");
+  value->excludes(clear);
+  sub->callback([o, &plan] {
+    plan.command = "significance";
+    auto* req = plan.request.mutable_set_significance();
+    for (const auto& id : o->ids) req->add_character_ids(parse_id("character id", id));
+    if (o->clear) {
+      req->set_clear(true);
+    } else if (o->value.empty()) {
+      throw CLI::ValidationError("significance", "give --set VALUE or --clear");
+    } else {
+      req->set_significance(parse_float_in("--set", o->value, 0.0f, 1.0f));
+    }
   });
 }
 

@@ -34,6 +34,7 @@ inline CLI::App* id_command(CLI::App& app, const char* name, const char* help, s
 // Driving characters (cli_character.cpp).
 void add_spawn(CLI::App& app, Plan& plan);
 void add_despawn(CLI::App& app, Plan& plan);
+void add_significance(CLI::App& app, Plan& plan);
 void add_play(CLI::App& app, Plan& plan);
 void add_crossfade(CLI::App& app, Plan& plan);
 void add_speed(CLI::App& app, Plan& plan);

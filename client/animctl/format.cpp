@@ -85,7 +85,11 @@ void print_characters(const anim::v1::ListCharactersReply& reply, std::ostream& 
     out << c.character_id() << "  asset=" << c.asset()
         << "  clip=" << (c.clip().empty() ? "-" : c.clip());
     if (!c.blend_space().empty()) out << "  blend_space=" << c.blend_space();
-    out << "  at " << fmt_vec3(c.root().translation()) << "\n";
+    out << "  at " << fmt_vec3(c.root().translation());
+    char lod[64];
+    std::snprintf(lod, sizeof lod, "  significance=%.2f every=%u", c.significance(),
+                  c.update_interval());
+    out << lod << "\n";
   }
 }
 
@@ -105,6 +109,16 @@ void print_stats(const anim::v1::StatsReply& s, std::ostream& out) {
   out << "bytes in " << s.bytes_in() << ", out " << s.bytes_out() << "; stream frames sent "
       << s.stream_frames_sent() << ", dropped " << s.stream_frames_dropped() << "\n";
   out << "requests " << s.requests() << ", errors " << s.request_errors() << "\n";
+  if (s.anim_budget_ms() > 0)
+    std::snprintf(line, sizeof line,
+                  "update budget %.2f ms, pressure %.2f; characters by interval:",
+                  s.anim_budget_ms(), s.anim_pressure());
+  else
+    std::snprintf(line, sizeof line, "update budget unlimited; characters by interval:");
+  out << line;
+  for (int i = 0; i < s.update_intervals_size(); ++i)
+    if (s.update_intervals(i) > 0) out << " " << i + 1 << ":" << s.update_intervals(i);
+  out << "\n";
 }
 
 void print_pose(const anim::v1::QueryPoseReply& pose, std::ostream& out) {

@@ -1,5 +1,6 @@
 #include "options.h"
 
+#include <cstdio>
 #include <iostream>
 
 #include "tool_options.h"
@@ -26,6 +27,11 @@ int parse_options(int argc, char** argv, Options& o) {
                  "characters spawned by each connection")
       ->capture_default_str()
       ->check(CLI::Range(0, 100000));
+  auto* total = app.add_option("--characters", o.characters,
+                               "characters in all, spread over the connections (instead of "
+                               "--characters-per-connection; the last connections take one less)")
+                    ->check(CLI::Range(1, 10'000'000));
+  app.get_option("--characters-per-connection")->excludes(total);
   app.add_option("--assets", o.assets, "assets, assigned round-robin (e.g. builtin,Fox)")
       ->delimiter(',')
       ->capture_default_str();
@@ -66,6 +72,21 @@ int parse_options(int argc, char** argv, Options& o) {
                  "grid, the subscribers' regions spread over it")
       ->excludes(all)
       ->check(CLI::Range(1, 10'000'000));
+  auto* regions =
+      app.add_option("--regions", o.regions,
+                     "KxM: K subscribers, each subscribed to a region of about M characters "
+                     "(the crowd scenario: --subscribers K --region-characters M)")
+          ->excludes(all)
+          ->check([](const std::string& v) {
+            int k = 0, m = 0;
+            char x = 0, rest = 0;
+            if (std::sscanf(v.c_str(), "%d%c%d%c", &k, &x, &m, &rest) != 3 || x != 'x' || k < 1 ||
+                m < 1)
+              return std::string("expected KxM with K, M >= 1 (e.g. 10x500)");
+            return std::string();
+          });
+  app.get_option("--region-characters")->excludes(regions);
+  app.get_option("--subscribers")->excludes(regions);
   app.add_option("--rate-divisor", o.rate_divisor, "stream every Nth tick")
       ->capture_default_str()
       ->check(CLI::Range(1, 3600));
@@ -103,6 +124,23 @@ int parse_options(int argc, char** argv, Options& o) {
   if (o.assets.empty()) {
     std::cerr << "animload: --assets: give at least one asset\n";
     return 2;
+  }
+  if (!o.regions.empty()) {
+    char x = 0;
+    std::sscanf(o.regions.c_str(), "%d%c%d", &o.subscribers, &x, &o.region_characters);
+    if (o.subscribers > o.connections) {
+      std::cerr << "animload: --regions " << o.regions << ": " << o.subscribers
+                << " subscribers need as many --connections (" << o.connections << ")\n";
+      return 2;
+    }
+  }
+  if (o.characters > 0) {
+    o.characters_per_connection = (o.characters + o.connections - 1) / o.connections;
+    if (o.characters_per_connection > 100000) {
+      std::cerr << "animload: --characters " << o.characters << " over " << o.connections
+                << " connections is more than 100000 a connection\n";
+      return 2;
+    }
   }
   if (o.subscribers < 0 || o.subscribers > o.connections) o.subscribers = o.connections;
   return -1;

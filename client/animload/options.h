@@ -16,6 +16,10 @@ struct Options {
   animtool::TlsFlags tls;  // --tls, --ca, --cert, --key, --server-name
   int connections = 4;
   int characters_per_connection = 10;
+  // > 0: characters in all (--characters), spread over the connections: the first
+  // `characters % connections` ... each connection spawns characters_per_connection of them
+  // until the total is reached.
+  int characters = 0;
   std::vector<std::string> assets{"builtin"};  // characters are assigned round-robin
   // Commands per character per second (Poisson arrivals; the total rate is each rate times
   // connections x characters-per-connection).
@@ -38,6 +42,7 @@ struct Options {
   // characters of the spawn grid; the subscribers' centres are spread over the grid (cells
   // of a k x k split, k = ceil(sqrt(subscribers))). Interest-management benchmarks.
   int region_characters = 0;
+  std::string regions;  // --regions KxM as given (sets subscribers and region_characters)
   int rate_divisor = 1;
   std::string encoding = "float";  // the stream's: float (the protocol default) | compact
   // Compact frames are counted as received, not decoded to palettes: the daemon's capacity

@@ -238,12 +238,12 @@ class Run {
 
   int spawn() {
     const int per = o_.characters_per_connection;
-    const int total = o_.connections * per;
+    const int total = o_.characters > 0 ? o_.characters : o_.connections * per;
     const int side = grid_side();
     Batch& batch = spawn_batch_;
     for (int c = 0; c < o_.connections; ++c) {
       Connection& conn = *connections_[c];
-      for (int k = 0; k < per; ++k) {
+      for (int k = 0; k < per && c * per + k < total; ++k) {
         const int g = c * per + k;
         const size_t asset = static_cast<size_t>(g) % assets_.size();
         const AssetPlan& plan = assets_[asset];
@@ -347,7 +347,9 @@ class Run {
 
   // The spawn grid (spawn()): `side` x `side` positions, `spacing` apart, centred on 0.
   int grid_side() const {
-    const double total = static_cast<double>(o_.connections) * o_.characters_per_connection;
+    const double total = o_.characters > 0
+                             ? static_cast<double>(o_.characters)
+                             : static_cast<double>(o_.connections) * o_.characters_per_connection;
     return std::max(1, static_cast<int>(std::ceil(std::sqrt(total))));
   }
 

@@ -441,6 +441,19 @@ class Client:
     def despawn(self, character_id):
         return self.call("despawn", characters_pb2.DespawnRequest(character_id=character_id)).tick
 
+    def set_significance(self, character_ids, significance=None):
+        """How much characters matter to the daemon's update-rate budget: a value in [0, 1]
+        (1: evaluated every tick whatever the load), or None to go back to the significance
+        computed from what watches them. All or none. Returns the tick."""
+        if isinstance(character_ids, int):
+            character_ids = [character_ids]
+        request = characters_pb2.SetSignificanceRequest(character_ids=list(character_ids))
+        if significance is None:
+            request.clear = True
+        else:
+            request.significance = significance
+        return self.call("set_significance", request).tick
+
     def set_root(self, character_id, position, yaw_rad=0.0):
         import math
         request = characters_pb2.SetRootTransformRequest(character_id=character_id)
