@@ -5,9 +5,10 @@
 # 1. Starts animd (release preset) on bench64 and drives N characters with animload, each
 #    crossfading A <-> B every 2 s (--cycle-every 2), SUBSCRIBERS compact region subscribers
 #    of about 500 characters each (0: nobody subscribed), for SECONDS.
-# 2. From 10 s in to the end: the CPU time of the tick threads (animd-tick, animd-work-N, from
-#    /proc/PID/task) over ticks x characters; tick p50/p99/max and overruns (stats: the last
-#    1,000 ticks), characters by update interval, the peak RSS (VmHWM).
+# 2. From 10 s in to 2 s before the end: the CPU time of the tick threads (animd-tick,
+#    animd-work-N, from /proc/PID/task) over ticks x characters, and the overruns; tick
+#    p50/p99/max (stats: the last 1,000 ticks), characters by update interval, the peak RSS
+#    (VmHWM), and with subscribers the stream animload received.
 # 3. Runs scripts/bench-vs-ozz.sh (3 rounds, 10,000 characters) right after and prints
 #
 #      crowd cpu_us=<per character-tick> ozz_blend2_us=<...> ratio=<cpu_us / ozz_blend2_us>
@@ -67,28 +68,29 @@ tick_cpu() {
   awk -v t="$total" -v hz="$(getconf CLK_TCK)" 'BEGIN {printf "%.3f", t / hz}'
 }
 stat_json() { "$B/animctl" --port "$PORT" --json stats; }
-field() { python3 -c "import json,sys; d=json.load(sys.stdin); print(d.get('$1', 0))"; }
+field() { python3 -c "import json,sys; print(int(json.load(sys.stdin)['stats'].get('$1', 0)))"; }
 
 sleep 10
-cpu0=$(tick_cpu); tick0=$(stat_json | field tick)
+cpu0=$(tick_cpu); stats0=$(stat_json); tick0=$(field tick <<<"$stats0")
+over0=$(field tick_overruns <<<"$stats0")
 sleep $((SECONDS_RUN - 12))
 cpu1=$(tick_cpu); stats=$(stat_json); tick1=$(field tick <<<"$stats")
-chars=$(field characters <<<"$stats")
+chars=$(field characters <<<"$stats"); over1=$(field tick_overruns <<<"$stats")
 wait "$LOADER" || true
 hwm=$(awk '/VmHWM/ {print $2 / 1024}' /proc/"$PID"/status)
 cpu_us=$(awk -v c0="$cpu0" -v c1="$cpu1" -v t0="$tick0" -v t1="$tick1" -v n="$chars" \
   'BEGIN {printf "%.3f", (c1 - c0) * 1e6 / ((t1 - t0) * n)}')
 python3 - "$stats" <<'PY'
 import json, sys
-s = json.loads(sys.argv[1])
+s = json.loads(sys.argv[1])["stats"]
 iv = s.get("update_intervals", [])
 print(f"characters {s.get('characters')}, tick p50 {s.get('tick_time_p50_us', 0)/1000:.1f} ms, "
       f"p99 {s.get('tick_time_p99_us', 0)/1000:.1f} ms, max {s.get('tick_time_max_us', 0)/1000:.1f} "
-      f"ms (last 1,000 ticks), overruns {s.get('tick_overruns', 0)}")
+      f"ms (last 1,000 ticks)")
 print("pressure %.2f; characters by interval: %s" % (
     s.get("anim_pressure", 0), " ".join(f"{i + 1}:{n}" for i, n in enumerate(iv) if n)))
 PY
-echo "ticks $((tick1 - tick0)) measured, tick threads ${cpu_us} us a character-tick, VmHWM ${hwm} MB"
+echo "ticks $((tick1 - tick0)) measured, $((over1 - over0)) overruns in them, tick threads ${cpu_us} us a character-tick, VmHWM ${hwm} MB"
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); s=d.get('stream',{}); \
 print('stream:', {k: s[k] for k in ('characters_per_s','bytes_per_character_frame','tick_to_client_ms','dropped_by_server') if k in s})" \
   "$SUMMARY" 2>/dev/null || true
@@ -99,5 +101,7 @@ if [ "${CROWD_SKIP_OZZ:-0}" = 1 ]; then
   echo "crowd cpu_us=$cpu_us"
   exit 0
 fi
-ozz=$(scripts/bench-vs-ozz.sh 3 10000 2>&1 | tee /dev/stderr | sed -n 's/^median blend2: animd [0-9.]* us, ozz \([0-9.]*\) us$/\1/p')
+race=$(scripts/bench-vs-ozz.sh 3 10000 2>&1)
+echo "$race"
+ozz=$(sed -n 's/^median blend2: animd [0-9.]* us, ozz \([0-9.]*\) us$/\1/p' <<<"$race")
 awk -v a="$cpu_us" -v b="$ozz" 'BEGIN {printf "crowd cpu_us=%s ozz_blend2_us=%s ratio=%.3f\n", a, b, a / b}'

@@ -159,5 +159,40 @@ TEST(AnimatorUpdateBuffers, TheAnimatorsOwnMatricesWaitUntilRefreshed) {
   EXPECT_TRUE(a.palette_current());
 }
 
+TEST(AnimatorUpdateBuffers, WithoutWantedMatricesTheLocalsAreTheSame) {
+  // A crossfading character: no IK step, so no matrices are written; the local pose is bit
+  // for bit the one of an update that wrote them.
+  const Asset builtin = make_builtin_character();
+  Animator with(builtin.skeleton, builtin.clips), without(builtin.skeleton, builtin.clips);
+  for (Animator* a : {&with, &without}) {
+    ASSERT_TRUE(a->play(builtin.find_clip("walk")));
+    ASSERT_TRUE(a->crossfade(builtin.find_clip("run"), 0.5f));
+  }
+  UpdateBuffers full, locals_only;
+  locals_only.want_model = false;
+  for (int i = 0; i < 60; ++i) {
+    ASSERT_TRUE(with.update(kDt, full));
+    ASSERT_TRUE(without.update(kDt, locals_only));
+    EXPECT_TRUE(full.model_written);
+    EXPECT_FALSE(locals_only.model_written) << "tick " << i;
+    ASSERT_TRUE(same_locals(with, without)) << "tick " << i;
+  }
+  // Refreshed from the locals, the matrices are those the full update wrote.
+  without.refresh_model();
+  EXPECT_TRUE(same_matrices(lent_model(full, with), without.model_matrices()));
+  // An IK goal needs the matrices: they are written all the same, and equal.
+  const animtest::EveryFeatureRig rig;
+  Animator a(rig.skeleton, rig.clips), b(rig.skeleton, rig.clips);
+  ASSERT_TRUE(rig.set_up(a));
+  ASSERT_TRUE(rig.set_up(b));
+  for (int i = 0; i < 30; ++i) {
+    ASSERT_TRUE(a.update(kDt, full));
+    ASSERT_TRUE(b.update(kDt, locals_only));
+    EXPECT_TRUE(locals_only.model_written) << "tick " << i;
+    ASSERT_TRUE(same_locals(a, b)) << "tick " << i;
+    ASSERT_TRUE(same_matrices(lent_model(full, a), lent_model(locals_only, b))) << "tick " << i;
+  }
+}
+
 }  // namespace
 }  // namespace anim

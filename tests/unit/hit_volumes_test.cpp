@@ -385,7 +385,20 @@ void expect_within_bound(const Asset& asset, const Animator& a) {
   }
 }
 
+// Every joint origin of the pose lies within the reach bound made from its local transforms
+// alone (what the daemon places a character with when it computed no matrices).
+void expect_within_reach(const Asset& asset, const PoseReach& reach, const Animator& a) {
+  const PoseBound b = reach_bound(asset.skeleton, reach, a.local_pose().locals);
+  for (size_t j = 0; j < a.model_matrices().size(); ++j) {
+    const glm::vec3 origin(a.model_matrices()[j][3]);
+    ASSERT_LE(glm::length(origin - b.center), b.radius)
+        << asset.name << " joint " << asset.skeleton.names[j];
+  }
+}
+
 void check_bound_over_clips(const Asset& asset, int additive_clip) {
+  const PoseReach reach = pose_reach(asset.skeleton, asset.clips, asset.hit_volumes.scales);
+  ASSERT_TRUE(std::isfinite(reach.radius)) << asset.name;
   ASSERT_FALSE(asset.hit_volumes.empty);
   Transform root;
   root.translation = {3, 0, -2};
@@ -412,9 +425,27 @@ void check_bound_over_clips(const Asset& asset, int additive_clip) {
         }
         ASSERT_TRUE(a.update(duration / 23.0f));
         expect_within_bound(asset, a);
+        if (!layered) expect_within_reach(asset, reach, a);
       }
     }
   }
+}
+
+TEST(PoseReach, SumsTheLongestTranslationsDownEachChain) {
+  // Root "lower" at the origin, "upper" 1 above: 1 from the root, whatever the rotations.
+  const Skeleton s = two_joint_rig();
+  const PoseReach reach = pose_reach(s, {}, joint_scales(s, {}));
+  EXPECT_EQ(reach.center_joint, 0);
+  EXPECT_NEAR(reach.radius, 1.0f, 1e-3f);
+  EXPECT_GE(reach.radius, 1.0f);
+  // The centre follows the root joint's translation, through the skeleton's root transform.
+  std::vector<Transform> locals(2);
+  locals[0].translation = {2, 0, 0};
+  const Skeleton scaled = two_joint_rig(glm::scale(glm::mat4(1.0f), glm::vec3(2.0f)));
+  const PoseReach r2 = pose_reach(scaled, {}, joint_scales(scaled, {}));
+  const PoseBound b = reach_bound(scaled, r2, locals);
+  expect_near(b.center, {4, 0, 0});
+  EXPECT_NEAR(r2.radius, 2.0f, 2e-3f);  // the upper joint's 1, stretched by the root's 2
 }
 
 TEST(PoseBoundProperty, BuiltinCapsulesStayInsideTheirBound) {

@@ -342,20 +342,23 @@ Status Animator::update(float dt, UpdateBuffers& buffers) {
   const size_t n = model_.size();
   if (buffers.model.size() < n) buffers.model.resize(n);
   advance(dt);
-  evaluate(dt, buffers.scratch, std::span(buffers.model).first(n));
+  buffers.model_written =
+      evaluate(dt, buffers.scratch, std::span(buffers.model).first(n), !buffers.want_model);
   model_current_ = false;
   palette_current_ = false;
   return Status::ok();
 }
 
-void Animator::evaluate(float dt, PoseScratch& scratch, std::span<glm::mat4> model) {
+bool Animator::evaluate(float dt, PoseScratch& scratch, std::span<glm::mat4> model,
+                        bool skip_model) {
   plan_foot_locks(dt);
   gather_inputs();
   if (evaluated_setup_ != setup_) evaluated_setup_ = setup_;
-  evaluate_pose(*skeleton_, clips_, evaluated_inputs(), evaluated_setup_.get(), scratch,
-                {pose_.locals, model, &foot_output_});
+  const bool written = evaluate_pose(*skeleton_, clips_, evaluated_inputs(), evaluated_setup_.get(),
+                                     scratch, {pose_.locals, model, &foot_output_, skip_model});
   keep_foot_locks();
   if (morph_layout_) evaluate_morphs(scratch);
+  return written;
 }
 
 void Animator::advance_track(Track& track, float dt, float rate) {

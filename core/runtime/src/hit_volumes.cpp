@@ -82,6 +82,27 @@ float channel_bound(const Vec3Channel& ch) {
   return bound;
 }
 
+// A bound of the length a vec3 channel can sample to (channel_bound's with lengths).
+float length_bound(const Vec3Channel& ch) {
+  float bound = 0.0f;
+  if (ch.interpolation != Interpolation::kCubicSpline) {
+    for (const glm::vec3& v : ch.values) bound = std::max(bound, glm::length(v));
+    return bound;
+  }
+  const size_t n = ch.times.size();
+  for (size_t k = 0; k < n && 3 * k + 1 < ch.values.size(); ++k)
+    bound = std::max(bound, glm::length(ch.values[3 * k + 1]));
+  for (size_t k = 0; k + 1 < n && 3 * k + 4 < ch.values.size(); ++k) {
+    const float dt = ch.times[k + 1] - ch.times[k];
+    const float overshoot = (4.0f / 27.0f) * dt *
+                            (glm::length(ch.values[3 * k + 2]) + glm::length(ch.values[3 * k + 3]));
+    bound = std::max(
+        bound,
+        std::max(glm::length(ch.values[3 * k + 1]), glm::length(ch.values[3 * k + 4])) + overshoot);
+  }
+  return bound;
+}
+
 // True when every value of a scale channel is exactly 1 (and every cubic tangent 0).
 bool unit_channel(const Vec3Channel& ch) {
   const bool cubic = ch.interpolation == Interpolation::kCubicSpline;
@@ -258,6 +279,55 @@ JointScales joint_scales(const Skeleton& s, std::span<const Clip> clips) {
   }
   for (float& b : out.bound) b = std::isnan(b) ? kInf : b * (1.0f + kBoundMargin);
   return out;
+}
+
+PoseReach pose_reach(const Skeleton& s, std::span<const Clip> clips, const JointScales& scales) {
+  const size_t n = static_cast<size_t>(s.num_joints());
+  PoseReach out;
+  if (n == 0 || scales.bound.size() != n) return out;
+  std::vector<float> longest(n);  // per joint: its largest translation
+  for (size_t k = 0; k < n; ++k) longest[k] = glm::length(s.rest_pose[k].translation);
+  for (const Clip& clip : clips) {
+    const size_t joints = std::min(n, clip.joints.size());
+    for (size_t k = 0; k < joints; ++k) {
+      const int32_t c = clip.joints[k].translation;
+      if (c < 0 || static_cast<size_t>(c) >= clip.vec3_channels.size()) continue;
+      longest[k] = std::max(longest[k], length_bound(clip.vec3_channels[static_cast<size_t>(c)]));
+    }
+  }
+  int roots = 0;
+  for (size_t k = 0; k < n; ++k) roots += s.parents[k] < 0;
+  out.center_joint = -1;
+  if (roots == 1)
+    for (size_t k = 0; k < n; ++k)
+      if (s.parents[k] < 0) out.center_joint = static_cast<int>(k);
+  const float root_stretch = stretch_bound(s.root_transform);
+  // Parents come before their children (Skeleton's order).
+  std::vector<float> reach(n, 0.0f);
+  float radius = 0.0f;
+  for (size_t k = 0; k < n; ++k) {
+    const int p = s.parents[k];
+    if (p < 0)
+      reach[k] = out.center_joint >= 0 ? 0.0f : longest[k] * root_stretch;
+    else
+      reach[k] = reach[static_cast<size_t>(p)] + longest[k] * scales.bound[static_cast<size_t>(p)];
+    radius = std::max(radius, reach[k]);
+  }
+  out.radius = std::isfinite(radius) ? radius * (1.0f + kBoundMargin) + 1e-6f
+                                     : std::numeric_limits<float>::infinity();
+  return out;
+}
+
+PoseBound reach_bound(const Skeleton& s, const PoseReach& reach,
+                      std::span<const Transform> locals) {
+  PoseBound b;
+  const glm::vec3 local =
+      reach.center_joint >= 0 && static_cast<size_t>(reach.center_joint) < locals.size()
+          ? locals[static_cast<size_t>(reach.center_joint)].translation
+          : glm::vec3(0.0f);
+  b.center = glm::vec3(s.root_transform * glm::vec4(local, 1.0f));
+  b.radius = reach.radius;
+  return b;
 }
 
 HitVolumes make_hit_volumes(std::vector<HitCapsule> capsules, JointScales scales) {

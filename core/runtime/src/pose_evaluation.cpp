@@ -160,7 +160,7 @@ void apply_ik(const Skeleton& s, const PoseInputs& inputs, const PoseSetup& setu
 
 }  // namespace
 
-void evaluate_pose(const Skeleton& skeleton, std::span<const Clip> clips, const PoseInputs& inputs,
+bool evaluate_pose(const Skeleton& skeleton, std::span<const Clip> clips, const PoseInputs& inputs,
                    const PoseSetup* setup, PoseScratch& scratch, PoseOutput output) {
   const size_t n = static_cast<size_t>(skeleton.num_joints());
   if (scratch.sample.size() < n) scratch.sample.resize(n);
@@ -185,14 +185,17 @@ void evaluate_pose(const Skeleton& skeleton, std::span<const Clip> clips, const 
   if (setup) apply_layers(skeleton, clips, inputs, *setup, scratch, sample, output.locals);
   if (setup && setup->held && inputs.held_weight > 0.0f)
     blend(output.locals, setup->held->locals, inputs.held_weight, kAllJoints, output.locals);
-  local_to_model(skeleton, output.locals, output.model);
   if (output.feet) output.feet->ran = false;
   // Weight 0 skips a step entirely: the pose is bit for bit the one without it.
-  if (setup && setup->feet && inputs.feet.weight > 0.0f && inputs.feet.has_ground)
-    apply_foot_ik(skeleton, inputs, *setup->feet, scratch, output);
-  if (setup && setup->aim && inputs.aim.weight > 0.0f)
-    apply_aim_ik(skeleton, inputs, *setup->aim, scratch, output);
-  if (setup && !inputs.goals.empty()) apply_ik(skeleton, inputs, *setup, scratch, output);
+  const bool feet = setup && setup->feet && inputs.feet.weight > 0.0f && inputs.feet.has_ground;
+  const bool aim = setup && setup->aim && inputs.aim.weight > 0.0f;
+  const bool goals = setup && !inputs.goals.empty();
+  if (output.skip_model && !feet && !aim && !goals) return false;
+  local_to_model(skeleton, output.locals, output.model);
+  if (feet) apply_foot_ik(skeleton, inputs, *setup->feet, scratch, output);
+  if (aim) apply_aim_ik(skeleton, inputs, *setup->aim, scratch, output);
+  if (goals) apply_ik(skeleton, inputs, *setup, scratch, output);
+  return true;
 }
 
 }  // namespace anim

@@ -68,6 +68,8 @@ anim::Status World::add_asset(std::shared_ptr<anim::Asset> asset, uint64_t owner
   // Core's loaders fit hit volumes; an asset put together otherwise gets them here.
   if (asset->hit_volumes.capsules.size() != static_cast<size_t>(asset->skeleton.num_joints()))
     asset->hit_volumes = anim::fit_hit_volumes(asset->skeleton, asset->clips, asset->mesh);
+  if (!std::isfinite(asset->reach.radius))
+    asset->reach = anim::pose_reach(asset->skeleton, asset->clips, asset->hit_volumes.scales);
   // The loader threads compute it (asset_loading.h); assets made otherwise get it here.
   if (asset->fingerprint == 0) asset->fingerprint = asset_fingerprint(*asset);
   if (assets_.size() >= config_.max_assets)
@@ -352,6 +354,8 @@ anim::Expected<WorldResult> World::replace_asset(const Command& c) {
             " bytes; with the " + std::to_string(others) + " of the other assets that exceeds " +
             "--max-asset-bytes-total " + std::to_string(config_.max_asset_bytes_total));
   if (c.asset->fingerprint == 0) c.asset->fingerprint = asset_fingerprint(*c.asset);
+  // Its clips are new: their translations bound its poses too.
+  c.asset->reach = anim::pose_reach(c.asset->skeleton, c.asset->clips, c.asset->hit_volumes.scales);
   const AssetPtr next = c.asset;
   // add_clip_events changes and set_hit_volumes replacements carry over to the new version
   // (its first clips are the old version's).
@@ -527,17 +531,33 @@ struct UpdateJob {
       c.animator.refresh_model();
       model = c.animator.model_matrices();
     } else {
+      buffers.want_model = wants_model(j, c);
       c.animator.update(c.pending_dt + j.dt, buffers);
       c.pending_dt = 0.0f;
-      model = std::span(buffers.model).first(c.animator.model_matrices().size());
+      if (buffers.model_written)
+        model = std::span(buffers.model).first(c.animator.model_matrices().size());
     }
     finish_character(j, c, i, skip, model);
-    record_entry(*j.history, i, c.animator, model);
+    if (!model.empty())
+      record_entry(*j.history, i, c.animator, model);
+    else
+      record_entry(*j.history, i, c.animator, reach_of(c), nullptr);
     if (j.palettes) {
       const auto out = std::span(j.snapshot->palettes).subspan(c.palette_offset, model.size());
       anim::build_palette(c.animator.skeleton(), model, out);
     }
     if (j.quantize) quantize_character(*j.snapshot, i, c.animator, j.snapshot->quant_pull);
+  }
+
+  // Whether a character's update must compute its model-space matrices: for the palettes,
+  // and for its placement when the clips' reach does not bound its pose (layers, a held
+  // pose: what anim::PoseReach leaves out).
+  static bool wants_model(const UpdateJob& j, const Character& c) {
+    return j.palettes || c.animator.setup() != nullptr;
+  }
+  // The bound of a character's last evaluated pose from its asset's reach (no matrices).
+  static anim::PoseBound reach_of(const Character& c) {
+    return anim::reach_bound(c.asset->skeleton, c.asset->reach, c.animator.local_pose().locals);
   }
 
   // The snapshot's root and events of a character updated (or skipped) this tick.
@@ -570,14 +590,15 @@ struct UpdateJob {
         const auto& locals = c.animator.local_pose().locals;
         std::copy(locals.begin(), locals.end(), c.interpolation_from.begin());
       }
+      buffers.want_model = wants_model(j, c);
       c.animator.update(c.pending_dt + j.dt, buffers);
       c.pending_dt = 0.0f;
       c.interpolated_from = interpolates ? c.evaluated_tick : 0;
       c.evaluated_tick = j.tick;
       c.next_evaluation = next;
-      model = std::span(buffers.model).first(n);
+      if (buffers.model_written) model = std::span(buffers.model).first(n);
       c.evaluated_bounds[0] = c.evaluated_bounds[1];
-      c.evaluated_bounds[1] = anim::pose_bound(model);
+      c.evaluated_bounds[1] = model.empty() ? reach_of(c) : anim::pose_bound(model);
       ++lod.evaluated;
     } else {
       c.pending_dt += j.dt;

@@ -53,8 +53,14 @@ enum class AnimatorBuffers { kOwn, kLentOnly };
 struct UpdateBuffers {
   PoseScratch scratch;
   // Model-space matrices of the last update run in these buffers (its skeleton's
-  // num_joints first entries; the rest unused).
+  // num_joints first entries; the rest unused), when model_written.
   std::vector<glm::mat4> model;
+  // Whether update(dt, buffers) must write `model`. False: only when a step of the pose
+  // needed them (foot, aim or goal IK); a caller that only reads the local pose (a compact
+  // stream quantizes local transforms) saves the local-to-model pass this way.
+  bool want_model = true;
+  // Set by update(dt, buffers): whether `model` holds the new pose's matrices.
+  bool model_written = false;
 
   // Sizes everything for skeletons of up to `max_joints` joints, so that no update of such a
   // skeleton allocates (smaller buffers are grown by the update that needs more).
@@ -525,7 +531,9 @@ class Animator {
   // An update's two halves: clocks, fades, root motion, layer clocks and events; then the
   // pose (into `scratch` and `model`, the latter sized to the skeleton).
   void advance(float dt);
-  void evaluate(float dt, PoseScratch& scratch, std::span<glm::mat4> model);
+  // Returns whether `model` was written (always unless skip_model and no IK step ran).
+  bool evaluate(float dt, PoseScratch& scratch, std::span<glm::mat4> model,
+                bool skip_model = false);
   void keep_foot_locks();
   // Sizes scratch_ and palette_ to the skeleton if AnimatorBuffers::kLentOnly left them empty
   // (nothing to do otherwise).

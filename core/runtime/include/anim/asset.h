@@ -24,6 +24,9 @@ struct Asset {
   // (fit_hit_volumes on the finished skeleton, clips and mesh). An asset put together by hand
   // has none (capsules empty) until someone calls fit_hit_volumes.
   HitVolumes hit_volumes;
+  // A bound of every pose its clips give (pose_reach), set by the host with the hit volumes
+  // (animd: when the asset is added); radius infinity until then.
+  PoseReach reach;
   std::vector<std::string> warnings;  // things ignored while loading (e.g. morph weights)
   // A 64-bit hash of everything its poses depend on (skeleton, clips' keys, morph layout),
   // set by the host once the asset is complete (animd: assets/asset_fingerprint.h); 0: not

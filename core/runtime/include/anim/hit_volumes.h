@@ -31,6 +31,7 @@
 // matrix times the root's largest scale component.
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <span>
 #include <vector>
@@ -93,6 +94,24 @@ struct PoseBound {
   float radius = 0.0f;
 };
 PoseBound pose_bound(std::span<const glm::mat4> model);
+
+// A bound of every pose an asset's clips can give, around one joint: how far any joint's origin
+// can be from `center_joint`'s (or from the model origin when the skeleton has several roots,
+// center_joint -1), in model units. It holds for poses made of the clips' samples, their
+// blends and crossfades, blend spaces and rotations of any kind (IK rotates only): a joint's
+// origin lies within the sum, down its chain, of the largest translation each joint has (rest
+// pose, keys, cubic overshoot) times its parent's scale bound. Not for additive layers or held
+// poses, whose translations are not the clips'.
+struct PoseReach {
+  int center_joint = -1;
+  float radius = std::numeric_limits<float>::infinity();  // infinity: not computed
+};
+PoseReach pose_reach(const Skeleton& skeleton, std::span<const Clip> clips,
+                     const JointScales& scales);
+// The PoseBound `reach` gives a pose with these local transforms: no local-to-model needed
+// (the centre joint is a root: its model translation is root_transform x its local one).
+PoseBound reach_bound(const Skeleton& skeleton, const PoseReach& reach,
+                      std::span<const Transform> locals);
 
 // One joint's new capsule (radius 0 removes its volume).
 struct CapsuleEdit {

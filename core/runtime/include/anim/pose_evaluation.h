@@ -266,6 +266,8 @@ struct PoseOutput {
   std::span<Transform> locals;
   std::span<glm::mat4> model;
   FootIkOutput* feet = nullptr;  // optional: what the foot IK found
+  // The caller needs only `locals`: `model` is written only when an IK step needs it.
+  bool skip_model = false;
 };
 
 // Evaluates the pose: base, then each fade blended over the result so far, then the layers,
@@ -277,7 +279,9 @@ struct PoseOutput {
 // inputs and setup of matching lengths, outputs sized to the skeleton. `scratch.sample` (and
 // `scratch.term`, when a source has blend terms) is grown when it has fewer entries than the
 // skeleton has joints (the only allocation, on first use).
-void evaluate_pose(const Skeleton& skeleton, std::span<const Clip> clips, const PoseInputs& inputs,
+// Returns whether output.model was written (always, unless output.skip_model and no IK step
+// ran).
+bool evaluate_pose(const Skeleton& skeleton, std::span<const Clip> clips, const PoseInputs& inputs,
                    const PoseSetup* setup, PoseScratch& scratch, PoseOutput output);
 
 }  // namespace anim
