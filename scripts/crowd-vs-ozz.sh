@@ -5,7 +5,7 @@
 # 1. Starts animd (release preset) on bench64 and drives N characters with animload, each
 #    crossfading A <-> B every 2 s (--cycle-every 2), SUBSCRIBERS compact region subscribers
 #    of about 500 characters each (0: nobody subscribed), for SECONDS.
-# 2. From 10 s in to 2 s before the end: the CPU time of the tick threads (animd-tick,
+# 2. From 8 s after the last spawn to 12 s before the end: the CPU time of the tick threads (animd-tick,
 #    animd-work-N, from /proc/PID/task) over ticks x characters, and the overruns; tick
 #    p50/p99/max (stats: the last 1,000 ticks), characters by update interval, the peak RSS
 #    (VmHWM), and with subscribers the stream animload received.
@@ -18,6 +18,8 @@
 #   Default daemon flags: --anim-budget-ms unlimited (every character every tick).
 #   ANIMD_SHARED_DIR   where ../shared is (default: beside the repo)
 #   CROWD_SKIP_OZZ=1   measure the daemon only (no ratio)
+#   CROWD_BY_ID=1      subscribers watch their own connection's characters by id (N / 500
+#                      connections of 500) instead of regions of about 500
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${1:-10000}
@@ -44,10 +46,14 @@ cleanup() { kill "$PID" 2>/dev/null || true; wait "$PID" 2>/dev/null || true; rm
 trap cleanup EXIT
 for _ in $(seq 100); do "$B/animctl" --port "$PORT" stats >/dev/null 2>&1 && break; sleep 0.1; done
 
-LOAD=(--port "$PORT" --connections 10 --characters "$N" --assets bench64 --cycle-every 2
-      --play-rate 0 --crossfade-rate 0 --additive-rate 0 --ik-rate 0 --duration "$SECONDS_RUN"
-      --quiet --max-inflight 100000)
-if (( SUBSCRIBERS > 0 )); then
+CONNECTIONS=10
+[ "${CROWD_BY_ID:-0}" = 1 ] && CONNECTIONS=$(( N / 500 > 10 ? N / 500 : 10 ))
+LOAD=(--port "$PORT" --connections "$CONNECTIONS" --characters "$N" --assets bench64
+      --cycle-every 2 --play-rate 0 --crossfade-rate 0 --additive-rate 0 --ik-rate 0
+      --duration "$SECONDS_RUN" --quiet --max-inflight 100000)
+if (( SUBSCRIBERS > 0 )) && [ "${CROWD_BY_ID:-0}" = 1 ]; then
+  LOAD+=(--subscribers "$SUBSCRIBERS" --encoding compact --skip-decode)
+elif (( SUBSCRIBERS > 0 )); then
   LOAD+=(--regions "${SUBSCRIBERS}x500" --encoding compact --skip-decode)
 else
   LOAD+=(--subscribers 0)
@@ -70,7 +76,12 @@ tick_cpu() {
 stat_json() { "$B/animctl" --port "$PORT" --json stats; }
 field() { python3 -c "import json,sys; print(int(json.load(sys.stdin)['stats'].get('$1', 0)))"; }
 
-sleep 10
+# The characters spawned (bounded), then 8 s of warm-up.
+for _ in $(seq 600); do
+  [ "$(stat_json | field characters)" -ge "$N" ] && break
+  sleep 0.5
+done
+sleep 8
 cpu0=$(tick_cpu); stats0=$(stat_json); tick0=$(field tick <<<"$stats0")
 over0=$(field tick_overruns <<<"$stats0")
 sleep $((SECONDS_RUN - 12))
