@@ -166,29 +166,47 @@ TEST(HostileAssets, UploadsWaitingToLoadStayWithinTheInboundBudget) {
     ASSERT_TRUE(c.back());
     ASSERT_TRUE(c.back()->list_assets());
   }
+  // Reads the daemon's count of bytes received (stats), on a connection of its own.
+  auto probe = connect_client(daemon);
+  ASSERT_TRUE(probe);
+  auto bytes_in = [&] {
+    auto st = probe->stats();
+    return st ? st->bytes_in() : uint64_t{0};
+  };
   std::mutex mutex;
   std::condition_variable done;
   int answered = 0;
-  std::vector<bool> ok(kUploads, false);
+  std::vector<bool> ok(kUploads, false), replied(kUploads, false);
   std::vector<std::string> why(kUploads);
   for (int i = 0; i < kUploads; ++i) {
     anim::v1::Request r;
     r.mutable_load_asset()->set_name("upload" + std::to_string(i));
     r.mutable_load_asset()->set_glb_data(i < kSlow ? slow : big);
+    const uint64_t size = (i < kSlow ? slow : big).size();
+    const uint64_t before = bytes_in();
     c[i]->call_async(
         std::move(r),
         [&, i](animclient::Result<anim::v1::Reply> reply) {
           std::lock_guard lock(mutex);
           ok[i] = reply && reply->status().code() == anim::v1::STATUS_OK;
           why[i] = reply ? reply->status().message() : reply.error().to_string();
+          replied[i] = true;
           ++answered;
           done.notify_all();
         },
         kWait);
-    // One after the other (an ordering aid, not a timing check): the slow loads first, then
-    // each big upload received whole before the next starts arriving, so that which one
-    // finds the budget full does not depend on how their bytes interleave.
-    std::this_thread::sleep_for(std::chrono::milliseconds(i < kSlow ? 30 : 15));
+    // One after the other: the slow loads first, then each big upload received whole (or
+    // refused) before the next starts arriving, so that which one finds the budget full does
+    // not depend on how their bytes interleave.
+    const auto deadline = std::chrono::steady_clock::now() + kWait;
+    while (std::chrono::steady_clock::now() < deadline) {
+      {
+        std::lock_guard lock(mutex);
+        if (replied[i]) break;
+      }
+      if (bytes_in() >= before + size) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
   }
   {
     std::unique_lock lock(mutex);
