@@ -111,9 +111,9 @@ TEST(UpdateRates, PressureFallsOnlyWithRoomToSpare) {
 TEST(UpdateRates, CostModelTurnsTheBudgetIntoCharacters) {
   TickCostModel m;
   EXPECT_EQ(m.capacity(10.0), kUnlimited);
-  m.observe(5.0, 1000, 0, 0.1f);  // 5 us a character
+  m.observe(5.0, 1000, 0, 0.1f);  // 1,000 units in 5 ms: 2,000 fit 10 ms
   EXPECT_NEAR(m.capacity(10.0), 2000.0, 1e-3);
-  m.observe(5.0, 0, 10000, 0.1f);  // 1000 units in 5 ms again
+  m.observe(5.0, 0, 10000, 0.1f);  // 10,000 skipped at a tenth: the same 1,000 units
   EXPECT_NEAR(m.capacity(10.0), 2000.0, 1e-3);
   m.observe(0.0, 0, 0, 0.1f);  // no work: nothing learnt
   EXPECT_NEAR(m.capacity(10.0), 2000.0, 1e-3);

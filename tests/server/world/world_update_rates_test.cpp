@@ -17,23 +17,13 @@
 #include "anim/loaders/builtin_character.h"
 #include "history/history_record.h"
 #include "history/pose_query.h"
+#include "snapshot_palettes.h"
 #include "world/world.h"
 
 namespace animd {
 namespace {
 
 constexpr float kDt = 0.1f;
-
-std::span<const anim::PaletteMatrix> palette_of(const Snapshot& s, uint32_t id) {
-  const SnapshotCharacter* c = s.find(id);
-  EXPECT_NE(c, nullptr) << "character " << id << " missing from tick " << s.tick;
-  if (!c) return {};
-  return std::span(s.palettes).subspan(c->palette_offset, c->num_joints);
-}
-
-bool same(std::span<const anim::PaletteMatrix> a, std::span<const anim::PaletteMatrix> b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size_bytes()) == 0;
-}
 
 struct TestWorld {
   explicit TestWorld(double budget_ms, int max_interval = 4) {

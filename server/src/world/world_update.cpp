@@ -1,0 +1,452 @@
+// The per-tick update: World::update (every character advanced in parallel, the snapshot and
+// the history frame filled) and the events gathered after it.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "history/shown_pose.h"
+#include "snapshot/compact_layout.h"
+#include "world/world.h"
+
+namespace animd {
+
+namespace {
+// Asks for a character's first lines and its Animator's (what World::update's serial pass
+// reads of it) to be brought into the cache.
+inline void prefetch(const Character& c) {
+  __builtin_prefetch(&c);
+  __builtin_prefetch(&c.animator);
+}
+
+// How much wider than both evaluated poses' bounds the bound of a pose interpolated between
+// them is taken (HitPlacement): a joint of the interpolated pose strays from both by less than
+// a quarter of the pose's size when the two are at most a floor interval apart
+// (WorldLod tests check it on the assets' clips).
+constexpr float kInterpolatedBoundGrowth = 1.25f;
+
+struct UpdateJob {
+  std::vector<std::unique_ptr<Character>>* characters;
+  std::vector<anim::UpdateBuffers>* buffers;  // per pool thread
+  Snapshot* snapshot;
+  HistoryFrame* history;
+  float dt;
+  uint64_t tick;
+  double server_time;
+  bool degrade;
+  bool palettes;  // build and copy skin palettes (a float subscription exists)
+  bool quantize;  // quantize into snapshot->quant here (not left to after the tick)
+  std::span<const StreamRegion> regions;  // region subscriptions: who is in one is watched
+  // Update-rate LOD (lod/update_rates.h): off, every character is evaluated every tick (and
+  // `degrade` applies).
+  bool lod = false;
+  bool all_watched = false;          // an all-characters subscription exists
+  bool all_compact_watched = false;  // one of them in ENCODING_COMPACT
+  float pressure = 0.0f;
+  const RatePolicy* policy = nullptr;
+  std::vector<UpdateRateCounts>* lod_threads = nullptr;  // per pool thread
+
+  bool watched(const Character& c) const {
+    if (c.watchers > 0) return true;
+    const glm::vec3& p = c.animator.root_transform().translation;
+    for (const auto& r : regions)
+      if (r.zone(p) != StreamRegion::Zone::kOutside) return true;
+    return false;
+  }
+  // Whether a compact subscription may encode the character this tick (by id, all, or the
+  // compact regions the encoder picks from).
+  bool compact_streamed(const Character& c) const {
+    if (c.compact_watchers > 0 || all_compact_watched) return true;
+    const glm::vec3& p = c.animator.root_transform().translation;
+    for (const auto& r : snapshot->regions)
+      if (r.zone(p) != StreamRegion::Zone::kOutside) return true;
+    return false;
+  }
+
+  // The first tick after `tick` on a character's phase for `interval` (ids spread the
+  // characters of one interval over its ticks).
+  static uint64_t next_on_phase(uint64_t tick, uint32_t id, int interval) {
+    const uint64_t k = static_cast<uint64_t>(interval);
+    return tick + k - (tick + id) % k;
+  }
+
+  static void run(void* self, size_t begin, size_t end, int thread) {
+    auto& j = *static_cast<UpdateJob*>(self);
+    anim::UpdateBuffers& buffers = (*j.buffers)[static_cast<size_t>(thread)];
+    UpdateRateCounts* lod = j.lod ? &(*j.lod_threads)[static_cast<size_t>(thread)] : nullptr;
+    for (size_t i = begin; i < end; ++i) {
+      Character& c = *(*j.characters)[i];
+      if (lod)
+        update_at_rate(j, c, i, buffers, *lod);
+      else
+        update_every_tick(j, c, i, buffers);
+      SnapshotCharacter& sc = j.snapshot->characters[i];
+      if (sc.num_morphs > 0) {
+        const std::span<const float> w = c.animator.morph_weights();
+        std::copy(w.begin(), w.end(), j.snapshot->morphs.begin() + sc.morph_offset);
+      }
+    }
+  }
+
+  // The update without allocated rates: every character every tick, but for `degrade`.
+  static void update_every_tick(UpdateJob& j, Character& c, size_t i,
+                                anim::UpdateBuffers& buffers) {
+    // Degraded: an unwatched character updates on every other tick, with both ticks' dt.
+    const bool skip = j.degrade && ((c.id + j.tick) & 1u) != 0 && !j.watched(c);
+    c.updated = !skip;
+    // This tick's model-space matrices: the update's, in the thread's buffers; for a
+    // character this tick skipped, its own (brought up to date with its last pose).
+    std::span<const glm::mat4> model;
+    if (skip) {
+      c.pending_dt += j.dt;
+      c.animator.refresh_model();
+      model = c.animator.model_matrices();
+    } else {
+      buffers.want_model = wants_model(j, c);
+      c.animator.update(c.pending_dt + j.dt, buffers);
+      c.pending_dt = 0.0f;
+      if (buffers.model_written)
+        model = std::span(buffers.model).first(c.animator.model_matrices().size());
+    }
+    finish_character(j, c, i, skip, model);
+    if (!model.empty())
+      record_entry(*j.history, i, c.animator, model);
+    else
+      record_entry(*j.history, i, c.animator, reach_of(c), nullptr);
+    if (j.palettes) {
+      const auto out = std::span(j.snapshot->palettes).subspan(c.palette_offset, model.size());
+      anim::build_palette(c.animator.skeleton(), model, out);
+    }
+    if (j.quantize) quantize_character(*j.snapshot, i, c.animator, j.snapshot->quant_pull);
+  }
+
+  // Whether a character's update must compute its model-space matrices: for the palettes,
+  // and for its placement when the clips' reach does not bound its pose (layers, a held
+  // pose: what anim::PoseReach leaves out).
+  static bool wants_model(const UpdateJob& j, const Character& c) {
+    return j.palettes || c.animator.setup() != nullptr;
+  }
+  // The bound of a character's last evaluated pose from its asset's reach (no matrices).
+  static anim::PoseBound reach_of(const Character& c) {
+    return anim::reach_bound(c.asset->skeleton, c.asset->reach, c.animator.local_pose().locals);
+  }
+
+  // The snapshot's root and events of a character updated (or skipped) this tick.
+  static void finish_character(UpdateJob& j, Character& c, size_t i, bool skipped,
+                               std::span<const glm::mat4>) {
+    // The root after the update: root motion moved it. And how many animation events it
+    // crossed, which gather_events collects afterwards (reading only the characters that
+    // have any: the others' memory is cold again by then).
+    SnapshotCharacter& sc = j.snapshot->characters[i];
+    sc.root = c.animator.root_transform();
+    sc.events_count = skipped ? 0 : static_cast<uint32_t>(c.animator.fired_events().size());
+    sc.events_overflowed = skipped ? 0 : c.animator.events_overflowed();
+  }
+
+  // The update with allocated rates (docs/animation.md, "Update rates"): the character is
+  // evaluated at its planned tick; between two evaluations B and N the ticks t show
+  // blend(pose A, pose B, (t - B + 1) / (N - B)), A the evaluation before B, so that motion
+  // stays continuous and a character evaluated every tick shows its evaluated pose.
+  static void update_at_rate(UpdateJob& j, Character& c, size_t i, anim::UpdateBuffers& buffers,
+                             UpdateRateCounts& lod) {
+    const size_t n = c.animator.model_matrices().size();
+    const bool evaluate = c.evaluated_tick == 0 || j.tick >= c.next_evaluation;
+    c.updated = evaluate;
+    std::span<const glm::mat4> model;  // the evaluated pose's matrices, when computed
+    if (evaluate) {
+      const uint64_t next = next_on_phase(j.tick, c.id, c.interval);
+      const bool interpolates =
+          next - j.tick > 1 && c.evaluated_tick != 0 && c.interpolation_from.size() == n;
+      if (interpolates) {
+        const auto& locals = c.animator.local_pose().locals;
+        std::copy(locals.begin(), locals.end(), c.interpolation_from.begin());
+      }
+      buffers.want_model = wants_model(j, c);
+      c.animator.update(c.pending_dt + j.dt, buffers);
+      c.pending_dt = 0.0f;
+      c.interpolated_from = interpolates ? c.evaluated_tick : 0;
+      c.evaluated_tick = j.tick;
+      c.next_evaluation = next;
+      if (buffers.model_written) model = std::span(buffers.model).first(n);
+      c.evaluated_bounds[0] = c.evaluated_bounds[1];
+      c.evaluated_bounds[1] = model.empty() ? reach_of(c) : anim::pose_bound(model);
+      ++lod.evaluated;
+    } else {
+      c.pending_dt += j.dt;
+      ++lod.skipped;
+    }
+    finish_character(j, c, i, !evaluate, model);
+
+    // What this tick shows.
+    float alpha = 1.0f;
+    if (c.interpolated_from != 0) {
+      const double span = static_cast<double>(c.next_evaluation - c.evaluated_tick);
+      alpha = static_cast<float>(
+          std::min(1.0, static_cast<double>(j.tick - c.evaluated_tick + 1) / std::max(1.0, span)));
+    }
+    const bool quantizing = static_cast<bool>(j.snapshot->quant);
+    if (alpha < 1.0f) {
+      const ShownFrom shown{static_cast<uint32_t>(j.tick - c.interpolated_from), alpha};
+      // Bounds of both poses, widened: an interpolated joint strays from the chord between
+      // its two positions by at most a fraction of the pose's size.
+      const anim::PoseBound& a = c.evaluated_bounds[0];
+      const anim::PoseBound& b = c.evaluated_bounds[1];
+      anim::PoseBound both;
+      both.center = 0.5f * (a.center + b.center);
+      both.radius =
+          kInterpolatedBoundGrowth * std::max(glm::length(a.center - both.center) + a.radius,
+                                              glm::length(b.center - both.center) + b.radius);
+      record_entry(*j.history, i, c.animator, both, &shown);
+      const bool quantize_shown = quantizing && j.compact_streamed(c);
+      if (j.palettes || quantize_shown) {
+        const std::span<anim::Transform> locals = std::span(lod.shown).first(n);
+        std::copy(c.interpolation_from.begin(), c.interpolation_from.end(), locals.begin());
+        interpolate_shown(locals, c.animator.local_pose().locals, alpha);
+        if (j.palettes) {
+          const std::span<glm::mat4> shown_model = std::span(buffers.model).first(n);
+          anim::local_to_model(c.animator.skeleton(), locals, shown_model);
+          const auto out = std::span(j.snapshot->palettes).subspan(c.palette_offset, n);
+          anim::build_palette(c.animator.skeleton(), shown_model, out);
+        }
+        if (quantize_shown) {
+          quantize_character(*j.snapshot, i, locals, c.animator, j.snapshot->quant_pull);
+          j.snapshot->characters[i].quantized_in_update = true;
+        }
+      }
+    } else {
+      record_entry(*j.history, i, c.animator, c.evaluated_bounds[1], nullptr);
+      if (j.palettes) {
+        if (!evaluate) {
+          c.animator.refresh_model();
+          model = c.animator.model_matrices();
+        }
+        const auto out = std::span(j.snapshot->palettes).subspan(c.palette_offset, n);
+        anim::build_palette(c.animator.skeleton(), model, out);
+      }
+    }
+    if (j.quantize && !j.snapshot->characters[i].quantized_in_update)
+      quantize_character(*j.snapshot, i, c.animator, j.snapshot->quant_pull);
+
+    // The next ticks' interval, from what watches the character now.
+    const float s = c.significance_override >= 0.0f
+                        ? c.significance_override
+                        : watched_significance(c.watchers > 0 || j.all_watched,
+                                               c.animator.root_transform().translation, j.regions);
+    c.significance = s;
+    const int interval = next_interval(s, c.interval, j.pressure, *j.policy);
+    if (interval < c.interval)  // more significant: sooner, at once when every tick
+      c.next_evaluation = std::min(c.next_evaluation, next_on_phase(j.tick, c.id, interval));
+    c.interval = static_cast<uint8_t>(interval);
+    ++lod.histogram[static_cast<size_t>(significance_bucket(s))];
+    ++lod.intervals[static_cast<size_t>(interval - 1)];
+  }
+};
+}  // namespace
+
+SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degrade) {
+  settle();
+  const auto started = std::chrono::steady_clock::now();
+  // Update rates are allocated while a budget is set and reduced rates are allowed.
+  const bool lod = std::isfinite(config_.anim_budget()) && rate_policy_.max_interval > 1;
+  // A recycled snapshot: its vectors keep their capacity, so the tick allocates nothing once
+  // the character count is steady. Every field is overwritten below and by the job.
+  std::shared_ptr<Snapshot> snap = snapshots_.acquire();
+  snap->tick = tick;
+  snap->previous_tick = last_tick_;
+  snap->server_time = server_time;
+  snap->characters.resize(characters_.size());
+  // ENCODING_COMPACT: this tick's quantized poses, and the two ticks before as baselines
+  // (only while a compact subscription exists: quantizing costs the workers). Not while the
+  // encode stage is still preparing an earlier tick: it would not take this one, and the
+  // subscriptions it prepares for wait for the next it takes (session/stream_sender.cpp). Those at
+  // a rate divisor are due at fixed ticks: every tick is quantized while one exists.
+  const bool compact = metrics_.compact_subscriptions.load(std::memory_order_relaxed) > 0;
+  // A stage that gets no CPU for long (a host busy with other work) defers nothing beyond
+  // kMaxDeferredTicks: the sessions then encode what it could not (their fallback).
+  const bool stage_busy = metrics_.stage_busy.load(std::memory_order_acquire);
+  const bool paced = metrics_.compact_paced_subscriptions.load(std::memory_order_relaxed) > 0;
+  // Quantized ticks are at most kMaxDeferredTicks + 1 apart: a delta between two of them finds
+  // its baseline among a subscription's kept frames.
+  static_assert(kMaxDeferredTicks + 1 <= kMaxKeptQuantAge);
+  const bool deferred = compact && stage_busy && !paced && quant_recent_[0] &&
+                        quant_recent_[0]->tick + kMaxDeferredTicks >= tick;
+  QuantRef quant = compact && !deferred ? quant_frames_.acquire() : QuantRef();
+  if (quant) quant->tick = tick;
+  snap->quant = quant;
+  snap->quant_deferred = deferred;
+  if (deferred) metrics_.quant_deferred_ticks.fetch_add(1, std::memory_order_relaxed);
+  const bool pull = quant && quant_recent_[0] && quant_recent_[0]->tick + kMaxPullGap >= tick;
+  for (int k = 0; k < 2; ++k) {
+    snap->quant_prev[k] = quant && quant_recent_[k] && quant_recent_[k]->tick + k + 1 == tick
+                              ? quant_recent_[k]
+                              : QuantRef();
+    snap->quant_pull[k] = pull ? quant_recent_[k] : QuantRef();
+    snap->pull_ticks[k] = snap->quant_pull[k] ? snap->quant_pull[k]->tick : 0;
+  }
+  if (quant) {
+    quant->ids.resize(characters_.size());
+    quant->offsets.resize(characters_.size());
+    quant->morph_offsets.resize(characters_.size());
+  }
+  // One pass over the characters for the snapshot and the history frame: each character's
+  // memory is cold at this point (the last tick touched 5,000 others since), and this part of
+  // the tick is serial, so it is read once, and fetched a few characters ahead.
+  HistoryFrame& history = history_->begin_tick(tick, server_time);
+  constexpr size_t kAhead = 4;
+  for (size_t i = 0; i < std::min(kAhead, characters_.size()); ++i) prefetch(*characters_[i]);
+  uint32_t offset = 0;
+  uint32_t morph_offset = 0;
+  for (size_t i = 0; i < characters_.size(); ++i) {
+    if (i + kAhead < characters_.size()) prefetch(*characters_[i + kAhead]);
+    Character& c = *characters_[i];
+    const bool may_interpolate = lod && (c.interval > 1 || c.interpolated_from != 0);
+    add_entry(history, c.id, c.asset, c.animator, may_interpolate);
+    // Room for the pose it interpolates from, made once when its interval first grows.
+    if (lod && c.interval > 1 && c.interpolation_from.size() != c.animator.model_matrices().size())
+      c.interpolation_from.resize(c.animator.model_matrices().size());
+    c.palette_offset = offset;
+    if (quant) quant->ids[i] = c.id, quant->offsets[i] = offset;
+    if (quant) quant->morph_offsets[i] = morph_offset;
+    auto& sc = snap->characters[i];
+    sc.id = c.id;
+    sc.asset = c.asset;
+    sc.palette_offset = offset;
+    sc.num_joints = static_cast<uint32_t>(c.asset->skeleton.num_joints());
+    sc.morph_offset = morph_offset;
+    sc.num_morphs = static_cast<uint32_t>(c.animator.morph_weights().size());
+    morph_offset += sc.num_morphs;
+    sc.watched_by_id = c.compact_watchers > 0 || compact_all_watchers_ > 0;
+    sc.quantized_in_update = false;
+    sc.layout = c.layout;
+    // c.quant_*: the character's place in the last two quantized frames (quant_recent_).
+    for (int k = 0; k < 2; ++k) {
+      const bool in_recent =
+          c.quant_tick[k] != 0 && quant_recent_[k] && quant_recent_[k]->tick == c.quant_tick[k];
+      const bool held = in_recent && c.quant_tick[k] + k + 1 == tick;
+      sc.prev_offset[k] = held ? c.quant_offset[k] : kNotQuantized;
+      sc.prev_index[k] = held ? c.quant_index[k] : kNotQuantized;
+      sc.pull_offset[k] = in_recent && pull ? c.quant_offset[k] : kNotQuantized;
+      sc.pull_index[k] = in_recent && pull ? c.quant_index[k] : kNotQuantized;
+    }
+    if (quant) {
+      c.quant_tick[1] = c.quant_tick[0], c.quant_offset[1] = c.quant_offset[0];
+      c.quant_index[1] = c.quant_index[0];
+      c.quant_tick[0] = tick, c.quant_offset[0] = offset;
+      c.quant_index[0] = static_cast<uint32_t>(i);
+    }
+    offset += sc.num_joints;
+  }
+  // Skin palettes: only while a float subscription exists (nothing else reads them, and
+  // building and copying them is a sixth of the tick).
+  snap->has_palettes = metrics_.float_subscriptions.load(std::memory_order_relaxed) > 0;
+  snap->palettes.resize(snap->has_palettes ? offset : 0);
+  snap->morphs.resize(morph_offset);
+  snap->moved.clear();
+  std::swap(snap->moved, moved_);
+  if (quant) {
+    quant->joints.resize(offset);
+    quant->morphs.resize(morph_offset);
+    quant->roots.resize(characters_.size());
+  }
+  snap->reset_compact(characters_.size());
+  snap->prepared.store(false, std::memory_order_relaxed);
+  snap->regions.clear();
+  if (quant)
+    for (const auto& [id, s] : sessions_)
+      for (const auto& [sub, w] : s.subscriptions)
+        if (w.region && w.compact) snap->regions.push_back(*w.region);
+  // Everybody is watched while an all-characters subscription exists. Allocated rates
+  // replace the degraded ticks.
+  degrade = !lod && degrade && all_watchers_ == 0;
+  watched_regions_.clear();
+  if (degrade || lod)
+    for (const auto& [id, s] : sessions_)
+      for (const auto& [sub, w] : s.subscriptions)
+        if (w.region) watched_regions_.push_back(*w.region);
+  // A free encode stage takes this tick at once: it quantizes it too, between this tick and
+  // the next (quantize_work.h). Not for paced subscriptions (they do not wait for the stage,
+  // so their frames would wait for the next tick instead).
+  const bool after_tick = quant && quantize_after_tick_ && !stage_busy && !paced;
+  UpdateJob job{&characters_,
+                &update_buffers_,
+                snap.get(),
+                &history,
+                dt,
+                tick,
+                server_time,
+                degrade,
+                snap->has_palettes,
+                quant && !after_tick,
+                watched_regions_};
+  job.lod = lod;
+  job.all_watched = all_watchers_ > 0;
+  job.all_compact_watched = compact_all_watchers_ > 0;
+  job.pressure = pressure_;
+  job.policy = &rate_policy_;
+  job.lod_threads = &lod_threads_;
+  if (lod)
+    for (auto& t : lod_threads_) {
+      t.histogram.fill(0);
+      t.intervals.fill(0);
+      t.evaluated = t.skipped = 0;
+    }
+  pool_.run(characters_.size(), &UpdateJob::run, &job);
+  snap->quantized_in_tick = job.quantize;
+  if (job.quantize) metrics_.quantized_in_tick.fetch_add(1, std::memory_order_relaxed);
+  if (after_tick) {
+    // It reads snap->quant_pull, and lets go of them when finished.
+    snap->quantize.start(*snap, animators_);
+    quantizing_ = snap;
+  } else {
+    // Only the quantization read them: the snapshot waits in sessions for a while, and these
+    // are whole frames the pool could reuse.
+    snap->quant_pull[0].reset();
+    snap->quant_pull[1].reset();
+  }
+  gather_events(*snap);
+  if (quant || !compact) {  // a deferred tick keeps the last two quantized
+    quant_recent_[1] = std::move(quant_recent_[0]);
+    quant_recent_[0] = std::move(quant);
+  }
+  history_->publish();
+  last_tick_ = tick;
+  if (job.degrade) metrics_.degraded_ticks.fetch_add(1, std::memory_order_relaxed);
+  if (lod) {
+    plan_update_rates(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+            .count());
+  } else if (pressure_ != 0.0f || interval_counts_[0] != characters_.size()) {
+    pressure_ = 0.0f;
+    std::fill(interval_counts_.begin(), interval_counts_.end(), 0);
+    interval_counts_[0] = static_cast<uint32_t>(characters_.size());
+    for (auto& c : characters_) c->interval = 1;
+  }
+  return snap;
+}
+
+void World::gather_events(Snapshot& snap) {
+  snap.events.clear();
+  // Room for a few events per character: a recycled snapshot keeps it, so steady ticks do
+  // not allocate here (more in one tick than ever before grows it once).
+  if (snap.events.capacity() < characters_.size() * 4) snap.events.reserve(characters_.size() * 4);
+  uint64_t fired = 0, overflowed = 0;
+  // The update counted each character's events (UpdateJob): a pass over the snapshot's own
+  // array, visiting only the characters that have some.
+  for (size_t i = 0; i < characters_.size(); ++i) {
+    SnapshotCharacter& sc = snap.characters[i];
+    sc.events_begin = static_cast<uint32_t>(snap.events.size());
+    if (sc.events_count == 0 && sc.events_overflowed == 0) {
+      if (sc.event_table) sc.event_table.reset();
+      continue;
+    }
+    const Character& c = *characters_[i];
+    const auto events = c.animator.fired_events();
+    sc.event_table = c.animator.event_table();
+    snap.events.insert(snap.events.end(), events.begin(), events.end());
+    fired += events.size() + sc.events_overflowed;
+    overflowed += sc.events_overflowed;
+  }
+  if (fired) metrics_.events_fired.fetch_add(fired, std::memory_order_relaxed);
+  if (overflowed) metrics_.events_overflowed.fetch_add(overflowed, std::memory_order_relaxed);
+}
+
+}  // namespace animd
