@@ -1,6 +1,6 @@
 // AnimatorBuffers::kLentOnly: an Animator updated only in lent buffers (the daemon) holds no
-// scratch or palette of its own, gives the same poses, and builds the same palette when asked
-// after all (update(dt) or refresh_palette()).
+// scratch, model matrices or palette of its own, gives the same poses, and builds the same palette
+// when asked after all (update(dt) or refresh_palette()).
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -53,7 +53,11 @@ TEST(AnimatorLentBuffersOnly, AnOwnBufferUpdateOfALeanAnimatorGivesTheSamePalett
   Fixture f;
   Animator full = f.walking_into_run();
   Animator lean = f.walking_into_run(AnimatorBuffers::kLentOnly);
-  // The rest pose, as the full one has it.
+  // No matrices of its own until asked for them; then the rest pose, as the full one has it.
+  EXPECT_TRUE(lean.model_matrices().empty());
+  EXPECT_FALSE(lean.model_current());
+  lean.refresh_model();
+  ASSERT_EQ(lean.model_matrices().size(), full.model_matrices().size());
   for (size_t j = 0; j < full.model_matrices().size(); ++j)
     ASSERT_EQ(lean.model_matrices()[j], full.model_matrices()[j]) << "joint " << j;
   for (int i = 0; i < 40; ++i) {  // through the crossfade and past its end

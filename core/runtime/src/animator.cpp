@@ -33,16 +33,20 @@ Animator::Animator(const Skeleton& skeleton, std::span<const Clip> clips, Animat
     : skeleton_(&skeleton), clips_(clips), events_(ClipEventTable::from_clips(clips)) {
   const int n = skeleton.num_joints();
   pose_.locals.resize(n);
-  model_.resize(n);
   // The rest pose, evaluated as any update is (inputs_ holds no clip): evaluated_inputs()
-  // reproduces it. Without own buffers, in scratch that is gone when the constructor returns
-  // (freed before the next character's allocations: no idle holes between them).
+  // reproduces it. Without own buffers, in scratch and matrices that are gone when the
+  // constructor returns (freed before the next character's allocations: no idle holes
+  // between them).
   const bool lent_only = buffers == AnimatorBuffers::kLentOnly;
   PoseScratch construction_scratch;
+  std::vector<glm::mat4> construction_model;
   if (!lent_only) regrow_own_buffers();
   PoseScratch& scratch = lent_only ? construction_scratch : scratch_;
-  evaluate_pose(skeleton, clips_, inputs_, nullptr, scratch, {pose_.locals, model_});
+  std::vector<glm::mat4>& model = lent_only ? construction_model : model_;
+  model.resize(n);
+  evaluate_pose(skeleton, clips_, inputs_, nullptr, scratch, {pose_.locals, model});
   if (lent_only) {
+    model_current_ = false;
     palette_current_ = false;
     return;
   }
@@ -339,7 +343,7 @@ Status Animator::update(float dt, PaletteUpdate palette) {
 
 Status Animator::update(float dt, UpdateBuffers& buffers) {
   if (!std::isfinite(dt) || dt < 0.0f) return kBadDt;
-  const size_t n = model_.size();
+  const size_t n = static_cast<size_t>(skeleton_->num_joints());
   if (buffers.model.size() < n) buffers.model.resize(n);
   advance(dt);
   buffers.model_written =
@@ -474,12 +478,14 @@ void Animator::advance(float dt) {
 
 void Animator::refresh_model() {
   if (model_current_) return;
+  model_.resize(static_cast<size_t>(skeleton_->num_joints()));
   local_to_model(*skeleton_, pose_.locals, model_);
   model_current_ = true;
 }
 
 void Animator::regrow_own_buffers() {
-  const size_t n = model_.size();
+  const size_t n = static_cast<size_t>(skeleton_->num_joints());
+  if (model_.size() < n) model_.resize(n);
   scratch_.reserve(n);
   if (palette_.size() < n) palette_.resize(n);
 }

@@ -39,7 +39,7 @@ void quantize_character(Snapshot& snap, size_t index, std::span<const anim::Tran
     prev_root[k] = &pull[k]->roots[c.pull_index[k]];
   }
   animcodec::quantize_pose(*c.layout, animcodec::transform_view<anim::Transform>(locals), prev[0],
-                           prev[1], {frame.joints.data() + c.palette_offset, locals.size()});
+                           prev[1], {frame.joints.data() + c.quant_offset, locals.size()});
   const anim::Transform& root = animator.root_transform();
   frame.roots[index] = animcodec::quantize_root(root.translation, root.rotation, root.scale,
                                                 prev_root[0], prev_root[1]);

@@ -16,10 +16,10 @@ namespace animd {
 std::shared_ptr<const animcodec::Layout> compact_layout(const AssetPtr& asset);
 
 // Quantizes character `index` of `snap` (its final local transforms and root, from
-// `animator`) into snap.quant, pulled toward what a delta frame will predict from the
-// character's frames in `pull`, the last two ticks quantized (Snapshot::quant_pull;
-// animcodec::quantize_joint). Allocates nothing, locks nothing (each thread writes its own
-// characters' entries).
+// `animator`) into snap.quant at its quant_offset (snap.in_quant(index)), pulled toward what a
+// delta frame will predict from the character's frames in `pull`, the last two ticks quantized
+// (Snapshot::quant_pull; animcodec::quantize_joint). Allocates nothing, locks nothing (each thread
+// writes its own characters' entries).
 void quantize_character(Snapshot& snap, size_t index, const anim::Animator& animator,
                         const QuantRef (&pull)[2]);
 // The same with `locals` as its local transforms (the pose a tick shows between two

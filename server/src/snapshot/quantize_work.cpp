@@ -25,7 +25,7 @@ bool QuantizeWork::run_block() {
   if (begin >= count_) return false;
   const size_t end = std::min(begin + kBlock, count_);
   for (size_t i = begin; i < end; ++i)
-    if (!snap_->characters[i].quantized_in_update)
+    if (!snap_->characters[i].quantized_in_update && snap_->in_quant(i))
       quantize_character(*snap_, i, *animators_[i], snap_->quant_pull);
   // The last block's thread publishes the whole frame.
   const size_t n = end - begin;

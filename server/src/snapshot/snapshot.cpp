@@ -72,7 +72,7 @@ void build_entry(const Snapshot& s, size_t index, animcodec::FrameKind kind,
   payload.resize(animcodec::max_frame_bytes(n));
   const size_t size = animcodec::encode_frame(
       *c.layout, kind,
-      std::span<const animcodec::QJoint>(s.quant->joints.data() + c.palette_offset, n),
+      std::span<const animcodec::QJoint>(s.quant->joints.data() + c.quant_offset, n),
       s.quant->roots[index], b, payload);
   const bool key = kind == animcodec::FrameKind::kKey;
   const std::string& asset = c.asset->name;
@@ -167,8 +167,8 @@ bool QuantFrame::find(uint32_t id, size_t num_joints, std::span<const animcodec:
   auto it = std::lower_bound(ids.begin(), ids.end(), id);
   if (it == ids.end() || *it != id) return false;
   const size_t i = static_cast<size_t>(it - ids.begin());
-  const size_t end = i + 1 < offsets.size() ? offsets[i + 1] : joints.size();
-  if (i >= offsets.size() || i >= roots.size() || end - offsets[i] != num_joints) return false;
+  if (i >= offsets.size() || i >= joint_counts.size() || i >= roots.size()) return false;
+  if (offsets[i] == kNotQuantized || joint_counts[i] != num_joints) return false;
   pose = std::span<const animcodec::QJoint>(joints.data() + offsets[i], num_joints);
   root = &roots[i];
   return true;
@@ -179,7 +179,7 @@ bool QuantFrame::find_morphs(uint32_t id, size_t num_morphs,
   auto it = std::lower_bound(ids.begin(), ids.end(), id);
   if (it == ids.end() || *it != id) return false;
   const size_t i = static_cast<size_t>(it - ids.begin());
-  if (i >= morph_offsets.size()) return false;
+  if (i >= morph_offsets.size() || i >= offsets.size() || offsets[i] == kNotQuantized) return false;
   const size_t end = i + 1 < morph_offsets.size() ? morph_offsets[i + 1] : morphs.size();
   if (end - morph_offsets[i] != num_morphs || num_morphs == 0) return false;
   weights = std::span<const uint16_t>(morphs.data() + morph_offsets[i], num_morphs);

@@ -25,15 +25,20 @@ namespace animd {
 // it (the baselines of its delta frames) without chaining every older snapshot behind them.
 struct QuantFrame {
   uint64_t tick = 0;
-  std::vector<animcodec::QJoint> joints;  // every character's pose, at its palette_offset
-  std::vector<animcodec::QRoot> roots;    // by character index (the snapshot's order)
-  // By character index: its id (sorted) and where its pose starts in `joints`. What a
-  // subscription needs to find a character in a frame it kept from an earlier tick.
+  // The poses of the characters quantized in this frame (those a compact subscription could
+  // encode at its tick), each at its SnapshotCharacter::quant_offset.
+  std::vector<animcodec::QJoint> joints;
+  std::vector<animcodec::QRoot> roots;  // by character index (the snapshot's order)
+  // By character index: its id (sorted), where its pose starts in `joints` (kNotQuantized:
+  // not quantized in this frame) and its joint count. What a subscription needs to find a
+  // character in a frame it kept from an earlier tick.
   std::vector<uint32_t> ids;
   std::vector<uint32_t> offsets;
+  std::vector<uint32_t> joint_counts;
   // Morph weights quantized (animcodec::quantize_morph_weight), every character's at its
   // Snapshot morph_offset, and that offset by character index (ENCODING_COMPACT's
-  // compact_morphs: deltas refer to a kept frame's weights).
+  // compact_morphs: deltas refer to a kept frame's weights). Written for the characters
+  // quantized in this frame only.
   std::vector<uint16_t> morphs;
   std::vector<uint32_t> morph_offsets;
   // Character `id`'s pose and root in this frame, if it was quantized here with `num_joints`
@@ -88,7 +93,11 @@ struct SnapshotCharacter {
   uint32_t id = 0;
   AssetPtr asset;               // keeps the name alive; asset->name is sent
   anim::Transform root;         // world placement at this tick
-  uint32_t palette_offset = 0;  // into Snapshot::palettes (and QuantFrame::joints)
+  uint32_t palette_offset = 0;  // into Snapshot::palettes
+  // Where its quantized pose is in Snapshot::quant->joints, or kNotQuantized: no compact
+  // subscription could encode it at this tick (by id, all characters, or a compact region's
+  // zones, as the World saw them at the tick's start), so it was not quantized.
+  uint32_t quant_offset = 0;
   uint32_t num_joints = 0;
   // Its morph weights: Snapshot::morphs[morph_offset, + num_morphs); 0 when its asset has no
   // morph targets.
@@ -188,6 +197,10 @@ struct Snapshot {
   bool quantized_in_tick = false;
   // Whether `quant`'s entries are all written (acquire: they are then visible).
   bool quantized() const { return quantize.complete(); }
+  // Whether character `index` is in `quant` (a compact frame of it can be encoded).
+  bool in_quant(size_t index) const {
+    return quant && characters[index].quant_offset != kNotQuantized;
+  }
   mutable std::unique_ptr<CompactEntries[]> compact;
   size_t compact_capacity = 0;
   // The regions of every compact region subscription at this tick (their inner zones are what
@@ -224,14 +237,14 @@ struct Snapshot {
   // the newest baseline frame's weights, absent when none changed}). Any
   // thread; encoded once per snapshot, character and kind. The view stays valid until the
   // calling thread's next call (a frame encoded concurrently by another thread is copied).
-  // Needs quant, and has_baseline(index, kind).
+  // Needs in_quant(index), and has_baseline(index, kind).
   std::string_view compact_entry(size_t index, animcodec::FrameKind kind) const;
   // The same for a delta against other frames than the two ticks before. `baseline`: the
   // frames the client holds, at `skipped[0]` ticks before this one's previous tick and
   // `skipped[1]` before that (CharacterFrame.baseline_ticks_skipped, baseline2_ticks_skipped).
   // Encoded once per snapshot, character, kind and skips for the first two such keys of a
   // character (subscribers at the same rate divisor and phase, or behind by as much, share
-  // it); others on every call. Needs quant.
+  // it); others on every call. Needs in_quant(index).
   // `newest`: the kept frame the client's newest frame of the character is (its morph
   // weights are the baseline of compact_morphs; null: a morph key).
   std::string_view compact_entry_against(size_t index, animcodec::FrameKind kind,

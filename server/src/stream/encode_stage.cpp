@@ -64,6 +64,7 @@ void EncodeStage::offer(const SnapshotPtr& snapshot) {
 
 bool EncodeStage::watched(const Snapshot& snap, size_t index) {
   const SnapshotCharacter& c = snap.characters[index];
+  if (!snap.in_quant(index)) return false;
   if (c.watched_by_id) return true;
   for (const StreamRegion& r : snap.regions)
     if (r.zone(c.root.translation) == StreamRegion::Zone::kInner) return true;
@@ -74,6 +75,7 @@ bool EncodeStage::watched(const Snapshot& snap, size_t index) {
 // character's frame of held[0]'s tick, and of held[1]'s before it when the character is there.
 void EncodeStage::prepare_character(const Snapshot& snap, size_t index,
                                     std::span<const QuantRef, 2> held) {
+  if (!snap.in_quant(index)) return;  // no subscriber can send it at this tick
   const SnapshotCharacter& c = snap.characters[index];
   std::span<const animcodec::QJoint> pose;
   const animcodec::QRoot* root = nullptr;

@@ -299,7 +299,10 @@ void encode_stream_frame(StreamSubscription& sub, const Snapshot& snap, uint32_t
       const StreamSubscription::Held* prev =
           h < sub.held.size() && sub.held[h].id == c->id ? &sub.held[h] : nullptr;
       const size_t index = static_cast<size_t>(c - snap.characters.data());
-      if (!snap.quant) continue;  // nothing to send it from (not expected: always quantized)
+      // Not quantized at this tick: the World did not yet see the subscription that makes it
+      // streamed (a region moved, a subscription begun since the tick started). It is sent
+      // from the next tick on, a key frame when the client holds none of it.
+      if (!snap.in_quant(index)) continue;
       animcodec::FrameKind kind;
       body.append(compact_entry_for(snap, index, sub.kept, prev, kind));
       entry_end.push_back(body.size());

@@ -18,6 +18,18 @@ inline void prefetch(const Character& c) {
   __builtin_prefetch(&c.animator);
 }
 
+// Whether a compact subscription may encode the character at this tick: by id, all
+// characters, or the compact regions (either zone: the encode stage prepares the inner one's
+// members, the sessions encode the outer one's on their turns).
+bool compact_streamed(const Character& c, std::span<const StreamRegion> compact_regions,
+                      bool all_compact_watched) {
+  if (c.compact_watchers > 0 || all_compact_watched) return true;
+  const glm::vec3& p = c.animator.root_transform().translation;
+  for (const auto& r : compact_regions)
+    if (r.zone(p) != StreamRegion::Zone::kOutside) return true;
+  return false;
+}
+
 // How much wider than both evaluated poses' bounds the bound of a pose interpolated between
 // them is taken (HitPlacement): a joint of the interpolated pose strays from both by less than
 // a quarter of the pose's size when the two are at most a floor interval apart
@@ -39,8 +51,7 @@ struct UpdateJob {
   // Update-rate LOD (lod/update_rates.h): off, every character is evaluated every tick (and
   // `degrade` applies).
   bool lod = false;
-  bool all_watched = false;          // an all-characters subscription exists
-  bool all_compact_watched = false;  // one of them in ENCODING_COMPACT
+  bool all_watched = false;  // an all-characters subscription exists
   float pressure = 0.0f;
   const RatePolicy* policy = nullptr;
   std::vector<UpdateRateCounts>* lod_threads = nullptr;  // per pool thread
@@ -52,16 +63,6 @@ struct UpdateJob {
       if (r.zone(p) != StreamRegion::Zone::kOutside) return true;
     return false;
   }
-  // Whether a compact subscription may encode the character this tick (by id, all, or the
-  // compact regions the encoder picks from).
-  bool compact_streamed(const Character& c) const {
-    if (c.compact_watchers > 0 || all_compact_watched) return true;
-    const glm::vec3& p = c.animator.root_transform().translation;
-    for (const auto& r : snapshot->regions)
-      if (r.zone(p) != StreamRegion::Zone::kOutside) return true;
-    return false;
-  }
-
   // The first tick after `tick` on a character's phase for `interval` (ids spread the
   // characters of one interval over its ticks).
   static uint64_t next_on_phase(uint64_t tick, uint32_t id, int interval) {
@@ -93,19 +94,18 @@ struct UpdateJob {
     // Degraded: an unwatched character updates on every other tick, with both ticks' dt.
     const bool skip = j.degrade && ((c.id + j.tick) & 1u) != 0 && !j.watched(c);
     c.updated = !skip;
-    // This tick's model-space matrices: the update's, in the thread's buffers; for a
-    // character this tick skipped, its own (brought up to date with its last pose).
+    // This tick's model-space matrices, in the thread's buffers: the update's; for a
+    // character this tick skipped, those of its last pose.
+    const size_t n = joint_count(c);
     std::span<const glm::mat4> model;
     if (skip) {
       c.pending_dt += j.dt;
-      c.animator.refresh_model();
-      model = c.animator.model_matrices();
+      model = model_of_last_pose(c, buffers);
     } else {
       buffers.want_model = wants_model(j, c);
       c.animator.update(c.pending_dt + j.dt, buffers);
       c.pending_dt = 0.0f;
-      if (buffers.model_written)
-        model = std::span(buffers.model).first(c.animator.model_matrices().size());
+      if (buffers.model_written) model = std::span(buffers.model).first(n);
     }
     finish_character(j, c, i, skip, model);
     if (!model.empty())
@@ -116,7 +116,20 @@ struct UpdateJob {
       const auto out = std::span(j.snapshot->palettes).subspan(c.palette_offset, model.size());
       anim::build_palette(c.animator.skeleton(), model, out);
     }
-    if (j.quantize) quantize_character(*j.snapshot, i, c.animator, j.snapshot->quant_pull);
+    if (j.quantize && j.snapshot->in_quant(i))
+      quantize_character(*j.snapshot, i, c.animator, j.snapshot->quant_pull);
+  }
+
+  static size_t joint_count(const Character& c) {
+    return static_cast<size_t>(c.asset->skeleton.num_joints());
+  }
+  // The model-space matrices of a character's last evaluated pose, computed in `buffers`
+  // (the Animator keeps none of its own: anim::AnimatorBuffers::kLentOnly).
+  static std::span<const glm::mat4> model_of_last_pose(const Character& c,
+                                                       anim::UpdateBuffers& buffers) {
+    const std::span<glm::mat4> model = std::span(buffers.model).first(joint_count(c));
+    anim::local_to_model(c.animator.skeleton(), c.animator.local_pose().locals, model);
+    return model;
   }
 
   // Whether a character's update must compute its model-space matrices: for the palettes,
@@ -148,7 +161,7 @@ struct UpdateJob {
   // stays continuous and a character evaluated every tick shows its evaluated pose.
   static void update_at_rate(UpdateJob& j, Character& c, size_t i, anim::UpdateBuffers& buffers,
                              UpdateRateCounts& lod) {
-    const size_t n = c.animator.model_matrices().size();
+    const size_t n = joint_count(c);
     const bool evaluate = c.evaluated_tick == 0 || j.tick >= c.next_evaluation;
     c.updated = evaluate;
     std::span<const glm::mat4> model;  // the evaluated pose's matrices, when computed
@@ -183,7 +196,6 @@ struct UpdateJob {
       alpha = static_cast<float>(
           std::min(1.0, static_cast<double>(j.tick - c.evaluated_tick + 1) / std::max(1.0, span)));
     }
-    const bool quantizing = static_cast<bool>(j.snapshot->quant);
     if (alpha < 1.0f) {
       const ShownFrom shown{static_cast<uint32_t>(j.tick - c.interpolated_from), alpha};
       // Bounds of both poses, widened: an interpolated joint strays from the chord between
@@ -196,7 +208,7 @@ struct UpdateJob {
           kInterpolatedBoundGrowth * std::max(glm::length(a.center - both.center) + a.radius,
                                               glm::length(b.center - both.center) + b.radius);
       record_entry(*j.history, i, c.animator, both, &shown);
-      const bool quantize_shown = quantizing && j.compact_streamed(c);
+      const bool quantize_shown = j.snapshot->in_quant(i);
       if (j.palettes || quantize_shown) {
         const std::span<anim::Transform> locals = std::span(lod.shown).first(n);
         std::copy(c.interpolation_from.begin(), c.interpolation_from.end(), locals.begin());
@@ -215,15 +227,12 @@ struct UpdateJob {
     } else {
       record_entry(*j.history, i, c.animator, c.evaluated_bounds[1], nullptr);
       if (j.palettes) {
-        if (!evaluate) {
-          c.animator.refresh_model();
-          model = c.animator.model_matrices();
-        }
+        if (!evaluate) model = model_of_last_pose(c, buffers);
         const auto out = std::span(j.snapshot->palettes).subspan(c.palette_offset, n);
         anim::build_palette(c.animator.skeleton(), model, out);
       }
     }
-    if (j.quantize && !j.snapshot->characters[i].quantized_in_update)
+    if (j.quantize && j.snapshot->in_quant(i) && !j.snapshot->characters[i].quantized_in_update)
       quantize_character(*j.snapshot, i, c.animator, j.snapshot->quant_pull);
 
     // The next ticks' interval, from what watches the character now.
@@ -285,8 +294,16 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
   if (quant) {
     quant->ids.resize(characters_.size());
     quant->offsets.resize(characters_.size());
+    quant->joint_counts.resize(characters_.size());
     quant->morph_offsets.resize(characters_.size());
   }
+  // The compact region subscriptions' regions: with the by-id and all-characters ones, they
+  // say who is quantized (compact_streamed).
+  snap->regions.clear();
+  if (quant)
+    for (const auto& [id, s] : sessions_)
+      for (const auto& [sub, w] : s.subscriptions)
+        if (w.region && w.compact) snap->regions.push_back(*w.region);
   // One pass over the characters for the snapshot and the history frame: each character's
   // memory is cold at this point (the last tick touched 5,000 others since), and this part of
   // the tick is serial, so it is read once, and fetched a few characters ahead.
@@ -294,23 +311,34 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
   constexpr size_t kAhead = 4;
   for (size_t i = 0; i < std::min(kAhead, characters_.size()); ++i) prefetch(*characters_[i]);
   uint32_t offset = 0;
+  uint32_t quant_offset = 0;
   uint32_t morph_offset = 0;
   for (size_t i = 0; i < characters_.size(); ++i) {
     if (i + kAhead < characters_.size()) prefetch(*characters_[i + kAhead]);
     Character& c = *characters_[i];
+    const uint32_t num_joints = static_cast<uint32_t>(c.asset->skeleton.num_joints());
     const bool may_interpolate = lod && (c.interval > 1 || c.interpolated_from != 0);
     add_entry(history, c.id, c.asset, c.animator, may_interpolate);
     // Room for the pose it interpolates from, made once when its interval first grows.
-    if (lod && c.interval > 1 && c.interpolation_from.size() != c.animator.model_matrices().size())
-      c.interpolation_from.resize(c.animator.model_matrices().size());
+    if (lod && c.interval > 1 && c.interpolation_from.size() != num_joints)
+      c.interpolation_from.resize(num_joints);
     c.palette_offset = offset;
-    if (quant) quant->ids[i] = c.id, quant->offsets[i] = offset;
-    if (quant) quant->morph_offsets[i] = morph_offset;
+    // Quantized when a compact subscription may encode it (where it stands before the update:
+    // one tick's motion does not carry a character from outside a region's outer zone into
+    // its inner one, where a region's members start).
+    const bool quantized = quant && compact_streamed(c, snap->regions, compact_all_watchers_ > 0);
+    if (quant) {
+      quant->ids[i] = c.id;
+      quant->offsets[i] = quantized ? quant_offset : kNotQuantized;
+      quant->joint_counts[i] = num_joints;
+      quant->morph_offsets[i] = morph_offset;
+    }
     auto& sc = snap->characters[i];
     sc.id = c.id;
     sc.asset = c.asset;
     sc.palette_offset = offset;
-    sc.num_joints = static_cast<uint32_t>(c.asset->skeleton.num_joints());
+    sc.num_joints = num_joints;
+    sc.quant_offset = quantized ? quant_offset : kNotQuantized;
     sc.morph_offset = morph_offset;
     sc.num_morphs = static_cast<uint32_t>(c.animator.morph_weights().size());
     morph_offset += sc.num_morphs;
@@ -327,13 +355,14 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
       sc.pull_offset[k] = in_recent && pull ? c.quant_offset[k] : kNotQuantized;
       sc.pull_index[k] = in_recent && pull ? c.quant_index[k] : kNotQuantized;
     }
-    if (quant) {
+    if (quantized) {
       c.quant_tick[1] = c.quant_tick[0], c.quant_offset[1] = c.quant_offset[0];
       c.quant_index[1] = c.quant_index[0];
-      c.quant_tick[0] = tick, c.quant_offset[0] = offset;
+      c.quant_tick[0] = tick, c.quant_offset[0] = quant_offset;
       c.quant_index[0] = static_cast<uint32_t>(i);
+      quant_offset += num_joints;
     }
-    offset += sc.num_joints;
+    offset += num_joints;
   }
   // Skin palettes: only while a float subscription exists (nothing else reads them, and
   // building and copying them is a sixth of the tick).
@@ -343,17 +372,12 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
   snap->moved.clear();
   std::swap(snap->moved, moved_);
   if (quant) {
-    quant->joints.resize(offset);
+    quant->joints.resize(quant_offset);
     quant->morphs.resize(morph_offset);
     quant->roots.resize(characters_.size());
   }
   snap->reset_compact(characters_.size());
   snap->prepared.store(false, std::memory_order_relaxed);
-  snap->regions.clear();
-  if (quant)
-    for (const auto& [id, s] : sessions_)
-      for (const auto& [sub, w] : s.subscriptions)
-        if (w.region && w.compact) snap->regions.push_back(*w.region);
   // Everybody is watched while an all-characters subscription exists. Allocated rates
   // replace the degraded ticks.
   degrade = !lod && degrade && all_watchers_ == 0;
@@ -379,7 +403,6 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
                 watched_regions_};
   job.lod = lod;
   job.all_watched = all_watchers_ > 0;
-  job.all_compact_watched = compact_all_watchers_ > 0;
   job.pressure = pressure_;
   job.policy = &rate_policy_;
   job.lod_threads = &lod_threads_;

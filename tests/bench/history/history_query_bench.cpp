@@ -95,6 +95,10 @@ int main(int argc, char** argv) {
   animd::WorkerPool pool{2};
   animd::World world(config, metrics, catalog, pool);
   if (!world.add_asset(std::make_shared<anim::Asset>(std::move(*loaded)))) return 1;
+  // Compact: every character quantized, as for an all-characters compact subscriber.
+  if (compact && !world.execute(animd::Subscribe{{}, true, 1, std::nullopt, true},
+                                animd::Caller{1, 0}, 0, 0.0))
+    return 1;
   for (int i = 0; i < characters; ++i)
     if (!world.spawn_unowned("bench64", "A")) return 1;
 

@@ -29,6 +29,8 @@ struct TestWorld {
     metrics.compact_subscriptions = 1;
     world.set_quantize_after_tick(after_tick);
     EXPECT_TRUE(world.add_asset(std::make_shared<anim::Asset>(anim::make_builtin_character())));
+    // All characters watched in ENCODING_COMPACT: every one is quantized.
+    EXPECT_TRUE(world.execute(Subscribe{{}, true, 1, std::nullopt, true}, Caller{7, 0}, 0, 0.0));
     for (int i = 0; i < n; ++i) {
       auto id = world.spawn_unowned("builtin", "walk");
       EXPECT_TRUE(id);

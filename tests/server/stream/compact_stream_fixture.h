@@ -79,7 +79,7 @@ struct Receiver {
         ASSERT_EQ(animcodec::decode_frame(*layout, data, b, pose, root), "");
         const SnapshotCharacter* c = snap.find(cf.character_id());
         ASSERT_NE(c, nullptr);
-        const auto* q = snap.quant->joints.data() + c->palette_offset;
+        const auto* q = snap.quant->joints.data() + c->quant_offset;
         EXPECT_TRUE(std::equal(pose.begin(), pose.end(), q)) << "tick " << snap.tick;
         EXPECT_TRUE(root == snap.quant->roots[c - snap.characters.data()]);
         if (h.kind == FrameKind::kKey) s.count = 0;
@@ -99,12 +99,17 @@ struct Receiver {
 
 class CompactStreamTest : public ::testing::Test {
  protected:
+  static constexpr uint64_t kWatchingSession = 99;  // the all-characters compact watcher's
   CompactStreamTest() {
     config_.tick_rate = 60.0;
     // As a session does for its compact subscriptions: the World quantizes only then.
     metrics_.compact_subscriptions = 1;
     world_ = std::make_unique<World>(config_, metrics_, catalog_, pool_);
     EXPECT_TRUE(world_->add_asset(std::make_shared<anim::Asset>(anim::make_builtin_character())));
+    // The World quantizes the characters a compact subscription may encode: all of them here
+    // (each test's subscriptions pick among them).
+    EXPECT_TRUE(world_->execute(Subscribe{{}, true, 1, std::nullopt, true},
+                                Caller{kWatchingSession, 0}, 0, 0.0));
     receiver_.layout = compact_layout(catalog_.get()->at("builtin"));
   }
 

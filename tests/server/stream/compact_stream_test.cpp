@@ -215,6 +215,53 @@ TEST_F(CompactStreamTest, RegionEntryIsAKeyFrame) {
   EXPECT_EQ(receiver_.kinds[a], expected);
 }
 
+TEST_F(CompactStreamTest, OnlyWhatACompactSubscriptionMayEncodeIsQuantized) {
+  const uint32_t near = spawn(0.0f), far = spawn(50.0f), named = spawn(100.0f);
+  // Instead of the fixture's all-characters watcher: a region around the origin, and one
+  // character by id.
+  ASSERT_TRUE(world_->execute(Unsubscribe{0}, Caller{kWatchingSession, 0}, tick_, 0.0));
+  StreamRegion region;
+  region.center = glm::vec3(0.0f);
+  region.radius = 2.0f;
+  region.outer_margin = 5.0f;
+  ASSERT_TRUE(world_->execute(Subscribe{{}, false, 2, region, true}, Caller{1, 0}, tick_, 0.0));
+  ASSERT_TRUE(
+      world_->execute(Subscribe{{named}, false, 3, std::nullopt, true}, Caller{1, 0}, tick_, 0.0));
+  const SnapshotPtr first = tick();
+  ASSERT_TRUE(first->quant);
+  ASSERT_EQ(first->characters.size(), 3u);  // by id: near, far, named
+  EXPECT_TRUE(first->in_quant(0));
+  EXPECT_FALSE(first->in_quant(1));
+  EXPECT_TRUE(first->in_quant(2));
+  const size_t joints = first->characters[0].num_joints;
+  EXPECT_EQ(first->quant->joints.size(), 2 * joints);  // room for the two quantized only
+  std::span<const animcodec::QJoint> pose;
+  const animcodec::QRoot* root = nullptr;
+  EXPECT_TRUE(first->quant->find(near, joints, pose, root));
+  EXPECT_FALSE(first->quant->find(far, joints, pose, root));
+  EXPECT_TRUE(first->quant->find(named, joints, pose, root));
+
+  // A region subscription around `far` the World has not seen yet (as when a camera moved
+  // since the tick started): nothing of it this tick, a key frame once the World sees it.
+  StreamSubscription sub = compact_all();
+  sub.all = false;
+  region.center = glm::vec3(50.0f, 0.0f, 0.0f);
+  sub.region = region;
+  QuantRef held[2];
+  prepare_then_send(sub, first, held, receiver_);
+  EXPECT_TRUE(receiver_.kinds[far].empty());
+  ASSERT_TRUE(world_->execute(UpdateSubscription{2, region}, Caller{1, 0}, tick_, 0.0));
+  held[0] = first->quant;
+  const SnapshotPtr second = tick();
+  EXPECT_FALSE(second->in_quant(0));
+  EXPECT_TRUE(second->in_quant(1));
+  prepare_then_send(sub, second, held, receiver_);
+  held[1] = held[0], held[0] = second->quant;
+  prepare_then_send(sub, tick(), held, receiver_);
+  EXPECT_EQ(receiver_.kinds[far], (std::vector<FrameKind>{FrameKind::kKey, FrameKind::kDelta1}));
+  EXPECT_TRUE(receiver_.kinds[near].empty());
+}
+
 // Encodes `snap` for both subscriptions: one message each, the characters' bytes (the frame's
 // tail) the same.
 void expect_same_frames(StreamSubscription& one, StreamSubscription& two, const Snapshot& snap) {

@@ -114,7 +114,7 @@ TEST_F(CompactStreamTest, CharactersSpawnedAndDespawnedWhileTicksAreDeferredPull
   const SnapshotCharacter* in_first = first->find(c);
   const SnapshotCharacter* now = next->find(c);
   ASSERT_TRUE(in_first && now);
-  EXPECT_EQ(now->pull_offset[0], in_first->palette_offset);
+  EXPECT_EQ(now->pull_offset[0], in_first->quant_offset);
   EXPECT_EQ(now->pull_index[0], 2u);
   EXPECT_EQ(next->find(a)->pull_index[0], 0u);
   EXPECT_EQ(next->find(d)->pull_offset[0], kNotQuantized);
@@ -160,6 +160,7 @@ TEST_F(CompactStreamTest, EveryTickIsQuantizedWhileACompactSubscriptionIsPaced) 
 
 TEST(EncodeStage, WatchedAreTheIdWatchedAndTheRegionsInnerZones) {
   Snapshot snap;
+  snap.quant = QuantRef(std::make_shared<QuantFrame>());  // all four quantized (offset 0)
   snap.characters.resize(4);
   snap.characters[0].watched_by_id = true;
   snap.characters[1].root.translation = glm::vec3(0.5f, 0.0f, 0.0f);  // inner zone
@@ -176,6 +177,9 @@ TEST(EncodeStage, WatchedAreTheIdWatchedAndTheRegionsInnerZones) {
   // Outer-zone members go out on their turns only: the sessions encode those.
   EXPECT_FALSE(EncodeStage::watched(snap, 2));
   EXPECT_FALSE(EncodeStage::watched(snap, 3));
+  // Not quantized at this tick: nothing to prepare, whoever watches it.
+  snap.characters[0].quant_offset = kNotQuantized;
+  EXPECT_FALSE(EncodeStage::watched(snap, 0));
 }
 
 // The stage's on_prepared, as a future per snapshot: next() arms it for the next one prepared.
@@ -395,6 +399,7 @@ TEST_F(CompactStreamTest, TheEncodeStageForgetsAJobsFramesWhenCompactSubscriptio
 TEST_F(CompactStreamTest, TheStagePreparesNothingForFloatSubscriptions) {
   spawn(0.0f);
   spawn(1.0f);
+  ASSERT_TRUE(world_->execute(Unsubscribe{0}, Caller{kWatchingSession, 0}, tick_, 0.0));
   Subscribe by_id;
   by_id.character_ids = {1};
   by_id.subscription_id = 1;

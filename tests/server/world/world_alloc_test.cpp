@@ -56,6 +56,9 @@ void expect_no_allocations(bool after_tick, double budget_ms = -1.0) {
     ASSERT_TRUE(world.execute(SetParameter{id, "speed", 3.0f, 1.0f}, Caller{}, 0, 0.0));
     ASSERT_TRUE(world.execute(CrossfadeClip{id, "move", 0.3f, true, 1.0f, true}, Caller{}, 0, 0.0));
   }
+  // A compact subscription watching three of them: those are quantized, the others not.
+  ASSERT_TRUE(
+      world.execute(Subscribe{{1, 3, 4}, false, 1, std::nullopt, true}, Caller{7, 0}, 0, 0.0));
   // Warm-up: the pools make the snapshots that are held at once (the previous tick's, kept
   // here as a subscriber would, and the new one) and their quantized frames (each snapshot
   // also holds the two ticks before it: four at once here); the history makes a frame per

@@ -40,12 +40,13 @@
 
 namespace anim {
 
-// What an Animator allocates for itself. kOwn: its own evaluation scratch and skin palette,
-// for update(dt). kLentOnly: neither (a scratch pose and a matrix per joint less), for an
-// owner that updates it only in lent buffers (update(dt, buffers)) and
-// builds palettes itself from model_matrices(), the daemon: palette() is empty and
-// palette_current() false until refresh_palette() or update(dt), whose first call then
-// allocates them (after that they work as with kOwn, allocating nothing).
+// What an Animator allocates for itself. kOwn: its own evaluation scratch, model-space
+// matrices and skin palette, for update(dt). kLentOnly: none of them (a scratch pose and two
+// matrices per joint less), for an owner that updates it only in lent buffers
+// (update(dt, buffers)) and takes the model matrices from them, the daemon: model_matrices()
+// and palette() are empty, model_current() and palette_current() false, until
+// refresh_model(), refresh_palette() or update(dt), whose first call then allocates them
+// (after that they work as with kOwn, allocating nothing).
 enum class AnimatorBuffers { kOwn, kLentOnly };
 
 // Working memory that one thread lends to every Animator::update(dt, buffers) it runs, so
@@ -323,7 +324,7 @@ class Animator {
   Status update(float dt, UpdateBuffers& buffers);
   // Recomputes model_matrices() from the local pose if the last update left them out of date
   // (the same matrices the evaluation had: every IK step keeps them equal to the local
-  // pose's). No allocation, no lock.
+  // pose's). No allocation (but see AnimatorBuffers::kLentOnly), no lock.
   void refresh_model();
   // Builds the palette from the current model matrices if the last update skipped it
   // (refreshing the model matrices first if needed; nothing to do otherwise). No allocation
