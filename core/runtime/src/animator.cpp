@@ -483,6 +483,23 @@ void Animator::refresh_model() {
   model_current_ = true;
 }
 
+namespace {
+// Prefetches the cache lines of [p, p + bytes), at most kLines of them.
+template <size_t kLines>
+void prefetch_lines(const void* p, size_t bytes) {
+  const char* c = static_cast<const char*>(p);
+  for (size_t i = 0; i < kLines && i * 64 < bytes; ++i) __builtin_prefetch(c + i * 64);
+}
+}  // namespace
+
+void Animator::prefetch() const {
+  prefetch_lines<2>(this, sizeof(*this));
+  prefetch_lines<2>(&root_, sizeof(root_));
+  prefetch_lines<4>(&inputs_, sizeof(inputs_));
+  prefetch_lines<4>(&main_, sizeof(main_));
+  prefetch_lines<2>(&fade_inputs_, sizeof(fade_inputs_));
+}
+
 void Animator::regrow_own_buffers() {
   const size_t n = static_cast<size_t>(skeleton_->num_joints());
   if (model_.size() < n) model_.resize(n);

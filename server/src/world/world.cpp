@@ -14,11 +14,11 @@ Character::Character(uint32_t id_, AssetPtr asset_, uint64_t owner, uint64_t tic
       asset(std::move(asset_)),
       owner_session(owner),
       spawn_tick(tick),
+      layout(compact_layout(asset)),
       // World::update evaluates every character in its pool threads' buffers and builds skin
-      // palettes into the snapshot: the Animator's own scratch and palette would be idle
-      // memory.
-      animator(asset->skeleton, asset->clips, anim::AnimatorBuffers::kLentOnly),
-      layout(compact_layout(asset)) {}
+      // palettes into the snapshot: the Animator's own scratch, matrices and palette would be
+      // idle memory.
+      animator(asset->skeleton, asset->clips, anim::AnimatorBuffers::kLentOnly) {}
 
 World::World(const Config& config, Metrics& metrics, AssetCatalog& catalog, WorkerPool& pool)
     : config_(config),

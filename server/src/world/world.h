@@ -53,10 +53,6 @@ struct Character {
   uint64_t owner_session;  // the connection that spawned it (for its per-connection limit)
   uint64_t owner = 0;      // who may drive it (World::owner_of); 0 = shared: any control client
   uint64_t spawn_tick;
-  anim::Animator animator;  // its history is in World::history()
-  // Current values of each layer and goal, so that partial updates keep the rest.
-  std::map<int, anim::AdditiveLayerUpdate> layers;
-  std::map<int, float> goal_weights;
   uint64_t ik_cost = 0;         // animator.ik_cost(), kept for the daemon's IK budget
   int watchers = 0;             // explicit-id subscriptions naming it
   int compact_watchers = 0;     // those of them in ENCODING_COMPACT
@@ -86,6 +82,12 @@ struct Character {
   std::vector<anim::Transform> interpolation_from;
   // Model-space bounds of A's and B's poses (anim::pose_bound).
   anim::PoseBound evaluated_bounds[2];
+  // Current values of each layer and goal, so that partial updates keep the rest.
+  std::map<int, anim::AdditiveLayerUpdate> layers;
+  std::map<int, float> goal_weights;
+  // Last: what every tick reads of a character comes first, in a few cache lines, and the
+  // Animator's own layout orders its part.
+  anim::Animator animator;  // its history is in World::history()
 };
 
 // What one pool thread's share of an update with allocated rates counted (World::update), and

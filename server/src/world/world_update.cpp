@@ -11,11 +11,13 @@
 namespace animd {
 
 namespace {
-// Asks for a character's first lines and its Animator's (what World::update's serial pass
-// reads of it) to be brought into the cache.
+// Asks for a character's first lines and its Animator's (what World::update's serial pass,
+// and the update after it, read of it first) to be brought into the cache.
 inline void prefetch(const Character& c) {
-  __builtin_prefetch(&c);
-  __builtin_prefetch(&c.animator);
+  const char* p = reinterpret_cast<const char*>(&c);
+  const char* end = reinterpret_cast<const char*>(&c.layers);
+  for (; p < end; p += 64) __builtin_prefetch(p);
+  c.animator.prefetch();
 }
 
 // Whether a compact subscription may encode the character at this tick: by id, all
@@ -74,7 +76,11 @@ struct UpdateJob {
     auto& j = *static_cast<UpdateJob*>(self);
     anim::UpdateBuffers& buffers = (*j.buffers)[static_cast<size_t>(thread)];
     UpdateRateCounts* lod = j.lod ? &(*j.lod_threads)[static_cast<size_t>(thread)] : nullptr;
+    constexpr size_t kAhead = 2;
+    for (size_t i = begin; i < std::min(end, begin + kAhead); ++i)
+      prefetch(*(*j.characters)[i]);
     for (size_t i = begin; i < end; ++i) {
+      if (i + kAhead < end) prefetch(*(*j.characters)[i + kAhead]);
       Character& c = *(*j.characters)[i];
       if (lod)
         update_at_rate(j, c, i, buffers, *lod);

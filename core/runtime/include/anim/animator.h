@@ -330,6 +330,10 @@ class Animator {
   // (refreshing the model matrices first if needed; nothing to do otherwise). No allocation
   // (but see AnimatorBuffers::kLentOnly), no lock.
   void refresh_palette();
+  // Asks the CPU to start bringing into its cache the state an update, and a record of its
+  // evaluated inputs, read first. A hint for a caller about to update many Animators in turn:
+  // no effect on any result.
+  void prefetch() const;
   // Whether model_matrices() are those of local_pose() (false after update(dt, buffers),
   // until refresh_model() or refresh_palette()).
   bool model_current() const { return model_current_; }
