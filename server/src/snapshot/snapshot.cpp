@@ -193,11 +193,9 @@ void Snapshot::reset_compact(size_t n) {
 }
 
 void Snapshot::release_references() {
-  for (SnapshotCharacter& c : characters) {
-    c.asset.reset();
-    c.layout.reset();
-    c.event_table.reset();
-  }
+  assets.clear();
+  layouts.clear();
+  event_tables.clear();
   quant.reset();
   quantize.reset();
   for (int k = 0; k < 2; ++k) {

@@ -91,9 +91,9 @@ inline constexpr uint64_t kMaxKeptQuantAge = 8;
 
 struct SnapshotCharacter {
   uint32_t id = 0;
-  AssetPtr asset;               // keeps the name alive; asset->name is sent
-  anim::Transform root;         // world placement at this tick
-  uint32_t palette_offset = 0;  // into Snapshot::palettes
+  const anim::Asset* asset = nullptr;  // asset->name is sent; kept alive by Snapshot::assets
+  anim::Transform root;                // world placement at this tick
+  uint32_t palette_offset = 0;         // into Snapshot::palettes
   // Where its quantized pose is in Snapshot::quant->joints, or kNotQuantized: no compact
   // subscription could encode it at this tick (by id, all characters, or a compact region's
   // zones, as the World saw them at the tick's start), so it was not quantized.
@@ -109,8 +109,9 @@ struct SnapshotCharacter {
   // Its quantized pose was written by the tick's update (a pose interpolated between two
   // evaluations: update-rate LOD), not to be quantized again from its Animator.
   bool quantized_in_update = false;
-  // The compact encoding's view of the skeleton (compact_layout.h); shared per asset.
-  std::shared_ptr<const animcodec::Layout> layout;
+  // The compact encoding's view of the skeleton (compact_layout.h); one per asset, kept alive
+  // by Snapshot::layouts.
+  const animcodec::Layout* layout = nullptr;
   // Where the character is in Snapshot::quant_prev[k] (the ticks 1 and 2 before): its palette
   // offset and character index there, or kNotQuantized (spawned since, or not quantized).
   uint32_t prev_offset[2] = {kNotQuantized, kNotQuantized};
@@ -120,12 +121,13 @@ struct SnapshotCharacter {
   uint32_t pull_offset[2] = {kNotQuantized, kNotQuantized};
   uint32_t pull_index[2] = {kNotQuantized, kNotQuantized};
   // Animation events its update crossed: Snapshot::events[events_begin, + events_count),
-  // names in `event_table` (set only while it has events), and those it crossed beyond the
+  // names in `event_table` (set only while it has events; kept alive by
+  // Snapshot::event_tables), and those it crossed beyond the
   // Animator's limit (counted, not kept).
   uint32_t events_begin = 0;
   uint32_t events_count = 0;
   uint64_t events_overflowed = 0;
-  std::shared_ptr<const anim::ClipEventTable> event_table;
+  const anim::ClipEventTable* event_table = nullptr;
 };
 
 // A character's compact frames of one snapshot, encoded on first use by whichever network
@@ -162,6 +164,22 @@ struct Snapshot {
   uint64_t previous_tick = 0;
   double server_time = 0.0;  // seconds since the daemon started (steady clock), tick start
   std::vector<SnapshotCharacter> characters;  // sorted by id
+  // What the characters' asset, layout and event_table point to, each held once (they are few:
+  // one per asset). The pointers are valid while the snapshot is; a recycled snapshot's
+  // characters keep stale ones until the next tick overwrites them.
+  std::vector<AssetPtr> assets;
+  std::vector<std::shared_ptr<const animcodec::Layout>> layouts;
+  std::vector<std::shared_ptr<const anim::ClipEventTable>> event_tables;
+  // Holds `p` in `held` unless it is there already (searched from the newest: a run of
+  // characters of one asset finds it at once). Returns the raw pointer.
+  template <class T>
+  static const T* hold(std::vector<std::shared_ptr<const T>>& held,
+                       const std::shared_ptr<const T>& p) {
+    for (auto it = held.rbegin(); it != held.rend(); ++it)
+      if (*it == p) return p.get();
+    held.push_back(p);
+    return p.get();
+  }
   // Every character's palette, back to back; built only while a float subscription exists
   // (has_palettes; otherwise empty).
   std::vector<anim::PaletteMatrix> palettes;

@@ -180,7 +180,7 @@ uint64_t collect_events(StreamSubscription& sub, const Snapshot& snap) {
         static_cast<uint32_t>(std::min<uint64_t>(c.events_overflowed, UINT32_MAX));
     // A montage's lifecycle events are named by their kind, not by the table (which a
     // character without clip events does not have).
-    const anim::ClipEventTable* table = c.event_table.get();
+    const anim::ClipEventTable* table = c.event_table;
     for (uint32_t k = 0; k < c.events_count; ++k) {
       const anim::FiredEvent& f = snap.events[c.events_begin + k];
       if (f.weight < sub.event_min_weight) continue;

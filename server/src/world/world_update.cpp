@@ -77,8 +77,7 @@ struct UpdateJob {
     anim::UpdateBuffers& buffers = (*j.buffers)[static_cast<size_t>(thread)];
     UpdateRateCounts* lod = j.lod ? &(*j.lod_threads)[static_cast<size_t>(thread)] : nullptr;
     constexpr size_t kAhead = 2;
-    for (size_t i = begin; i < std::min(end, begin + kAhead); ++i)
-      prefetch(*(*j.characters)[i]);
+    for (size_t i = begin; i < std::min(end, begin + kAhead); ++i) prefetch(*(*j.characters)[i]);
     for (size_t i = begin; i < end; ++i) {
       if (i + kAhead < end) prefetch(*(*j.characters)[i + kAhead]);
       Character& c = *(*j.characters)[i];
@@ -306,6 +305,9 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
   // The compact region subscriptions' regions: with the by-id and all-characters ones, they
   // say who is quantized (compact_streamed).
   snap->regions.clear();
+  snap->assets.clear();
+  snap->layouts.clear();
+  snap->event_tables.clear();
   if (quant)
     for (const auto& [id, s] : sessions_)
       for (const auto& [sub, w] : s.subscriptions)
@@ -341,7 +343,7 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
     }
     auto& sc = snap->characters[i];
     sc.id = c.id;
-    sc.asset = c.asset;
+    sc.asset = Snapshot::hold(snap->assets, c.asset);
     sc.palette_offset = offset;
     sc.num_joints = num_joints;
     sc.quant_offset = quantized ? quant_offset : kNotQuantized;
@@ -350,7 +352,7 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
     morph_offset += sc.num_morphs;
     sc.watched_by_id = c.compact_watchers > 0 || compact_all_watchers_ > 0;
     sc.quantized_in_update = false;
-    sc.layout = c.layout;
+    sc.layout = c.layout ? Snapshot::hold(snap->layouts, c.layout) : nullptr;
     // c.quant_*: the character's place in the last two quantized frames (quant_recent_).
     for (int k = 0; k < 2; ++k) {
       const bool in_recent =
@@ -464,12 +466,12 @@ void World::gather_events(Snapshot& snap) {
     SnapshotCharacter& sc = snap.characters[i];
     sc.events_begin = static_cast<uint32_t>(snap.events.size());
     if (sc.events_count == 0 && sc.events_overflowed == 0) {
-      if (sc.event_table) sc.event_table.reset();
+      sc.event_table = nullptr;
       continue;
     }
     const Character& c = *characters_[i];
     const auto events = c.animator.fired_events();
-    sc.event_table = c.animator.event_table();
+    sc.event_table = Snapshot::hold(snap.event_tables, c.animator.event_table());
     snap.events.insert(snap.events.end(), events.begin(), events.end());
     fired += events.size() + sc.events_overflowed;
     overflowed += sc.events_overflowed;

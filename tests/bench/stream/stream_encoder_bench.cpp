@@ -27,7 +27,7 @@ animd::Snapshot make_snapshot(uint32_t characters) {
   for (uint32_t i = 0; i < characters; ++i) {
     animd::SnapshotCharacter c;
     c.id = 1 + i;
-    c.asset = asset;
+    c.asset = animd::Snapshot::hold(s.assets, animd::AssetPtr(asset));
     c.root.translation = glm::vec3(float(i % 70), 0.0f, float(i / 70));
     c.palette_offset = i * kJoints;
     c.num_joints = kJoints;

@@ -58,8 +58,8 @@ TEST(SnapshotPool, AReturnedSnapshotDropsItsAssetReferences) {
   auto asset = std::make_shared<anim::Asset>();
   auto s = pool.acquire();
   s->characters.resize(3);
-  for (auto& c : s->characters) c.asset = asset;
-  EXPECT_EQ(asset.use_count(), 4);
+  for (auto& c : s->characters) c.asset = Snapshot::hold(s->assets, AssetPtr(asset));
+  EXPECT_EQ(asset.use_count(), 2);  // held once, whatever the number of characters
   s.reset();
   EXPECT_EQ(asset.use_count(), 1);
 }
@@ -70,7 +70,11 @@ TEST(SnapshotPool, AReturnedSnapshotKeepsItsCharactersButNothingTheyReferTo) {
   auto table = std::make_shared<anim::ClipEventTable>();
   auto s = pool.acquire();
   s->characters.resize(3);
-  for (auto& c : s->characters) c.asset = asset, c.event_table = table;
+  for (auto& c : s->characters) {
+    c.asset = Snapshot::hold(s->assets, AssetPtr(asset));
+    c.event_table =
+        Snapshot::hold(s->event_tables, std::shared_ptr<const anim::ClipEventTable>(table));
+  }
   s->reset_compact(3);
   s->compact[1].state[2].store(2);
   s->compact[2].against[1].state.store(1);
@@ -81,13 +85,12 @@ TEST(SnapshotPool, AReturnedSnapshotKeepsItsCharactersButNothingTheyReferTo) {
   EXPECT_EQ(table.use_count(), 1);
   auto again = pool.acquire();
   ASSERT_EQ(again.get(), first);
-  // The next tick overwrites the characters rather than constructing them again.
+  // The next tick overwrites the characters rather than constructing them again; what they
+  // pointed to is let go.
   ASSERT_EQ(again->characters.size(), 3u);
-  for (const auto& c : again->characters) {
-    EXPECT_FALSE(c.asset);
-    EXPECT_FALSE(c.layout);
-    EXPECT_FALSE(c.event_table);
-  }
+  EXPECT_TRUE(again->assets.empty());
+  EXPECT_TRUE(again->layouts.empty());
+  EXPECT_TRUE(again->event_tables.empty());
   // Its compact entries are empty again, without the tick clearing them.
   again->reset_compact(3);
   for (size_t i = 0; i < 3; ++i) {

@@ -29,7 +29,7 @@ Snapshot make_snapshot(const std::vector<uint32_t>& ids, uint32_t joints, uint64
   for (uint32_t id : ids) {
     SnapshotCharacter c;
     c.id = id;
-    c.asset = asset;
+    c.asset = Snapshot::hold(s.assets, AssetPtr(asset));
     c.root.translation = glm::vec3(float(id), 0.0f, 0.0f);
     c.palette_offset = offset;
     c.num_joints = joints;

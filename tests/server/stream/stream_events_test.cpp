@@ -38,13 +38,15 @@ struct EventSnapshots {
     for (uint32_t id = 1; id <= 3; ++id) {
       SnapshotCharacter c;
       c.id = id;
-      c.asset = asset;
+      c.asset = Snapshot::hold(s.assets, AssetPtr(asset));
       c.root.translation = glm::vec3(10.0f * float(id), 0.0f, 0.0f);
       const auto& mine = id - 1 < events.size() ? events[id - 1] : std::vector<anim::FiredEvent>{};
       c.events_begin = static_cast<uint32_t>(s.events.size());
       c.events_count = static_cast<uint32_t>(mine.size());
       c.events_overflowed = id - 1 < overflowed.size() ? overflowed[id - 1] : 0;
-      if (!mine.empty() || c.events_overflowed) c.event_table = table;
+      if (!mine.empty() || c.events_overflowed)
+        c.event_table =
+            Snapshot::hold(s.event_tables, std::shared_ptr<const anim::ClipEventTable>(table));
       s.events.insert(s.events.end(), mine.begin(), mine.end());
       s.characters.push_back(c);
     }
@@ -187,7 +189,7 @@ TEST(StreamEvents, MontageLifecycleEventsAreNamedByTheirKindWithOrWithoutATable)
                                      1.0f,  anim::EventSource::kMontage,
                                      false, 2};
   Snapshot snap = e.make(9, {{interrupted, started}, {walk(0), started}});
-  snap.characters[0].event_table.reset();  // no clip events on character 1's asset
+  snap.characters[0].event_table = nullptr;  // no clip events on character 1's asset
   StreamSubscription sub = with_events(1.0f);
   sub.all = true;
   EXPECT_EQ(collect_events(sub, snap), 0u);
