@@ -13,7 +13,9 @@
 //
 // The reference is the same character (same asset, clip, start time, commands) updated every
 // tick with that tick's dt. Both receive the scenario's crossfades before the update of the
-// tick they are sent at, as the World executes commands between ticks.
+// tick they are sent at, as the World executes commands between ticks; the reduced-rate
+// character receives them as it stands, without the World's catch-up of its clocks (see
+// RateScenario::commands_after_evaluation).
 //
 // Skinning is linear blend skinning of the asset's whole mesh in model space:
 // v' = sum over the 4 influences i of w_i * palette[j_i] * v, palette = anim::build_palette of
@@ -59,12 +61,15 @@ struct RateScenario {
   int clip_a = 0;  // played from the start (at the character's start time)
   int clip_b = 1;  // the first crossfade's target; then A, B, ...
   // False (the crowd): a crossfade is sent at its tick, whatever the reduced-rate character's
-  // phase. Its next evaluation advances the new fade and clip by the dt of every tick since
-  // the previous evaluation, so from then on they run ahead of the reference's by the ticks
-  // between the previous evaluation and the command (0 to k - 1). True: each crossfade is
-  // held back to the first tick after a reduced-rate evaluation and sent to both characters
-  // there; the next evaluation's dt then covers exactly the ticks the reference ran it, and
-  // every evaluation is the reference's pose at its tick (up to the rounding of the summed dt).
+  // phase, and applied to it as it stands. Its next evaluation advances the new fade and clip
+  // by the dt of every tick since the previous evaluation, so from then on they run ahead of
+  // the reference's by the ticks between the previous evaluation and the command (0 to
+  // k - 1): the schedule of a World that does not catch a character's clocks up before a
+  // command. The daemon does (World::catch_up_clocks, Animator::catch_up), which gives
+  // what `true` gives without holding the command back. True: each crossfade is held back to
+  // the first tick after a reduced-rate evaluation and sent to both characters there; the
+  // next evaluation's dt then covers exactly the ticks the reference ran it, and every
+  // evaluation is the reference's pose at its tick (up to the rounding of the summed dt).
   bool commands_after_evaluation = false;
 };
 

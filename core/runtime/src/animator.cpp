@@ -26,6 +26,9 @@ std::string num(float v) {
 const Status kBadDt = invalid_argument(
     "update: dt must be finite and >= 0 (NaN, infinity "
     "and negative values are refused)");
+const Status kBadCatchUpDt = invalid_argument(
+    "catch_up: dt must be finite and >= 0 (NaN, infinity "
+    "and negative values are refused)");
 
 }  // namespace
 
@@ -334,7 +337,8 @@ Status Animator::update(float dt, PaletteUpdate palette) {
   if (!std::isfinite(dt) || dt < 0.0f) return kBadDt;
   regrow_own_buffers();
   advance(dt);
-  evaluate(dt, scratch_, model_);
+  events_held_ = false;
+  evaluate(scratch_, model_);
   model_current_ = true;
   palette_current_ = false;
   if (palette == PaletteUpdate::kBuild) refresh_palette();
@@ -346,16 +350,22 @@ Status Animator::update(float dt, UpdateBuffers& buffers) {
   const size_t n = static_cast<size_t>(skeleton_->num_joints());
   if (buffers.model.size() < n) buffers.model.resize(n);
   advance(dt);
+  events_held_ = false;
   buffers.model_written =
-      evaluate(dt, buffers.scratch, std::span(buffers.model).first(n), !buffers.want_model);
+      evaluate(buffers.scratch, std::span(buffers.model).first(n), !buffers.want_model);
   model_current_ = false;
   palette_current_ = false;
   return Status::ok();
 }
 
-bool Animator::evaluate(float dt, PoseScratch& scratch, std::span<glm::mat4> model,
-                        bool skip_model) {
-  plan_foot_locks(dt);
+Status Animator::catch_up(float dt) {
+  if (!std::isfinite(dt) || dt < 0.0f) return kBadCatchUpDt;
+  advance(dt);
+  events_held_ = true;
+  return Status::ok();
+}
+
+bool Animator::evaluate(PoseScratch& scratch, std::span<glm::mat4> model, bool skip_model) {
   gather_inputs();
   if (evaluated_setup_ != setup_) evaluated_setup_ = setup_;
   const bool written = evaluate_pose(*skeleton_, clips_, evaluated_inputs(), evaluated_setup_.get(),
@@ -472,7 +482,10 @@ void Animator::advance(float dt) {
   }
   // 5. Events the playheads crossed.
   fire_events();
-  // 6. The pose is evaluated next (evaluate()), from the inputs gathered then (kept:
+  // 6. The feet planted now and their locks' weights (their positions are captured by the
+  // evaluation).
+  plan_foot_locks(dt);
+  // 7. The pose is evaluated next (evaluate()), from the inputs gathered then (kept:
   // evaluated_inputs()).
 }
 
@@ -540,12 +553,20 @@ Status Animator::set_event_table(std::shared_ptr<const ClipEventTable> table) {
     }
   }
   events_ = std::move(table);
+  if (events_held_) {
+    num_fired_ = 0;
+    events_overflowed_ = 0;
+    events_held_ = false;
+  }
   return Status::ok();
 }
 
 void Animator::fire_events() {
-  num_fired_ = 0;
-  events_overflowed_ = 0;
+  // After a catch_up, its events stay and this step's follow them.
+  if (!events_held_) {
+    num_fired_ = 0;
+    events_overflowed_ = 0;
+  }
   if (!events_) {
     // No clip events; montages still report their lifecycle.
     for (Layer& l : layers_)

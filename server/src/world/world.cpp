@@ -217,7 +217,15 @@ anim::Expected<Character*> World::find_controlled(uint32_t id, const char* field
                             " belongs to another client (spawn with shared = true to let "
                             "others drive it)");
   if (auto s = check_not_migrating(**c, field); !s) return s;
+  catch_up_clocks(**c);
   return c;
+}
+
+void World::catch_up_clocks(Character& c) {
+  if (!(c.pending_dt > 0.0f)) return;
+  // A pending dt is a sum of tick periods: finite and positive, never refused.
+  (void)c.animator.catch_up(c.pending_dt);
+  c.pending_dt = 0.0f;
 }
 
 void World::publish_catalog() {

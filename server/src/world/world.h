@@ -53,10 +53,13 @@ struct Character {
   uint64_t owner_session;  // the connection that spawned it (for its per-connection limit)
   uint64_t owner = 0;      // who may drive it (World::owner_of); 0 = shared: any control client
   uint64_t spawn_tick;
-  uint64_t ik_cost = 0;         // animator.ik_cost(), kept for the daemon's IK budget
-  int watchers = 0;             // explicit-id subscriptions naming it
-  int compact_watchers = 0;     // those of them in ENCODING_COMPACT
-  float pending_dt = 0.0f;      // time skipped while degraded, applied at the next update
+  uint64_t ik_cost = 0;      // animator.ik_cost(), kept for the daemon's IK budget
+  int watchers = 0;          // explicit-id subscriptions naming it
+  int compact_watchers = 0;  // those of them in ENCODING_COMPACT
+  // Seconds of the ticks that skipped it (degraded ticks, update rates) since it was last
+  // advanced: its next evaluation adds them to its dt, unless World::catch_up_clocks steps
+  // them first (before a command changes it); a saved state includes them.
+  float pending_dt = 0.0f;
   bool updated = false;         // updated in this tick (not skipped): its events are new
   uint32_t palette_offset = 0;  // into this tick's Snapshot::palettes
   // ENCODING_COMPACT: the asset's layout (compact_layout.h), and where the character's
@@ -313,7 +316,9 @@ class World {
   void expire_migrations(uint64_t tick);
   // Who is told that `c` left: its owner's connections and those watching it.
   void add_watchers_of(const Character& c, std::vector<uint64_t>& sessions) const;
-  // The character's state, its shared objects named.
+  // The character's state as the update of `tick` starts from it, its shared objects named:
+  // with its pending_dt stepped (Animator::catch_up) on a copy of its Animator, so that saving
+  // changes nothing (the tick's quantization may still be reading the character).
   SavedCharacter save_character(const Character& c, uint64_t tick) const;
   // A character made from `saved`, not yet in the world (id 0): the asset usable by `owner`
   // and of the saved fingerprint, its blend spaces and machines defined alike, its Animator set
@@ -353,8 +358,17 @@ class World {
   // UNAVAILABLE naming the migration when `c` is frozen by one, else OK.
   anim::Status check_not_migrating(const Character& c, const char* field) const;
   // As find_character, and the character must be shared or belong to `owner`
-  // (PERMISSION_DENIED otherwise).
+  // (PERMISSION_DENIED otherwise) and not be migrating. Every command that changes a
+  // character finds it here: the character found has its clocks caught up (catch_up_clocks),
+  // so that the command takes effect at the tick it runs at. A command refused after that
+  // leaves it caught up: the same time at this tick, only stepped before its next evaluation
+  // rather than by it.
   anim::Expected<Character*> find_controlled(uint32_t id, const char* field, uint64_t owner);
+  // Steps the time of the ticks that skipped `c` since it was last advanced (pending_dt)
+  // with Animator::catch_up: its clocks, fades, machines and root are then where a character
+  // updated every tick has them when this tick's commands run, and its pose stays the last
+  // evaluated one. The events crossed are reported with its next evaluation.
+  static void catch_up_clocks(Character& c);
   void unwatch(const Watch& w);
   void publish_catalog();
   void update_counts();

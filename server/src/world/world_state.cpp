@@ -88,7 +88,15 @@ SavedCharacter World::save_character(const Character& c, uint64_t tick) const {
   s.shared = c.owner == 0;
   s.character_id = c.id;
   s.tick = tick;
-  s.state = c.animator.capture_state();
+  if (c.pending_dt > 0.0f) {
+    // A copy (a command's cost: the state allocates anyway) stepped by the time the ticks
+    // that skipped it left pending; the character itself steps it at its next evaluation.
+    anim::Animator caught_up = c.animator;
+    (void)caught_up.catch_up(c.pending_dt);
+    s.state = caught_up.capture_state();
+  } else {
+    s.state = c.animator.capture_state();
+  }
   s.machine = machine_named(s.state.machine.machine);
   for (const anim::LayerState& l : s.state.layers) {
     s.layer_machines.push_back(l.machine ? machine_named(l.machine->driver.machine)

@@ -3,8 +3,12 @@
 // hand; under a budget the least significant characters are evaluated on their phase and the
 // ticks between show the interpolation of their last two poses, which the pose history answers
 // exactly as streamed; a rise in significance gives the character every tick from the next
-// one; the same inputs give the same decisions. The budget is made tiny (the allocator then
-// takes its highest pressure after the first tick), so no timing decides anything.
+// one; the same inputs give the same decisions; a command between two evaluations takes effect
+// at its own tick (the character's clocks caught up first), the events crossed on the way
+// come with the next evaluation, and an exported state includes the time skipped. The budget is
+// made tiny (the allocator then takes its highest pressure after the first tick), so no timing
+// decides anything.
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -88,6 +92,43 @@ struct TestWorld {
 
 constexpr double kTinyBudget = 1e-9;  // ms: nothing fits, the highest pressure
 constexpr double kUnlimited = std::numeric_limits<double>::infinity();
+
+// Whether tick t evaluated the character: its record's clip time changed (at tick 1, from
+// the rest pose's 0 of a character never evaluated).
+bool evaluated_at(TestWorld& w, uint32_t id, uint64_t t) {
+  const float before = t == 1 ? 0.0f : w.evaluated_time(id, t - 1);
+  return w.evaluated_time(id, t) != before;
+}
+
+// An Animator driven by hand as the World drives a character that ticks may skip: each
+// evaluation updates it by the time of the ticks since its last step, and a command to it
+// between two evaluations first steps the time skipped so far (an update here: the pose it
+// evaluates is replaced by the next one, bit for bit as after a catch-up).
+struct HandDriven {
+  explicit HandDriven(const anim::Asset& a) : animator(a.skeleton, a.clips) {}
+  void before_command() {
+    if (!(pending > 0.0f)) return;
+    EXPECT_TRUE(animator.update(pending));
+    pending = 0.0f;
+  }
+  void after_tick(bool evaluated, float dt) {
+    if (!evaluated) {
+      pending += dt;
+      return;
+    }
+    EXPECT_TRUE(animator.update(pending + dt));
+    pending = 0.0f;
+    evaluated_palette.assign(animator.palette().begin(), animator.palette().end());
+  }
+
+  anim::Animator animator;
+  float pending = 0.0f;                                // as Character::pending_dt
+  std::vector<anim::PaletteMatrix> evaluated_palette;  // its last evaluation's
+};
+
+bool same_root(const anim::Transform& a, const anim::Transform& b) {
+  return std::memcmp(&a, &b, sizeof a) == 0;
+}
 
 TEST(WorldUpdateRates, UnlimitedBudgetEvaluatesEveryCharacterEveryTickBitForBit) {
   // Unlimited, and a budget so large that the allocator keeps pressure 0: both give each
@@ -226,6 +267,162 @@ TEST(WorldUpdateRates, TheSameInputsGiveTheSameDecisionsAndPoses) {
   for (uint32_t id : ids) EXPECT_EQ(a.interval_of(id), b.interval_of(id));
   const auto ca = a.world->interval_counts(), cb = b.world->interval_counts();
   EXPECT_TRUE(std::equal(ca.begin(), ca.end(), cb.begin(), cb.end()));
+}
+
+// Rule (docs/animation.md, "Update rates"): a command takes effect at the tick it runs at. A
+// character between two evaluations (a reduced rate, or a degraded tick) has its clocks
+// brought up to that tick first: each of its evaluations is, bit for bit, the pose of an
+// Animator driven by hand with the same steps and the commands between them (where a tick
+// shows an evaluated pose, it shows that one), and its root, moved by root motion, is that
+// Animator's at every tick.
+TEST(WorldUpdateRates, ACommandBetweenEvaluationsTakesEffectAtItsTick) {
+  for (bool degraded : {false, true}) {
+    TestWorld w(degraded ? kUnlimited : kTinyBudget, 4);
+    const glm::vec3 at(2, 0, 0);
+    const uint32_t id = w.spawn("walk", at);
+    // The clips walk and run in place: the hips' bob and yaw move the root.
+    SetRootMotion motion;
+    motion.character = id;
+    motion.mode = anim::RootMotionMode::kExtract;
+    motion.joint = "hips";
+    motion.extract_vertical = true;
+    ASSERT_TRUE(w.run(motion, 1));
+    HandDriven hand(*w.asset);
+    ASSERT_TRUE(hand.animator.play(w.asset->find_clip("walk")));
+    anim::Transform root;
+    root.translation = at;
+    ASSERT_TRUE(hand.animator.set_root_transform(root));
+    ASSERT_TRUE(hand.animator.set_root_motion(
+        {anim::RootMotionMode::kExtract, w.asset->skeleton.find_joint("hips"), true}));
+
+    // Three commands, each at the first tick from its own on at which the character has time
+    // pending (ticks skipped it since its last evaluation).
+    const uint64_t command_ticks[] = {14, 23, 31};
+    size_t sent = 0;
+    int compared = 0, moved = 0;
+    for (uint64_t t = 1; t <= 45; ++t) {
+      if (sent < std::size(command_ticks) && t >= command_ticks[sent] && hand.pending > 0.0f) {
+        hand.before_command();
+        if (sent == 1) {
+          SetCharacterSpeed speed;
+          speed.character = id;
+          speed.speed = 0.7f;
+          ASSERT_TRUE(w.run(speed, t));
+          ASSERT_TRUE(hand.animator.set_speed(0.7f));
+        } else {
+          CrossfadeClip fade;
+          fade.character = id;
+          fade.clip = sent == 0 ? "run" : "walk";
+          fade.duration = 0.6f;
+          ASSERT_TRUE(w.run(fade, t));
+          ASSERT_TRUE(hand.animator.crossfade(w.asset->find_clip(fade.clip), fade.duration));
+        }
+        ++sent;
+      }
+      SnapshotPtr s = degraded ? w.world->update(kDt, t, double(t) * kDt, true) : w.tick(t);
+      hand.after_tick(evaluated_at(w, id, t), kDt);
+      const SnapshotCharacter* sc = s->find(id);
+      ASSERT_NE(sc, nullptr);
+      EXPECT_TRUE(same_root(sc->root, hand.animator.root_transform()))
+          << (degraded ? "degraded" : "reduced rate") << ": tick " << t;
+      moved += sc->root.translation != at;
+      if (w.shown(id, t).ticks_back != 0) continue;  // an interpolated pose
+      EXPECT_TRUE(same(palette_of(*s, id), hand.evaluated_palette))
+          << (degraded ? "degraded" : "reduced rate") << ": tick " << t;
+      compared += t > command_ticks[0];
+    }
+    EXPECT_EQ(sent, std::size(command_ticks)) << (degraded ? "degraded" : "reduced rate");
+    EXPECT_GE(compared, degraded ? 25 : 6) << (degraded ? "degraded" : "reduced rate");
+    EXPECT_GE(moved, 40) << (degraded ? "degraded" : "reduced rate");
+    if (!degraded) EXPECT_EQ(w.interval_of(id), 4u);
+  }
+}
+
+// The events a character's clocks cross while a command catches them up fire then, and come
+// in the snapshot of its next evaluation (with the weights they had then: before the command).
+TEST(WorldUpdateRates, AnEventCrossedBeforeACommandComesWithTheNextEvaluation) {
+  TestWorld w(kTinyBudget, 4);
+  const uint32_t id = w.spawn("walk");
+  const float duration = w.asset->clips[static_cast<size_t>(w.asset->find_clip("walk"))].duration;
+  uint64_t t = 1;
+  for (; t <= 12; ++t) w.tick(t);
+  ASSERT_EQ(w.interval_of(id), 4u);
+  // Just after an evaluation B: the next one is at B + 4.
+  while (w.evaluated_time(id, t - 1) == w.evaluated_time(id, t - 2)) w.tick(t++);
+  const uint64_t b = t - 1;
+  // An event 0.15 s of clip time after B's: the ticks B + 1 and B + 2 cross it.
+  AddClipEvents add;
+  add.asset = "builtin";
+  add.clip = "walk";
+  add.events = {{"mark", std::fmod(w.evaluated_time(id, b) + 0.15f, duration), ""}};
+  ASSERT_TRUE(w.run(add, t));
+  // The "mark" events of the character in a snapshot.
+  auto marks = [&](const Snapshot& s) {
+    std::vector<anim::FiredEvent> out;
+    const SnapshotCharacter* sc = s.find(id);
+    EXPECT_NE(sc, nullptr);
+    if (!sc) return out;
+    for (uint32_t i = 0; i < sc->events_count; ++i) {
+      const anim::FiredEvent& e = s.events[sc->events_begin + i];
+      if (e.source != anim::EventSource::kMontage &&
+          sc->event_table->clips[static_cast<size_t>(e.clip)][e.event].name == "mark")
+        out.push_back(e);
+    }
+    return out;
+  };
+  EXPECT_TRUE(marks(*w.tick(t++)).empty());  // B + 1
+  EXPECT_TRUE(marks(*w.tick(t++)).empty());  // B + 2
+  // B + 3: a crossfade to run. Its catch-up crosses the mark while the walk is all of the pose.
+  CrossfadeClip fade;
+  fade.character = id;
+  fade.clip = "run";
+  fade.duration = 1.0f;
+  ASSERT_TRUE(w.run(fade, t));
+  EXPECT_TRUE(marks(*w.tick(t)).empty());  // B + 3: skipped
+  EXPECT_EQ(w.evaluated_time(id, t), w.evaluated_time(id, b));
+  ++t;
+  SnapshotPtr next = w.tick(t);  // B + 4: evaluated
+  ASSERT_NE(w.evaluated_time(id, t), w.evaluated_time(id, b));
+  const auto fired = marks(*next);
+  ASSERT_EQ(fired.size(), 1u);
+  EXPECT_EQ(fired[0].source, anim::EventSource::kBase);
+  EXPECT_EQ(fired[0].weight, 1.0f) << "crossed after the crossfade, under its fade";
+  // Delivered once.
+  for (uint64_t k = t + 1; k <= t + 3; ++k) EXPECT_TRUE(marks(*w.tick(k)).empty()) << k;
+}
+
+// An exported state is the one the tick's update starts from: with the time of the ticks
+// that skipped the character since its last evaluation. Exporting changes nothing: the
+// character steps that time at its next evaluation, as before.
+TEST(WorldUpdateRates, AnExportedStateIncludesTheTicksSinceTheLastEvaluation) {
+  TestWorld w(kTinyBudget, 4);
+  const uint32_t id = w.spawn("walk");
+  HandDriven hand(*w.asset);
+  ASSERT_TRUE(hand.animator.play(w.asset->find_clip("walk")));
+  uint64_t t = 1;
+  for (; t <= 14 || !(hand.pending > 0.0f); ++t) {
+    w.tick(t);
+    hand.after_tick(evaluated_at(w, id, t), kDt);
+  }
+  ExportCharacters request;
+  request.characters = {id};
+  auto exported = w.run(request, t);
+  ASSERT_TRUE(exported) << exported.error().message();
+  const anim::AnimatorState& state = std::get<CharactersExported>(*exported).characters.at(0).state;
+  anim::Animator caught_up = hand.animator;
+  ASSERT_TRUE(caught_up.update(hand.pending));
+  const float saved = state.main.base.time, expected = caught_up.current_clip_time();
+  EXPECT_EQ(std::memcmp(&saved, &expected, sizeof saved), 0) << saved << " vs " << expected;
+  EXPECT_NE(saved, hand.animator.current_clip_time());
+  int compared = 0;
+  for (const uint64_t end = t + 8; t <= end; ++t) {
+    SnapshotPtr s = w.tick(t);
+    hand.after_tick(evaluated_at(w, id, t), kDt);
+    if (w.shown(id, t).ticks_back != 0) continue;
+    EXPECT_TRUE(same(palette_of(*s, id), hand.evaluated_palette)) << "tick " << t;
+    ++compared;
+  }
+  EXPECT_GE(compared, 2);
 }
 
 TEST(WorldUpdateRates, TheBoundOfAnInterpolatedPoseHoldsItsJoints) {

@@ -6,7 +6,8 @@
 // docs/animation.md describes every feature's semantics.
 //
 // Threading and memory: an Animator is used by one thread at a time. Commands (play,
-// crossfade, add_layer, ...) may allocate; update() never allocates and never locks.
+// crossfade, add_layer, ...) may allocate; update() and catch_up() never allocate and never
+// lock.
 // Determinism: the same sequence of commands and dts gives bit-identical palettes.
 // Every command validates its input first and leaves the state unchanged on error.
 //
@@ -288,20 +289,24 @@ class Animator {
   Status set_root_motion(const RootMotionOptions& options);
   // The settings in force, with the joint resolved (never -1 while kExtract).
   const RootMotionOptions& root_motion() const { return root_motion_; }
-  // The travel the last update() applied to the root, in model space (zero when off, or
-  // when a set root won that update).
+  // The travel the last update() (or catch_up()) applied to the root, in model space (zero
+  // when off, or when a set root won that step).
   const RootMotion& last_root_motion() const { return last_root_motion_; }
 
   // Animation events (docs/animation.md, "Animation events"): the table of every clip's
   // events the playheads fire. Starts as the clips' own events (Clip::events; null when
   // none). A table must have one list per clip, each sorted by time within its clip (the
   // daemon's add_clip_events makes a new table and gives it to every character of the
-  // asset). Null: no events.
+  // asset). Null: no events. The events a catch_up() fired that no update has reported yet
+  // are dropped (their indices name the old table's events).
   Status set_event_table(std::shared_ptr<const ClipEventTable> table);
   const std::shared_ptr<const ClipEventTable>& event_table() const { return events_; }
   // The events the last update() crossed, in order: the base clip's, each fade's (oldest
   // first), each layer's (in the order added); each source's in the order its playhead met
-  // them. At most kMaxFiredEvents; the rest of that update's are only counted.
+  // them. An update that follows catch_up() calls reports the catch-ups' events first, in the
+  // order they fired, then its own. At most kMaxFiredEvents; the rest are only counted
+  // (events_overflowed()). Between a catch_up() and the next update they hold what the
+  // catch-ups fired so far.
   std::span<const FiredEvent> fired_events() const {
     return std::span(fired_).first(static_cast<size_t>(num_fired_));
   }
@@ -322,6 +327,25 @@ class Animator {
   // Animator's own scratch and matrices would be cold memory at every update.
   // No lock; no allocation once the buffers are sized (UpdateBuffers::reserve).
   Status update(float dt, UpdateBuffers& buffers);
+  // Advances the state by dt seconds (finite, >= 0) exactly as update(dt) advances it, without
+  // evaluating the pose: for a host that evaluates a character less often than it steps time
+  // and must bring its clocks up to date before a command (the daemon's update rates). Every
+  // clock, fade, state machine, parameter, layer and montage, the held pose's and the morph
+  // overrides' blends, the foot locks' planting and release, and the root (root motion, or a
+  // set root that wins this step) move on; the events crossed fire and wait for the next
+  // update, which reports them before its own (fired_events()). local_pose(),
+  // model_matrices(), palette(), morph_weights(), evaluated_inputs() and evaluated_setup()
+  // stay those of the last evaluation; a command that starts from a shown value
+  // (set_morph_weights, clear_morph_weights) starts from those.
+  // The rule: catch_up(a) then update(b) gives the same local pose, model matrices, morph
+  // weights, root and clocks, bit for bit, as update(a) then update(b), and fired_events()
+  // the two updates' events in order (the first kMaxFiredEvents kept, the rest counted);
+  // with foot IK, whose locks capture their positions at evaluations, the pose may differ.
+  // A command between the two steps acts on the same state in both. Several catch-ups in a
+  // row are several steps (not one of their summed dt: the clocks round each step).
+  // A NaN, infinite or negative dt is refused (INVALID_ARGUMENT) and nothing changes.
+  // No allocation, no lock.
+  Status catch_up(float dt);
   // Recomputes model_matrices() from the local pose if the last update left them out of date
   // (the same matrices the evaluation had: every IK step keeps them equal to the local
   // pose's). No allocation (but see AnimatorBuffers::kLentOnly), no lock.
@@ -531,14 +555,15 @@ class Animator {
   FootIkOutput foot_output_;
   FootIkState foot_state_;
   std::array<bool, kNumFeet> lock_held_{};
-  // Per update, before the pose: which feet are planted and their locks; after it: captures.
+  // Per step of time (advance), after the clocks: which feet are planted and their locks'
+  // weights; after an evaluation: the positions captured.
   void plan_foot_locks(float dt);
-  // An update's two halves: clocks, fades, root motion, layer clocks and events; then the
-  // pose (into `scratch` and `model`, the latter sized to the skeleton).
+  // An update's two halves: clocks, fades, root motion, layer clocks, events and foot locks
+  // (all of catch_up); then the pose (into `scratch` and `model`, the latter sized to the
+  // skeleton).
   void advance(float dt);
   // Returns whether `model` was written (always unless skip_model and no IK step ran).
-  bool evaluate(float dt, PoseScratch& scratch, std::span<glm::mat4> model,
-                bool skip_model = false);
+  bool evaluate(PoseScratch& scratch, std::span<glm::mat4> model, bool skip_model = false);
   void keep_foot_locks();
   // Sizes scratch_ and palette_ to the skeleton if AnimatorBuffers::kLentOnly left them empty
   // (nothing to do otherwise).
@@ -576,6 +601,8 @@ class Animator {
   std::shared_ptr<const ClipEventTable> events_;
   int num_fired_ = 0;
   uint64_t events_overflowed_ = 0;
+  // fired_ holds a catch_up's events for the next update (which adds its own, then clears it).
+  bool events_held_ = false;
   std::array<FiredEvent, kMaxFiredEvents> fired_{};
 };
 
