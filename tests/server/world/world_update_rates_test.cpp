@@ -334,7 +334,9 @@ TEST(WorldUpdateRates, ACommandBetweenEvaluationsTakesEffectAtItsTick) {
     EXPECT_EQ(sent, std::size(command_ticks)) << (degraded ? "degraded" : "reduced rate");
     EXPECT_GE(compared, degraded ? 25 : 6) << (degraded ? "degraded" : "reduced rate");
     EXPECT_GE(moved, 40) << (degraded ? "degraded" : "reduced rate");
-    if (!degraded) EXPECT_EQ(w.interval_of(id), 4u);
+    if (!degraded) {
+      EXPECT_EQ(w.interval_of(id), 4u);
+    }
   }
 }
 
