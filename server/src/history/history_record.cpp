@@ -67,9 +67,9 @@ struct RecordShape {
     // head, base clip and time, root translation and rotation: 1 + 2 + 7.
     return static_cast<uint32_t>(
         1 + 2 + 7 + (root_scale ? 3 : 0) + 3 * fades + 2 * layers + 4 * goals + (ik_scale ? 1 : 0) +
-        (root_motion ? 1 : 0) + (terms > 0 ? 1 + 3 * terms : 0) + (reported ? 10 : 0) +
-        (aim ? kAimWords : 0) + (feet ? kFeetWords : 0) + (held ? 1 : 0) + machine_words +
-        (morphs > 0 ? 1 + morphs : 0) + (shown ? kShownWords : 0));
+        (root_motion ? 1 : 0) + (terms > 0 ? 1 + 3 * terms : 0) +
+        (reported ? kReportedRootWords : 0) + (aim ? kAimWords : 0) + (feet ? kFeetWords : 0) +
+        (held ? 1 : 0) + machine_words + (morphs > 0 ? 1 + morphs : 0) + (shown ? kShownWords : 0));
   }
 };
 
@@ -135,6 +135,20 @@ uint32_t record_bound(const anim::Animator& a) {
       std::max(machine_words_of(last), sources > 0 ? 1 + anim::kMaxMachineLayers + 9 * sources : 0);
   bound.morphs = a.morph_weights().size();
   return bound.words();
+}
+
+uint32_t evaluated_record_words(std::span<const uint32_t> record) {
+  if (record.empty()) return 0;
+  const uint32_t head = record[0];
+  const uint32_t extra =
+      ((head & kReportedRoot) ? kReportedRootWords : 0u) + ((head & kShown) ? kShownWords : 0u);
+  return record.size() > extra ? static_cast<uint32_t>(record.size()) - extra : 0;
+}
+
+uint32_t record_words(uint32_t evaluated, const anim::Transform& reported,
+                      const anim::Transform& evaluated_root, bool shown) {
+  return evaluated + (same_bits(reported, evaluated_root) ? 0u : kReportedRootWords) +
+         (shown ? kShownWords : 0u);
 }
 
 uint32_t record_animator(const anim::Animator& a, const anim::Transform& reported,

@@ -72,6 +72,7 @@ inline constexpr uint32_t kMachineLayers = 1u << 20;
 inline constexpr uint32_t kMorphs = 1u << 21;
 inline constexpr uint32_t kShown = 1u << 22;
 inline constexpr uint32_t kShownWords = 2;
+inline constexpr uint32_t kReportedRootWords = 10;
 inline constexpr uint32_t kAimWords = 4;
 inline constexpr uint32_t kFeetWords = 18;
 inline constexpr uint32_t kBlendTerms = 1u << 24;
@@ -89,6 +90,16 @@ struct ShownFrom {
 // without it): taken before the update, from the current state and the last evaluated one.
 // (kShownWords more when the record may carry a ShownFrom.)
 uint32_t record_bound(const anim::Animator& a);
+
+// The words of a record written by record_animator without its reported root and shown parts
+// (kReportedRoot, kShown): what every record of the same evaluation holds, whatever root and
+// interpolation a later tick reports with it.
+uint32_t evaluated_record_words(std::span<const uint32_t> record);
+// The size of a record of the evaluation whose evaluated_record_words() is `evaluated`,
+// reported with `reported` as the tick's root (evaluated_root: the evaluation's own) and
+// with a ShownFrom when `shown`.
+uint32_t record_words(uint32_t evaluated, const anim::Transform& reported,
+                      const anim::Transform& evaluated_root, bool shown);
 
 // Writes the record of a's last evaluation, with `reported` as the tick's root, into `out`
 // (record_bound() words taken before the update are enough). Returns the words written, or

@@ -178,7 +178,7 @@ size_t PoseHistory::bytes() const {
 }
 
 void add_entry(HistoryFrame& f, uint32_t character, const std::shared_ptr<const anim::Asset>& asset,
-               const anim::Animator& a, bool may_interpolate) {
+               const anim::Animator& a, bool may_interpolate, uint32_t record_words) {
   HistoryEntry e;
   e.character = character;
   e.offset = static_cast<uint32_t>(f.words.size());
@@ -195,8 +195,10 @@ void add_entry(HistoryFrame& f, uint32_t character, const std::shared_ptr<const 
   if (a.setup()) f.setups.push_back(a.setup());
   if (a.evaluated_setup() && a.evaluated_setup() != a.setup())
     f.setups.push_back(a.evaluated_setup());
-  f.words.resize(f.words.size() + record_bound(a) +
-                 (may_interpolate ? record_format::kShownWords : 0));
+  f.words.resize(f.words.size() +
+                 (record_words != 0
+                      ? record_words
+                      : record_bound(a) + (may_interpolate ? record_format::kShownWords : 0)));
   f.entries.push_back(e);
   f.placements.emplace_back();
 }

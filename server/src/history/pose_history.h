@@ -152,9 +152,12 @@ class PoseHistory {
 // 1. before the character update, in increasing id order: each character's entry, with room
 //    for its record (record_bound, and room for a ShownFrom when `may_interpolate`) and what
 //    the record needs kept alive (asset, setups);
+//    (`record_words`, when not 0, is that room, known without record_bound: a tick that does
+//    not evaluate the character writes the record of its last evaluation again, of at most
+//    history_record.h's record_words());
 void add_entry(HistoryFrame& frame, uint32_t character,
                const std::shared_ptr<const anim::Asset>& asset, const anim::Animator& animator,
-               bool may_interpolate = false);
+               bool may_interpolate = false, uint32_t record_words = 0);
 // 2. in the per-character update, after the Animator's update (or its skip): entry `index`'s
 //    record, from what the Animator last evaluated, with its current root as the tick's
 //    root, and its placement (the bound of `model`: the model-space matrices of that pose).

@@ -110,6 +110,7 @@ struct UpdateJob {
       buffers.want_model = wants_model(j, c);
       c.animator.update(c.pending_dt + j.dt, buffers);
       c.pending_dt = 0.0f;
+      c.evaluated_record_words = 0;  // kept by update_at_rate only
       if (buffers.model_written) model = std::span(buffers.model).first(n);
     }
     finish_character(j, c, i, skip, model);
@@ -237,6 +238,10 @@ struct UpdateJob {
         anim::build_palette(c.animator.skeleton(), model, out);
       }
     }
+    if (evaluate) {
+      const HistoryEntry& e = j.history->entries[i];
+      c.evaluated_record_words = evaluated_record_words(j.history->record(e));
+    }
     if (j.quantize && j.snapshot->in_quant(i) && !j.snapshot->characters[i].quantized_in_update)
       quantize_character(*j.snapshot, i, c.animator, j.snapshot->quant_pull);
 
@@ -326,7 +331,15 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
     Character& c = *characters_[i];
     const uint32_t num_joints = static_cast<uint32_t>(c.asset->skeleton.num_joints());
     const bool may_interpolate = lod && (c.interval > 1 || c.interpolated_from != 0);
-    add_entry(history, c.id, c.asset, c.animator, may_interpolate);
+    // A tick that will not evaluate it (update_at_rate) records its last evaluation again:
+    // the room for it is known without reading the Animator's state.
+    const bool evaluates = !lod || c.evaluated_tick == 0 || tick >= c.next_evaluation;
+    const uint32_t record_words =
+        evaluates || c.evaluated_record_words == 0
+            ? 0
+            : animd::record_words(c.evaluated_record_words, c.animator.root_transform(),
+                                  c.animator.evaluated_root(), c.interpolated_from != 0);
+    add_entry(history, c.id, c.asset, c.animator, may_interpolate, record_words);
     // Room for the pose it interpolates from, made once when its interval first grows.
     if (lod && c.interval > 1 && c.interpolation_from.size() != num_joints)
       c.interpolation_from.resize(num_joints);

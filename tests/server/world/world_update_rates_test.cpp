@@ -203,6 +203,52 @@ TEST(WorldUpdateRates, AQueryAtAnyTickAnswersThePoseTheSnapshotShowed) {
     EXPECT_FALSE(same(shown[k], shown[k - 1])) << "tick " << k + 1 << " repeats tick " << k;
 }
 
+// A tick that does not evaluate a character records its last evaluation again, in room
+// sized from that evaluation's record: whatever moves, scales or re-plays the character
+// between its evaluations, every tick keeps a record of every character, and a query answers
+// what the snapshot showed.
+TEST(WorldUpdateRates, EveryTickRecordsEveryCharacterWhateverHappensBetweenEvaluations) {
+  TestWorld w(kTinyBudget, 4);
+  const uint32_t moved = w.spawn("walk", {1.0f, 0.0f, 0.0f});
+  const uint32_t replayed = w.spawn("walk", {2.0f, 0.0f, 0.0f});
+  const uint32_t still = w.spawn("run", {3.0f, 0.0f, 0.0f});
+  int reported_roots = 0;
+  for (uint64_t t = 1; t <= 40; ++t) {
+    if (t % 3 == 0) {  // moved and scaled at ticks off its evaluations too
+      SetRootTransform r;
+      r.character = moved;
+      r.root.translation = glm::vec3(1.0f, 0.0f, 0.1f * float(t));
+      r.root.scale = glm::vec3(t % 2 ? 2.0f : 1.0f);
+      ASSERT_TRUE(w.run(r, t));
+    }
+    if (t % 5 == 0)
+      ASSERT_TRUE(
+          w.run(CrossfadeClip{replayed, t % 10 ? "run" : "walk", 0.3f, true, 1.0f, false}, t));
+    SnapshotPtr s = w.tick(t);
+    FrameRef f = w.world->history()->at(t);
+    ASSERT_TRUE(f);
+    ASSERT_EQ(f->entries.size(), 3u);
+    for (const HistoryEntry& e : f->entries) {
+      ASSERT_GT(e.size, 0u) << "character " << e.character << " has no record at tick " << t;
+      DecodedRecord r;
+      decode_record(f->record(e), r);
+      reported_roots += !(r.reported_root.translation == r.inputs.root.translation);
+    }
+    for (uint32_t id : {moved, replayed, still}) {
+      QueryPose q;
+      q.character = id;
+      q.tick = t;
+      auto answer = query_history(*w.world->history(), q);
+      ASSERT_TRUE(answer && *answer) << "tick " << t;
+      EXPECT_TRUE(same(palette_of(*s, id), (**answer).palette))
+          << "character " << id << ", tick " << t;
+      EXPECT_EQ(s->find(id)->root.scale, (**answer).root.scale) << "tick " << t;
+    }
+  }
+  EXPECT_EQ(w.interval_of(still), 4u);
+  EXPECT_GE(reported_roots, 5);  // moved between evaluations: records with a reported root
+}
+
 TEST(WorldUpdateRates, ARiseInSignificanceGivesEveryTickFromTheNextTick) {
   TestWorld w(kTinyBudget, 4);
   const uint32_t id = w.spawn("walk");

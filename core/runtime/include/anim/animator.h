@@ -406,6 +406,8 @@ class Animator {
   // until its next update), and so do the sampling cursors (caches: give them to an
   // evaluation only on the thread that owns the Animator, or set them to null).
   PoseInputs evaluated_inputs() const;
+  // evaluated_inputs().root without the copy: the root the last evaluation posed.
+  const Transform& evaluated_root() const { return inputs_.root; }
   const std::shared_ptr<const PoseSetup>& evaluated_setup() const { return evaluated_setup_; }
   // The layers and goals the next update() evaluates (null when none): replaced by a new
   // object by add_layer, remove_layer, set_ik_goal and clear_ik_goal, never modified.
