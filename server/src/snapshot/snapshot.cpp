@@ -118,7 +118,7 @@ constexpr uint64_t kNoSkips[2] = {0, 0};
 }  // namespace
 
 std::string_view Snapshot::compact_entry(size_t index, animcodec::FrameKind kind) const {
-  CompactEntries& e = compact[index];
+  CompactEntries& e = compact_of(index);
   const int k = static_cast<int>(kind);
   uint8_t state = e.state[k].load(std::memory_order_acquire);
   if (state == 2) return e.bytes[k];
@@ -140,7 +140,7 @@ std::string_view Snapshot::compact_entry_against(size_t index, animcodec::FrameK
                                                  const QuantFrame* newest) const {
   // A DELTA1 names one frame: the older frame's skips are not part of its key.
   const uint64_t skipped[2] = {given[0], kind == animcodec::FrameKind::kDelta2 ? given[1] : 0};
-  CompactEntries& e = compact[index];
+  CompactEntries& e = compact_of(index);
   for (auto& a : e.against)
     if (a.state.load(std::memory_order_acquire) == 2 && a.kind == kind &&
         a.skipped[0] == skipped[0] && a.skipped[1] == skipped[1])
@@ -187,6 +187,7 @@ bool QuantFrame::find_morphs(uint32_t id, size_t num_morphs,
 }
 
 void Snapshot::reset_compact(size_t n) {
+  compact_used = n;
   if (n <= compact_capacity) return;
   compact = std::make_unique<CompactEntries[]>(n);
   compact_capacity = n;
@@ -203,7 +204,7 @@ void Snapshot::release_references() {
     quant_pull[k].reset();
   }
   // The encoded bytes keep their capacity for the next use.
-  for (size_t i = 0; i < compact_capacity; ++i) {
+  for (size_t i = 0; i < compact_used; ++i) {
     for (auto& s : compact[i].state) s.store(0, std::memory_order_relaxed);
     for (auto& a : compact[i].against) a.state.store(0, std::memory_order_relaxed);
   }

@@ -98,6 +98,9 @@ struct SnapshotCharacter {
   // subscription could encode it at this tick (by id, all characters, or a compact region's
   // zones, as the World saw them at the tick's start), so it was not quantized.
   uint32_t quant_offset = 0;
+  // Its CompactEntries in Snapshot::compact while it is quantized: the quantized characters'
+  // slots are 0, 1, ... in character order.
+  uint32_t compact_slot = 0;
   uint32_t num_joints = 0;
   // Its morph weights: Snapshot::morphs[morph_offset, + num_morphs); 0 when its asset has no
   // morph targets.
@@ -219,8 +222,12 @@ struct Snapshot {
   bool in_quant(size_t index) const {
     return quant && characters[index].quant_offset != kNotQuantized;
   }
+  // The encoded frames of the quantized characters, by compact_slot: compact_used in use, of
+  // compact_capacity allocated (kept by a recycled snapshot).
   mutable std::unique_ptr<CompactEntries[]> compact;
   size_t compact_capacity = 0;
+  size_t compact_used = 0;
+  CompactEntries& compact_of(size_t index) const { return compact[characters[index].compact_slot]; }
   // The regions of every compact region subscription at this tick (their inner zones are what
   // the encode stage prepares; outer-zone members are encoded by the sessions on their turns).
   std::vector<StreamRegion> regions;
@@ -268,8 +275,8 @@ struct Snapshot {
   std::string_view compact_entry_against(size_t index, animcodec::FrameKind kind,
                                          const animcodec::Baseline& baseline,
                                          const uint64_t skipped[2], const QuantFrame* newest) const;
-  // Makes room for `n` characters' CompactEntries (tick thread, before publishing). They are
-  // empty: new, or emptied by release_references.
+  // Makes room for `n` quantized characters' CompactEntries (tick thread, before publishing).
+  // They are empty: new, or emptied by release_references.
   void reset_compact(size_t n);
   // Lets go of what the snapshot keeps alive (each character's asset, layout and event table,
   // the quantized frames) and empties its compact entries, keeping every vector's length and

@@ -325,6 +325,7 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
   for (size_t i = 0; i < std::min(kAhead, characters_.size()); ++i) prefetch(*characters_[i]);
   uint32_t offset = 0;
   uint32_t quant_offset = 0;
+  uint32_t compact_slots = 0;
   uint32_t morph_offset = 0;
   for (size_t i = 0; i < characters_.size(); ++i) {
     if (i + kAhead < characters_.size()) prefetch(*characters_[i + kAhead]);
@@ -360,6 +361,7 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
     sc.palette_offset = offset;
     sc.num_joints = num_joints;
     sc.quant_offset = quantized ? quant_offset : kNotQuantized;
+    sc.compact_slot = quantized ? compact_slots++ : kNotQuantized;
     sc.morph_offset = morph_offset;
     sc.num_morphs = static_cast<uint32_t>(c.animator.morph_weights().size());
     morph_offset += sc.num_morphs;
@@ -397,7 +399,7 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
     quant->morphs.resize(morph_offset);
     quant->roots.resize(characters_.size());
   }
-  snap->reset_compact(characters_.size());
+  snap->reset_compact(compact_slots);
   snap->prepared.store(false, std::memory_order_relaxed);
   // Everybody is watched while an all-characters subscription exists. Allocated rates
   // replace the degraded ticks.

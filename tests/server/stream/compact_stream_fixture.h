@@ -154,8 +154,9 @@ class CompactStreamTest : public ::testing::Test {
 inline std::vector<bool> ready_entries(const Snapshot& snap) {
   std::vector<bool> ready;
   for (size_t c = 0; c < snap.characters.size(); ++c) {
-    for (const auto& state : snap.compact[c].state) ready.push_back(state.load() == 2);
-    for (const auto& slot : snap.compact[c].against) ready.push_back(slot.state.load() == 2);
+    if (!snap.in_quant(c)) continue;
+    for (const auto& state : snap.compact_of(c).state) ready.push_back(state.load() == 2);
+    for (const auto& slot : snap.compact_of(c).against) ready.push_back(slot.state.load() == 2);
   }
   return ready;
 }

@@ -305,7 +305,7 @@ TEST_F(CompactStreamTest, SubscribersAtTheSameDivisorShareTheirOwnDeltas) {
     // Deltas 2 ticks apart: one encoding of each character, in one of its two slots.
     for (size_t c = 0; c < snap->characters.size(); ++c) {
       int ready = 0;
-      for (const auto& slot : snap->compact[c].against) ready += slot.state.load() == 2;
+      for (const auto& slot : snap->compact_of(c).against) ready += slot.state.load() == 2;
       EXPECT_EQ(ready, 1) << "tick " << snap->tick << " character " << c;
     }
   }
