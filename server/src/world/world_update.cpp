@@ -32,6 +32,12 @@ bool compact_streamed(const Character& c, std::span<const StreamRegion> compact_
   return false;
 }
 
+// Whether an update with allocated rates evaluates the character at `tick`: its first, then
+// its planned ones.
+bool due_at(const Character& c, uint64_t tick) {
+  return c.evaluated_tick == 0 || tick >= c.next_evaluation;
+}
+
 // How much wider than both evaluated poses' bounds the bound of a pose interpolated between
 // them is taken (HitPlacement): a joint of the interpolated pose strays from both by less than
 // a quarter of the pose's size when the two are at most a floor interval apart
@@ -113,7 +119,7 @@ struct UpdateJob {
       c.evaluated_record_words = 0;  // kept by update_at_rate only
       if (buffers.model_written) model = std::span(buffers.model).first(n);
     }
-    finish_character(j, c, i, skip, model);
+    finish_character(j, c, i, skip);
     if (!model.empty())
       record_entry(*j.history, i, c.animator, model);
     else
@@ -150,8 +156,7 @@ struct UpdateJob {
   }
 
   // The snapshot's root and events of a character updated (or skipped) this tick.
-  static void finish_character(UpdateJob& j, Character& c, size_t i, bool skipped,
-                               std::span<const glm::mat4>) {
+  static void finish_character(UpdateJob& j, Character& c, size_t i, bool skipped) {
     // The root after the update: root motion moved it. And how many animation events it
     // crossed, which gather_events collects afterwards (reading only the characters that
     // have any: the others' memory is cold again by then).
@@ -168,7 +173,7 @@ struct UpdateJob {
   static void update_at_rate(UpdateJob& j, Character& c, size_t i, anim::UpdateBuffers& buffers,
                              UpdateRateCounts& lod) {
     const size_t n = joint_count(c);
-    const bool evaluate = c.evaluated_tick == 0 || j.tick >= c.next_evaluation;
+    const bool evaluate = due_at(c, j.tick);
     c.updated = evaluate;
     std::span<const glm::mat4> model;  // the evaluated pose's matrices, when computed
     if (evaluate) {
@@ -193,7 +198,7 @@ struct UpdateJob {
       c.pending_dt += j.dt;
       ++lod.skipped;
     }
-    finish_character(j, c, i, !evaluate, model);
+    finish_character(j, c, i, !evaluate);
 
     // What this tick shows.
     float alpha = 1.0f;
@@ -334,13 +339,13 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
     const bool may_interpolate = lod && (c.interval > 1 || c.interpolated_from != 0);
     // A tick that will not evaluate it (update_at_rate) records its last evaluation again:
     // the room for it is known without reading the Animator's state.
-    const bool evaluates = !lod || c.evaluated_tick == 0 || tick >= c.next_evaluation;
-    const uint32_t record_words =
+    const bool evaluates = !lod || due_at(c, tick);
+    const uint32_t record_room =
         evaluates || c.evaluated_record_words == 0
             ? 0
-            : animd::record_words(c.evaluated_record_words, c.animator.root_transform(),
-                                  c.animator.evaluated_root(), c.interpolated_from != 0);
-    add_entry(history, c.id, c.asset, c.animator, may_interpolate, record_words);
+            : record_words(c.evaluated_record_words, c.animator.root_transform(),
+                           c.animator.evaluated_root(), c.interpolated_from != 0);
+    add_entry(history, c.id, c.asset, c.animator, may_interpolate, record_room);
     // Room for the pose it interpolates from, made once when its interval first grows.
     if (lod && c.interval > 1 && c.interpolation_from.size() != num_joints)
       c.interpolation_from.resize(num_joints);

@@ -111,7 +111,8 @@ TEST(UpdateRates, PressureFallsOnlyWithRoomToSpare) {
 TEST(UpdateRates, CostModelTurnsTheBudgetIntoCharacters) {
   TickCostModel m;
   EXPECT_EQ(m.capacity(10.0), kUnlimited);
-  m.observe(5.0, 1000, 0, 0.1f);  // 1,000 units in 5 ms: 2,000 fit 10 ms
+  // Capacity is proportional: twice the time holds twice the units.
+  m.observe(5.0, 1000, 0, 0.1f);
   EXPECT_NEAR(m.capacity(10.0), 2000.0, 1e-3);
   m.observe(5.0, 0, 10000, 0.1f);  // 10,000 skipped at a tenth: the same 1,000 units
   EXPECT_NEAR(m.capacity(10.0), 2000.0, 1e-3);
