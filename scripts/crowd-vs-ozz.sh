@@ -98,8 +98,9 @@ iv = s.get("update_intervals", [])
 print(f"characters {s.get('characters')}, tick p50 {s.get('tick_time_p50_us', 0)/1000:.1f} ms, "
       f"p99 {s.get('tick_time_p99_us', 0)/1000:.1f} ms, max {s.get('tick_time_max_us', 0)/1000:.1f} "
       f"ms (last 1,000 ticks)")
-print("pressure %.2f; characters by interval: %s" % (
-    s.get("anim_pressure", 0), " ".join(f"{i + 1}:{n}" for i, n in enumerate(iv) if n)))
+print("pressure %.2f; characters by interval: %s; detail joints skipped by %d" % (
+    s.get("anim_pressure", 0), " ".join(f"{i + 1}:{n}" for i, n in enumerate(iv) if n),
+    s.get("detail_skipped_characters", 0)))
 PY
 echo "ticks $((tick1 - tick0)) measured, $((over1 - over0)) overruns in them, tick threads ${cpu_us} us a character-tick, VmHWM ${hwm} MB"
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); s=d.get('stream',{}); \

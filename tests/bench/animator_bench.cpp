@@ -8,7 +8,10 @@
 //    the root joint and four events on each clip (what root motion and events add);
 //  - BM_AnimatorBlendSpace1D / 2D: a blend space instead of clip A alone: 1D A at 0, B at 1
 //    with the parameter at 0.5 (two samples every update); 2D A, B, A at the corners of a
-//    triangle with the parameter inside (three samples, and the triangle search).
+//    triangle with the parameter inside (three samples, and the triangle search);
+//  - BM_AnimatorCrossfade / BM_AnimatorCrossfadeSkipDetail: a crossfade A -> B in progress
+//    and nothing else (ozz's blend2 in an Animator), with every joint and with the asset's
+//    derived detail joints at rest (joint LOD, anim/joint_detail.h).
 // Many characters at distinct clip times, so the caches see what a server sees.
 // Reports "time_per_char" (seconds per character-update, e.g. "2.1u") and items/s.
 #include <memory>
@@ -18,6 +21,7 @@
 #include <benchmark/benchmark.h>
 
 #include "anim/animator.h"
+#include "anim/joint_detail.h"
 #include "anim/loaders/gltf_loader.h"
 #include "shared_assets.h"
 
@@ -29,8 +33,27 @@ const anim::Asset* bench64() {
   return asset ? &*asset : nullptr;
 }
 
-void run(benchmark::State& state, bool full, bool extras = false, int blend_dims = 0) {
-  const anim::Asset* asset = bench64();
+// bench64 with its derived detail joints (the daemon's choice when the asset is added).
+const anim::Asset* bench64_with_detail() {
+  static const anim::Asset* asset = []() -> const anim::Asset* {
+    const anim::Asset* plain = bench64();
+    if (!plain) return nullptr;
+    static anim::Asset copy = *plain;
+    if (!anim::set_detail_joints(copy, anim::derive_detail_joints(copy.skeleton, copy.mesh)))
+      return nullptr;
+    return &copy;
+  }();
+  return asset;
+}
+
+struct Extra {
+  bool crossfade_only = false;  // play A, crossfade to B, nothing else
+  bool skip_detail = false;     // the Animators skip the detail joints
+};
+
+void run(benchmark::State& state, bool full, bool extras = false, int blend_dims = 0,
+         Extra extra = {}) {
+  const anim::Asset* asset = extra.skip_detail ? bench64_with_detail() : bench64();
   if (!asset) {
     state.SkipWithError("bench64.glb not found under ../shared/assets (set ANIMD_SHARED_DIR)");
     return;
@@ -75,6 +98,8 @@ void run(benchmark::State& state, bool full, bool extras = false, int blend_dims
                !c->play_blend_space(blend_dims - 1, {.start_time = start / duration})) {
       state.SkipWithError("blend space failed");
     }
+    if (extra.crossfade_only && !c->crossfade(b, 1000.0f)) state.SkipWithError("crossfade failed");
+    c->set_skip_detail(extra.skip_detail);
     if (extras) {
       if (!c->set_root_motion({anim::RootMotionMode::kExtract, -1, false}))
         state.SkipWithError("set_root_motion failed");
@@ -136,6 +161,19 @@ void BM_AnimatorBlendSpace2D(benchmark::State& state) {
   run(state, false, false, 2);
 }
 
+void BM_AnimatorCrossfade(benchmark::State& state) {
+  run(state, false, false, 0, {.crossfade_only = true});
+}
+void BM_AnimatorCrossfadeSkipDetail(benchmark::State& state) {
+  run(state, false, false, 0, {.crossfade_only = true, .skip_detail = true});
+}
+
+BENCHMARK(BM_AnimatorCrossfade)->Arg(1)->Arg(1000)->Arg(10000)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_AnimatorCrossfadeSkipDetail)
+    ->Arg(1)
+    ->Arg(1000)
+    ->Arg(10000)
+    ->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_AnimatorBlendSpace1D)->Arg(1)->Arg(100)->Arg(1000)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_AnimatorBlendSpace2D)->Arg(1)->Arg(100)->Arg(1000)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_AnimatorFull)->Arg(1)->Arg(100)->Arg(1000)->Arg(10000)->Unit(benchmark::kMicrosecond);

@@ -587,6 +587,7 @@ void Animator::gather_inputs() {
     goal_inputs_[i] = GoalInput{goals_[i].target, goals_[i].weight};
   inputs_.goals = std::span(goal_inputs_).first(goals_.size());
   inputs_.ik_iteration_scale = ik_iteration_scale_;
+  inputs_.skip_detail = skip_detail_;
   inputs_.root_motion = motion_input_;
   inputs_.aim = setup_ && setup_->aim ? aim_input_ : AimInput{};
   inputs_.feet = setup_ && setup_->feet ? foot_input_ : FootIkInput{};

@@ -201,6 +201,7 @@ Status Animator::restore_state(const AnimatorState& state) {
                 palette_.empty() ? AnimatorBuffers::kLentOnly : AnimatorBuffers::kOwn);
   next.events_ = events_;
   next.ik_iteration_scale_ = ik_iteration_scale_;
+  next.skip_detail_ = skip_detail_;
   if (Status s = next.set_blend_spaces(spaces_); !s) return s;
   if (Status s = next.set_morph_layout(morph_layout_); !s) return s;
 

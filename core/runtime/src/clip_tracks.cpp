@@ -1,5 +1,6 @@
 #include "anim/clip_tracks.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <map>
@@ -45,7 +46,7 @@ size_t ClipTracks::memory_bytes() const {
   return n;
 }
 
-ClipTracks ClipTracks::build(const Clip& clip) {
+ClipTracks ClipTracks::build(const Clip& clip, std::span<const uint8_t> detail) {
   const Transform probe;
   const int32_t kTranslation = float_offset(probe, &probe.translation);
   const int32_t kRotation = float_offset(probe, &probe.rotation);
@@ -58,6 +59,11 @@ ClipTracks ClipTracks::build(const Clip& clip) {
     return channel.interpolation == Interpolation::kLinear && channel.num_keys() >= 2;
   };
   const int num_joints = static_cast<int>(clip.joints.size());
+  auto is_detail = [&](int32_t joint) {
+    return static_cast<size_t>(joint) < detail.size() && detail[static_cast<size_t>(joint)] != 0;
+  };
+  // Per lane target: joint * 10 + offset.
+  auto lane_is_detail = [&](const Lane& lane) { return is_detail(lane.target / 10); };
   for (int j = 0; j < num_joints; ++j) {
     const JointChannels& c = clip.joints[j];
     const int32_t base = j * 10;
@@ -89,8 +95,20 @@ ClipTracks ClipTracks::build(const Clip& clip) {
       tracks.loose.push_back({LooseChannel::Property::kRotation, c.rotation, j});
   }
 
+  // The non-detail joints' channels first (stable: joint order within each part).
+  const auto coarse_end =
+      std::stable_partition(tracks.loose.begin(), tracks.loose.end(),
+                            [&](const LooseChannel& c) { return !is_detail(c.joint); });
+  tracks.coarse_loose = static_cast<uint32_t>(coarse_end - tracks.loose.begin());
   for (auto& [times, group] : groups) {
+    const auto coarse_lanes = [&](std::vector<Lane>& lanes) {
+      const auto end = std::stable_partition(lanes.begin(), lanes.end(),
+                                             [&](const Lane& l) { return !lane_is_detail(l); });
+      return static_cast<uint32_t>((end - lanes.begin() + 3) / 4);
+    };
     ClipTimeline t;
+    t.coarse_rotation_blocks = coarse_lanes(group.rotations);
+    t.coarse_vector_blocks = coarse_lanes(group.vectors);
     t.times = times;
     t.lookup = KeyLookup(t.times);
     t.rotation_blocks = static_cast<uint32_t>((group.rotations.size() + 3) / 4);

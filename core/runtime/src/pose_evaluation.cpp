@@ -19,8 +19,9 @@ namespace {
 const JointMask kAllJoints{};  // namespace scope: no guarded static init per evaluation
 
 void run_sampling(const Skeleton& skeleton, const Clip& clip, float time, SamplingCursor* cursor,
-                  std::span<Transform> out) {
+                  bool skip_detail, std::span<Transform> out) {
   SamplingJob job;
+  job.skip_detail = skip_detail;
   job.clip = &clip;
   job.time = time;
   job.cursor = cursor;
@@ -32,21 +33,21 @@ void run_sampling(const Skeleton& skeleton, const Clip& clip, float time, Sampli
 // A clip's pose (the rest pose for clip -1), with root motion taken out; a blend space's
 // further samples (each pinned too, so their bodies blend, not their headings) mixed in.
 void sample_clip(const Skeleton& skeleton, std::span<const Clip> clips, const ClipInput& in,
-                 const RootMotionInput& root_motion, std::vector<Transform>& term_buffer,
-                 std::span<Transform> out) {
+                 const RootMotionInput& root_motion, bool skip_detail,
+                 std::vector<Transform>& term_buffer, std::span<Transform> out) {
   if (in.clip < 0) {
     // The rest pose is its own rest motion frame: nothing to take out.
     for (size_t j = 0; j < out.size(); ++j) out[j] = skeleton.rest_pose[j];
     return;
   }
-  run_sampling(skeleton, clips[in.clip], in.time, in.cursor, out);
+  run_sampling(skeleton, clips[in.clip], in.time, in.cursor, skip_detail, out);
   remove_root_motion(skeleton, root_motion, out);
   if (in.num_terms <= 0) return;
   if (term_buffer.size() < out.size()) term_buffer.resize(out.size());
   const std::span<Transform> term = std::span(term_buffer).first(out.size());
   for (int k = 0; k < in.num_terms && k < 2; ++k) {
     const BlendTermInput& t = in.terms[static_cast<size_t>(k)];
-    run_sampling(skeleton, clips[t.clip], t.time, t.cursor, term);
+    run_sampling(skeleton, clips[t.clip], t.time, t.cursor, skip_detail, term);
     remove_root_motion(skeleton, root_motion, term);
     blend(out, term, t.mix, kAllJoints, out);
   }
@@ -55,13 +56,13 @@ void sample_clip(const Skeleton& skeleton, std::span<const Clip> clips, const Cl
 // A machine layer's pose into `out`: its source, then its fades blended over it.
 void sample_machine_layer(const Skeleton& skeleton, std::span<const Clip> clips,
                           const MachineLayerInput& in, const RootMotionInput& root_motion,
-                          PoseScratch& scratch, std::span<Transform> out) {
-  sample_clip(skeleton, clips, in.source, root_motion, scratch.term, out);
+                          bool skip_detail, PoseScratch& scratch, std::span<Transform> out) {
+  sample_clip(skeleton, clips, in.source, root_motion, skip_detail, scratch.term, out);
   if (in.num_fades <= 0) return;
   if (scratch.layer.size() < out.size()) scratch.layer.resize(out.size());
   const std::span<Transform> fade = std::span(scratch.layer).first(out.size());
   for (const FadeInput& f : in.active_fades()) {
-    sample_clip(skeleton, clips, f.source, root_motion, scratch.term, fade);
+    sample_clip(skeleton, clips, f.source, root_motion, skip_detail, scratch.term, fade);
     blend(out, fade, f.weight, kAllJoints, out);
   }
 }
@@ -79,10 +80,11 @@ void apply_layers(const Skeleton& skeleton, std::span<const Clip> clips, const P
       if (in.weight <= 0.0f || k >= inputs.machine_layers.size()) continue;
       // An additive machine layer's delta keeps its root joint's travel, as a clip layer's.
       const RootMotionInput motion = additive ? RootMotionInput{} : inputs.root_motion;
-      sample_machine_layer(skeleton, clips, inputs.machine_layers[k], motion, scratch, sample);
+      sample_machine_layer(skeleton, clips, inputs.machine_layers[k], motion, inputs.skip_detail,
+                           scratch, sample);
     } else {
       if (in.weight <= 0.0f) continue;  // weight 0: the pose is untouched
-      run_sampling(skeleton, clips[layer.clip], in.time, in.cursor, sample);
+      run_sampling(skeleton, clips[layer.clip], in.time, in.cursor, inputs.skip_detail, sample);
       // An override layer's clip is a whole pose: in place, like the base (it moves nothing).
       if (!additive) remove_root_motion(skeleton, inputs.root_motion, sample);
     }
@@ -177,14 +179,18 @@ bool evaluate_pose(const Skeleton& skeleton, std::span<const Clip> clips, const 
         __builtin_prefetch(p + off);
     }
   // Base, then every fade blended onto the result so far, then layers, the held pose, IK.
-  sample_clip(skeleton, clips, inputs.base, inputs.root_motion, scratch.term, output.locals);
+  const bool skip = inputs.skip_detail;
+  sample_clip(skeleton, clips, inputs.base, inputs.root_motion, skip, scratch.term, output.locals);
   for (const FadeInput& f : inputs.fades) {
-    sample_clip(skeleton, clips, f.source, inputs.root_motion, scratch.term, sample);
+    sample_clip(skeleton, clips, f.source, inputs.root_motion, skip, scratch.term, sample);
     blend(output.locals, sample, f.weight, kAllJoints, output.locals);
   }
   if (setup) apply_layers(skeleton, clips, inputs, *setup, scratch, sample, output.locals);
   if (setup && setup->held && inputs.held_weight > 0.0f)
     blend(output.locals, setup->held->locals, inputs.held_weight, kAllJoints, output.locals);
+  if (skip)
+    for (const int32_t j : skeleton.detail_joints)
+      output.locals[static_cast<size_t>(j)] = skeleton.rest_pose[static_cast<size_t>(j)];
   if (output.feet) output.feet->ran = false;
   // Weight 0 skips a step entirely: the pose is bit for bit the one without it.
   const bool feet = setup && setup->feet && inputs.feet.weight > 0.0f && inputs.feet.has_ground;

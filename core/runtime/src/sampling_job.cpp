@@ -42,19 +42,31 @@ Segment find_segment(const ClipTimeline& tl, float t, uint32_t* cached) {
   return {k, dt > 0.0f ? std::min((t - times[k]) / dt, 1.0f) : 0.0f};
 }
 
+// How much of a timeline one sample reads: every block, or the coarse prefix.
+struct Extent {
+  uint32_t rotation_blocks;
+  uint32_t vector_blocks;
+};
+
+Extent extent_of(const ClipTimeline& tl, bool skip_detail) {
+  return skip_detail ? Extent{tl.coarse_rotation_blocks, tl.coarse_vector_blocks}
+                     : Extent{tl.rotation_blocks, tl.vector_blocks};
+}
+
 // One key's values written out as they are.
-void copy_key(const ClipTimeline& tl, uint32_t key, float* out) {
+void copy_key(const ClipTimeline& tl, uint32_t key, Extent e, float* out) {
   const float* k = tl.values.data() + size_t{key} * tl.floats_per_key;
   const int32_t* target = tl.rotation_targets.data();
-  for (uint32_t b = 0; b < tl.rotation_blocks; ++b, k += 16, target += 4) {
+  for (uint32_t b = 0; b < e.rotation_blocks; ++b, k += 16, target += 4) {
     F4 x = simd::load(k), y = simd::load(k + 4), z = simd::load(k + 8), w = simd::load(k + 12);
     simd::transpose(x, y, z, w);
     const F4 lanes[4] = {x, y, z, w};
     for (int l = 0; l < 4; ++l)
       if (target[l] >= 0) simd::store(out + target[l], lanes[l]);
   }
+  k = tl.values.data() + size_t{key} * tl.floats_per_key + size_t{tl.rotation_blocks} * 16;
   target = tl.vector_targets.data();
-  for (uint32_t b = 0; b < tl.vector_blocks; ++b, k += 12, target += 4) {
+  for (uint32_t b = 0; b < e.vector_blocks; ++b, k += 12, target += 4) {
     F4 x = simd::load(k), y = simd::load(k + 4), z = simd::load(k + 8), w = simd::zero();
     simd::transpose(x, y, z, w);
     const F4 lanes[4] = {x, y, z, w};
@@ -63,9 +75,10 @@ void copy_key(const ClipTimeline& tl, uint32_t key, float* out) {
   }
 }
 
-void sample_timeline(const ClipTimeline& tl, Segment s, float* out) {
-  if (s.held) return copy_key(tl, s.key, out);
-  const float* k0 = tl.values.data() + size_t{s.key} * tl.floats_per_key;
+void sample_timeline(const ClipTimeline& tl, Segment s, Extent e, float* out) {
+  if (s.held) return copy_key(tl, s.key, e, out);
+  const float* const key0 = tl.values.data() + size_t{s.key} * tl.floats_per_key;
+  const float* k0 = key0;
   const float* k1 = k0 + tl.floats_per_key;
   const F4 u = simd::splat(s.u);
   const F4 v = simd::splat(1.0f - s.u);
@@ -73,12 +86,12 @@ void sample_timeline(const ClipTimeline& tl, Segment s, float* out) {
   uint32_t b = 0;
 #if defined(ANIM_HAVE_AVX2_VARIANTS)
   if (simd::wide_enabled()) {
-    b = detail::sample_rotations_avx2(k0, k1, s.u, tl.rotations_close, target, tl.rotation_blocks,
+    b = detail::sample_rotations_avx2(k0, k1, s.u, tl.rotations_close, target, e.rotation_blocks,
                                       out);
     k0 += size_t{b} * 16, k1 += size_t{b} * 16, target += size_t{b} * 4;
   }
 #endif
-  for (; b < tl.rotation_blocks; ++b, k0 += 16, k1 += 16, target += 4) {
+  for (; b < e.rotation_blocks; ++b, k0 += 16, k1 += 16, target += 4) {
     const simd::Quat4 a{simd::load(k0), simd::load(k0 + 4), simd::load(k0 + 8),
                         simd::load(k0 + 12)};
     const simd::Quat4 c{simd::load(k1), simd::load(k1 + 4), simd::load(k1 + 8),
@@ -90,8 +103,10 @@ void sample_timeline(const ClipTimeline& tl, Segment s, float* out) {
     for (int l = 0; l < 4; ++l)
       if (target[l] >= 0) simd::store(out + target[l], lanes[l]);
   }
+  k0 = key0 + size_t{tl.rotation_blocks} * 16;
+  k1 = k0 + tl.floats_per_key;
   target = tl.vector_targets.data();
-  for (uint32_t b = 0; b < tl.vector_blocks; ++b, k0 += 12, k1 += 12, target += 4) {
+  for (uint32_t b = 0; b < e.vector_blocks; ++b, k0 += 12, k1 += 12, target += 4) {
     // a * (1 - u) + b * u, as glm::mix: exact at u = 0 and u = 1.
     F4 x = simd::load(k0) * v + simd::load(k1) * u;
     F4 y = simd::load(k0 + 4) * v + simd::load(k1 + 4) * u;
@@ -143,9 +158,10 @@ bool SamplingJob::run() const {
   for (size_t i = 0; i < tracks.timelines.size(); ++i) {
     const ClipTimeline& tl = tracks.timelines[i];
     uint32_t* cached = use_cursor && i < SamplingCursor::kSlots ? &cursor->key[i] : nullptr;
-    sample_timeline(tl, find_segment(tl, time, cached), out);
+    sample_timeline(tl, find_segment(tl, time, cached), extent_of(tl, skip_detail), out);
   }
-  for (const LooseChannel& c : tracks.loose) {
+  const size_t loose = skip_detail ? tracks.coarse_loose : tracks.loose.size();
+  for (const LooseChannel& c : std::span(tracks.loose).first(loose)) {
     Transform& t = output[c.joint];
     switch (c.property) {
       case LooseChannel::Property::kTranslation:

@@ -175,6 +175,9 @@ std::vector<prometheus::MetricFamily> Metrics::Collect() const {
   out.push_back(gauge("animd_characters_reduced_rate",
                       "Characters updated less often than every tick (update-rate budget).",
                       reduced_rate_characters));
+  out.push_back(gauge("animd_characters_detail_skipped",
+                      "Characters evaluated with their detail joints at rest (joint LOD).",
+                      detail_skipped_characters));
   out.push_back(counter("animd_character_updates_skipped_total",
                         "Character-ticks not evaluated, shown between two evaluations.",
                         character_updates_skipped));

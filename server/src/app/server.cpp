@@ -150,6 +150,7 @@ bool Server::init() {
     om.bytes_in.set_total(m.bytes_in.load());
     om.ticks_skipped.set_total(m.ticks_skipped.load());
     om.reduced_rate_characters.set(m.reduced_rate_characters.load());
+    om.detail_skipped_characters.set(m.detail_skipped_characters.load());
     om.character_updates_skipped.set_total(m.character_updates_skipped.load());
     om.clock_steps_forward.set_total(m.clock_steps_forward.load());
     om.clock_steps_back.set_total(m.clock_steps_back.load());

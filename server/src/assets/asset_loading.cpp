@@ -7,6 +7,7 @@
 #include <string_view>
 #include <system_error>
 
+#include "anim/joint_detail.h"
 #include "anim/loaders/bvh_loader.h"
 #include "anim/loaders/gltf_loader.h"
 #include "anim/loaders/md5_loader.h"
@@ -283,6 +284,27 @@ anim::Status check_bvh_fields(const LoadRequest& request) {
   return {};
 }
 
+anim::Status check_detail_fields(const LoadRequest& request) {
+  if (request.detail_joints.empty() && !request.keep_all_joints) return {};
+  if (!request.attach_to.empty())
+    return anim::invalid_argument(
+        "load_asset.detail_joints and keep_all_joints are not for attach_to (the asset keeps "
+        "its detail joints)");
+  if (request.keep_all_joints && !request.detail_joints.empty())
+    return anim::invalid_argument(
+        "load_asset.keep_all_joints and detail_joints exclude each other");
+  return {};
+}
+
+anim::Status choose_detail_joints(anim::Asset& asset, const LoadRequest& request) {
+  if (request.keep_all_joints) return anim::set_detail_joints(asset, {});
+  if (request.detail_joints.empty())
+    return anim::set_detail_joints(asset, anim::derive_detail_joints(asset.skeleton, asset.mesh));
+  auto named = anim::detail_joints_named(asset.skeleton, request.detail_joints);
+  if (!named) return anim::Status(named.error().code(), "load_asset." + named.error().message());
+  return anim::set_detail_joints(asset, std::move(*named));
+}
+
 anim::Expected<anim::Asset> attach_bvh_clip(const anim::Asset& bvh, const anim::Asset& target,
                                             const LoadRequest& request, const std::string& from) {
   if (bvh.clips.empty()) return anim::invalid_argument(from + ": the BVH has no clip");
@@ -298,6 +320,8 @@ anim::Expected<anim::Asset> attach_bvh_clip(const anim::Asset& bvh, const anim::
                                                    target.name + "': " + result.error().message());
   anim::Asset merged = target;
   merged.clips.push_back(std::move(result->clip));
+  // The new clip's tracks, as the others', put the detail joints' channels last.
+  if (auto s = anim::set_detail_joints(merged, merged.skeleton.detail_joints); !s) return s;
   merged.source += "; " + from;
   if (!result->unmatched.empty()) {
     std::string w = "clip '" + options.clip_name + "': BVH joints with no joint of this name here:";
@@ -314,6 +338,7 @@ anim::Expected<LoadedAsset> load_requested_asset(const LoadRequest& req, const f
   if (req.source == LoadRequest::Source::kNone)
     return anim::invalid_argument("load_asset needs a source: path, glb_data or bvh_data");
   if (auto s = check_bvh_fields(req); !s) return s;
+  if (auto s = check_detail_fields(req); !s) return s;
   fs::path path;
   if (req.source == LoadRequest::Source::kPath) {
     auto resolved = resolve_asset_path(asset_root, req.path);
@@ -347,6 +372,8 @@ anim::Expected<LoadedAsset> load_requested_asset(const LoadRequest& req, const f
     loaded = load_asset_file(path, req.name, req.path, req, asset_root, limits);
   }
   if (!loaded) return loaded.error();
+  if (req.attach_to.empty())
+    if (auto s = choose_detail_joints(*loaded, req); !s) return s;
   out.asset = std::make_shared<anim::Asset>(std::move(*loaded));
   // Here, off the tick thread: it reads every key.
   out.asset->fingerprint = asset_fingerprint(*out.asset);

@@ -65,6 +65,14 @@ anim::Expected<anim::Asset> load_uploaded_bvh(const std::string& text, const std
 // INVALID_ARGUMENT naming the field otherwise.
 anim::Status check_bvh_fields(const LoadRequest& request);
 
+// Checks the joint-LOD fields: detail_joints and keep_all_joints exclude each other and
+// attach_to (their count is capped with the request: request_convert_caps.h).
+// INVALID_ARGUMENT naming the field otherwise.
+anim::Status check_detail_fields(const LoadRequest& request);
+// Sets the detail joints of a newly loaded `asset` as `request` asks (anim/joint_detail.h):
+// none with keep_all_joints, the named ones and those below them, or derived.
+anim::Status choose_detail_joints(anim::Asset& asset, const LoadRequest& request);
+
 // attach_to: a copy of `target` with the clip of `bvh` (a BVH asset loaded at scale 1, so
 // its model space is the file's units) retargeted onto the target's skeleton
 // (anim::retarget_clip, with request.bvh_scale when set) and appended to its clips. The

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace animd {
 
@@ -29,6 +30,10 @@ struct LoadRequest {
   // BVH: the asset whose skeleton the clip is retargeted onto and appended to; empty: none.
   std::string attach_to;
   bool shared = false;  // usable and changeable by every control client (World::add_asset)
+  // Joint LOD: the named joints (and those below them) are the detail joints; empty: derived
+  // (anim/joint_detail.h), or none with keep_all_joints.
+  std::vector<std::string> detail_joints;
+  bool keep_all_joints = false;
 };
 
 }  // namespace animd

@@ -22,6 +22,7 @@ struct Metrics {
   // characters updated less often than every tick, and character-ticks not evaluated (total).
   std::atomic<float> anim_pressure{0.0f};
   std::atomic<uint32_t> reduced_rate_characters{0};
+  std::atomic<uint32_t> detail_skipped_characters{0};  // joint LOD: detail joints at rest
   std::atomic<uint64_t> character_updates_skipped{0};
   // Tick numbering (tick/tick_numbering.h): the first tick this daemon ran (0: none yet),
   // tick numbers that never ran (overruns, pauses, forward wall-clock steps; total), and the

@@ -183,6 +183,7 @@ uint32_t record_animator(const anim::Animator& a, const anim::Transform& reporte
   if (shape.machine_words > 0) head |= kMachineLayers;
   if (shape.morphs > 0) head |= kMorphs;
   if (shape.shown) head |= kShown;
+  if (in.skip_detail) head |= kSkipDetail;
   if (out.size() < shape.words()) return 0;
   Writer w{out.data()};
   w.u(head);
@@ -286,6 +287,7 @@ void decode_record(std::span<const uint32_t> words, DecodedRecord& out) {
     out.goals[k].weight = r.f();
   }
   in.ik_iteration_scale = head & kIkScale ? r.f() : 1.0f;
+  in.skip_detail = (head & kSkipDetail) != 0;
   in.root_motion = {};
   if (head & kRootMotion) {
     const uint32_t word = r.u();

@@ -71,6 +71,7 @@ inline constexpr uint32_t kHeldPose = 1u << 19;
 inline constexpr uint32_t kMachineLayers = 1u << 20;
 inline constexpr uint32_t kMorphs = 1u << 21;
 inline constexpr uint32_t kShown = 1u << 22;
+inline constexpr uint32_t kSkipDetail = 1u << 23;  // PoseInputs::skip_detail; no words
 inline constexpr uint32_t kShownWords = 2;
 inline constexpr uint32_t kReportedRootWords = 10;
 inline constexpr uint32_t kAimWords = 4;

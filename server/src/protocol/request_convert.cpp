@@ -55,6 +55,7 @@ struct ResultWriter {
       to_proto(c.root, ci->mutable_root());
       ci->set_significance(c.significance);
       ci->set_update_interval(c.update_interval);
+      ci->set_detail_skipped(c.detail_skipped);
     }
   }
   void operator()(const Subscribed& s) const {
@@ -93,6 +94,7 @@ struct ResultWriter {
     s->set_anim_budget_ms(std::isfinite(a.anim_budget_ms) ? a.anim_budget_ms : 0.0);
     s->set_anim_pressure(a.anim_pressure);
     for (uint32_t n : a.update_intervals) s->add_update_intervals(n);
+    s->set_detail_skipped_characters(a.detail_skipped_characters);
   }
   void operator()(const ClipEventsAnswer& a) const {
     auto* out = reply.mutable_add_clip_events();

@@ -1,5 +1,6 @@
 #include "protocol/request_convert_assets.h"
 
+#include <iterator>
 #include <utility>
 
 namespace animd {
@@ -29,6 +30,9 @@ LoadRequest load_request_from_proto(anim::v1::LoadAssetRequest&& r) {
   out.clip_name = r.clip_name();
   out.attach_to = r.attach_to();
   out.shared = r.shared();
+  out.detail_joints.assign(std::make_move_iterator(r.mutable_detail_joints()->begin()),
+                           std::make_move_iterator(r.mutable_detail_joints()->end()));
+  out.keep_all_joints = r.keep_all_joints();
   return out;
 }
 

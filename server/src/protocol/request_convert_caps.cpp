@@ -142,6 +142,8 @@ anim::Status check_repeated_field_caps(const anim::v1::Request& r) {
                                       "define_state_machine.machine");
     case R::kSetHitVolumes:
       return check_cap(caps::kSetHitVolumesJoints, r.set_hit_volumes().joints_size());
+    case R::kLoadAsset:
+      return check_cap(caps::kLoadAssetDetailJoints, r.load_asset().detail_joints_size());
     case R::kSetPose:
       return check_cap(caps::kSetPoseLocals, r.set_pose().locals_size());
     case R::kSetMorphWeights:

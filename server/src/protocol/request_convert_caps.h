@@ -101,6 +101,8 @@ inline constexpr RepeatedFieldCap kClearMorphWeightsTargets{"clear_morph_weights
 inline constexpr RepeatedFieldCap kAddLayerMorphTargets{"add_layer.morph_targets",
                                                         anim::kMaxMorphOverrides, kInvalid, "names",
                                                         "morph weights per command"};
+inline constexpr RepeatedFieldCap kLoadAssetDetailJoints{
+    "load_asset.detail_joints", kJoints, kInvalid, "names", "a skeleton's joint limit"};
 inline constexpr RepeatedFieldCap kSetHitVolumesJoints{"set_hit_volumes.joints", kJoints, kInvalid,
                                                        "entries", "a skeleton's joint limit"};
 inline constexpr RepeatedFieldCap kRaycastIgnore{"raycast.ignore_character_ids",
@@ -197,6 +199,7 @@ inline constexpr std::array kRepeatedFieldCaps = {
     caps::kDefineStateMachineTransitions,
     caps::kDefineStateMachineConditions,
     caps::kSetHitVolumesJoints,
+    caps::kLoadAssetDetailJoints,
     caps::kSetPoseLocals,
     caps::kSetMorphWeightsWeights,
     caps::kClearMorphWeightsTargets,

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <random>
 
+#include "anim/joint_detail.h"
 #include "assets/asset_fingerprint.h"
 #include "snapshot/compact_layout.h"
 
@@ -68,6 +69,12 @@ anim::Status World::add_asset(std::shared_ptr<anim::Asset> asset, uint64_t owner
     asset->hit_volumes = anim::fit_hit_volumes(asset->skeleton, asset->clips, asset->mesh);
   if (!std::isfinite(asset->reach.radius))
     asset->reach = anim::pose_reach(asset->skeleton, asset->clips, asset->hit_volumes.scales);
+  // Joint LOD: load_asset chooses the detail joints; assets made otherwise get derived ones.
+  if (!asset->detail_joints_set)
+    if (auto s = anim::set_detail_joints(*asset,
+                                         anim::derive_detail_joints(asset->skeleton, asset->mesh));
+        !s)
+      return s;
   // The loader threads compute it (asset_loading.h); assets made otherwise get it here.
   if (asset->fingerprint == 0) asset->fingerprint = asset_fingerprint(*asset);
   if (assets_.size() >= config_.max_assets)

@@ -101,6 +101,7 @@ struct Character {
 struct alignas(64) UpdateRateCounts {
   SignificanceHistogram histogram{};
   size_t evaluated = 0, skipped = 0;
+  size_t detail_skipped = 0;             // characters whose next evaluations skip detail joints
   std::array<uint32_t, 16> intervals{};  // characters by interval (index: interval - 1)
   std::vector<anim::Transform> shown;    // anim::Skeleton::kMaxJoints entries
 };

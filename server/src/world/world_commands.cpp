@@ -423,8 +423,14 @@ CharacterList World::handle(const ListCharacters&, const CommandContext&) const 
   for (const auto& c : characters_) {
     int clip = c->animator.current_clip();
     if (clip < 0 || clip >= static_cast<int>(c->asset->clips.size())) clip = -1;
-    out.characters.push_back(CharacterEntry{
-        c->id, c->asset, clip, c->animator.root_transform(), {}, c->significance, c->interval});
+    out.characters.push_back(CharacterEntry{c->id,
+                                            c->asset,
+                                            clip,
+                                            c->animator.root_transform(),
+                                            {},
+                                            c->significance,
+                                            c->interval,
+                                            c->animator.skip_detail()});
     if (const int space = c->animator.current_blend_space(); space >= 0)
       out.characters.back().blend_space =
           c->animator.blend_spaces()->spaces[static_cast<size_t>(space)]->name;
@@ -629,6 +635,7 @@ StatsAnswer World::handle(const GetStats&, const CommandContext& ctx) {
   s.anim_pressure = pressure_;
   s.update_intervals.assign(interval_counts_.begin(),
                             interval_counts_.begin() + std::max(1, rate_policy_.max_interval));
+  s.detail_skipped_characters = m.detail_skipped_characters.load();
   return s;
 }
 

@@ -8,13 +8,14 @@ namespace animd {
 
 void World::plan_update_rates(double update_ms) {
   SignificanceHistogram histogram{};
-  size_t evaluated = 0, skipped = 0;
+  size_t evaluated = 0, skipped = 0, detail_skipped = 0;
   std::fill(interval_counts_.begin(), interval_counts_.end(), 0);
   for (const UpdateRateCounts& t : lod_threads_) {
     for (size_t b = 0; b < histogram.size(); ++b) histogram[b] += t.histogram[b];
     for (size_t k = 0; k < t.intervals.size(); ++k) interval_counts_[k] += t.intervals[k];
     evaluated += t.evaluated;
     skipped += t.skipped;
+    detail_skipped += t.detail_skipped;
   }
   cost_model_.observe(update_ms, evaluated, skipped, rate_policy_.skipped_cost);
   const double capacity = cost_model_.capacity(config_.anim_budget());
@@ -24,6 +25,8 @@ void World::plan_update_rates(double update_ms) {
       static_cast<uint32_t>(characters_.size() -
                             std::min<size_t>(characters_.size(), interval_counts_[0])),
       std::memory_order_relaxed);
+  metrics_.detail_skipped_characters.store(static_cast<uint32_t>(detail_skipped),
+                                           std::memory_order_relaxed);
   metrics_.character_updates_skipped.fetch_add(skipped, std::memory_order_relaxed);
 }
 

@@ -48,6 +48,7 @@ struct CharacterEntry {
   // computed it (or set_significance's), in [0, 1], and the ticks between its evaluations.
   float significance = 1.0f;
   uint32_t update_interval = 1;
+  bool detail_skipped = false;  // joint LOD: its evaluations leave the detail joints at rest
 };
 
 // Every character, by increasing id.
@@ -95,6 +96,7 @@ struct StatsAnswer {
   float anim_pressure = 0.0f;   // the allocator's pressure (0: every character every tick)
   // Characters by update interval: entry i counts those updated every (i + 1)th tick.
   std::vector<uint32_t> update_intervals;
+  uint32_t detail_skipped_characters = 0;  // joint LOD: evaluated with detail joints at rest
 };
 
 // A blend space defined: its triangle count (2D; 0 in 1D).

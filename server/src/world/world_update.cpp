@@ -8,6 +8,8 @@
 #include "snapshot/compact_layout.h"
 #include "world/world.h"
 
+#include "lod/joint_lod.h"
+
 namespace animd {
 
 namespace {
@@ -260,6 +262,8 @@ struct UpdateJob {
     if (interval < c.interval)  // more significant: sooner, at once when every tick
       c.next_evaluation = std::min(c.next_evaluation, next_on_phase(j.tick, c.id, interval));
     c.interval = static_cast<uint8_t>(interval);
+    c.animator.set_skip_detail(next_skip_detail(s, c.animator.skip_detail(), j.pressure));
+    lod.detail_skipped += c.animator.skip_detail();
     ++lod.histogram[static_cast<size_t>(significance_bucket(s))];
     ++lod.intervals[static_cast<size_t>(interval - 1)];
   }
@@ -438,7 +442,7 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
     for (auto& t : lod_threads_) {
       t.histogram.fill(0);
       t.intervals.fill(0);
-      t.evaluated = t.skipped = 0;
+      t.evaluated = t.skipped = t.detail_skipped = 0;
     }
   pool_.run(characters_.size(), &UpdateJob::run, &job);
   snap->quantized_in_tick = job.quantize;
@@ -469,7 +473,11 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
     pressure_ = 0.0f;
     std::fill(interval_counts_.begin(), interval_counts_.end(), 0);
     interval_counts_[0] = static_cast<uint32_t>(characters_.size());
-    for (auto& c : characters_) c->interval = 1;
+    for (auto& c : characters_) {
+      c->interval = 1;
+      c->animator.set_skip_detail(false);
+    }
+    metrics_.detail_skipped_characters.store(0, std::memory_order_relaxed);
   }
   return snap;
 }

@@ -26,6 +26,7 @@ struct Values {
   std::string sum = "0";
   unsigned long skipped = 0, steps_forward = 0, steps_back = 0;
   long reduced_rate = 0;
+  long detail_skipped = 0;
   unsigned long updates_skipped = 0;
   unsigned long migrations_committed = 0, migrations_failed = 0, migrated_out = 0, migrated_in = 0;
   unsigned long overruns = 0, bytes_in = 0, bytes_out = 0, sent = 0, dropped = 0, requests = 0;
@@ -78,6 +79,10 @@ std::string expected(const Values& v) {
        "(update-rate budget).\n";
   s += "# TYPE animd_characters_reduced_rate gauge\n";
   s += "animd_characters_reduced_rate " + n(v.reduced_rate) + "\n";
+  s += "# HELP animd_characters_detail_skipped Characters evaluated with their detail joints at "
+       "rest (joint LOD).\n";
+  s += "# TYPE animd_characters_detail_skipped gauge\n";
+  s += "animd_characters_detail_skipped " + n(v.detail_skipped) + "\n";
   s += "# HELP animd_character_updates_skipped_total Character-ticks not evaluated, shown "
        "between two evaluations.\n";
   s += "# TYPE animd_character_updates_skipped_total counter\n";
@@ -241,6 +246,8 @@ TEST(Metrics, TickHistogramBucketsAreCumulativeWithInclusiveUpperBounds) {
   v.skipped = 5;
   m.reduced_rate_characters.set(300);
   v.reduced_rate = 300;
+  m.detail_skipped_characters.set(120);
+  v.detail_skipped = 120;
   m.character_updates_skipped.set_total(12345);
   v.updates_skipped = 12345;
   m.clock_steps_forward.set_total(1);

@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "protocol/request_convert.h"
+#include "protocol/request_convert_assets.h"
 #include "protocol/request_convert_hits.h"
 #include "session/command_table.h"
 
@@ -36,6 +37,13 @@ anim::Status converted(const Request& r) {
   if (r.has_overlap_sphere()) {
     auto c = overlap_sphere_request(r.overlap_sphere());
     return c ? anim::Status() : c.error();
+  }
+  if (r.has_load_asset()) {  // converted for the loader threads, whatever its values
+    anim::v1::LoadAssetRequest copy = r.load_asset();
+    return load_request_from_proto(std::move(copy)).detail_joints.size() ==
+                   static_cast<size_t>(r.load_asset().detail_joints_size())
+               ? anim::Status()
+               : anim::invalid_argument("detail_joints lost in the conversion");
   }
   auto c = to_world_request(r);
   return c ? anim::Status() : c.error();
@@ -454,6 +462,12 @@ std::map<std::string, std::function<void(Request&, int)>> valid_fillers() {
            c->set_parameter("p" + std::to_string(i));
            c->set_op(anim::v1::CONDITION_TRUE);
          }
+       }},
+      {"load_asset.detail_joints",
+       [](Request& r, int n) {
+         r.mutable_load_asset()->set_path("a.glb");
+         for (int i = 0; i < n; ++i)
+           r.mutable_load_asset()->add_detail_joints("joint" + std::to_string(i));
        }},
       {"set_hit_volumes.joints",
        [](Request& r, int n) {

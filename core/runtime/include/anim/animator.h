@@ -252,6 +252,13 @@ class Animator {
     ik_iteration_scale_ = scale > 0.0f && scale < 1.0f ? scale : 1.0f;
   }
   float ik_iteration_scale() const { return ik_iteration_scale_; }
+
+  // Joint LOD, set by the host per update (joint_detail.h): true evaluates the next updates
+  // with the skeleton's detail joints at rest and their channels unsampled
+  // (PoseInputs::skip_detail). A skeleton without detail joints ignores it (skip_detail()
+  // stays false).
+  void set_skip_detail(bool skip) { skip_detail_ = skip && !skeleton_->detail_joints.empty(); }
+  bool skip_detail() const { return skip_detail_; }
   // Joint-iterations the goals ask for per update (sum of max_iterations x chain length of
   // the iterative goals; a two-bone goal counts as its chain length).
   uint64_t ik_cost() const;
@@ -523,6 +530,7 @@ class Animator {
   std::span<const Clip> clips_;
   float speed_ = 1.0f;
   float ik_iteration_scale_ = 1.0f;
+  bool skip_detail_ = false;
   int next_layer_id_ = 1;
   int next_goal_id_ = 1;
   Transform root_;

@@ -27,6 +27,9 @@ struct Asset {
   // A bound of every pose its clips give (pose_reach), set by the host with the hit volumes
   // (animd: when the asset is added); radius infinity until then.
   PoseReach reach;
+  // Whether set_detail_joints (joint_detail.h) chose skeleton.detail_joints; hosts derive
+  // them for an asset that comes without (animd: when the asset is added).
+  bool detail_joints_set = false;
   std::vector<std::string> warnings;  // things ignored while loading (e.g. morph weights)
   // A 64-bit hash of everything its poses depend on (skeleton, clips' keys, morph layout),
   // set by the host once the asset is complete (animd: assets/asset_fingerprint.h); 0: not

@@ -10,9 +10,15 @@
 // block in structure-of-arrays order for the 4-wide interpolation of simd4.h. Channels that do
 // not fit (step or cubic interpolation, a single key) stay "loose" and are sampled one by
 // one. Nothing here is ever changed after finalize().
+//
+// Detail joints (joint_detail.h): when the tracks are built with a detail mask, each
+// timeline's lanes and the loose channels hold the other joints' channels first, so that a
+// sample that skips the detail joints reads only a prefix of each key (the coarse_* counts).
+// Without a mask the coarse counts equal the full ones.
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "anim/key_lookup.h"
@@ -26,6 +32,10 @@ struct ClipTimeline {
   KeyLookup lookup;              // over `times`
   uint32_t rotation_blocks = 0;  // blocks of 4 rotation channels
   uint32_t vector_blocks = 0;    // blocks of 4 translation or scale channels
+  // The leading blocks that hold every channel of a joint outside the detail mask (the rest
+  // hold detail joints' channels only): <= rotation_blocks, vector_blocks.
+  uint32_t coarse_rotation_blocks = 0;
+  uint32_t coarse_vector_blocks = 0;
   // Floats per key: 16 per rotation block (x0..x3, y0..y3, z0..z3, w0..w3), then 12 per vector
   // block (x0..x3, y0..y3, z0..z3).
   uint32_t floats_per_key = 0;
@@ -60,11 +70,13 @@ struct RestProperty {
 
 struct ClipTracks {
   std::vector<ClipTimeline> timelines;
-  std::vector<LooseChannel> loose;
+  std::vector<LooseChannel> loose;      // the non-detail joints' first
+  uint32_t coarse_loose = 0;            // loose channels of joints outside the detail mask
   std::vector<RestProperty> from_rest;  // in joint order
 
   // Builds the tracks of a finalized clip (channels checked, rotations normalized).
-  static ClipTracks build(const Clip& clip);
+  // `detail`: empty, or one flag per joint (non-zero: a detail joint).
+  static ClipTracks build(const Clip& clip, std::span<const uint8_t> detail = {});
 
   // Heap memory these tracks hold, in bytes (hosts cap the memory of loaded assets: a clip
   // whose channels share no key times makes tracks several times the size of its channels).

@@ -229,6 +229,10 @@ struct PoseInputs {
   // The held pose's weight over the animated pose (base, fades and layers), in [0, 1]; used
   // when the setup has one (IK applies after it). <= 0 leaves the pose untouched.
   float held_weight = 0.0f;
+  // Joint LOD (joint_detail.h): true gives each of the skeleton's detail joints its rest local
+  // transform, after the layers and the held pose and before IK, and samples none of their
+  // channels. false, or a skeleton without detail joints: the full pose.
+  bool skip_detail = false;
 };
 
 // Working memory of one evaluation; reusable for any number of them (one thread at a time).

@@ -39,6 +39,11 @@ struct SamplingJob {
   SamplingCursor* cursor = nullptr;  // optional; updated by run()
   std::span<const Transform> rest;   // one per joint of the clip's skeleton
   std::span<Transform> output;       // one per joint; must not overlap `rest`
+  // true: the channels of the detail joints the clip's tracks were built with (ClipTracks,
+  // joint_detail.h) may be left unsampled; those joints' outputs are then unspecified (what
+  // `output` held, their rest values or their samples). Every other joint is sampled exactly
+  // as without it.
+  bool skip_detail = false;
 
   // clip set, rest and output sized to the clip's joint count, no overlap.
   bool validate() const;

@@ -42,6 +42,11 @@ class Skeleton {
   // mesh into scene space; IK targets and pose queries use this space too.
   glm::mat4 root_transform{1.0f};
 
+  // The joints a distant character may leave at rest (joint_detail.h): ascending, closed
+  // under descent, no root. Empty: none (every pose is evaluated in full). Set with the clips'
+  // tracks by anim::set_detail_joints.
+  std::vector<int32_t> detail_joints;
+
   int num_joints() const { return static_cast<int>(parents.size()); }
 
   // Index of the joint called `name`, or -1.

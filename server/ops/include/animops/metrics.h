@@ -119,6 +119,7 @@ class Metrics : public prometheus::Collectable {
   Counter tick_overruns;              // ticks that took longer than the tick period
   Counter ticks_skipped;              // tick numbers that never ran (late ticks, clock steps)
   Gauge reduced_rate_characters;      // characters updated less often than every tick
+  Gauge detail_skipped_characters;    // characters evaluated without their detail joints
   Counter character_updates_skipped;  // character-ticks shown between two evaluations
   Counter clock_steps_forward;        // wall-clock steps forward seen between two ticks
   Counter clock_steps_back;           // ... and back
