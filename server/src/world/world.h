@@ -216,6 +216,7 @@ class World {
     std::vector<uint32_t> ids;
     std::optional<StreamRegion> region;  // a region subscription: watches who is in it
     bool compact = false;                // ENCODING_COMPACT (Subscribe::compact)
+    std::optional<ViewCamera> camera;    // its camera: significance only
   };
   struct SessionState {
     uint32_t characters = 0;                  // live characters it spawned
