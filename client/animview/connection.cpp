@@ -15,6 +15,19 @@ anim::v1::Region sphere_region(const glm::vec3& c, const Options& o) {
   return r;
 }
 
+anim::v1::Camera to_proto(const CameraView& v) {
+  anim::v1::Camera c;
+  c.mutable_eye()->set_x(v.eye.x);
+  c.mutable_eye()->set_y(v.eye.y);
+  c.mutable_eye()->set_z(v.eye.z);
+  c.mutable_forward()->set_x(v.forward.x);
+  c.mutable_forward()->set_y(v.forward.y);
+  c.mutable_forward()->set_z(v.forward.z);
+  c.set_vertical_fov(v.fov_y);
+  c.set_aspect(v.aspect);
+  return c;
+}
+
 // Frames waiting for the render thread. If it stalls (a window drag, an asset fetch), only
 // the newest matter: older ones are dropped rather than piling up.
 constexpr size_t kMaxPending = 256;
@@ -63,6 +76,7 @@ bool Connection::connect(std::string& error) {
   const bool region = options_.region_radius > 0.0f;
   sub.set_all_characters(options_.characters.empty() && !region);
   if (region) *sub.mutable_region() = sphere_region(target_, options_);
+  if (region && view_) *sub.mutable_camera() = to_proto(*view_);
   for (uint32_t id : options_.characters) sub.add_character_ids(id);
   sub.set_encoding(options_.compact ? anim::v1::ENCODING_COMPACT : anim::v1::ENCODING_FLOAT_3X4);
   auto reply = client_->subscribe(sub);
@@ -75,7 +89,9 @@ bool Connection::connect(std::string& error) {
   {
     std::lock_guard lock(mutex_);
     follow_.reset();
+    camera_follow_.reset();
     if (region) follow_.emplace(options_.region_radius, target_);
+    if (region) camera_follow_.emplace(options_.region_radius, view_);
   }
   ++generation_;
   return true;
@@ -87,31 +103,45 @@ std::optional<glm::vec3> Connection::region_center() {
   return follow_->center();
 }
 
-bool Connection::region_move_in_flight() {
+std::optional<CameraView> Connection::accepted_camera() {
   std::lock_guard lock(mutex_);
-  return follow_ && follow_->in_flight();
+  if (!camera_follow_) return std::nullopt;
+  return camera_follow_->accepted();
 }
 
-void Connection::follow(const glm::vec3& target) {
-  target_ = target;
+bool Connection::update_in_flight() {
+  std::lock_guard lock(mutex_);
+  return (follow_ && follow_->in_flight()) || (camera_follow_ && camera_follow_->in_flight());
+}
+
+void Connection::follow(const OrbitCamera& camera, float aspect) {
+  target_ = camera.target;
+  if (auto v = view_of(camera, aspect)) view_ = v;
   std::optional<glm::vec3> center;
+  std::optional<CameraView> view;
   {
     std::lock_guard lock(mutex_);
     if (!follow_ || !connected()) return;
-    center = follow_->update(target);
+    center = follow_->update(target_);
+    if (camera_follow_ && view_) view = camera_follow_->update(*view_);
   }
-  if (!center) return;
+  if (!center && !view) return;
   anim::v1::Request request;
   auto* u = request.mutable_update_subscription();
   u->set_subscription_id(subscription_id_);
-  *u->mutable_region() = sphere_region(*center, options_);
-  // Answered at the daemon's next tick: the reply arrives on the I/O thread.
+  if (center) *u->mutable_region() = sphere_region(*center, options_);
+  if (view) *u->mutable_camera() = to_proto(*view);
+  // Answered at the daemon's next tick: the reply arrives on the I/O thread. Region and camera
+  // go in one request, accepted or refused together.
   // (close() joins the I/O thread before a reconnect replaces follow_: no stale answer.)
-  client_->call_async(std::move(request), [this](animclient::Result<anim::v1::Reply> r) {
-    const bool ok = r && r->status().code() == anim::v1::STATUS_OK;
-    std::lock_guard lock(mutex_);
-    if (follow_) follow_->answered(ok);
-  });
+  const bool moved = center.has_value(), turned = view.has_value();
+  client_->call_async(std::move(request),
+                      [this, moved, turned](animclient::Result<anim::v1::Reply> r) {
+                        const bool ok = r && r->status().code() == anim::v1::STATUS_OK;
+                        std::lock_guard lock(mutex_);
+                        if (moved && follow_) follow_->answered(ok);
+                        if (turned && camera_follow_) camera_follow_->answered(ok);
+                      });
 }
 
 bool Connection::connected() const {

@@ -15,6 +15,7 @@
 #include <glm/glm.hpp>
 
 #include "animclient/client.h"
+#include "camera_follow.h"
 #include "options.h"
 #include "region_follow.h"
 
@@ -34,21 +35,25 @@ class Connection {
   ~Connection();
 
   // Connects and subscribes (to options.characters, every character, or with
-  // options.region_radius the region around the last point follow() was given). False with
-  // `error` ("cannot connect to animd at 127.0.0.1:7450: ...") when either fails.
+  // options.region_radius the region around the camera target follow() was last given, and
+  // that camera with it). False with `error` ("cannot connect to animd at 127.0.0.1:7450:
+  // ...") when either fails.
   bool connect(std::string& error);
   bool connected() const;
   // Drops the connection (keeps counters).
   void close();
   // Moves the frames received since the last call into `out` (oldest first).
   void drain(std::vector<ReceivedFrame>& out);
-  // Region subscriptions: the camera's target is at `target`; moves the region there when it
-  // has moved far enough (RegionFollow), without waiting for the answer. No-op otherwise.
-  void follow(const glm::vec3& target);
-  // Region subscriptions: the centre the daemon has accepted, and whether a move is awaiting
-  // its answer (nullopt / false otherwise).
+  // Region subscriptions: the camera looks at its target for a viewport of `aspect` (width /
+  // height); moves the region to the target when it has moved far enough (RegionFollow) and
+  // sends the camera when it has changed enough (CameraFollow), in one update_subscription,
+  // without waiting for the answer. No-op otherwise.
+  void follow(const OrbitCamera& camera, float aspect);
+  // Region subscriptions: the centre and the camera the daemon has accepted, and whether a
+  // change is awaiting its answer (nullopt / false otherwise).
   std::optional<glm::vec3> region_center();
-  bool region_move_in_flight();
+  std::optional<CameraView> accepted_camera();
+  bool update_in_flight();
   // Fetches an asset's skeleton and mesh. Blocks up to the request timeout.
   animclient::Result<anim::v1::GetAssetDataReply> fetch_asset(const std::string& name);
   // Bytes received over every connection so far.
@@ -63,12 +68,14 @@ class Connection {
   uint64_t generation_ = 0;
   uint64_t bytes_before_ = 0;  // bytes of closed connections
   uint32_t subscription_id_ = 0;
-  glm::vec3 target_{0.0f};  // the camera target follow() last saw (a new region's centre)
-  // Region subscriptions: where the daemon has the region (null otherwise). The move's reply
-  // callback updates it on the I/O thread: guarded by mutex_.
+  glm::vec3 target_{0.0f};          // the camera target follow() last saw (a new region's centre)
+  std::optional<CameraView> view_;  // the camera follow() last saw (a new region's camera)
+  // Region subscriptions: where the daemon has the region and the camera (null otherwise).
+  // The move's reply callback updates them on the I/O thread: guarded by mutex_.
   std::optional<RegionFollow> follow_;
+  std::optional<CameraFollow> camera_follow_;
 
-  std::mutex mutex_;  // guards pending_ (filled on the I/O thread) and follow_
+  std::mutex mutex_;  // guards pending_ (filled on the I/O thread), follow_, camera_follow_
   std::deque<ReceivedFrame> pending_;
 };
 

@@ -19,6 +19,11 @@ namespace {
 constexpr double kReconnectInterval = 1.0;   // seconds between connection attempts
 constexpr double kAssetRetryInterval = 5.0;  // seconds before refetching a failed asset
 
+// A viewport's width / height; 0 without area (a minimised window: no camera is sent).
+float aspect_of(int width, int height) {
+  return width > 0 && height > 0 ? static_cast<float>(width) / static_cast<float>(height) : 0.0f;
+}
+
 }  // namespace
 
 Viewer::Viewer(const Options& options) : options_(options) {
@@ -202,7 +207,8 @@ int Viewer::run_window() {
   int title_frames = 0;
   double fps = 0.0;
   const double quit_at = options_.run_seconds > 0.0 ? last_time + options_.run_seconds : 1e300;
-  for (auto& c : connections_) c->follow(camera_.target);  // --region: where it starts
+  // --region: where the region starts, and the camera with it.
+  for (auto& c : connections_) c->follow(camera_, aspect_of(options_.width, options_.height));
   while (!gl_->should_close()) {
     const double now = monotonic_seconds();
     if (now >= quit_at) break;
@@ -231,11 +237,10 @@ int Viewer::run_window() {
     }
     apply_held_keys(gl_->window(), *this, static_cast<float>(now - last_time));
     last_time = now;
-    // --region: the regions go where the camera looks.
-    for (auto& c : connections_) c->follow(camera_.target);
-
     int width = 0, height = 0;
     gl_->framebuffer_size(width, height);
+    // --region: the regions go where the camera looks, and the camera with them.
+    for (auto& c : connections_) c->follow(camera_, aspect_of(width, height));
     sample(now);
     if (frame_pending_) frame_all(width, height);
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
@@ -274,7 +279,8 @@ int Viewer::run_headless() {
     return kExitGraphics;
   }
   for (auto& c : connections_) {
-    c->follow(camera_.target);  // --region: where the region starts
+    // --region: where the region starts, and the camera with it.
+    c->follow(camera_, aspect_of(options_.width, options_.height));
     if (!c->connect(error)) {
       std::fprintf(stderr, "animview: %s\n", error.c_str());
       return kExitNoServer;
@@ -317,7 +323,7 @@ int Viewer::run_headless() {
     std::fprintf(stderr, "animview: not every character is ready after %.1f s; drawing the rest\n",
                  options_.wait_seconds);
   frame_all(options_.width, options_.height);
-  for (auto& c : connections_) c->follow(camera_.target);
+  for (auto& c : connections_) c->follow(camera_, aspect_of(options_.width, options_.height));
   for (int i = 0; i < options_.frames; ++i) {
     const double now = monotonic_seconds();
     pump(now);
@@ -340,12 +346,18 @@ int Viewer::run_headless() {
   if (options_.region_radius > 0.0f) {
     // A move sent after framing is answered at the daemon's next tick: report where it ended.
     const double until = monotonic_seconds() + 2.0;
-    while (connections_[0]->region_move_in_flight() && monotonic_seconds() < until)
+    while (connections_[0]->update_in_flight() && monotonic_seconds() < until)
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     if (auto c = connections_[0]->region_center()) {
       char text[96];
       std::snprintf(text, sizeof text, "; region centre (%.2f, %.2f, %.2f)", c->x, c->y, c->z);
       region = text;
+    }
+    if (auto v = connections_[0]->accepted_camera()) {
+      char text[96];
+      std::snprintf(text, sizeof text, "; camera eye (%.2f, %.2f, %.2f)", v->eye.x, v->eye.y,
+                    v->eye.z);
+      region += text;
     }
   }
   std::printf("animview: drew %d frames of %zu characters (%zu skipped) at tick %llu%s%s%s\n",

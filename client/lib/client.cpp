@@ -532,6 +532,12 @@ Result<Empty> Client::update_subscription(uint32_t subscription_id,
   return to_empty(call(std::move(request)));
 }
 
+Result<Empty> Client::update_subscription(const anim::v1::UpdateSubscriptionRequest& update) {
+  Request request;
+  *request.mutable_update_subscription() = update;
+  return to_empty(call(std::move(request)));
+}
+
 Result<AddClipEventsReply> Client::add_clip_events(const AddClipEventsRequest& add) {
   Request request;
   *request.mutable_add_clip_events() = add;

@@ -722,13 +722,15 @@ class Client:
         return list(self.call("list_characters", characters_pb2.ListCharactersRequest()).list_characters.characters)
 
     def subscribe(self, character_ids=(), all_characters=False, rate_divisor=1, region=None, encoding="float",
-                  events=False, event_min_weight=0.0):
+                  events=False, event_min_weight=0.0, camera=None):
         """Returns the subscription id; frames then arrive for frames(). `region` (from
         sphere_region() or box_region()) subscribes to the characters inside it instead.
         encoding "compact" (ENCODING_COMPACT) is decoded by this client: frames() yields the
         same palettes, assets, roots and morph weights as with "float". `events`: frames also
         carry the animation events the characters fire (frame.events), of clips weighing at
-        least `event_min_weight` in the pose."""
+        least `event_min_weight` in the pose. `camera` (from camera()): where this client looks
+        from; it makes what it sees more significant under an animation budget and does not
+        change what is streamed."""
         encodings = {"float": types_pb2.ENCODING_FLOAT_3X4, "compact": types_pb2.ENCODING_COMPACT}
         if encoding not in encodings:
             raise ValueError(f"encoding must be 'float' or 'compact', not {encoding!r}")
@@ -736,6 +738,8 @@ class Client:
                                               rate_divisor=rate_divisor, encoding=encodings[encoding])
         if region is not None:
             request.region.CopyFrom(region)
+        if camera is not None:
+            request.camera.CopyFrom(camera)
         if events:
             request.events.enabled = True
             request.events.min_weight = event_min_weight
@@ -887,10 +891,26 @@ class Client:
         region.box.max.CopyFrom(vec3(hi))
         return region
 
-    def update_subscription(self, subscription_id, region):
-        """Moves a region subscription (the camera moved)."""
-        request = stream_pb2.UpdateSubscriptionRequest(subscription_id=subscription_id)
-        request.region.CopyFrom(region)
+    @staticmethod
+    def camera(eye, forward, vertical_fov, aspect):
+        """A Camera for subscribe() / update_subscription(): at `eye` (metres) looking along
+        `forward` (any non-zero length), `vertical_fov` radians in (0, pi), `aspect` = width /
+        height."""
+        camera = stream_pb2.Camera(vertical_fov=vertical_fov, aspect=aspect)
+        camera.eye.CopyFrom(vec3(eye))
+        camera.forward.CopyFrom(vec3(forward))
+        return camera
+
+    def update_subscription(self, subscription_id, region=None, camera=None, clear_camera=False):
+        """Changes a subscription, keeping what is not given: moves a region subscription's
+        region (the camera moved), replaces its camera (camera()), or removes it
+        (clear_camera=True). Give at least one."""
+        request = stream_pb2.UpdateSubscriptionRequest(subscription_id=subscription_id,
+                                                       clear_camera=clear_camera)
+        if region is not None:
+            request.region.CopyFrom(region)
+        if camera is not None:
+            request.camera.CopyFrom(camera)
         return self.call("update_subscription", request)
 
     def unsubscribe(self, subscription_id=0):

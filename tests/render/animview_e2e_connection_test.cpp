@@ -112,7 +112,7 @@ TEST_F(AnimviewE2e, MissingCharacterIsReportedWithNonZeroExit) {
 
 // --region: only the characters in the region around the camera's target are streamed, and
 // the region follows the camera (here: it starts at --look-at, then the camera frames the
-// character it received and the region is moved there).
+// character it received and the region is moved there); the camera goes with it.
 TEST_F(AnimviewE2e, RegionShowsOnlyItsCharactersAndFollowsTheCamera) {
   animtest::DaemonProcess daemon;
   ASSERT_TRUE(daemon.start()) << daemon.error();
@@ -138,6 +138,8 @@ TEST_F(AnimviewE2e, RegionShowsOnlyItsCharactersAndFollowsTheCamera) {
   ASSERT_NE(at, std::string::npos) << r.output;
   const float x = std::strtof(r.output.c_str() + at + 15, nullptr);
   EXPECT_LT(std::abs(x), 0.6f) << r.output;
+  // The orbit camera went with the subscription and its moves (accepted, not refused).
+  EXPECT_NE(r.output.find("; camera eye ("), std::string::npos) << r.output;
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 

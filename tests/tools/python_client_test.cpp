@@ -149,6 +149,47 @@ print("box", sorted(m) == [a], left.count(b) == 1)
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 
+// A subscription's camera from Python: under a budget it makes the character in front of it
+// significant (list_characters says so), follows update_subscription with the camera alone,
+// is cleared, and a bad one comes back as a ServerError naming the field.
+TEST_F(PythonClient, SubscriptionCameraSetsSignificance) {
+  animtest::DaemonProcess daemon({"--anim-budget-ms", "0.1", "--max-update-interval", "4"});
+  ASSERT_TRUE(daemon.start()) << daemon.error() << daemon.log_tail();
+  const std::string script = R"(
+import math, sys, time
+from animd_client import Client, ServerError
+c = Client(port=int(sys.argv[1]), timeout=20.0)
+front = c.spawn("builtin", "walk", at=(0, 0, 20))
+def camera(dz):
+    return Client.camera((0, 0, 30), (0, 0, dz), math.pi / 2, 16 / 9)
+sub = c.subscribe(region=Client.sphere_region((0, 0, 500), 1.0), camera=camera(-1))
+def until(pred):
+    for _ in range(2000):
+        s = [ch.significance for ch in c.list_characters() if ch.character_id == front][0]
+        if pred(s): return s
+        time.sleep(0.01)
+    sys.exit("significance stayed " + str(s))
+print("front", until(lambda s: s == 1.0))
+c.update_subscription(sub, camera=camera(1))
+print("turned", until(lambda s: s < 1.0))
+try:
+    bad = camera(-1)
+    bad.aspect = 0.0
+    c.update_subscription(sub, camera=bad)
+except ServerError as e:
+    print("refused", "update_subscription.camera.aspect" in str(e))
+c.update_subscription(sub, clear_camera=True)
+print("cleared", until(lambda s: s < 0.1) < 0.1)
+)";
+  const ProcessResult r = run_python(script, daemon);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("front 1.0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("turned 0.25"), std::string::npos) << r.out;  // 0.5 / (1 + 10 / 10)
+  EXPECT_NE(r.out.find("refused True"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("cleared True"), std::string::npos) << r.out;
+  EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
+}
+
 // Foot and aim IK from Python: the typed helpers reach the daemon, the pose shows them, a
 // bad value comes back as a ServerError naming the field.
 TEST_F(PythonClient, FootAndAimIk) {

@@ -172,6 +172,11 @@ class Client {
   // tick (the World and the stream move the region together). Frames after the reply use the
   // new region.
   Result<Empty> update_subscription(uint32_t subscription_id, const anim::v1::Region& region);
+  // Changes what the request gives of a subscription, keeping the rest: its region, its camera
+  // (SubscribeRequest.camera: significance only, never what is streamed) or clear_camera.
+  // A camera alone needs no region: `update.set_subscription_id(id);
+  // *update.mutable_camera() = camera;`.
+  Result<Empty> update_subscription(const anim::v1::UpdateSubscriptionRequest& update);
   Result<anim::v1::StatsReply> stats();
   // Adds animation events to a clip of an asset (replace: sets them); returns the clip's
   // events now. Subscribe with SubscribeRequest.events to receive them as they fire.

@@ -83,10 +83,19 @@ export interface Region {
   outer_rate_divisor?: number;
 }
 
+/** Where the page's camera looks from (anim.v1.Camera): significance only, never what is streamed. */
+export interface Camera {
+  eye: { x?: number; y?: number; z?: number };
+  forward: { x?: number; y?: number; z?: number };
+  vertical_fov: number;
+  aspect: number;
+}
+
 export interface SubscribeOptions {
   all?: boolean;
   characters?: number[];
   region?: Region;
+  camera?: Camera;
   encoding?: "compact" | "float";
   rateDivisor?: number;
   events?: boolean | { min_weight?: number };
@@ -109,6 +118,8 @@ export class Subscription extends Emitter {
   characters: Map<number, Character>;
   readonly frameSeconds: number;
   setRegion(region: Region): Promise<void>;
+  /** Replaces the subscription's camera; null removes it. */
+  setCamera(camera: Camera | null): Promise<void>;
   unsubscribe(): Promise<void>;
 }
 

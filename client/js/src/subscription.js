@@ -8,7 +8,8 @@
 // Options: all (every character, also ones spawned later) | characters: [ids] | region
 // ({sphere: {center, radius}} or {box: {min, max}}, optional outer_margin and
 // outer_rate_divisor); encoding "compact" (default) or "float"; rateDivisor; events (true, or
-// {min_weight}: animation events, emitted as "event").
+// {min_weight}: animation events, emitted as "event"); camera ({eye, forward, vertical_fov,
+// aspect}: where the page looks from, for the daemon's significance; setCamera replaces it).
 //
 // Events: "frame" (the decoded frame: {tick, samples, errors, removed}), "character" (a new
 // one), "removed" (id), "event" (an AnimationEvent), "decode-error" ({characterId, message}),
@@ -49,6 +50,7 @@ export class Subscription extends Emitter {
     if (options.characters) this.fields.character_ids = options.characters;
     else if (options.region) this.fields.region = options.region;
     else this.fields.all_characters = options.all !== false;
+    if (options.camera) this.fields.camera = options.camera;
     if (options.events) this.fields.events = { enabled: true, ...(options.events === true ? {} : options.events) };
     this.id = 0;
     this.characters = new Map();
@@ -84,6 +86,15 @@ export class Subscription extends Emitter {
   async setRegion(region) {
     this.fields.region = region;
     await this.client.request({ update_subscription: { subscription_id: this.id, region } });
+  }
+
+  // Replaces the subscription's camera (update_subscription; the region is kept); null
+  // removes it.
+  async setCamera(camera) {
+    if (camera) this.fields.camera = camera;
+    else delete this.fields.camera;
+    const change = camera ? { camera } : { clear_camera: true };
+    await this.client.request({ update_subscription: { subscription_id: this.id, ...change } });
   }
 
   async unsubscribe() {

@@ -15,6 +15,12 @@ export async function example(scene: THREE.Scene, renderer: THREE.WebGLRenderer,
   }
   const subscription = await client.subscribe({ all: true, encoding: "compact", events: true });
   subscription.on("event", (e) => console.log(e.name));
+  const viewer = await client.subscribe({
+    region: { sphere: { center: { x: 0 }, radius: 10 } },
+    camera: { eye: { z: 5 }, forward: { z: -1 }, vertical_fov: 0.8, aspect: 16 / 9 },
+  });
+  await viewer.setCamera({ eye: { z: 6 }, forward: { x: 1 }, vertical_fov: 0.8, aspect: 1.5 });
+  await viewer.setCamera(null);
   const characters = new ThreeCharacters(subscription, scene);
   renderer.setAnimationLoop(() => {
     characters.update();

@@ -16,6 +16,7 @@
 
 #include "anim/status.h"
 #include "anim/v1/envelope.pb.h"
+#include "lod/view_camera.h"
 #include "snapshot/stream_region.h"
 #include "world/world_requests.h"
 #include "world/world_results.h"
@@ -26,6 +27,11 @@ namespace animd {
 // outer_margin >= 0 with outer_rate_divisor >= 2 when it is > 0. `field` names the field in
 // errors ("subscribe.region").
 anim::Expected<StreamRegion> region_from_proto(const anim::v1::Region& r, const std::string& field);
+
+// A subscription's camera, checked: eye and forward finite with every component within
+// [-1e18, 1e18], forward not zero (made unit length), vertical_fov in (0, pi), aspect in
+// (0, 1e18]. `field` names the field in errors ("subscribe.camera").
+anim::Expected<ViewCamera> camera_from_proto(const anim::v1::Camera& c, const std::string& field);
 
 // The reply for what the World answered: status, and the result for requests that return
 // data. request_id and tick are the caller's to set.

@@ -1,8 +1,10 @@
-// The converters for subscriptions, and region_from_proto (request_convert_stream.h).
+// The converters for subscriptions, region_from_proto and camera_from_proto
+// (request_convert_stream.h).
 #include "protocol/request_convert_stream.h"
 
 #include <algorithm>
 #include <cstdint>
+#include <numbers>
 #include <string>
 #include <utility>
 
@@ -19,6 +21,18 @@ using Converted = anim::Expected<WorldRequest>;
 // radius + margin <= 2e18 the squared bound stays finite (4e36 < 3.4e38), so an infinite
 // squared distance is never "inside".
 constexpr float kMaxRegionSize = 1e18f;
+
+// A camera's vectors and aspect: the same bound as a region's sizes.
+constexpr float kMaxCameraValue = 1e18f;
+
+// A camera vector: finite, every component within +-kMaxCameraValue.
+anim::Expected<glm::vec3> bounded_vec3(const anim::v1::Vec3& v, const std::string& field) {
+  auto out = from_proto(v, field);
+  if (!out) return out.error();
+  if (glm::any(glm::greaterThan(glm::abs(*out), glm::vec3(kMaxCameraValue))))
+    return anim::invalid_argument(field + ": every component must be within [-1e18, 1e18]");
+  return out;
+}
 
 }  // namespace
 
@@ -61,6 +75,28 @@ anim::Expected<StreamRegion> region_from_proto(const anim::v1::Region& r,
   return out;
 }
 
+anim::Expected<ViewCamera> camera_from_proto(const anim::v1::Camera& c, const std::string& field) {
+  ViewCamera out;
+  auto eye = bounded_vec3(c.eye(), field + ".eye");
+  if (!eye) return eye.error();
+  out.eye = *eye;
+  auto forward = bounded_vec3(c.forward(), field + ".forward");
+  if (!forward) return forward.error();
+  // Normalized in double: no component of an accepted vector underflows or overflows there.
+  const glm::dvec3 f(*forward);
+  const double length = glm::length(f);
+  if (!(length > 0.0)) return anim::invalid_argument(field + ".forward must not be zero");
+  out.forward = glm::vec3(f / length);
+  out.vertical_fov = c.vertical_fov();
+  // pi as a float rounds up: the largest float accepted is below pi (tan(fov / 2) finite).
+  if (!(out.vertical_fov > 0.0f && out.vertical_fov < std::numbers::pi_v<float>))
+    return anim::invalid_argument(field + ".vertical_fov must be in (0, pi) radians");
+  out.aspect = c.aspect();
+  if (!(out.aspect > 0.0f && out.aspect <= kMaxCameraValue))
+    return anim::invalid_argument(field + ".aspect must be > 0 and <= 1e18");
+  return out;
+}
+
 Converted subscribe_request(const anim::v1::SubscribeRequest& r) {
   const int ways = int{r.all_characters()} + int{!r.character_ids().empty()} + int{r.has_region()};
   if (ways == 0)
@@ -79,6 +115,11 @@ Converted subscribe_request(const anim::v1::SubscribeRequest& r) {
     if (!region) return region.error();
     out.region = *region;
   }
+  if (r.has_camera()) {
+    auto camera = camera_from_proto(r.camera(), "subscribe.camera");
+    if (!camera) return camera.error();
+    out.camera = *camera;
+  }
   out.all_characters = r.all_characters();
   out.compact = r.encoding() == anim::v1::ENCODING_COMPACT;
   out.character_ids.assign(r.character_ids().begin(), r.character_ids().end());
@@ -86,9 +127,26 @@ Converted subscribe_request(const anim::v1::SubscribeRequest& r) {
 }
 
 Converted update_subscription_request(const anim::v1::UpdateSubscriptionRequest& r) {
-  auto region = region_from_proto(r.region(), "update_subscription.region");
-  if (!region) return region.error();
-  return WorldRequest(UpdateSubscription{r.subscription_id(), *region});
+  if (!r.has_region() && !r.has_camera() && !r.clear_camera())
+    return anim::invalid_argument(
+        "update_subscription: give a region, a camera or clear_camera (nothing to change)");
+  if (r.has_camera() && r.clear_camera())
+    return anim::invalid_argument(
+        "update_subscription: give either camera or clear_camera, not both");
+  UpdateSubscription out;
+  out.subscription_id = r.subscription_id();
+  if (r.has_region()) {
+    auto region = region_from_proto(r.region(), "update_subscription.region");
+    if (!region) return region.error();
+    out.region = *region;
+  }
+  if (r.has_camera()) {
+    auto camera = camera_from_proto(r.camera(), "update_subscription.camera");
+    if (!camera) return camera.error();
+    out.camera = *camera;
+  }
+  out.clear_camera = r.clear_camera();
+  return WorldRequest(std::move(out));
 }
 
 }  // namespace animd

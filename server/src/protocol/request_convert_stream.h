@@ -1,8 +1,9 @@
 #pragma once
 // The converters for the stream requests (stream.proto): subscribe and
 // update_subscription. Which characters a subscription names (one way only), its event
-// threshold and its region (region_from_proto, request_convert.h) are checked here;
-// subscription ids and character ids are the World's to check.
+// threshold, its region and its camera (region_from_proto, camera_from_proto:
+// request_convert.h) are checked here, and that an update changes something; subscription ids
+// and character ids are the World's to check.
 #include "anim/status.h"
 #include "anim/v1/stream.pb.h"
 #include "world/world_requests.h"

@@ -109,7 +109,8 @@ std::span<const CommandSpec> command_table() {
                   [](const R& r) { return Converted(UnloadAsset{r.unload_asset().asset()}); },
                   &Session::queue_for_tick},
       // The World keeps its own copy of the region (which characters are watched when ticks
-      // degrade); the session's moves when the World's answer comes back.
+      // degrade), and the camera (significance); the session's region moves when the World's
+      // answer comes back.
       CommandSpec{R::kUpdateSubscription, "update_subscription", kObserve, Route::kTick,
                   [](const R& r) { return update_subscription_request(r.update_subscription()); },
                   &Session::queue_for_tick},

@@ -150,8 +150,9 @@ void Session::push_command(Request& r, uint64_t seq, uint32_t subscription_id,
   auto request = to_world_request(r);
   if (!request) return refuse(request.error());
   if (auto* sub = std::get_if<Subscribe>(&*request)) sub->subscription_id = subscription_id;
-  if (const auto* move = std::get_if<UpdateSubscription>(&*request))
-    subs.expect_region_move(seq, move->subscription_id, move->region);
+  // The stream follows the region; the camera is the World's alone (significance).
+  if (const auto* move = std::get_if<UpdateSubscription>(&*request); move && move->region)
+    subs.expect_region_move(seq, move->subscription_id, *move->region);
   const CommandPipeline::Origin origin{seq, r.request_id(), owner_of(r), r.at_tick()};
   if (!sink) sink = shared_from_this();
   if (auto queued = pipeline_.to_tick(std::move(*request), origin, std::move(sink)); !queued)

@@ -216,6 +216,7 @@ class World {
     std::vector<uint32_t> ids;
     std::optional<StreamRegion> region;  // a region subscription: watches who is in it
     bool compact = false;                // ENCODING_COMPACT (Subscribe::compact)
+    std::optional<ViewCamera> camera;    // its camera: significance only
   };
   struct SessionState {
     uint32_t characters = 0;                  // live characters it spawned
@@ -419,6 +420,9 @@ class World {
   // rates allocated, at every tick (kept for its capacity: steady-state ticks do not
   // allocate).
   std::vector<StreamRegion> watched_regions_;
+  // The cameras of every subscription, gathered at every tick with update rates allocated
+  // (kept for its capacity, as watched_regions_).
+  std::vector<CameraCone> watched_cameras_;
   // Update-rate LOD (world_lod.cpp): the policy, the pressure for the next tick, the cost
   // model the budget is turned into characters with, and per pool thread what the update
   // counted and its buffer for the interpolated poses.

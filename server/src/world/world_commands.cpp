@@ -444,6 +444,7 @@ anim::Expected<Subscribed> World::handle(const Subscribe& r, const CommandContex
   w.all = r.all_characters;
   w.region = r.region;
   w.compact = r.compact;
+  w.camera = r.camera;
   for (uint32_t id : r.character_ids) {
     auto c = find_character(id, "subscribe.character_ids");
     if (!c) return c.error();
@@ -485,9 +486,12 @@ Status World::handle(const UpdateSubscription& r, const CommandContext& ctx) {
   auto& subs = sessions_[session].subscriptions;
   auto it = subs.find(r.subscription_id);
   if (it == subs.end()) return anim::not_found(which + ": no such subscription on this connection");
-  if (!it->second.region)
+  Watch& w = it->second;
+  if (r.region && !w.region)
     return anim::invalid_argument(which + " follows characters, not a region");
-  it->second.region = r.region;
+  if (r.region) w.region = r.region;
+  if (r.camera) w.camera = r.camera;
+  if (r.clear_camera) w.camera.reset();
   return {};
 }
 

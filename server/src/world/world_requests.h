@@ -22,6 +22,7 @@
 
 #include "anim/status.h"
 #include "history/history_queries.h"
+#include "lod/view_camera.h"
 #include "snapshot/stream_region.h"
 #include "world/saved_character.h"
 
@@ -277,12 +278,21 @@ struct Subscribe {
   // ENCODING_COMPACT: the encode stage prepares frames for the characters it watches (a
   // float subscription's frames are the palettes, encoded by its session).
   bool compact = false;
+  // With any of the three ways: a viewpoint for the characters' significance only
+  // (lod/significance.h); checked (request_convert.h: camera_from_proto).
+  std::optional<ViewCamera> camera = std::nullopt;
 };
 
-// Moves a region subscription of this connection (the camera moved).
+// Changes a subscription of this connection; what is not given stays. The converter gives at
+// least one of region, camera and clear_camera, and never camera with clear_camera. All or
+// none: a refused one changes nothing.
 struct UpdateSubscription {
   uint32_t subscription_id = 0;
-  StreamRegion region;  // checked (request_convert.h: region_from_proto)
+  // Moves a region subscription's region (the camera moved); refused for another kind.
+  // Checked (request_convert.h: region_from_proto).
+  std::optional<StreamRegion> region;
+  std::optional<ViewCamera> camera = std::nullopt;  // replaces (or gives) the camera
+  bool clear_camera = false;  // removes the subscription's camera, if it has one
 };
 
 struct Unsubscribe {

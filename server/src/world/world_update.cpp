@@ -58,6 +58,8 @@ struct UpdateJob {
   bool palettes;  // build and copy skin palettes (a float subscription exists)
   bool quantize;  // quantize into snapshot->quant here (not left to after the tick)
   std::span<const StreamRegion> regions;  // region subscriptions: who is in one is watched
+  // The subscriptions' cameras: significance only (lod/significance.h).
+  std::span<const CameraCone> cameras = {};
   // Update-rate LOD (lod/update_rates.h): off, every character is evaluated every tick (and
   // `degrade` applies).
   bool lod = false;
@@ -253,10 +255,11 @@ struct UpdateJob {
       quantize_character(*j.snapshot, i, c.animator, j.snapshot->quant_pull);
 
     // The next ticks' interval, from what watches the character now.
-    const float s = c.significance_override >= 0.0f
-                        ? c.significance_override
-                        : watched_significance(c.watchers > 0 || j.all_watched,
-                                               c.animator.root_transform().translation, j.regions);
+    const float s =
+        c.significance_override >= 0.0f
+            ? c.significance_override
+            : watched_significance(c.watchers > 0 || j.all_watched,
+                                   c.animator.root_transform().translation, j.regions, j.cameras);
     c.significance = s;
     const int interval = next_interval(s, c.interval, j.pressure, *j.policy);
     if (interval < c.interval)  // more significant: sooner, at once when every tick
@@ -414,10 +417,13 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
   // replace the degraded ticks.
   degrade = !lod && degrade && all_watchers_ == 0;
   watched_regions_.clear();
+  watched_cameras_.clear();
   if (degrade || lod)
     for (const auto& [id, s] : sessions_)
-      for (const auto& [sub, w] : s.subscriptions)
+      for (const auto& [sub, w] : s.subscriptions) {
         if (w.region) watched_regions_.push_back(*w.region);
+        if (lod && w.camera) watched_cameras_.push_back(camera_cone(*w.camera));
+      }
   // A free encode stage takes this tick at once: it quantizes it too, between this tick and
   // the next (quantize_work.h). Not for paced subscriptions (they do not wait for the stage,
   // so their frames would wait for the next tick instead).
@@ -434,6 +440,7 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
                 quant && !after_tick,
                 watched_regions_};
   job.lod = lod;
+  job.cameras = watched_cameras_;
   job.all_watched = all_watchers_ > 0;
   job.pressure = pressure_;
   job.policy = &rate_policy_;
