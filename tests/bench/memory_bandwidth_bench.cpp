@@ -20,7 +20,7 @@
 
 namespace {
 
-// Each thread's buffer: `megabytes` MB (256: 8 x the 32 MB L3 of the hosts here).
+// Each thread's buffer: `megabytes` MB (the large runs' size must dwarf the L3).
 std::vector<uint64_t>& buffer(int thread, size_t megabytes) {
   static std::vector<uint64_t> buffers[2];
   auto& b = buffers[thread & 1];

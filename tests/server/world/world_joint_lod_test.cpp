@@ -10,6 +10,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -61,6 +62,16 @@ struct JointLodWorld {
     EXPECT_TRUE(s) << s.error().message();
     return s ? std::get<Spawned>(*s).character_id : 0;
   }
+  // Two walking characters nobody watches, the second set to significance 1 (a boss).
+  std::pair<uint32_t, uint32_t> spawn_far_and_boss() {
+    const uint32_t far = spawn("walk");
+    const uint32_t boss = spawn("walk");
+    SetSignificance one;
+    one.characters = {boss};
+    one.significance = 1.0f;
+    EXPECT_TRUE(run(one, 1));
+    return {far, boss};
+  }
   SnapshotPtr tick(uint64_t t) { return world->update(kDt, t, double(t) * kDt, false); }
   bool detail_skipped(uint32_t id) {
     auto list = run(ListCharacters{}, 1);
@@ -88,12 +99,7 @@ struct JointLodWorld {
 
 TEST(WorldJointLod, UnwatchedCharactersSkipDetailAndQueriesAnswerWhatWasShown) {
   JointLodWorld w(kTinyBudget);
-  const uint32_t far = w.spawn("walk");
-  const uint32_t boss = w.spawn("walk");
-  SetSignificance one;
-  one.characters = {boss};
-  one.significance = 1.0f;
-  ASSERT_TRUE(w.run(one, 1));
+  const auto [far, boss] = w.spawn_far_and_boss();
   int recorded = 0;
   for (uint64_t t = 1; t <= 24; ++t) {
     SnapshotPtr s = w.tick(t);
@@ -140,12 +146,7 @@ float largest_difference(const glm::mat4& a, const glm::mat4& b) {
 // tick once it skips detail; the boss's move with the walk.
 TEST(WorldJointLod, SkippedDetailJointsAreStreamedAtRest) {
   JointLodWorld w(kTinyBudget);
-  const uint32_t far = w.spawn("walk");
-  const uint32_t boss = w.spawn("walk");
-  SetSignificance one;
-  one.characters = {boss};
-  one.significance = 1.0f;
-  ASSERT_TRUE(w.run(one, 1));
+  const auto [far, boss] = w.spawn_far_and_boss();
   const anim::Skeleton& sk = w.asset->skeleton;
   float boss_largest = 0.0f;
   for (uint64_t t = 1; t <= 24; ++t) {
