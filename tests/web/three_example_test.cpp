@@ -108,7 +108,8 @@ TEST(ThreeExample, DrawsStreamedCharactersWhereTheDaemonPutsThem) {
     const c = example.client, ids = {};
     ids.builtin = (await c.request({ spawn: { asset: 'builtin', clip: 'walk',
       root: { translation: { x: -0.6 } } } })).spawn.character_id;
-    if ()") + (robot ? "true" : "false") + R"()
+    if ()") + (robot ? "true" : "false") +
+                                 R"()
       ids.robot = (await c.request({ spawn: { asset: 'RobotExpressive', clip: 'Walking',
         root: { translation: { x: 0.8 }, scale: { x: 0.4, y: 0.4, z: 0.4 } } } })).spawn.character_id;
     try { await c.request({ play: { character_id: 999999, clip: 'walk' } }); ids.refused = '';
@@ -146,11 +147,14 @@ TEST(ThreeExample, DrawsStreamedCharactersWhereTheDaemonPutsThem) {
     covered += drawn(first, i);
     changed += drawn(first, i) != drawn(second, i);
   }
-  std::printf("[three example] characters cover %.1f %% of the frame; %zu pixels changed\n",
-              100.0 * double(covered) / double(pixels), changed);
-  EXPECT_GT(double(covered) / double(pixels), 0.01);
-  EXPECT_LT(double(covered) / double(pixels), 0.6);
-  EXPECT_GT(changed, pixels / 1000);
+  const json view = page.evaluate("JSON.stringify(example.view())");
+  std::printf("[three example] characters cover %.1f %% of the frame; %zu pixels changed; %s\n",
+              100.0 * double(covered) / double(pixels), changed, view.dump().c_str());
+  EXPECT_GT(double(covered) / double(pixels), 0.01) << view.dump();
+  EXPECT_LT(double(covered) / double(pixels), 0.6) << view.dump();
+  EXPECT_GT(changed, pixels / 1000) << view.dump();
+  ASSERT_TRUE(view.is_object()) << page.last_error();
+  EXPECT_EQ(view["canvas"], json::array({first.width, first.height})) << view.dump();
 
   // Frozen on each character's newest frame: three's box against the daemon's pose then.
   const json boxes = page.evaluate(R"((async () => {

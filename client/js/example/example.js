@@ -3,8 +3,9 @@
 // glTF (GLTFLoader, cloned per character), the others with meshes built from get_asset_data.
 // ?ws= names the daemon's WebSocket endpoint, ?token= its token.
 //
-// window.example: the client, the subscription, the ThreeCharacters, status() and frame()
-// (points the camera at every character), for people and for the browser test.
+// window.example: the client, the subscription, the ThreeCharacters, status(), frame()
+// (points the camera at every character) and view() (canvas, window and camera), for people
+// and for the browser test.
 
 import * as THREE from "three";
 import { GLTFLoader } from "three/addons/loaders/GLTFLoader.js";
@@ -17,7 +18,7 @@ const endpoint = params.get("ws") || "ws://127.0.0.1:7451/ws";
 const gltfUrls = new Map(params.getAll("gltf").map((v) => [v.slice(0, v.indexOf(":")), v.slice(v.indexOf(":") + 1)]));
 
 const renderer = new THREE.WebGLRenderer({ antialias: false, preserveDrawingBuffer: true });
-renderer.setSize(innerWidth, innerHeight);
+renderer.setSize(Math.max(1, innerWidth), Math.max(1, innerHeight));
 document.body.appendChild(renderer.domElement);
 const scene = new THREE.Scene();
 scene.background = new THREE.Color(0x000000);
@@ -25,7 +26,7 @@ scene.add(new THREE.HemisphereLight(0xffffff, 0x445566, 2.5));
 const sun = new THREE.DirectionalLight(0xffffff, 1.5);
 sun.position.set(2, 4, 3);
 scene.add(sun);
-const camera = new THREE.PerspectiveCamera(40, innerWidth / innerHeight, 0.05, 500);
+const camera = new THREE.PerspectiveCamera(40, Math.max(1, innerWidth) / Math.max(1, innerHeight), 0.05, 500);
 camera.position.set(0, 1.2, 5);
 
 const state = { frames: 0, decodeErrors: 0, lastError: "" };
@@ -48,7 +49,8 @@ function frame() {
   const all = new THREE.Box3();
   for (const id of characters.entries.keys()) {
     const o = characters.object(id);
-    if (o) all.union(box(o));
+    const b = o && box(o);
+    if (b && !b.isEmpty() && [b.min, b.max].every((v) => v.toArray().every(Number.isFinite))) all.union(b);
   }
   if (all.isEmpty()) return false;
   const centre = all.getCenter(new THREE.Vector3()), size = all.getSize(new THREE.Vector3());
@@ -69,13 +71,25 @@ subscription.on("decode-error", (e) => {
 for (const source of [subscription, characters, client]) source.on("error", (e) => (state.lastError = e.message));
 client.on("close", (e) => (state.lastError = `closed ${e.code} ${e.reason}`));
 
+// The canvas follows the window: a tab can open before its view has its final size.
+function fit() {
+  const width = Math.max(1, innerWidth), height = Math.max(1, innerHeight);
+  if (renderer.domElement.width === width && renderer.domElement.height === height) return;
+  renderer.setSize(width, height);
+  camera.aspect = width / height;
+  camera.updateProjectionMatrix();
+}
+
 renderer.setAnimationLoop(() => {
+  fit();
   characters.update();
   renderer.render(scene, camera);
 });
 
 window.example = {
   client, subscription, characters, frame, box, THREE,
+  view: () => ({ canvas: [renderer.domElement.width, renderer.domElement.height], window: [innerWidth, innerHeight],
+    camera: camera.position.toArray(), aspect: camera.aspect }),
   status: () => ({
     ...state,
     connected: client.connected,
