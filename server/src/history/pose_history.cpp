@@ -177,28 +177,34 @@ size_t PoseHistory::bytes() const {
   return n;
 }
 
-void add_entry(HistoryFrame& f, uint32_t character, const std::shared_ptr<const anim::Asset>& asset,
-               const anim::Animator& a, bool may_interpolate, uint32_t record_words) {
+uint32_t entry_room(const anim::Animator& a, bool may_interpolate, uint32_t record_words) {
+  if (record_words != 0) return record_words;
+  return record_bound(a) + (may_interpolate ? record_format::kShownWords : 0);
+}
+
+void add_entry(HistoryFrame& f, uint32_t character, const anim::Asset* asset,
+               const std::shared_ptr<const anim::Asset>& owner, uint32_t room,
+               const anim::Animator* setups_of) {
   HistoryEntry e;
   e.character = character;
   e.offset = static_cast<uint32_t>(f.words.size());
   // Assets are few: the last one used is almost always the one.
-  auto it = std::find(f.assets.rbegin(), f.assets.rend(), asset);
+  auto it = std::find_if(f.assets.rbegin(), f.assets.rend(),
+                         [asset](const auto& held) { return held.get() == asset; });
   if (it == f.assets.rend()) {
-    f.assets.push_back(asset);
+    f.assets.push_back(owner);
     e.asset = static_cast<uint32_t>(f.assets.size() - 1);
   } else {
     e.asset = static_cast<uint32_t>(f.assets.rend() - it - 1);
   }
   // The update evaluates the current setup, a skipped one leaves the last evaluated: both
-  // stay alive with the frame (most characters have neither: null).
-  if (a.setup()) f.setups.push_back(a.setup());
-  if (a.evaluated_setup() && a.evaluated_setup() != a.setup())
-    f.setups.push_back(a.evaluated_setup());
-  f.words.resize(f.words.size() +
-                 (record_words != 0
-                      ? record_words
-                      : record_bound(a) + (may_interpolate ? record_format::kShownWords : 0)));
+  // stay alive with the frame.
+  if (setups_of) {
+    if (setups_of->setup()) f.setups.push_back(setups_of->setup());
+    if (setups_of->evaluated_setup() && setups_of->evaluated_setup() != setups_of->setup())
+      f.setups.push_back(setups_of->evaluated_setup());
+  }
+  f.words.resize(f.words.size() + room);
   f.entries.push_back(e);
   f.placements.emplace_back();
 }

@@ -148,16 +148,21 @@ class PoseHistory {
   uint64_t published_ = 0;              // guarded: frames published so far
 };
 
-// Filling a frame (tick thread, between begin_tick and publish):
-// 1. before the character update, in increasing id order: each character's entry, with room
-//    for its record (record_bound, and room for a ShownFrom when `may_interpolate`) and what
-//    the record needs kept alive (asset, setups);
-//    (`record_words`, when not 0, is that room, known without record_bound: a tick that does
-//    not evaluate the character writes the record of its last evaluation again, of at most
-//    history_record.h's record_words());
-void add_entry(HistoryFrame& frame, uint32_t character,
-               const std::shared_ptr<const anim::Asset>& asset, const anim::Animator& animator,
-               bool may_interpolate = false, uint32_t record_words = 0);
+// Filling a frame (between begin_tick and publish):
+// 1. before the character update, each character's room: the words its record may take
+//    (record_bound, and room for a ShownFrom when `may_interpolate`; `record_words`, when not
+//    0, is that room, known without record_bound: a tick that does not evaluate the character
+//    writes the record of its last evaluation again, of at most history_record.h's
+//    record_words()). Any thread: it reads only the Animator.
+uint32_t entry_room(const anim::Animator& animator, bool may_interpolate = false,
+                    uint32_t record_words = 0);
+//    Then, on the tick thread in increasing id order, each character's entry with that room
+//    and what its record needs kept alive: its asset (`asset`, compared by address, so that
+//    `owner` is read only when the frame does not hold it yet) and, when `setups_of` is
+//    given, that Animator's current and last evaluated setups (null: it has none).
+void add_entry(HistoryFrame& frame, uint32_t character, const anim::Asset* asset,
+               const std::shared_ptr<const anim::Asset>& owner, uint32_t room,
+               const anim::Animator* setups_of = nullptr);
 // 2. in the per-character update, after the Animator's update (or its skip): entry `index`'s
 //    record, from what the Animator last evaluated, with its current root as the tick's
 //    root, and its placement (the bound of `model`: the model-space matrices of that pose).

@@ -183,6 +183,16 @@ struct Snapshot {
     held.push_back(p);
     return p.get();
   }
+  // The same, compared by address: `owner` (which owns `raw`) is read only when `raw` is not
+  // held yet, so that a pass over many characters of a few assets reads none of them.
+  template <class T>
+  static const T* hold(std::vector<std::shared_ptr<const T>>& held, const T* raw,
+                       const std::shared_ptr<const T>& owner) {
+    for (auto it = held.rbegin(); it != held.rend(); ++it)
+      if (it->get() == raw) return raw;
+    held.push_back(owner);
+    return raw;
+  }
   // Every character's palette, back to back; built only while a float subscription exists
   // (has_palettes; otherwise empty).
   std::vector<anim::PaletteMatrix> palettes;

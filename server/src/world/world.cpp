@@ -186,6 +186,7 @@ void World::remove_character(uint32_t id) {
   ik_cost_ -= c.ik_cost;
   animators_.erase(animators_.begin() + (it - characters_.begin()));
   characters_.erase(it);
+  stale_placements();  // the characters after it moved down one place
   if (had_ik) {
     // Recompute the scale for everyone left (the removed one no longer counts).
     const float scale = ik_cost_ > config_.ik_budget
@@ -195,6 +196,7 @@ void World::remove_character(uint32_t id) {
       ik_scale_ = scale;
       for (auto& ch : characters_)
         if (ch->ik_cost > 0) ch->animator.set_ik_iteration_scale(scale);
+      stale_placements();
       metrics_.ik_scale.store(scale, std::memory_order_relaxed);
     }
   }
@@ -212,6 +214,7 @@ void World::update_ik_budget(Character& changed) {
   ik_scale_ = scale;
   for (auto& ch : characters_)
     if (ch->ik_cost > 0) ch->animator.set_ik_iteration_scale(scale);
+  stale_placements();
   metrics_.ik_scale.store(scale, std::memory_order_relaxed);
 }
 
@@ -264,6 +267,10 @@ anim::Expected<Character*> World::find_character(uint32_t id, const char* field)
                        [](const std::unique_ptr<Character>& c, uint32_t v) { return c->id < v; });
   if (it == characters_.end() || (*it)->id != id)
     return anim::not_found(std::string(field) + ": unknown character " + std::to_string(id));
+  // Whoever finds it may change it: the next update measures it afresh.
+  if (const size_t index = static_cast<size_t>(it - characters_.begin());
+      index < placements_.size())
+    placements_[index].generation = 0;
   return it->get();
 }
 
@@ -397,6 +404,7 @@ anim::Expected<WorldResult> World::replace_asset(const Command& c) {
     morph_layouts_.erase(t);
     morph_layouts_[next.get()] = std::move(layout);
   }
+  stale_placements();
   for (auto& ch : characters_) {
     if (ch->asset != c.replaces) continue;
     // Cannot fail: the new version is a copy of the old one with clips appended. If it did,
@@ -446,6 +454,7 @@ void World::session_closed(uint64_t session_id, uint64_t tick) {
 
 void World::unwatch(const Watch& w) {
   if (w.all) --all_watchers_, compact_all_watchers_ -= w.compact;
+  if (w.all || w.region) stale_placements();  // who a compact subscription sees
   for (uint32_t id : w.ids)
     if (auto c = find_character(id, "")) {
       --(*c)->watchers;

@@ -37,6 +37,7 @@
 #include "snapshot/snapshot.h"
 #include "snapshot/snapshot_pool.h"
 #include "world/asset_change_sink.h"
+#include "world/character_placement.h"
 #include "world/command.h"
 #include "world/persisted_character.h"
 #include "world/tick_stats.h"
@@ -353,6 +354,18 @@ class World {
                                      const std::function<std::string(size_t)>& field);
   // A blend space of the character's asset named `name`, or -1.
   int find_blend_space(const Character& c, const std::string& name) const;
+  // Before the parallel update (world_placement.cpp, character_placement.h): each
+  // character's place in `snap` and `history` at `tick` (`lod`: update rates are allocated;
+  // `quantize`: a QuantFrame is filled this tick; `watch`: compact_watch()), from
+  // placements_ (measured afresh where stale). Returns the totals: palette entries,
+  // quantized joints, compact slots, morph weights.
+  struct TickTotals {
+    uint32_t palettes = 0, quant_joints = 0, compact_slots = 0, morphs = 0;
+  };
+  TickTotals place_tick(uint64_t tick, bool lod, bool quantize, const CompactWatch& watch,
+                        Snapshot& snap, HistoryFrame& history);
+  // The compact subscriptions' view (gathered into compact_regions_).
+  CompactWatch compact_watch();
   // After the parallel update: the characters' fired events into the snapshot, counted.
   void gather_events(Snapshot& snap);
   // The replacement of `asset`'s volumes in hit_overrides_, or null.
@@ -430,6 +443,17 @@ class World {
   float pressure_ = 0.0f;
   TickCostModel cost_model_;
   std::vector<UpdateRateCounts> lod_threads_;
+  // Each character's place in the tick being updated, by index (kept for its capacity).
+  std::vector<CharacterPlacement> placements_;
+  // What the carried part of placements_ is valid for: bumped by a change to many characters
+  // at once, or to their order (stale_placements()); a command finding one character makes
+  // its entry stale alone (find_character).
+  uint64_t placement_generation_ = 1;
+  uint64_t measured_generation_ = 0;  // the generation every entry was last measured for
+  bool placed_with_lod_ = false;      // the last update allocated rates (rooms depend on it)
+  void stale_placements() { ++placement_generation_; }
+  // The compact region subscriptions' regions, gathered at every tick (kept for its capacity).
+  std::vector<StreamRegion> compact_regions_;
   std::vector<uint32_t> interval_counts_;
   // After the update of a tick with allocation on: the next tick's pressure from what the
   // threads counted and the update's wall time.

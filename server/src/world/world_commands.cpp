@@ -458,6 +458,7 @@ anim::Expected<Subscribed> World::handle(const Subscribe& r, const CommandContex
     c.compact_watchers += w.compact;
   }
   if (w.all) ++all_watchers_, compact_all_watchers_ += w.compact;
+  if (w.all || w.region) stale_placements();  // who a compact subscription sees
   sessions_[session].subscriptions[r.subscription_id] = std::move(w);
   return Subscribed{r.subscription_id};
 }
@@ -489,7 +490,7 @@ Status World::handle(const UpdateSubscription& r, const CommandContext& ctx) {
   Watch& w = it->second;
   if (r.region && !w.region)
     return anim::invalid_argument(which + " follows characters, not a region");
-  if (r.region) w.region = r.region;
+  if (r.region) w.region = r.region, stale_placements();
   if (r.camera) w.camera = r.camera;
   if (r.clear_camera) w.camera.reset();
   return {};
@@ -530,6 +531,7 @@ anim::Expected<ClipEventsAnswer> World::handle(const AddClipEvents& r, const Com
   std::shared_ptr<const anim::ClipEventTable> table = std::move(next);
   // The table's checks depend only on the asset's clips: the first character's verdict is
   // every character's, so a refusal changes nothing.
+  stale_placements();
   for (const auto& ch : characters_)
     if (ch->asset == asset)
       if (auto s = ch->animator.set_event_table(table); !s) return s;
@@ -583,6 +585,7 @@ anim::Expected<BlendSpaceDefined> World::handle(const DefineBlendSpace& r,
   std::shared_ptr<const anim::BlendSpaceTable> table = std::move(next);
   // The old spaces come first, as the same objects, and the new one's clips were checked
   // against the asset: every character of it accepts the table.
+  stale_placements();
   for (const auto& ch : characters_)
     if (ch->asset == asset)
       if (auto s = ch->animator.set_blend_spaces(table); !s) return s;

@@ -136,6 +136,7 @@ struct CatchUpJob {
 
 void World::catch_up(std::vector<std::unique_ptr<Character>>& characters,
                      const std::vector<uint64_t>& from_ticks, uint64_t to_tick) {
+  stale_placements();
   std::vector<uint64_t> steps(characters.size());
   for (size_t i = 0; i < characters.size(); ++i)
     steps[i] = from_ticks[i] < to_tick ? to_tick - from_ticks[i] : 0;

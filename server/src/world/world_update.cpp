@@ -5,40 +5,14 @@
 #include <cmath>
 
 #include "history/shown_pose.h"
-#include "snapshot/compact_layout.h"
-#include "world/world.h"
-
 #include "lod/joint_lod.h"
+#include "snapshot/compact_layout.h"
+#include "world/character_tick.h"
+#include "world/world.h"
 
 namespace animd {
 
 namespace {
-// Asks for a character's first lines and its Animator's (what World::update's serial pass,
-// and the update after it, read of it first) to be brought into the cache.
-inline void prefetch(const Character& c) {
-  const char* p = reinterpret_cast<const char*>(&c);
-  const char* end = reinterpret_cast<const char*>(&c.layers);
-  for (; p < end; p += 64) __builtin_prefetch(p);
-  c.animator.prefetch();
-}
-
-// Whether a compact subscription may encode the character at this tick: by id, all
-// characters, or the compact regions (either zone: the encode stage prepares the inner one's
-// members, the sessions encode the outer one's on their turns).
-bool compact_streamed(const Character& c, std::span<const StreamRegion> compact_regions,
-                      bool all_compact_watched) {
-  if (c.compact_watchers > 0 || all_compact_watched) return true;
-  const glm::vec3& p = c.animator.root_transform().translation;
-  for (const auto& r : compact_regions)
-    if (r.zone(p) != StreamRegion::Zone::kOutside) return true;
-  return false;
-}
-
-// Whether an update with allocated rates evaluates the character at `tick`: its first, then
-// its planned ones.
-bool due_at(const Character& c, uint64_t tick) {
-  return c.evaluated_tick == 0 || tick >= c.next_evaluation;
-}
 
 // How much wider than both evaluated poses' bounds the bound of a pose interpolated between
 // them is taken (HitPlacement): a joint of the interpolated pose strays from both by less than
@@ -67,6 +41,16 @@ struct UpdateJob {
   float pressure = 0.0f;
   const RatePolicy* policy = nullptr;
   std::vector<UpdateRateCounts>* lod_threads = nullptr;  // per pool thread
+  // Where each character's data goes (World::place_tick), and what its snapshot entry says
+  // of the last two quantized ticks: World::quant_recent_, whether this tick's deltas may
+  // pull from them, and whether an all-characters compact subscription exists.
+  std::vector<CharacterPlacement>* placements = nullptr;
+  // For the next tick's placements: their generation and what compact subscriptions see.
+  uint64_t generation = 0;
+  CompactWatch watch = {};
+  const QuantRef* quant_recent = nullptr;
+  bool pull = false;
+  bool all_compact_watched = false;
 
   bool watched(const Character& c) const {
     if (c.watchers > 0) return true;
@@ -87,19 +71,74 @@ struct UpdateJob {
     anim::UpdateBuffers& buffers = (*j.buffers)[static_cast<size_t>(thread)];
     UpdateRateCounts* lod = j.lod ? &(*j.lod_threads)[static_cast<size_t>(thread)] : nullptr;
     constexpr size_t kAhead = 2;
-    for (size_t i = begin; i < std::min(end, begin + kAhead); ++i) prefetch(*(*j.characters)[i]);
+    for (size_t i = begin; i < std::min(end, begin + kAhead); ++i)
+      prefetch_character(*(*j.characters)[i]);
     for (size_t i = begin; i < end; ++i) {
-      if (i + kAhead < end) prefetch(*(*j.characters)[i + kAhead]);
+      if (i + kAhead < end) prefetch_character(*(*j.characters)[i + kAhead]);
       Character& c = *(*j.characters)[i];
+      place(j, c, i);
+      const uint8_t interval = c.interval;
       if (lod)
         update_at_rate(j, c, i, buffers, *lod);
       else
         update_every_tick(j, c, i, buffers);
       SnapshotCharacter& sc = j.snapshot->characters[i];
-      if (sc.num_morphs > 0) {
-        const std::span<const float> w = c.animator.morph_weights();
+      if (sc.num_morphs > 0) {  // never more than were placed
+        const std::span<const float> w = c.animator.morph_weights().first(
+            std::min<size_t>(sc.num_morphs, c.animator.morph_weights().size()));
         std::copy(w.begin(), w.end(), j.snapshot->morphs.begin() + sc.morph_offset);
       }
+      CharacterPlacement& p = (*j.placements)[i];
+      // A record pointing at a setup the frame does not keep alive is dropped (placing saw
+      // none: it cannot happen while stale placements are measured afresh).
+      HistoryEntry& e = j.history->entries[i];
+      if (e.setup != nullptr && !p.has_setups) e = HistoryEntry{e.character, e.offset, 0, e.asset};
+      // For the next tick, while the character's memory is at hand: what its update changed
+      // (a tick that skipped it changes nothing of it but, maybe, its interval).
+      if (c.updated || c.interval != interval || p.generation != j.generation)
+        measure_character(c, j.lod, j.watch, j.generation, p);
+    }
+  }
+
+  // The character's places in this tick (World::place_tick) into its snapshot entry, the
+  // quantized frame and the character itself (where it is in the last two quantized frames).
+  static void place(UpdateJob& j, Character& c, size_t i) {
+    const CharacterPlacement& p = (*j.placements)[i];
+    c.palette_offset = p.palette_offset;
+    Snapshot& snap = *j.snapshot;
+    if (QuantFrame* quant = snap.quant.get()) {
+      quant->ids[i] = c.id;
+      quant->offsets[i] = p.quant_offset;
+      quant->joint_counts[i] = p.num_joints;
+      quant->morph_offsets[i] = p.morph_offset;
+    }
+    SnapshotCharacter& sc = snap.characters[i];
+    sc.id = c.id;
+    sc.asset = p.asset;
+    sc.palette_offset = p.palette_offset;
+    sc.num_joints = p.num_joints;
+    sc.quant_offset = p.quant_offset;
+    sc.compact_slot = p.compact_slot;
+    sc.morph_offset = p.morph_offset;
+    sc.num_morphs = p.num_morphs;
+    sc.watched_by_id = c.compact_watchers > 0 || j.all_compact_watched;
+    sc.quantized_in_update = false;
+    sc.layout = p.layout;
+    // c.quant_*: the character's place in the last two quantized frames (quant_recent).
+    for (int k = 0; k < 2; ++k) {
+      const QuantRef& recent = j.quant_recent[k];
+      const bool in_recent = c.quant_tick[k] != 0 && recent && recent->tick == c.quant_tick[k];
+      const bool held = in_recent && c.quant_tick[k] + k + 1 == j.tick;
+      sc.prev_offset[k] = held ? c.quant_offset[k] : kNotQuantized;
+      sc.prev_index[k] = held ? c.quant_index[k] : kNotQuantized;
+      sc.pull_offset[k] = in_recent && j.pull ? c.quant_offset[k] : kNotQuantized;
+      sc.pull_index[k] = in_recent && j.pull ? c.quant_index[k] : kNotQuantized;
+    }
+    if (p.quantized) {
+      c.quant_tick[1] = c.quant_tick[0], c.quant_offset[1] = c.quant_offset[0];
+      c.quant_index[1] = c.quant_index[0];
+      c.quant_tick[0] = j.tick, c.quant_offset[0] = p.quant_offset;
+      c.quant_index[0] = static_cast<uint32_t>(i);
     }
   }
 
@@ -320,85 +359,22 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
     quant->morph_offsets.resize(characters_.size());
   }
   // The compact region subscriptions' regions: with the by-id and all-characters ones, they
-  // say who is quantized (compact_streamed).
+  // say who is quantized (CharacterPlacement::streamed).
   snap->regions.clear();
   snap->assets.clear();
   snap->layouts.clear();
   snap->event_tables.clear();
-  if (quant)
-    for (const auto& [id, s] : sessions_)
-      for (const auto& [sub, w] : s.subscriptions)
-        if (w.region && w.compact) snap->regions.push_back(*w.region);
-  // One pass over the characters for the snapshot and the history frame: each character's
-  // memory is cold at this point (the last tick touched 5,000 others since), and this part of
-  // the tick is serial, so it is read once, and fetched a few characters ahead.
+  const CompactWatch watch = compact_watch();
+  if (quant) snap->regions.assign(watch.regions.begin(), watch.regions.end());
+  // Where each character's data goes (character_placement.h): placed by a serial pass over
+  // the placements alone, which the update of the tick before wrote while each character's
+  // memory was at hand (it is cold again here: the tick touched thousands of others since).
   HistoryFrame& history = history_->begin_tick(tick, server_time);
-  constexpr size_t kAhead = 4;
-  for (size_t i = 0; i < std::min(kAhead, characters_.size()); ++i) prefetch(*characters_[i]);
-  uint32_t offset = 0;
-  uint32_t quant_offset = 0;
-  uint32_t compact_slots = 0;
-  uint32_t morph_offset = 0;
-  for (size_t i = 0; i < characters_.size(); ++i) {
-    if (i + kAhead < characters_.size()) prefetch(*characters_[i + kAhead]);
-    Character& c = *characters_[i];
-    const uint32_t num_joints = static_cast<uint32_t>(c.asset->skeleton.num_joints());
-    const bool may_interpolate = lod && (c.interval > 1 || c.interpolated_from != 0);
-    // A tick that will not evaluate it (update_at_rate) records its last evaluation again:
-    // the room for it is known without reading the Animator's state.
-    const bool evaluates = !lod || due_at(c, tick);
-    const uint32_t record_room =
-        evaluates || c.evaluated_record_words == 0
-            ? 0
-            : record_words(c.evaluated_record_words, c.animator.root_transform(),
-                           c.animator.evaluated_root(), c.interpolated_from != 0);
-    add_entry(history, c.id, c.asset, c.animator, may_interpolate, record_room);
-    // Room for the pose it interpolates from, made once when its interval first grows.
-    if (lod && c.interval > 1 && c.interpolation_from.size() != num_joints)
-      c.interpolation_from.resize(num_joints);
-    c.palette_offset = offset;
-    // Quantized when a compact subscription may encode it (where it stands before the update:
-    // one tick's motion does not carry a character from outside a region's outer zone into
-    // its inner one, where a region's members start).
-    const bool quantized = quant && compact_streamed(c, snap->regions, compact_all_watchers_ > 0);
-    if (quant) {
-      quant->ids[i] = c.id;
-      quant->offsets[i] = quantized ? quant_offset : kNotQuantized;
-      quant->joint_counts[i] = num_joints;
-      quant->morph_offsets[i] = morph_offset;
-    }
-    auto& sc = snap->characters[i];
-    sc.id = c.id;
-    sc.asset = Snapshot::hold(snap->assets, c.asset);
-    sc.palette_offset = offset;
-    sc.num_joints = num_joints;
-    sc.quant_offset = quantized ? quant_offset : kNotQuantized;
-    sc.compact_slot = quantized ? compact_slots++ : kNotQuantized;
-    sc.morph_offset = morph_offset;
-    sc.num_morphs = static_cast<uint32_t>(c.animator.morph_weights().size());
-    morph_offset += sc.num_morphs;
-    sc.watched_by_id = c.compact_watchers > 0 || compact_all_watchers_ > 0;
-    sc.quantized_in_update = false;
-    sc.layout = c.layout ? Snapshot::hold(snap->layouts, c.layout) : nullptr;
-    // c.quant_*: the character's place in the last two quantized frames (quant_recent_).
-    for (int k = 0; k < 2; ++k) {
-      const bool in_recent =
-          c.quant_tick[k] != 0 && quant_recent_[k] && quant_recent_[k]->tick == c.quant_tick[k];
-      const bool held = in_recent && c.quant_tick[k] + k + 1 == tick;
-      sc.prev_offset[k] = held ? c.quant_offset[k] : kNotQuantized;
-      sc.prev_index[k] = held ? c.quant_index[k] : kNotQuantized;
-      sc.pull_offset[k] = in_recent && pull ? c.quant_offset[k] : kNotQuantized;
-      sc.pull_index[k] = in_recent && pull ? c.quant_index[k] : kNotQuantized;
-    }
-    if (quantized) {
-      c.quant_tick[1] = c.quant_tick[0], c.quant_offset[1] = c.quant_offset[0];
-      c.quant_index[1] = c.quant_index[0];
-      c.quant_tick[0] = tick, c.quant_offset[0] = quant_offset;
-      c.quant_index[0] = static_cast<uint32_t>(i);
-      quant_offset += num_joints;
-    }
-    offset += num_joints;
-  }
+  const TickTotals totals = place_tick(tick, lod, static_cast<bool>(quant), watch, *snap, history);
+  const uint32_t offset = totals.palettes;
+  const uint32_t quant_offset = totals.quant_joints;
+  const uint32_t compact_slots = totals.compact_slots;
+  const uint32_t morph_offset = totals.morphs;
   // Skin palettes: only while a float subscription exists (nothing else reads them, and
   // building and copying them is a sixth of the tick).
   snap->has_palettes = metrics_.float_subscriptions.load(std::memory_order_relaxed) > 0;
@@ -445,6 +421,12 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
   job.pressure = pressure_;
   job.policy = &rate_policy_;
   job.lod_threads = &lod_threads_;
+  job.placements = &placements_;
+  job.generation = placement_generation_;
+  job.watch = watch;
+  job.quant_recent = quant_recent_;
+  job.pull = pull;
+  job.all_compact_watched = compact_all_watchers_ > 0;
   if (lod)
     for (auto& t : lod_threads_) {
       t.histogram.fill(0);
@@ -484,6 +466,7 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
       c->interval = 1;
       c->animator.set_skip_detail(false);
     }
+    stale_placements();
     metrics_.detail_skipped_characters.store(0, std::memory_order_relaxed);
   }
   return snap;

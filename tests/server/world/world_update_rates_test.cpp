@@ -221,9 +221,10 @@ TEST(WorldUpdateRates, EveryTickRecordsEveryCharacterWhateverHappensBetweenEvalu
       r.root.scale = glm::vec3(t % 2 ? 2.0f : 1.0f);
       ASSERT_TRUE(w.run(r, t));
     }
-    if (t % 5 == 0)
+    if (t % 5 == 0) {
       ASSERT_TRUE(
           w.run(CrossfadeClip{replayed, t % 10 ? "run" : "walk", 0.3f, true, 1.0f, false}, t));
+    }
     SnapshotPtr s = w.tick(t);
     FrameRef f = w.world->history()->at(t);
     ASSERT_TRUE(f);

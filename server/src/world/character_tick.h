@@ -1,0 +1,63 @@
+#pragma once
+// What the passes of World::update (world_update.cpp, world_placement.cpp) share about one
+// character in one tick.
+#include <cstdint>
+#include <span>
+
+#include "history/pose_history.h"
+#include "snapshot/stream_region.h"
+#include "world/character_placement.h"
+#include "world/world.h"
+
+namespace animd {
+
+// Asks for a character's first lines and its Animator's (what the update reads of it first)
+// to be brought into the cache.
+inline void prefetch_character(const Character& c) {
+  const char* p = reinterpret_cast<const char*>(&c);
+  const char* end = reinterpret_cast<const char*>(&c.layers);
+  for (; p < end; p += 64) __builtin_prefetch(p);
+  c.animator.prefetch();
+}
+
+// Whether an update with allocated rates evaluates the character at `tick`: its first, then
+// its planned ones.
+inline bool due_at(const Character& c, uint64_t tick) {
+  return c.evaluated_tick == 0 || tick >= c.next_evaluation;
+}
+
+// The carried part of `p` (character_placement.h) from the character as it is now, for the
+// tick after: `lod`, update rates are allocated.
+inline void measure_character(const Character& c, bool lod, const CompactWatch& watch,
+                              uint64_t generation, CharacterPlacement& p) {
+  const anim::Animator& a = c.animator;
+  p.id = c.id;
+  p.num_joints = static_cast<uint32_t>(c.asset->skeleton.num_joints());
+  p.num_morphs = static_cast<uint32_t>(a.morph_weights().size());
+  // A tick that does not evaluate it records its last evaluation again: of a size known
+  // from that record (evaluated_record_words), else bounded as an evaluation's.
+  const bool may_interpolate = lod && (c.interval > 1 || c.interpolated_from != 0);
+  p.room_evaluated = entry_room(a, may_interpolate);
+  p.room_skipped = c.evaluated_record_words == 0
+                       ? p.room_evaluated
+                       : record_words(c.evaluated_record_words, a.root_transform(),
+                                      a.evaluated_root(), c.interpolated_from != 0);
+  p.first_evaluation = c.evaluated_tick == 0;
+  p.next_evaluation = c.next_evaluation;
+  // Where it stands before the next update: one tick's motion does not carry a character
+  // from outside a region's outer zone into its inner one, where a region's members start.
+  p.streamed = c.compact_watchers > 0 || watch.all;
+  const glm::vec3& position = a.root_transform().translation;
+  for (size_t k = 0; !p.streamed && k < watch.regions.size(); ++k)
+    p.streamed = watch.regions[k].zone(position) != StreamRegion::Zone::kOutside;
+  p.has_setups = a.setup() != nullptr || a.evaluated_setup() != nullptr;
+  p.needs_interpolation_room = lod && c.interval > 1 && c.interpolation_from.size() != p.num_joints;
+  p.asset = c.asset.get();
+  p.asset_owner = &c.asset;
+  p.layout = c.layout.get();
+  p.layout_owner = &c.layout;
+  p.animator = &a;
+  p.generation = generation;
+}
+
+}  // namespace animd
