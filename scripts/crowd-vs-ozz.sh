@@ -3,7 +3,8 @@
 # this machine (docs/benchmarks.md, "Crowds"): a figure that travels between hosts.
 #
 # 1. Starts animd (release preset) on bench64 and drives N characters with animload, each
-#    crossfading A <-> B every 2 s (--cycle-every 2), SUBSCRIBERS compact region subscribers
+#    crossfading A <-> B every 2 s (--cycle-every 2, each character at its own phase:
+#    --cycle-spread), SUBSCRIBERS compact region subscribers
 #    of about 500 characters each (0: nobody subscribed), for SECONDS.
 # 2. From 8 s after the last spawn to 12 s before the end: the CPU time of the tick threads (animd-tick,
 #    animd-work-N, from /proc/PID/task) over ticks x characters, and the overruns; tick
@@ -18,6 +19,8 @@
 #   Default daemon flags: --anim-budget-ms unlimited (every character every tick).
 #   ANIMD_SHARED_DIR   where ../shared is (default: beside the repo)
 #   CROWD_SKIP_OZZ=1   measure the daemon only (no ratio)
+#   CROWD_BURST=1      every character's crossfade in the same instant (a burst of N commands
+#                      every 2 s) instead of spread over the cycle
 #   CROWD_BY_ID=1      subscribers watch their own connection's characters by id (N / 500
 #                      connections of 500) instead of regions of about 500
 set -euo pipefail
@@ -51,6 +54,7 @@ CONNECTIONS=10
 LOAD=(--port "$PORT" --connections "$CONNECTIONS" --characters "$N" --assets bench64
       --cycle-every 2 --play-rate 0 --crossfade-rate 0 --additive-rate 0 --ik-rate 0
       --duration "$SECONDS_RUN" --quiet --max-inflight 100000)
+[ "${CROWD_BURST:-0}" = 1 ] || LOAD+=(--cycle-spread)
 if (( SUBSCRIBERS > 0 )) && [ "${CROWD_BY_ID:-0}" = 1 ]; then
   LOAD+=(--subscribers "$SUBSCRIBERS" --encoding compact --skip-decode)
 elif (( SUBSCRIBERS > 0 )); then

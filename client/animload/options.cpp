@@ -63,6 +63,9 @@ int parse_options(int argc, char** argv, Options& o) {
                  "A -> B -> A ... (spawned on the first clip); 0 = off")
       ->capture_default_str()
       ->check(animtool::finite() & CLI::Range(0.0, 3600.0));
+  app.add_flag("--cycle-spread", o.cycle_spread,
+               "with --cycle-every: each character's crossfades at its own phase of the cycle, "
+               "the commands spread evenly over it (default: all characters at once)");
   app.add_option("--subscribers", o.subscribers, "connections that subscribe (default: all)")
       ->check(CLI::Range(0, 10000));
   auto* all = app.add_flag("--subscribe-all", o.subscribe_all,

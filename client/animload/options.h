@@ -36,6 +36,10 @@ struct Options {
   // > 0: every this many seconds each character crossfades (0.5 s) to the next clip of its
   // asset, in order (spawned on the first): A -> B -> A ... (the compact stream benchmark).
   double cycle_every_s = 0.0;
+  // With cycle_every_s: character k of N crossfades at k/N of each cycle (a steady flow of
+  // commands, as a game server's AI retargets characters) instead of all at the cycle's start
+  // (a burst of N commands).
+  bool cycle_spread = false;
   int subscribers = -1;        // connections that subscribe; -1 = all
   bool subscribe_all = false;  // subscribe to every character instead of the connection's own
   // > 0: each subscriber subscribes by region instead, a sphere holding about this many

@@ -401,6 +401,7 @@ class Run {
     const auto cycle = duration_cast<steady_clock::duration>(duration<double>(o_.cycle_every_s));
     auto next_cycle = start + cycle;
     size_t cycles = 0;
+    size_t spread_sent = 0;  // --cycle-spread: crossfades sent so far
     auto next_progress = start + milliseconds(500);
     auto next_tick_check = start;
     uint64_t last_sent = 0, last_frames = 0, last_chars = 0;
@@ -439,7 +440,15 @@ class Run {
         last_progress = now;
         next_progress = now + milliseconds(500);
       }
-      if (o_.cycle_every_s > 0 && now >= next_cycle) {
+      if (o_.cycle_every_s > 0 && o_.cycle_spread && !all_.empty()) {
+        // Character k's crossfade of cycle c (0, 1, ...) is due at start + (c + k / N) x cycle.
+        const double due = duration<double>(now - start).count() / o_.cycle_every_s *
+                           static_cast<double>(all_.size());
+        for (; static_cast<double>(spread_sent) < due; ++spread_sent) {
+          const auto& [conn, ch] = all_[spread_sent % all_.size()];
+          cycle_clip(*conn, *ch, spread_sent / all_.size() + 1);
+        }
+      } else if (o_.cycle_every_s > 0 && now >= next_cycle) {
         ++cycles;
         for (const auto& [conn, ch] : all_) cycle_clip(*conn, *ch, cycles);
         next_cycle += cycle;

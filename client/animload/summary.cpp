@@ -59,6 +59,7 @@ nlohmann::json to_json(const Summary& s) {
                  {"encoding", o.encoding},
                  {"skip_decode", o.skip_decode},
                  {"cycle_every_s", o.cycle_every_s},
+                 {"cycle_spread", o.cycle_spread},
                  {"duration_s", o.ticks > 0 ? 0.0 : o.duration_s},
                  {"ticks", o.ticks},
                  {"max_inflight", o.max_inflight},
