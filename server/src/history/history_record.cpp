@@ -137,18 +137,35 @@ uint32_t record_bound(const anim::Animator& a) {
   return bound.words();
 }
 
-uint32_t evaluated_record_words(std::span<const uint32_t> record) {
-  if (record.empty()) return 0;
-  const uint32_t head = record[0];
-  const uint32_t extra =
-      ((head & kReportedRoot) ? kReportedRootWords : 0u) + ((head & kShown) ? kShownWords : 0u);
-  return record.size() > extra ? static_cast<uint32_t>(record.size()) - extra : 0;
+uint32_t reference_words(const anim::Animator& a, const anim::Transform& reported, bool shown) {
+  const size_t morphs = a.morph_weights().size();
+  return static_cast<uint32_t>(kReferenceWords +
+                               (same_bits(reported, a.evaluated_root()) ? 0u : kReportedRootWords) +
+                               (morphs > 0 ? 1 + morphs : 0) + (shown ? kShownWords : 0u));
 }
 
-uint32_t record_words(uint32_t evaluated, const anim::Transform& reported,
-                      const anim::Transform& evaluated_root, bool shown) {
-  return evaluated + (same_bits(reported, evaluated_root) ? 0u : kReportedRootWords) +
-         (shown ? kShownWords : 0u);
+uint32_t record_reference(const anim::Animator& a, uint32_t ticks_back,
+                          const anim::Transform& reported, std::span<uint32_t> out,
+                          const ShownFrom* shown) {
+  const bool own_root = !same_bits(reported, a.evaluated_root());
+  const bool with_shown = shown && shown->alpha < 1.0f;
+  const std::span<const float> morphs = a.morph_weights();
+  const uint32_t words = reference_words(a, reported, with_shown);
+  if (out.size() < words) return 0;
+  uint32_t head = kReference;
+  if (own_root) head |= kReportedRoot;
+  if (!morphs.empty()) head |= kMorphs;
+  if (with_shown) head |= kShown;
+  Writer w{out.data()};
+  w.u(head);
+  w.u(ticks_back);
+  if (own_root) w.transform(reported);
+  if (!morphs.empty()) {
+    w.u(static_cast<uint32_t>(morphs.size()));
+    for (float v : morphs) w.f(v);
+  }
+  if (with_shown) w.u(shown->ticks_back), w.f(shown->alpha);
+  return words;
 }
 
 uint32_t record_animator(const anim::Animator& a, const anim::Transform& reported,
@@ -261,6 +278,24 @@ float DecodedRecord::morph_weight(size_t i) const {
 void decode_record(std::span<const uint32_t> words, DecodedRecord& out) {
   Reader r{words.data()};
   const uint32_t head = r.u();
+  out.repeats_back = 0;
+  out.own_reported_root = (head & kReportedRoot) != 0;
+  if (head & kReference) {
+    out.repeats_back = r.u();
+    if (head & kReportedRoot) out.reported_root = r.transform();
+    out.morph_words = {};
+    if (head & kMorphs) {
+      const uint32_t n = r.u();
+      out.morph_words = std::span(r.p, n);
+      r.p += n;
+    }
+    out.shown = ShownFrom{};
+    if (head & kShown) {
+      out.shown.ticks_back = r.u();
+      out.shown.alpha = r.f();
+    }
+    return;
+  }
   const size_t fades = head & kFadeBits;
   const size_t layers = (head >> kLayerShift) & 0x1fu;
   const size_t goals = (head >> kGoalShift) & 0x0fu;

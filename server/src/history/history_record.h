@@ -37,6 +37,17 @@
 //   [2 words]    shown: ticks back to the frame of the evaluation before this one (uint32),
 //                interpolation weight alpha in [0, 1)        (kShown; else the tick showed
 //                                                     this record's pose)
+// A record of a tick that did not evaluate the character (update-rate LOD) repeats its last
+// evaluation by reference instead (kReference):
+//   word 0       flags: kReference, and kReportedRoot, kMorphs, kShown as above
+//   1 word       ticks back to the frame whose record of this character holds the
+//                evaluation (uint32, > 0)
+//   [10 words]   the root reported for the tick      (kReportedRoot; else that evaluation's
+//                                                     evaluated root)
+//   [1 + N words] morph weights                      (kMorphs)
+//   [2 words]    shown                               (kShown)
+// Its inputs, evaluated root, setup and skip_detail are the referenced record's
+// (decode_entry resolves it).
 // The reported root differs from the evaluated one when a character moved in a tick it was
 // not updated in (update-rate LOD): its pose is the previous evaluation, its root the new one.
 // A character updated at a reduced rate shows, between two evaluations, the interpolation
@@ -77,6 +88,8 @@ inline constexpr uint32_t kReportedRootWords = 10;
 inline constexpr uint32_t kAimWords = 4;
 inline constexpr uint32_t kFeetWords = 18;
 inline constexpr uint32_t kBlendTerms = 1u << 24;
+inline constexpr uint32_t kReference = 1u << 25;
+inline constexpr uint32_t kReferenceWords = 2;  // head and ticks back
 }  // namespace record_format
 
 // What a tick showed of a character updated at a reduced rate: the interpolation from the
@@ -92,15 +105,9 @@ struct ShownFrom {
 // (kShownWords more when the record may carry a ShownFrom.)
 uint32_t record_bound(const anim::Animator& a);
 
-// The words of a record written by record_animator without its reported root and shown parts
-// (kReportedRoot, kShown): what every record of the same evaluation holds, whatever root and
-// interpolation a later tick reports with it.
-uint32_t evaluated_record_words(std::span<const uint32_t> record);
-// The size of a record of the evaluation whose evaluated_record_words() is `evaluated`,
-// reported with `reported` as the tick's root (evaluated_root: the evaluation's own) and
-// with a ShownFrom when `shown`.
-uint32_t record_words(uint32_t evaluated, const anim::Transform& reported,
-                      const anim::Transform& evaluated_root, bool shown);
+// The size of the record record_reference writes for `a` reported with `reported` as the
+// tick's root, with a ShownFrom when `shown`.
+uint32_t reference_words(const anim::Animator& a, const anim::Transform& reported, bool shown);
 
 // Writes the record of a's last evaluation, with `reported` as the tick's root, into `out`
 // (record_bound() words taken before the update are enough). Returns the words written, or
@@ -109,6 +116,14 @@ uint32_t record_words(uint32_t evaluated, const anim::Transform& reported,
 // `shown` (optional, alpha < 1): what the tick showed instead of the record's pose.
 uint32_t record_animator(const anim::Animator& a, const anim::Transform& reported,
                          std::span<uint32_t> out, const ShownFrom* shown = nullptr);
+
+// Writes a record repeating a's last evaluation, recorded `ticks_back` (> 0) frames before
+// this one, with `reported` as the tick's root and what the tick showed (`shown`, optional,
+// alpha < 1), into `out`; returns the words written, or 0 and writes nothing when `out` is
+// smaller than reference_words(). No allocation, no lock.
+uint32_t record_reference(const anim::Animator& a, uint32_t ticks_back,
+                          const anim::Transform& reported, std::span<uint32_t> out,
+                          const ShownFrom* shown = nullptr);
 
 // A record read back: the inputs of evaluate_pose (without sampling cursors) and the
 // reported root. The spans of `inputs` point into this object (do not copy it while using
@@ -125,6 +140,11 @@ struct DecodedRecord {
   float morph_weight(size_t i) const;
   // kShown: what the tick showed (ticks_back 0: the record's own pose).
   ShownFrom shown;
+  // kReference: the record repeats the evaluation recorded this many frames before its own
+  // (0: it holds its evaluation). decode_record then fills only reported_root (when the
+  // record has its own: own_reported_root), morph_words, shown and this.
+  uint32_t repeats_back = 0;
+  bool own_reported_root = false;
 };
 
 // Decodes a record written by record_animator. `words` holds at least the record.

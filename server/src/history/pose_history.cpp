@@ -215,13 +215,14 @@ void record_entry(HistoryFrame& f, size_t index, const anim::Animator& a,
 }
 
 void record_entry(HistoryFrame& f, size_t index, const anim::Animator& a,
-                  const anim::PoseBound& bound, const ShownFrom* shown) {
+                  const anim::PoseBound& bound, const ShownFrom* shown, uint32_t repeats_back) {
   HistoryEntry& e = f.entries[index];
   e.setup = a.evaluated_setup().get();
   // Its room: up to the next entry's record (offsets are not written during the update).
   const size_t end = index + 1 < f.entries.size() ? f.entries[index + 1].offset : f.words.size();
   const auto room = std::span(f.words).subspan(e.offset, end - e.offset);
-  e.size = record_animator(a, a.root_transform(), room, shown);
+  e.size = repeats_back != 0 ? record_reference(a, repeats_back, a.root_transform(), room, shown)
+                             : record_animator(a, a.root_transform(), room, shown);
   // The pose's bound, placed by the root. Capsules reach beyond joints by their extents,
   // which assume the asset's scale bounds: void with additive layers on an asset that
   // animates scale (its fitted volumes say so; set_hit_volumes keeps that).

@@ -152,8 +152,8 @@ class PoseHistory {
 // 1. before the character update, each character's room: the words its record may take
 //    (record_bound, and room for a ShownFrom when `may_interpolate`; `record_words`, when not
 //    0, is that room, known without record_bound: a tick that does not evaluate the character
-//    writes the record of its last evaluation again, of at most history_record.h's
-//    record_words()). Any thread: it reads only the Animator.
+//    writes a reference to its last evaluation, of history_record.h's reference_words()).
+//    Any thread: it reads only the Animator.
 uint32_t entry_room(const anim::Animator& animator, bool may_interpolate = false,
                     uint32_t record_words = 0);
 //    Then, on the tick thread in increasing id order, each character's entry with that room
@@ -171,8 +171,10 @@ void record_entry(HistoryFrame& frame, size_t index, const anim::Animator& anima
                   std::span<const glm::mat4> model);
 //    Or, with the model-space bound of the pose shown already known (update-rate LOD: the
 //    pose's matrices were not computed), and what the tick showed when it interpolated
-//    (null or alpha 1: the Animator's last evaluated pose).
+//    (null or alpha 1: the Animator's last evaluated pose). `repeats_back` > 0: the tick did
+//    not evaluate the character, whose last evaluation was recorded that many frames before
+//    (a record_reference).
 void record_entry(HistoryFrame& frame, size_t index, const anim::Animator& animator,
-                  const anim::PoseBound& bound, const ShownFrom* shown);
+                  const anim::PoseBound& bound, const ShownFrom* shown, uint32_t repeats_back = 0);
 
 }  // namespace animd

@@ -13,13 +13,39 @@ void interpolate_shown(std::span<anim::Transform> from, std::span<const anim::Tr
   anim::blend(from, to, alpha, anim::JointMask{}, from);
 }
 
+anim::Status decode_entry(const PoseHistory& history, const HistoryFrame& f, const HistoryEntry& e,
+                          DecodedRecord& out) {
+  decode_record(f.record(e), out);
+  if (out.repeats_back == 0) return {};
+  // The entry's own parts; its morph words point into `f`, which outlives this call.
+  const uint32_t back = out.repeats_back;
+  const bool own_root = out.own_reported_root;
+  const anim::Transform reported = out.reported_root;
+  const std::span<const uint32_t> morph_words = out.morph_words;
+  const ShownFrom shown = out.shown;
+  const uint64_t tick = f.tick - std::min<uint64_t>(back, f.tick);
+  FrameRef evaluated = history.at_kept(tick);
+  const HistoryEntry* ee = evaluated ? evaluated->find(e.character) : nullptr;
+  if (!ee)
+    return anim::not_found("tick " + std::to_string(f.tick) + " repeats character " +
+                           std::to_string(e.character) + "'s pose evaluated at tick " +
+                           std::to_string(tick) + ", which has left the pose history");
+  decode_record(evaluated->record(*ee), out);
+  out.reported_root = own_root ? reported : out.inputs.root;
+  out.own_reported_root = own_root;
+  out.morph_words = morph_words;
+  out.shown = shown;
+  out.repeats_back = back;
+  return {};
+}
+
 anim::Status evaluate_shown(const PoseHistory& history, const HistoryFrame& f,
                             const HistoryEntry& e, ShownPoseScratch& s) {
   const anim::Asset& a = *f.assets[e.asset];
   const size_t n = static_cast<size_t>(a.skeleton.num_joints());
   s.locals.resize(n);
   s.model.resize(n);
-  decode_record(f.record(e), s.record);
+  if (auto decoded = decode_entry(history, f, e, s.record); !decoded) return decoded;
   anim::evaluate_pose(a.skeleton, a.clips, s.record.inputs, e.setup, s.pose, {s.locals, s.model});
   const ShownFrom shown = s.record.shown;
   if (shown.ticks_back == 0) return {};
@@ -33,7 +59,7 @@ anim::Status evaluate_shown(const PoseHistory& history, const HistoryFrame& f,
                            std::to_string(from_tick) + " and later, and tick " +
                            std::to_string(from_tick) + " has left the pose history");
   s.from.resize(n);
-  decode_record(from->record(*fe), s.from_record);
+  if (auto decoded = decode_entry(history, *from, *fe, s.from_record); !decoded) return decoded;
   anim::evaluate_pose(fa->skeleton, fa->clips, s.from_record.inputs, fe->setup, s.pose,
                       {s.from, s.model});
   interpolate_shown(s.from, s.locals, shown.alpha);

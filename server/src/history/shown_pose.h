@@ -24,6 +24,13 @@ struct ShownPoseScratch {
   std::vector<glm::mat4> model;         // the pose shown, model space
 };
 
+// Decodes entry `e` of frame `f` into `out`, following a record that repeats an earlier
+// evaluation (history_record.h, kReference) to the frame holding it: the inputs are that
+// evaluation's; the reported root, morph weights and shown part the entry's own. NOT_FOUND
+// (naming both ticks) when that frame has left `history`.
+anim::Status decode_entry(const PoseHistory& history, const HistoryFrame& f, const HistoryEntry& e,
+                          DecodedRecord& out);
+
 // Fills s.record, s.locals and s.model with what entry `e` of frame `f` showed. NOT_FOUND
 // (naming both ticks) when the tick interpolates from a frame that has left `history`.
 anim::Status evaluate_shown(const PoseHistory& history, const HistoryFrame& f,

@@ -34,14 +34,13 @@ inline void measure_character(const Character& c, bool lod, const CompactWatch& 
   p.id = c.id;
   p.num_joints = static_cast<uint32_t>(c.asset->skeleton.num_joints());
   p.num_morphs = static_cast<uint32_t>(a.morph_weights().size());
-  // A tick that does not evaluate it records its last evaluation again: of a size known
-  // from that record (evaluated_record_words), else bounded as an evaluation's.
+  // A tick that does not evaluate it refers to its last evaluation's record
+  // (record_reference); before its first, every tick evaluates it.
   const bool may_interpolate = lod && (c.interval > 1 || c.interpolated_from != 0);
   p.room_evaluated = entry_room(a, may_interpolate);
-  p.room_skipped = c.evaluated_record_words == 0
+  p.room_skipped = c.evaluated_tick == 0
                        ? p.room_evaluated
-                       : record_words(c.evaluated_record_words, a.root_transform(),
-                                      a.evaluated_root(), c.interpolated_from != 0);
+                       : reference_words(a, a.root_transform(), c.interpolated_from != 0);
   p.first_evaluation = c.evaluated_tick == 0;
   p.next_evaluation = c.next_evaluation;
   // Where it stands before the next update: one tick's motion does not carry a character

@@ -86,9 +86,6 @@ struct Character {
   std::vector<anim::Transform> interpolation_from;
   // Model-space bounds of A's and B's poses (anim::pose_bound).
   anim::PoseBound evaluated_bounds[2];
-  // The words of its last evaluation's record without a reported root or shown part
-  // (evaluated_record_words; 0: not known): the history's room for the ticks until the next.
-  uint32_t evaluated_record_words = 0;
   // Current values of each layer and goal, so that partial updates keep the rest.
   std::map<int, anim::AdditiveLayerUpdate> layers;
   std::map<int, float> goal_weights;

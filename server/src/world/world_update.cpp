@@ -159,7 +159,6 @@ struct UpdateJob {
       buffers.want_model = wants_model(j, c);
       c.animator.update(c.pending_dt + j.dt, buffers);
       c.pending_dt = 0.0f;
-      c.evaluated_record_words = 0;  // kept by update_at_rate only
       if (buffers.model_written) model = std::span(buffers.model).first(n);
     }
     finish_character(j, c, i, skip);
@@ -243,7 +242,9 @@ struct UpdateJob {
     }
     finish_character(j, c, i, !evaluate);
 
-    // What this tick shows.
+    // What this tick shows, and its record: a tick that did not evaluate the character
+    // refers to the record of its last evaluation.
+    const uint32_t repeats_back = evaluate ? 0u : static_cast<uint32_t>(j.tick - c.evaluated_tick);
     float alpha = 1.0f;
     if (c.interpolated_from != 0) {
       const double span = static_cast<double>(c.next_evaluation - c.evaluated_tick);
@@ -261,7 +262,7 @@ struct UpdateJob {
       both.radius =
           kInterpolatedBoundGrowth * std::max(glm::length(a.center - both.center) + a.radius,
                                               glm::length(b.center - both.center) + b.radius);
-      record_entry(*j.history, i, c.animator, both, &shown);
+      record_entry(*j.history, i, c.animator, both, &shown, repeats_back);
       const bool quantize_shown = j.snapshot->in_quant(i);
       if (j.palettes || quantize_shown) {
         const std::span<anim::Transform> locals = std::span(lod.shown).first(n);
@@ -279,16 +280,12 @@ struct UpdateJob {
         }
       }
     } else {
-      record_entry(*j.history, i, c.animator, c.evaluated_bounds[1], nullptr);
+      record_entry(*j.history, i, c.animator, c.evaluated_bounds[1], nullptr, repeats_back);
       if (j.palettes) {
         if (!evaluate) model = model_of_last_pose(c, buffers);
         const auto out = std::span(j.snapshot->palettes).subspan(c.palette_offset, n);
         anim::build_palette(c.animator.skeleton(), model, out);
       }
-    }
-    if (evaluate) {
-      const HistoryEntry& e = j.history->entries[i];
-      c.evaluated_record_words = evaluated_record_words(j.history->record(e));
     }
     if (j.quantize && j.snapshot->in_quant(i) && !j.snapshot->characters[i].quantized_in_update)
       quantize_character(*j.snapshot, i, c.animator, j.snapshot->quant_pull);

@@ -20,6 +20,7 @@
 #include "anim/loaders/builtin_character.h"
 #include "history/history_record.h"
 #include "history/pose_query.h"
+#include "history/shown_pose.h"
 #include "world/world.h"
 
 namespace animd {
@@ -355,6 +356,73 @@ TEST(HistoryRecord, WritesWithinItsBoundOrNothingAndReadsBackExactly) {
   EXPECT_EQ(d.inputs.fades[0].weight, in.fades[0].weight);
   EXPECT_EQ(d.inputs.root.scale, glm::vec3(2.0f));
   EXPECT_EQ(d.reported_root.translation, glm::vec3(1, 2, 3));
+}
+
+// A tick that did not evaluate a character refers to the record of its last evaluation: a
+// reference of 2 words (+10 for its own root, +2 for an interpolation), resolved through the
+// history to that evaluation's inputs with the tick's own root and shown part; refused, naming
+// both ticks, once the evaluation's frame has left the history.
+TEST(HistoryRecord, AReferenceRepeatsTheEvaluationItNames) {
+  const anim::Asset asset = anim::make_builtin_character();
+  anim::Animator a(asset.skeleton, asset.clips);
+  ASSERT_TRUE(a.play(asset.find_clip("walk")));
+  ASSERT_TRUE(a.crossfade(asset.find_clip("run"), 0.5f));
+  ASSERT_TRUE(a.update(0.1f));
+  const std::shared_ptr<const anim::Asset> owner = std::make_shared<const anim::Asset>(asset);
+  PoseHistory history(3, 0);
+  auto fill = [&](uint64_t tick, uint32_t ticks_back, const ShownFrom* shown) {
+    HistoryFrame& f = history.begin_tick(tick, 0.0);
+    const uint32_t room = ticks_back == 0 ? record_bound(a) + record_format::kShownWords
+                                          : reference_words(a, a.root_transform(), shown);
+    add_entry(f, 7, owner.get(), owner, room);
+    record_entry(f, 0, a, anim::PoseBound{}, shown, ticks_back);
+    const uint32_t size = f.entries[0].size;
+    history.publish();
+    return size;
+  };
+  EXPECT_EQ(fill(1, 0, nullptr), 13u);  // head, base, root, one fade
+  EXPECT_EQ(fill(2, 1, nullptr), 2u);   // the root did not move: head and ticks back
+  anim::Transform moved = a.root_transform();
+  moved.translation.x += 1.0f;
+  ASSERT_TRUE(a.set_root_transform(moved));
+  const ShownFrom shown{2, 0.25f};
+  EXPECT_EQ(fill(3, 2, &shown), 14u);  // + its own root and the interpolation
+
+  const anim::PoseInputs in = a.evaluated_inputs();
+  FrameRef f = history.at(3);
+  ASSERT_TRUE(f);
+  DecodedRecord d;
+  ASSERT_TRUE(decode_entry(history, *f, f->entries[0], d));
+  EXPECT_EQ(d.repeats_back, 2u);
+  EXPECT_EQ(d.inputs.base.clip, in.base.clip);
+  EXPECT_EQ(d.inputs.base.time, in.base.time);
+  ASSERT_EQ(d.inputs.fades.size(), 1u);
+  EXPECT_EQ(d.inputs.fades[0].weight, in.fades[0].weight);
+  EXPECT_TRUE(same_bits(d.inputs.root, in.root));
+  EXPECT_TRUE(same_bits(d.reported_root, moved));
+  EXPECT_EQ(d.shown.ticks_back, 2u);
+  EXPECT_EQ(d.shown.alpha, 0.25f);
+  FrameRef g = history.at(2);
+  ASSERT_TRUE(decode_entry(history, *g, g->entries[0], d));
+  EXPECT_TRUE(same_bits(d.reported_root, in.root));  // not moved: the evaluated root
+  EXPECT_EQ(d.shown.ticks_back, 0u);
+
+  // Tick 1 leaves the history (3 ticks kept): tick 3 can no longer be resolved.
+  g = FrameRef();
+  f = FrameRef();
+  fill(4, 0, nullptr);
+  FrameRef h = history.at(3);
+  ASSERT_TRUE(h);
+  const anim::Status refused = decode_entry(history, *h, h->entries[0], d);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.code(), anim::StatusCode::kNotFound);
+  EXPECT_NE(refused.message().find("tick 3 repeats character 7's pose evaluated at tick 1"),
+            std::string::npos)
+      << refused.message();
+  // A buffer one word short: nothing written.
+  std::vector<uint32_t> small(13, 0xdeadbeefu);
+  EXPECT_EQ(record_reference(a, 1, a.root_transform(), small, &shown), 0u);
+  for (uint32_t w : small) EXPECT_EQ(w, 0xdeadbeefu);
 }
 
 // State machines on the base and in two layers (one of them playing a blend space, one

@@ -19,6 +19,7 @@
 #include "anim/loaders/builtin_character.h"
 #include "history/history_record.h"
 #include "history/pose_query.h"
+#include "history/shown_pose.h"
 #include "snapshot_palettes.h"
 #include "world/world.h"
 
@@ -85,7 +86,7 @@ struct JointLodWorld {
     const HistoryEntry* e = f ? f->find(id) : nullptr;
     if (!e) return false;
     DecodedRecord r;
-    decode_record(f->record(*e), r);
+    EXPECT_TRUE(decode_entry(*world->history(), *f, *e, r)) << "tick " << t;
     return r.inputs.skip_detail;
   }
 

@@ -21,6 +21,7 @@
 #include "anim/loaders/builtin_character.h"
 #include "history/history_record.h"
 #include "history/pose_query.h"
+#include "history/shown_pose.h"
 #include "snapshot_palettes.h"
 #include "world/world.h"
 
@@ -65,14 +66,14 @@ struct TestWorld {
     EXPECT_NE(e, nullptr) << "tick " << t;
     if (!e) return -1.0f;
     DecodedRecord r;
-    decode_record(f->record(*e), r);
+    EXPECT_TRUE(decode_entry(*world->history(), *f, *e, r)) << "tick " << t;
     return r.inputs.base.time;
   }
   ShownFrom shown(uint32_t id, uint64_t t) {
     FrameRef f = world->history()->at(t);
     const HistoryEntry* e = f->find(id);
     DecodedRecord r;
-    decode_record(f->record(*e), r);
+    EXPECT_TRUE(decode_entry(*world->history(), *f, *e, r)) << "tick " << t;
     return r.shown;
   }
   uint32_t interval_of(uint32_t id) {
@@ -232,7 +233,7 @@ TEST(WorldUpdateRates, EveryTickRecordsEveryCharacterWhateverHappensBetweenEvalu
     for (const HistoryEntry& e : f->entries) {
       ASSERT_GT(e.size, 0u) << "character " << e.character << " has no record at tick " << t;
       DecodedRecord r;
-      decode_record(f->record(e), r);
+      ASSERT_TRUE(decode_entry(*w.world->history(), *f, e, r)) << "tick " << t;
       reported_roots += !(r.reported_root.translation == r.inputs.root.translation);
     }
     for (uint32_t id : {moved, replayed, still}) {
