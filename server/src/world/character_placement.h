@@ -52,10 +52,12 @@ struct CharacterPlacement {
   const std::shared_ptr<const animcodec::Layout>* layout_owner = nullptr;
   const anim::Animator* animator = nullptr;  // read when placing only when has_setups
 
-  // Placed for this tick: its history room, whether it is quantized, and offsets into the
+  // Placed for this tick: its history room, whether it is evaluated and quantized, and
+  // offsets into the
   // Snapshot::palettes, QuantFrame::joints (kNotQuantized: not quantized), the compact slots
   // (kNotQuantized: none) and Snapshot::morphs.
   uint32_t record_room = 0;
+  bool evaluates = true;  // the update evaluates it (else it shows its last evaluations)
   bool quantized = false;
   uint32_t palette_offset = 0;
   uint32_t quant_offset = kNotQuantized;

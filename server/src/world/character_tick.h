@@ -20,12 +20,6 @@ inline void prefetch_character(const Character& c) {
   c.animator.prefetch();
 }
 
-// Whether an update with allocated rates evaluates the character at `tick`: its first, then
-// its planned ones.
-inline bool due_at(const Character& c, uint64_t tick) {
-  return c.evaluated_tick == 0 || tick >= c.next_evaluation;
-}
-
 // The carried part of `p` (character_placement.h) from the character as it is now, for the
 // tick after: `lod`, update rates are allocated.
 inline void measure_character(const Character& c, bool lod, const CompactWatch& watch,

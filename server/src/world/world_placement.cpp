@@ -61,8 +61,9 @@ World::TickTotals World::place_tick(uint64_t tick, bool lod, bool quantize,
       characters_[i]->interpolation_from.resize(p.num_joints);
       p.needs_interpolation_room = false;
     }
-    const bool due = !lod || p.first_evaluation || tick >= p.next_evaluation;
-    p.record_room = due ? p.room_evaluated : p.room_skipped;
+    // With update rates: its first evaluation, then its planned ones.
+    p.evaluates = !lod || p.first_evaluation || tick >= p.next_evaluation;
+    p.record_room = p.evaluates ? p.room_evaluated : p.room_skipped;
     p.quantized = quantize && p.streamed;
     p.palette_offset = t.palettes;
     t.palettes += p.num_joints;

@@ -215,7 +215,7 @@ struct UpdateJob {
   static void update_at_rate(UpdateJob& j, Character& c, size_t i, anim::UpdateBuffers& buffers,
                              UpdateRateCounts& lod) {
     const size_t n = joint_count(c);
-    const bool evaluate = due_at(c, j.tick);
+    const bool evaluate = (*j.placements)[i].evaluates;  // as its history room was placed
     c.updated = evaluate;
     std::span<const glm::mat4> model;  // the evaluated pose's matrices, when computed
     if (evaluate) {
