@@ -19,11 +19,7 @@ namespace {
 using anim::v1::Request;
 
 anim::v1::CharacterInfo info_of(animclient::Client& c, uint32_t id) {
-  auto list = c.list_characters();
-  EXPECT_TRUE(list.ok());
-  if (list.ok())
-    for (const auto& ch : list->characters())
-      if (ch.character_id() == id) return ch;
+  if (auto ch = listed_character(c, id)) return *ch;
   ADD_FAILURE() << "no character " << id;
   return {};
 }

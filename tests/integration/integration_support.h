@@ -177,6 +177,16 @@ class DaemonDts {
   uint64_t last_;
 };
 
+// What list_characters says of character `id` (nullopt: not listed, or the call failed).
+inline std::optional<anim::v1::CharacterInfo> listed_character(animclient::Client& c, uint32_t id) {
+  auto list = c.list_characters();
+  EXPECT_TRUE(list.ok());
+  if (!list.ok()) return std::nullopt;
+  for (const auto& ch : list->characters())
+    if (ch.character_id() == id) return ch;
+  return std::nullopt;
+}
+
 // The daemon's first tick, from stats.
 inline uint64_t first_tick(animclient::Client& c) {
   auto s = c.stats();

@@ -35,12 +35,8 @@ anim::v1::LoadAssetRequest upload(const std::string& bytes, const std::string& n
 
 // Whether list_characters says `id` skips its detail joints.
 bool detail_skipped(animclient::Client& c, uint32_t id) {
-  auto list = c.list_characters();
-  EXPECT_TRUE(list.ok());
-  if (!list.ok()) return false;
-  for (const auto& ch : list->characters())
-    if (ch.character_id() == id) return ch.detail_skipped();
-  return false;
+  const auto ch = listed_character(c, id);
+  return ch && ch->detail_skipped();
 }
 
 TEST(JointLod, LoadAssetChoosesDetailJointsAndTheBudgetSkipsThem) {

@@ -26,12 +26,8 @@ Request significance(uint32_t id, float value, bool clear = false) {
 }
 
 uint32_t interval_of(animclient::Client& c, uint32_t id) {
-  auto list = c.list_characters();
-  EXPECT_TRUE(list.ok());
-  if (!list.ok()) return 0;
-  for (const auto& ch : list->characters())
-    if (ch.character_id() == id) return ch.update_interval();
-  return 0;
+  const auto ch = listed_character(c, id);
+  return ch ? ch->update_interval() : 0;
 }
 
 // Waits (bounded) until `id`'s interval satisfies `ok`.
