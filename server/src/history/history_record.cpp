@@ -104,6 +104,21 @@ size_t machine_words_of(const anim::PoseInputs& in) {
   return words;
 }
 
+// The last parts of every record, a reference's too: morph weights (kMorphs), shown (kShown).
+void read_morphs_and_shown(Reader& r, uint32_t head, DecodedRecord& out) {
+  out.morph_words = {};
+  if (head & kMorphs) {
+    const uint32_t n = r.u();
+    out.morph_words = std::span(r.p, n);
+    r.p += n;
+  }
+  out.shown = ShownFrom{};
+  if (head & kShown) {
+    out.shown.ticks_back = r.u();
+    out.shown.alpha = r.f();
+  }
+}
+
 }  // namespace
 
 uint32_t record_bound(const anim::Animator& a) {
@@ -283,17 +298,7 @@ void decode_record(std::span<const uint32_t> words, DecodedRecord& out) {
   if (head & kReference) {
     out.repeats_back = r.u();
     if (head & kReportedRoot) out.reported_root = r.transform();
-    out.morph_words = {};
-    if (head & kMorphs) {
-      const uint32_t n = r.u();
-      out.morph_words = std::span(r.p, n);
-      r.p += n;
-    }
-    out.shown = ShownFrom{};
-    if (head & kShown) {
-      out.shown.ticks_back = r.u();
-      out.shown.alpha = r.f();
-    }
+    read_morphs_and_shown(r, head, out);
     return;
   }
   const size_t fades = head & kFadeBits;
@@ -400,17 +405,7 @@ void decode_record(std::span<const uint32_t> words, DecodedRecord& out) {
     }
   }
   in.machine_layers = std::span(out.machine_layers).first(machines);
-  out.morph_words = {};
-  if (head & kMorphs) {
-    const uint32_t n = r.u();
-    out.morph_words = std::span(r.p, n);
-    r.p += n;
-  }
-  out.shown = ShownFrom{};
-  if (head & kShown) {
-    out.shown.ticks_back = r.u();
-    out.shown.alpha = r.f();
-  }
+  read_morphs_and_shown(r, head, out);
   in.fades = std::span(out.fades).first(fades);
   in.layers = std::span(out.layers).first(layers);
   in.goals = std::span(out.goals).first(goals);

@@ -178,10 +178,7 @@ struct Snapshot {
   template <class T>
   static const T* hold(std::vector<std::shared_ptr<const T>>& held,
                        const std::shared_ptr<const T>& p) {
-    for (auto it = held.rbegin(); it != held.rend(); ++it)
-      if (*it == p) return p.get();
-    held.push_back(p);
-    return p.get();
+    return hold(held, p.get(), p);
   }
   // The same, compared by address: `owner` (which owns `raw`) is read only when `raw` is not
   // held yet, so that a pass over many characters of a few assets reads none of them.
