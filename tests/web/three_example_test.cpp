@@ -128,14 +128,20 @@ TEST(ThreeExample, DrawsStreamedCharactersWhereTheDaemonPutsThem) {
   EXPECT_EQ(s.value("decodeErrors", -1), 0) << s.dump();
   EXPECT_TRUE(s["errors"].empty()) << s.dump();
 
-  // Two moments, the camera on the characters.
+  // Two moments, the camera on the characters as drawn (posed by the render loop).
+  auto drawn_after = [&](int more) {
+    const int then = page.evaluate(status).value("drawn", 0);
+    return wait_for([&](const json& st) { return st.value("drawn", 0) >= then + more; }, &s);
+  };
+  ASSERT_TRUE(drawn_after(3)) << "the page's render loop does not run: " << s.dump();
   ASSERT_EQ(page.evaluate("JSON.stringify(example.frame())"), json(true));
-  std::this_thread::sleep_for(200ms);
+  ASSERT_TRUE(drawn_after(3)) << "the page's render loop stopped: " << s.dump();
   const Image first = page.screenshot();
   ASSERT_GT(first.width, 0) << dt.last_error();
   const int frames_then = page.evaluate(status).value("frames", 0);
   ASSERT_TRUE(
       wait_for([&](const json& st) { return st.value("frames", 0) >= frames_then + 20; }, &s));
+  ASSERT_TRUE(drawn_after(3)) << "the page's render loop stopped: " << s.dump();
   const Image second = page.screenshot();
   ASSERT_EQ(second.width, first.width);
   const size_t pixels = size_t(first.width) * first.height;

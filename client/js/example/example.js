@@ -3,9 +3,10 @@
 // glTF (GLTFLoader, cloned per character), the others with meshes built from get_asset_data.
 // ?ws= names the daemon's WebSocket endpoint, ?token= its token.
 //
-// window.example: the client, the subscription, the ThreeCharacters, status(), frame()
-// (points the camera at every character) and view() (canvas, window and camera), for people
-// and for the browser test.
+// window.example: the client, the subscription, the ThreeCharacters, status() (frames: stream
+// frames received, drawn: frames rendered, objects: characters in the scene), frame()
+// (points the camera at every character) and view() (canvas, window, camera and the box it
+// was pointed at), for people and for the browser test.
 
 import * as THREE from "three";
 import { GLTFLoader } from "three/addons/loaders/GLTFLoader.js";
@@ -29,7 +30,7 @@ scene.add(sun);
 const camera = new THREE.PerspectiveCamera(40, Math.max(1, innerWidth) / Math.max(1, innerHeight), 0.05, 500);
 camera.position.set(0, 1.2, 5);
 
-const state = { frames: 0, decodeErrors: 0, lastError: "" };
+const state = { frames: 0, drawn: 0, decodeErrors: 0, lastError: "" };
 const gltfs = new Map();  // asset -> Promise of the loaded glTF
 function load(character) {
   const url = gltfUrls.get(character.asset);
@@ -45,6 +46,7 @@ function box(object) {
   return new THREE.Box3().setFromObject(object, true);
 }
 
+let framed = null;  // the box the camera was last pointed at
 function frame() {
   const all = new THREE.Box3();
   for (const id of characters.entries.keys()) {
@@ -53,6 +55,7 @@ function frame() {
     if (b && !b.isEmpty() && [b.min, b.max].every((v) => v.toArray().every(Number.isFinite))) all.union(b);
   }
   if (all.isEmpty()) return false;
+  framed = [all.min.toArray(), all.max.toArray()];
   const centre = all.getCenter(new THREE.Vector3()), size = all.getSize(new THREE.Vector3());
   const radius = Math.max(size.x, size.y, size.z) * 0.6;
   camera.position.set(centre.x, centre.y + radius * 0.2, centre.z + radius / Math.tan((camera.fov * Math.PI) / 360) * 1.3);
@@ -84,17 +87,18 @@ renderer.setAnimationLoop(() => {
   fit();
   characters.update();
   renderer.render(scene, camera);
+  state.drawn++;
 });
 
 window.example = {
   client, subscription, characters, frame, box, THREE,
   view: () => ({ canvas: [renderer.domElement.width, renderer.domElement.height], window: [innerWidth, innerHeight],
-    camera: camera.position.toArray(), aspect: camera.aspect }),
+    camera: camera.position.toArray(), aspect: camera.aspect, framed }),
   status: () => ({
     ...state,
     connected: client.connected,
     characters: subscription.characters.size,
-    objects: [...characters.entries.values()].filter((e) => e.object).length,
+    objects: [...characters.entries.values()].filter((e) => e.shown).length,
     errors: Object.fromEntries(characters.errors),
   }),
 };

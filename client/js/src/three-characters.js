@@ -1,8 +1,9 @@
 // Every character of a subscription as a three.js object under `parent`: the object comes
 // from options.load(character, assetData) (the page's own glTF of that asset, e.g.
 // SkeletonUtils.clone(gltf.scene); may return a promise) or, when it returns nothing, from
-// buildSkinnedMesh (get_asset_data). update() poses each between its last two frames; a
-// character that leaves the subscription is removed from `parent`. Assets without a mesh
+// buildSkinnedMesh (get_asset_data). An object joins `parent` (and "added" is emitted) once it
+// holds the daemon's pose, never in its rest pose; update() poses each between its last two
+// frames; a character that leaves the subscription is removed from `parent`. Assets without a mesh
 // (BVH captures) get no object. Problems (an object with no matching bone, a mesh that
 // cannot be built) are kept in `errors` (by character id) and emitted as "error".
 
@@ -16,7 +17,7 @@ export class ThreeCharacters extends Emitter {
     this.subscription = subscription;
     this.parent = parent;
     this.options = options;
-    this.entries = new Map();  // character id -> {character, binding, object}
+    this.entries = new Map();  // character id -> {character, binding, object, shown}
     this.errors = new Map();
     this.frozen = false;
     subscription.on("character", (c) => this.add(c));
@@ -25,7 +26,7 @@ export class ThreeCharacters extends Emitter {
   }
 
   async add(character) {
-    const entry = { character, binding: null, object: null };
+    const entry = { character, binding: null, object: null, shown: false };
     this.entries.set(character.id, entry);
     try {
       const data = await this.subscription.client.assetData(character.asset);
@@ -35,20 +36,29 @@ export class ThreeCharacters extends Emitter {
       const object = loaded || buildSkinnedMesh(data, this.options);
       entry.binding = new SkinnedCharacter(object, data, this.options);
       entry.object = object;
-      this.parent.add(object);
-      entry.binding.apply(character.b);
-      this.emit("added", character, object);
+      this.pose(entry, character.b);
     } catch (e) {
       this.errors.set(character.id, e.message);
       this.emit("error", e);
     }
   }
 
+  // Applies `sample` to the entry's object; the first one that fits puts the object in the scene.
+  pose(entry, sample) {
+    if (!entry.binding.apply(sample)) return false;
+    if (!entry.shown) {
+      entry.shown = true;
+      this.parent.add(entry.object);
+      this.emit("added", entry.character, entry.object);
+    }
+    return true;
+  }
+
   remove(id) {
     const entry = this.entries.get(id);
     if (!entry) return;
     this.entries.delete(id);
-    if (entry.object) {
+    if (entry.shown) {
       this.parent.remove(entry.object);
       this.emit("removed", id, entry.object);
     }
@@ -58,8 +68,8 @@ export class ThreeCharacters extends Emitter {
   // its last two frames. Nothing moves while frozen.
   update(now = performance.now() / 1000) {
     if (this.frozen) return;
-    for (const { character, binding } of this.entries.values())
-      if (binding) binding.apply(character.sample(now, this.subscription.frameSeconds));
+    for (const entry of this.entries.values())
+      if (entry.binding) this.pose(entry, entry.character.sample(now, this.subscription.frameSeconds));
   }
 
   // Stops update() and poses each character on its newest frame as received (no
@@ -68,8 +78,8 @@ export class ThreeCharacters extends Emitter {
   freeze() {
     this.frozen = true;
     const ticks = {};
-    for (const [id, { character, binding }] of this.entries)
-      if (binding && binding.apply(character.b)) ticks[id] = character.b.tick;
+    for (const [id, entry] of this.entries)
+      if (entry.binding && this.pose(entry, entry.character.b)) ticks[id] = entry.character.b.tick;
     return ticks;
   }
 
@@ -77,7 +87,8 @@ export class ThreeCharacters extends Emitter {
     this.frozen = false;
   }
 
-  // The object drawing character `id` (undefined until its asset arrived).
+  // The object drawing character `id` (undefined until its asset arrived; in the scene once
+  // posed).
   object(id) {
     return this.entries.get(id)?.object;
   }
