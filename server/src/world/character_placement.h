@@ -13,6 +13,8 @@
 #include <memory>
 #include <span>
 
+#include <glm/vec3.hpp>
+
 #include "anim/animator.h"
 #include "anim/asset.h"
 #include "snapshot/snapshot.h"
@@ -27,6 +29,16 @@ struct CompactWatch {
   bool all = false;
 };
 
+// Whether a compact subscription may encode a character at `position` (by id: `by_id`). One
+// tick's motion does not carry a character from outside a region's outer zone into its inner
+// one, where a region's members start, so the position before the update decides.
+inline bool compact_sees(const CompactWatch& watch, bool by_id, const glm::vec3& position) {
+  if (by_id || watch.all) return true;
+  for (const StreamRegion& region : watch.regions)
+    if (region.zone(position) != StreamRegion::Zone::kOutside) return true;
+  return false;
+}
+
 struct CharacterPlacement {
   // Carried (valid while `generation` is the World's placement generation; 0: stale).
   uint64_t generation = 0;
@@ -40,6 +52,11 @@ struct CharacterPlacement {
   // planned evaluation (it is due at a tick >= that).
   bool first_evaluation = true;
   uint64_t next_evaluation = 0;
+  // Its root position before the next update (world units) and whether a compact
+  // subscription names it by id: what `streamed` is decided from, again without reading the
+  // character when only the subscriptions' regions change (restream_placements()).
+  glm::vec3 position{0.0f};
+  bool watched_by_id = false;
   bool streamed = false;    // a compact subscription may encode it (by id, all or region)
   bool has_setups = false;  // its Animator holds a setup or an evaluated one
   // Its interval grew past 1 and the pose it interpolates from has no room yet.

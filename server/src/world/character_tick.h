@@ -37,12 +37,9 @@ inline void measure_character(const Character& c, bool lod, const CompactWatch& 
                        : reference_words(a, a.root_transform(), c.interpolated_from != 0);
   p.first_evaluation = c.evaluated_tick == 0;
   p.next_evaluation = c.next_evaluation;
-  // Where it stands before the next update: one tick's motion does not carry a character
-  // from outside a region's outer zone into its inner one, where a region's members start.
-  p.streamed = c.compact_watchers > 0 || watch.all;
-  const glm::vec3& position = a.root_transform().translation;
-  for (size_t k = 0; !p.streamed && k < watch.regions.size(); ++k)
-    p.streamed = watch.regions[k].zone(position) != StreamRegion::Zone::kOutside;
+  p.position = a.root_transform().translation;
+  p.watched_by_id = c.compact_watchers > 0;
+  p.streamed = compact_sees(watch, p.watched_by_id, p.position);
   p.has_setups = a.setup() != nullptr || a.evaluated_setup() != nullptr;
   p.needs_interpolation_room = lod && c.interval > 1 && c.interpolation_from.size() != p.num_joints;
   p.asset = c.asset.get();

@@ -454,7 +454,7 @@ void World::session_closed(uint64_t session_id, uint64_t tick) {
 
 void World::unwatch(const Watch& w) {
   if (w.all) --all_watchers_, compact_all_watchers_ -= w.compact;
-  if (w.all || w.region) stale_placements();  // who a compact subscription sees
+  if (w.compact && (w.all || w.region)) restream_placements();
   for (uint32_t id : w.ids)
     if (auto c = find_character(id, "")) {
       --(*c)->watchers;

@@ -449,6 +449,12 @@ class World {
   uint64_t measured_generation_ = 0;  // the generation every entry was last measured for
   bool placed_with_lod_ = false;      // the last update allocated rates (rooms depend on it)
   void stale_placements() { ++placement_generation_; }
+  // What the placements' `streamed` is valid for: bumped when a compact subscription's region
+  // or all-characters flag comes, goes or moves (restream_placements()); the next tick decides
+  // `streamed` again from the carried positions alone.
+  uint64_t watch_generation_ = 1;
+  uint64_t streamed_generation_ = 1;
+  void restream_placements() { ++watch_generation_; }
   // The compact region subscriptions' regions, gathered at every tick (kept for its capacity).
   std::vector<StreamRegion> compact_regions_;
   std::vector<uint32_t> interval_counts_;

@@ -458,7 +458,7 @@ anim::Expected<Subscribed> World::handle(const Subscribe& r, const CommandContex
     c.compact_watchers += w.compact;
   }
   if (w.all) ++all_watchers_, compact_all_watchers_ += w.compact;
-  if (w.all || w.region) stale_placements();  // who a compact subscription sees
+  if (w.compact && (w.all || w.region)) restream_placements();
   sessions_[session].subscriptions[r.subscription_id] = std::move(w);
   return Subscribed{r.subscription_id};
 }
@@ -490,7 +490,10 @@ Status World::handle(const UpdateSubscription& r, const CommandContext& ctx) {
   Watch& w = it->second;
   if (r.region && !w.region)
     return anim::invalid_argument(which + " follows characters, not a region");
-  if (r.region) w.region = r.region, stale_placements();
+  if (r.region) {
+    w.region = r.region;
+    if (w.compact) restream_placements();
+  }
   if (r.camera) w.camera = r.camera;
   if (r.clear_camera) w.camera.reset();
   return {};

@@ -30,6 +30,21 @@ struct MeasureJob {
   }
 };
 
+// Every placement's `streamed` decided again from its carried position (after a compact
+// subscription's region or all-characters flag changed).
+struct RestreamJob {
+  std::vector<CharacterPlacement>* placements;
+  CompactWatch watch;
+
+  static void run(void* self, size_t begin, size_t end, int /*thread*/) {
+    auto& j = *static_cast<RestreamJob*>(self);
+    for (size_t i = begin; i < end; ++i) {
+      CharacterPlacement& p = (*j.placements)[i];
+      p.streamed = compact_sees(j.watch, p.watched_by_id, p.position);
+    }
+  }
+};
+
 }  // namespace
 
 CompactWatch World::compact_watch() {
@@ -50,6 +65,12 @@ World::TickTotals World::place_tick(uint64_t tick, bool lod, bool quantize,
     MeasureJob job{&characters_, &placements_, lod, watch, placement_generation_};
     pool_.run(characters_.size(), &MeasureJob::run, &job);
     measured_generation_ = placement_generation_;
+    streamed_generation_ = watch_generation_;
+  }
+  if (streamed_generation_ != watch_generation_) {
+    RestreamJob job{&placements_, watch};
+    pool_.run(characters_.size(), &RestreamJob::run, &job);
+    streamed_generation_ = watch_generation_;
   }
   TickTotals t;
   for (size_t i = 0; i < characters_.size(); ++i) {

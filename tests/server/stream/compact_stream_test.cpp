@@ -262,6 +262,37 @@ TEST_F(CompactStreamTest, OnlyWhatACompactSubscriptionMayEncodeIsQuantized) {
   EXPECT_TRUE(receiver_.kinds[near].empty());
 }
 
+// Who is quantized follows the compact subscriptions' regions and flags from the next tick:
+// a region moved, a region or all-characters subscription added or removed. A float region
+// subscription quantizes nothing.
+TEST_F(CompactStreamTest, QuantizedCharactersFollowTheCompactRegionsFromTheNextTick) {
+  const uint32_t near = spawn(0.0f), far = spawn(50.0f);
+  ASSERT_TRUE(world_->execute(Unsubscribe{0}, Caller{kWatchingSession, 0}, tick_, 0.0));
+  StreamRegion region;
+  region.radius = 2.0f;
+  auto quantized = [&](const SnapshotPtr& snap) {
+    std::vector<uint32_t> ids;
+    for (size_t c = 0; c < snap->characters.size(); ++c)
+      if (snap->in_quant(c)) ids.push_back(snap->characters[c].id);
+    return ids;
+  };
+  const Caller caller{1, 0};
+  ASSERT_TRUE(world_->execute(Subscribe{{}, false, 2, region, false}, caller, tick_, 0.0));
+  EXPECT_TRUE(quantized(tick()).empty()) << "a float region subscription";
+  ASSERT_TRUE(world_->execute(Subscribe{{}, false, 3, region, true}, caller, tick_, 0.0));
+  EXPECT_EQ(quantized(tick()), std::vector<uint32_t>{near});
+  region.center = glm::vec3(50.0f, 0.0f, 0.0f);
+  ASSERT_TRUE(world_->execute(UpdateSubscription{3, region}, caller, tick_, 0.0));
+  EXPECT_EQ(quantized(tick()), std::vector<uint32_t>{far});
+  EXPECT_EQ(quantized(tick()), std::vector<uint32_t>{far}) << "a tick without a change";
+  ASSERT_TRUE(world_->execute(Unsubscribe{3}, caller, tick_, 0.0));
+  EXPECT_TRUE(quantized(tick()).empty());
+  ASSERT_TRUE(world_->execute(Subscribe{{}, true, 4, std::nullopt, true}, caller, tick_, 0.0));
+  EXPECT_EQ(quantized(tick()), (std::vector<uint32_t>{near, far}));
+  ASSERT_TRUE(world_->execute(Unsubscribe{4}, caller, tick_, 0.0));
+  EXPECT_TRUE(quantized(tick()).empty());
+}
+
 // Encodes `snap` for both subscriptions: one message each, the characters' bytes (the frame's
 // tail) the same.
 void expect_same_frames(StreamSubscription& one, StreamSubscription& two, const Snapshot& snap) {
