@@ -181,6 +181,10 @@ std::vector<prometheus::MetricFamily> Metrics::Collect() const {
   out.push_back(counter("animd_character_updates_skipped_total",
                         "Character-ticks not evaluated, shown between two evaluations.",
                         character_updates_skipped));
+  out.push_back(counter("animd_placement_misses_total",
+                        "Character-ticks whose history record or morph weights did not fit the "
+                        "room the tick placed for them, left out (0 unless a placement was stale).",
+                        placement_misses));
   {
     prometheus::ClientMetric fwd =
         value_metric(MetricType::Counter, static_cast<double>(clock_steps_forward.value()));

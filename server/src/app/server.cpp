@@ -152,6 +152,7 @@ bool Server::init() {
     om.reduced_rate_characters.set(m.reduced_rate_characters.load());
     om.detail_skipped_characters.set(m.detail_skipped_characters.load());
     om.character_updates_skipped.set_total(m.character_updates_skipped.load());
+    om.placement_misses.set_total(m.placement_misses.load());
     om.clock_steps_forward.set_total(m.clock_steps_forward.load());
     om.clock_steps_back.set_total(m.clock_steps_back.load());
     om.migrations_committed.set_total(m.migrations_committed.load());

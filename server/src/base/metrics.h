@@ -24,6 +24,10 @@ struct Metrics {
   std::atomic<uint32_t> reduced_rate_characters{0};
   std::atomic<uint32_t> detail_skipped_characters{0};  // joint LOD: detail joints at rest
   std::atomic<uint64_t> character_updates_skipped{0};
+  // Character-ticks whose data did not fit what the tick placed for them (world/
+  // character_placement.h: a change the placements missed): their history record or the morph
+  // weights beyond the placed count left out. Stays 0 unless a placement was stale.
+  std::atomic<uint64_t> placement_misses{0};
   // Tick numbering (tick/tick_numbering.h): the first tick this daemon ran (0: none yet),
   // tick numbers that never ran (overruns, pauses, forward wall-clock steps; total), and the
   // wall-clock steps seen between two ticks (more than one tick period apart from the steady

@@ -1,6 +1,7 @@
 // The per-tick update: World::update (every character advanced in parallel, the snapshot and
 // the history frame filled) and the events gathered after it.
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 
@@ -51,6 +52,8 @@ struct UpdateJob {
   const QuantRef* quant_recent = nullptr;
   bool pull = false;
   bool all_compact_watched = false;
+  // Counts the character-ticks that did not fit their placement (Metrics::placement_misses).
+  std::atomic<uint64_t>* placement_misses = nullptr;
 
   bool watched(const Character& c) const {
     if (c.watchers > 0) return true;
@@ -82,17 +85,21 @@ struct UpdateJob {
         update_at_rate(j, c, i, buffers, *lod);
       else
         update_every_tick(j, c, i, buffers);
+      // What does not fit the placement is left out and counted: more morph weights than
+      // were placed, a record the room did not hold, and a record pointing at a setup the
+      // frame does not keep alive (placing saw none). None happens while stale placements
+      // are measured afresh.
       SnapshotCharacter& sc = j.snapshot->characters[i];
-      if (sc.num_morphs > 0) {  // never more than were placed
-        const std::span<const float> w = c.animator.morph_weights().first(
-            std::min<size_t>(sc.num_morphs, c.animator.morph_weights().size()));
-        std::copy(w.begin(), w.end(), j.snapshot->morphs.begin() + sc.morph_offset);
-      }
+      const std::span<const float> weights = c.animator.morph_weights();
+      bool missed = weights.size() > sc.num_morphs;
+      const std::span<const float> placed =
+          weights.first(std::min<size_t>(sc.num_morphs, weights.size()));
+      std::copy(placed.begin(), placed.end(), j.snapshot->morphs.begin() + sc.morph_offset);
       CharacterPlacement& p = (*j.placements)[i];
-      // A record pointing at a setup the frame does not keep alive is dropped (placing saw
-      // none: it cannot happen while stale placements are measured afresh).
       HistoryEntry& e = j.history->entries[i];
       if (e.setup != nullptr && !p.has_setups) e = HistoryEntry{e.character, e.offset, 0, e.asset};
+      missed = missed || e.size == 0;
+      if (missed) j.placement_misses->fetch_add(1, std::memory_order_relaxed);
       // For the next tick, while the character's memory is at hand: what its update changed
       // (a tick that skipped it changes nothing of it but, maybe, its interval).
       if (c.updated || c.interval != interval || p.generation != j.generation)
@@ -424,6 +431,7 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
   job.quant_recent = quant_recent_;
   job.pull = pull;
   job.all_compact_watched = compact_all_watchers_ > 0;
+  job.placement_misses = &metrics_.placement_misses;
   if (lod)
     for (auto& t : lod_threads_) {
       t.histogram.fill(0);

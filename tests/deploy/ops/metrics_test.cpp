@@ -28,6 +28,7 @@ struct Values {
   long reduced_rate = 0;
   long detail_skipped = 0;
   unsigned long updates_skipped = 0;
+  unsigned long placement_misses = 0;
   unsigned long migrations_committed = 0, migrations_failed = 0, migrated_out = 0, migrated_in = 0;
   unsigned long overruns = 0, bytes_in = 0, bytes_out = 0, sent = 0, dropped = 0, requests = 0;
   unsigned long events_fired = 0, events_overflowed = 0, events_sent = 0, events_dropped = 0;
@@ -87,6 +88,11 @@ std::string expected(const Values& v) {
        "between two evaluations.\n";
   s += "# TYPE animd_character_updates_skipped_total counter\n";
   s += "animd_character_updates_skipped_total " + n(v.updates_skipped) + "\n";
+  s += "# HELP animd_placement_misses_total Character-ticks whose history record or morph "
+       "weights did not fit the room the tick placed for them, left out (0 unless a placement "
+       "was stale).\n";
+  s += "# TYPE animd_placement_misses_total counter\n";
+  s += "animd_placement_misses_total " + n(v.placement_misses) + "\n";
   s += "# HELP animd_clock_steps_total Wall-clock steps seen between two ticks, by direction.\n";
   s += "# TYPE animd_clock_steps_total counter\n";
   s += "animd_clock_steps_total{direction=\"forward\"} " + n(v.steps_forward) + "\n";
@@ -250,6 +256,8 @@ TEST(Metrics, TickHistogramBucketsAreCumulativeWithInclusiveUpperBounds) {
   v.detail_skipped = 120;
   m.character_updates_skipped.set_total(12345);
   v.updates_skipped = 12345;
+  m.placement_misses.set_total(3);
+  v.placement_misses = 3;
   m.clock_steps_forward.set_total(1);
   v.steps_forward = 1;
   //        .0005 .001 .002 .004 .006 .008 .01 .0125 .0167 .025 .05 +Inf

@@ -227,6 +227,7 @@ TEST(WorldUpdateRates, EveryTickRecordsEveryCharacterWhateverHappensBetweenEvalu
           w.run(CrossfadeClip{replayed, t % 10 ? "run" : "walk", 0.3f, true, 1.0f, false}, t));
     }
     SnapshotPtr s = w.tick(t);
+    ASSERT_EQ(w.metrics.placement_misses.load(), 0u) << "tick " << t;
     FrameRef f = w.world->history()->at(t);
     ASSERT_TRUE(f);
     ASSERT_EQ(f->entries.size(), 3u);

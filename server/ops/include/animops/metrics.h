@@ -121,6 +121,7 @@ class Metrics : public prometheus::Collectable {
   Gauge reduced_rate_characters;      // characters updated less often than every tick
   Gauge detail_skipped_characters;    // characters evaluated without their detail joints
   Counter character_updates_skipped;  // character-ticks shown between two evaluations
+  Counter placement_misses;           // character-ticks that did not fit their placement
   Counter clock_steps_forward;        // wall-clock steps forward seen between two ticks
   Counter clock_steps_back;           // ... and back
   Counter migrations_committed;       // migrations that left here, confirmed by their target
