@@ -1,10 +1,11 @@
 // The jobs' AVX2 variants (simd8.h: BlendJob and AdditiveJob eight joints at a time,
-// SamplingJob's rotations two blocks at a time) give the baseline's results bit for bit: each job
-// is run with them and without (simd::set_wide_enabled) on the same inputs, and the outputs
-// compared byte by byte. Poses of every length around the 8-joint groups, weights at and between
-// the ends, masks, blending in place, rotations close enough for nlerp and far enough for slerp;
-// and every clip of the public assets at every key, between keys and on a grid. Skipped where the
-// CPU has no AVX2 (the baseline alone runs there).
+// PaletteJob two columns of a product at a time, SamplingJob's rotations two blocks at a time)
+// give the baseline's results bit for bit: each job is run with them and without
+// (simd::set_wide_enabled) on the same inputs, and the outputs compared byte by byte. Poses of
+// every length around the 8-joint groups, weights at and between the ends, masks, blending in
+// place, rotations close enough for nlerp and far enough for slerp; random matrices with zeros
+// of both signs; and every clip of the public assets at every key, between keys and on a grid.
+// Skipped where the CPU has no AVX2 (the baseline alone runs there).
 #include <cstring>
 #include <random>
 #include <span>
@@ -18,6 +19,7 @@
 #include "anim/clip.h"
 #include "anim/loaders/gltf_loader.h"
 #include "anim/loaders/md5_loader.h"
+#include "anim/palette_job.h"
 #include "anim/sampling_job.h"
 #include "shared_assets.h"
 #include "simd_dispatch.h"
@@ -163,8 +165,45 @@ TEST_F(Avx2Variants, AdditiveJobGivesTheBaselinesBits) {
   EXPECT_EQ(compared, 8 * 3 * 6 * 2);
 }
 
+// Random matrices (affine and not, with exact zeros of both signs) through PaletteJob with
+// and without the AVX2 variant: the same bytes.
+TEST_F(Avx2Variants, PaletteJobGivesTheBaselinesBits) {
+  std::mt19937 rng(77);
+  std::uniform_real_distribution<float> value(-4.0f, 4.0f);
+  for (size_t n : {0u, 1u, 2u, 7u, 64u, 67u}) {
+    std::vector<glm::mat4> model(n), inverse_bind(n);
+    for (size_t j = 0; j < n; ++j)
+      for (int c = 0; c < 4; ++c)
+        for (int r = 0; r < 4; ++r) {
+          const int pick = static_cast<int>(rng() % 8);
+          model[j][c][r] = pick == 0 ? -0.0f : pick == 1 ? 0.0f : value(rng);
+          inverse_bind[j][c][r] = pick == 2 ? -0.0f : value(rng);
+        }
+    for (size_t j = 0; j < n; j += 2) model[j][0][3] = model[j][1][3] = model[j][2][3] = 0.0f;
+    auto run = [&] {
+      std::vector<PaletteMatrix> out(n);
+      EXPECT_TRUE((PaletteJob{model, inverse_bind, out}.run()));
+      return out;
+    };
+    simd::set_wide_enabled(true);
+    const std::vector<PaletteMatrix> wide = run();
+    simd::set_wide_enabled(false);
+    const std::vector<PaletteMatrix> narrow = run();
+    simd::set_wide_enabled(true);
+    ASSERT_EQ(wide.size(), narrow.size());
+    EXPECT_EQ(n == 0 ? 0 : std::memcmp(wide.data(), narrow.data(), n * sizeof(PaletteMatrix)), 0)
+        << n << " joints";
+    // And the product itself, for one joint by hand: row 1, column 3 of model * inverse_bind.
+    if (n > 0) {
+      const glm::mat4 p = model[0] * inverse_bind[0];
+      EXPECT_NEAR(wide[0].m[4 + 3], p[3][1], 1e-4f * (1.0f + std::abs(p[3][1])));
+    }
+  }
+}
+
 // A clip of n joints on one timeline of `keys` keys, rotations `step` radians apart per key
-// (small: the timeline's rotations are close and interpolate by nlerp; large: slerp).
+// (small: the timeline's rotations are close and interpolate by nlerp; large: slerp), and
+// random translations and scales on most joints (vector blocks of every count).
 Clip synthetic_clip(int n, int keys, float step, unsigned seed) {
   std::mt19937 rng(seed);
   std::normal_distribution<float> normal;
@@ -185,6 +224,21 @@ Clip synthetic_clip(int n, int keys, float step, unsigned seed) {
     }
     clip.quat_channels.push_back(std::move(c));
     clip.joints[static_cast<size_t>(j)].rotation = static_cast<int>(clip.quat_channels.size()) - 1;
+    // Every joint but each fifth a translation, every third a scale, on the same times.
+    std::uniform_real_distribution<float> coord(-3.0f, 3.0f);
+    for (int property = 0; property < 2; ++property) {
+      if (property == 0 ? j % 5 == 4 : j % 3 != 0) continue;
+      Channel<glm::vec3> v;
+      v.interpolation = Interpolation::kLinear;
+      for (int k = 0; k < keys; ++k) {
+        v.times.push_back(static_cast<float>(k) / 30.0f);
+        v.values.push_back(glm::vec3(coord(rng), coord(rng), coord(rng)));
+      }
+      clip.vec3_channels.push_back(std::move(v));
+      const int index = static_cast<int>(clip.vec3_channels.size()) - 1;
+      (property == 0 ? clip.joints[static_cast<size_t>(j)].translation
+                     : clip.joints[static_cast<size_t>(j)].scale) = index;
+    }
   }
   const Status s = clip.finalize(n);
   EXPECT_TRUE(s.is_ok()) << s.message();

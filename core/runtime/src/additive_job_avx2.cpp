@@ -67,6 +67,7 @@ size_t add_avx2(const float* base, const float* current, const float* reference,
     for (int l = 0; l < 8; ++l) w[l] = mask ? weight * mask[j + l] : weight;
     add8(base + j * kFloats, current + j * kFloats, reference + j * kFloats, w, out + j * kFloats);
   }
+  simd::end_wide();
   return j;
 }
 

@@ -50,16 +50,36 @@ void blend8(const float* a, const float* b, const float* w, float* out) {
   }
 }
 
+// Eight joints at one weight in (0, 1), as blend8 with that weight in every lane: every float
+// lerped eight at a time (the rotations' among them, then overwritten by their slerp).
+void blend8_uniform(const float* a, const float* b, F8 w, F8 v, float* out) {
+  const simd::QuatLanes<F8> q =
+      simd::slerp_shortest(simd::load_rotations8(a), simd::load_rotations8(b), w);
+  for (size_t k = 0; k < 8 * kFloats; k += 8)
+    simd::store8(out + k, simd::load8(a + k) * v + simd::load8(b + k) * w);
+  F4 lanes[8];
+  simd::unpack_rotations8(q, lanes);
+  for (int l = 0; l < 8; ++l) simd::store(out + l * kFloats + kRotation, lanes[l]);
+}
+
 }  // namespace
 
 size_t blend_avx2(const float* a, const float* b, float weight, const float* mask, float* out,
                   size_t n) {
   size_t j = 0;
+  if (mask == nullptr && weight > 0.0f && weight < 1.0f) {
+    const F8 w = simd::fill<F8>(weight), v = simd::fill<F8>(1.0f - weight);
+    for (; j + 8 <= n; j += 8)
+      blend8_uniform(a + j * kFloats, b + j * kFloats, w, v, out + j * kFloats);
+    simd::end_wide();
+    return j;
+  }
   float w[8];
   for (; j + 8 <= n; j += 8) {
     for (int l = 0; l < 8; ++l) w[l] = mask ? weight * mask[j + l] : weight;
     blend8(a + j * kFloats, b + j * kFloats, w, out + j * kFloats);
   }
+  simd::end_wide();
   return j;
 }
 

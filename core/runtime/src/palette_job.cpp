@@ -1,6 +1,8 @@
 #include "anim/palette_job.h"
 
+#include "palette_avx2.h"
 #include "simd4.h"
+#include "simd_dispatch.h"
 
 namespace anim {
 
@@ -13,6 +15,17 @@ bool PaletteJob::validate() const {
 bool PaletteJob::run() const {
   if (!validate()) return false;
   const size_t n = model.size();
+#if defined(ANIM_HAVE_AVX2_VARIANTS)
+  if (simd::wide_enabled()) {
+    // (The spans as floats without touching a member: an empty span's data() may be null.)
+    static_assert(sizeof(glm::mat4) == 16 * sizeof(float) &&
+                  sizeof(PaletteMatrix) == 12 * sizeof(float));
+    detail::palette_avx2(reinterpret_cast<const float*>(model.data()),
+                         reinterpret_cast<const float*>(inverse_bind.data()),
+                         reinterpret_cast<float*>(output.data()), n);
+    return true;
+  }
+#endif
   for (size_t j = 0; j < n; ++j) {
     const glm::mat4& m = model[j];
     const glm::mat4& ib = inverse_bind[j];

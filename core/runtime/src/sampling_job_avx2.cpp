@@ -46,6 +46,7 @@ uint32_t sample_rotations_avx2(const float* k0, const float* k1, float u, bool c
     scatter(simd::high_half(q.x), simd::high_half(q.y), simd::high_half(q.z), simd::high_half(q.w),
             targets + 4, out);
   }
+  simd::end_wide();
   return b;
 }
 

@@ -35,6 +35,16 @@ inline F8 fill<F8>(float x) {
 inline F8 load8(const float* p) {
   return {_mm256_loadu_ps(p)};
 }
+inline void store8(float* p, F8 a) {
+  _mm256_storeu_ps(p, a.v);
+}
+// Zeroes the upper halves of the 256-bit registers. Every AVX2 entry point calls it before
+// it returns: the baseline's SSE code that runs next pays for each instruction while they
+// are dirty, and the compiler does not always insert it (e.g. after a call that takes F8
+// arguments).
+inline void end_wide() {
+  _mm256_zeroupper();
+}
 // Lanes 0-3 from lo, 4-7 from hi.
 inline F8 join(F4 lo, F4 hi) {
   return {_mm256_set_m128(hi.v, lo.v)};
