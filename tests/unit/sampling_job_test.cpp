@@ -339,6 +339,46 @@ TEST(SamplingJob, CloseRotationKeysInterpolateToo) {
   }
 }
 
+// Rotations that move too far between keys for nlerp take the first lanes of their part
+// (coarse joints, then detail joints), in joint order, so that the other blocks interpolate by
+// nlerp alone; every joint still samples its own channel.
+TEST(SamplingJob, WideRotationsShareTheFirstLanesOfTheirPart) {
+  constexpr int kN = 12;
+  Clip clip;
+  clip.name = "mixed";
+  clip.joints.resize(kN);
+  const auto wide = [](int j) { return j == 3 || j == 7 || j == 10; };
+  for (int j = 0; j < kN; ++j) {
+    const glm::vec3 axis = glm::normalize(glm::vec3(1.0f, 0.1f * j, 0.5f));
+    std::vector<glm::quat> keys;
+    for (int k = 0; k < 4; ++k) keys.push_back(about(axis, (wide(j) ? 40.0 : 1.0) * k));  // degrees
+    clip.joints[j].rotation =
+        add_channel<glm::quat>(clip.quat_channels, Interpolation::kLinear, {0, 1, 2, 3}, keys);
+  }
+  ASSERT_TRUE(clip.finalize(kN).is_ok());
+  ASSERT_EQ(clip.tracks.timelines.size(), 1u);
+  auto joints_in_lanes = [](const ClipTimeline& t) {
+    std::vector<int> joints;
+    for (int32_t target : t.rotation_targets)
+      if (target >= 0) joints.push_back(target / 10);
+    return joints;
+  };
+  EXPECT_FALSE(clip.tracks.timelines[0].rotations_close);
+  EXPECT_EQ(joints_in_lanes(clip.tracks.timelines[0]),
+            (std::vector<int>{3, 7, 10, 0, 1, 2, 4, 5, 6, 8, 9, 11}));
+  const std::vector<uint8_t> detail = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1};
+  const ClipTracks with_detail = ClipTracks::build(clip, detail);
+  EXPECT_EQ(joints_in_lanes(with_detail.timelines[0]),
+            (std::vector<int>{3, 7, 0, 1, 2, 4, 5, 6, 10, 8, 9, 11}));
+  EXPECT_EQ(with_detail.timelines[0].coarse_rotation_blocks, 2u);
+  const std::vector<Transform> rest = make_rest(kN);
+  for (float t : {0.0f, 0.4f, 1.5f, 2.9f}) {
+    const std::vector<Transform> got = run_job(clip, t, rest);
+    for (int j = 0; j < kN; ++j)
+      expect_same_rotation(got[j].rotation, clip.quat_channels[j].sample(t), 1e-6f);
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // validate()
 
