@@ -47,6 +47,8 @@ struct CameraCone {
   // The cone's half-angle h, in (0, pi/2), as cos h and sin h.
   float cos_half = 1.0f;
   float sin_half = 0.0f;
+
+  bool operator==(const CameraCone&) const = default;
 };
 
 CameraCone camera_cone(const ViewCamera& camera);

@@ -22,6 +22,8 @@ struct StreamRegion {
   float outer_margin = 0.0f;   // metres, >= 0 and finite; 0 = no outer zone
   uint32_t outer_divisor = 1;  // outer-zone characters go out every Nth frame; >= 2 if margin > 0
 
+  bool operator==(const StreamRegion&) const = default;
+
   // Where a point (a character's root translation, world space) is: inside the shape, in
   // the outer zone (beyond the shape, within outer_margin of it), or outside both.
   Zone zone(const glm::vec3& p) const {

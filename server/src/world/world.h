@@ -76,8 +76,14 @@ struct Character {
   // Update-rate LOD (lod/update_rates.h; docs/animation.md, "Update rates").
   float significance_override = -1.0f;  // set_significance: in [0, 1]; < 0: none
   float significance = 1.0f;            // as the last update computed it, in [0, 1]
-  uint8_t interval = 1;                 // ticks between its evaluations from the next one on
-  uint64_t evaluated_tick = 0;          // B: its last evaluation (0: none yet)
+  // What the regions and cameras gave it (watched_significance, not watched), for the root
+  // position and the World's view generation it was computed at: a character that did not
+  // move under the same regions and cameras keeps it.
+  float view_significance = 0.0f;
+  glm::vec3 view_root{0.0f};
+  uint64_t view_generation = 0;  // 0: never computed
+  uint8_t interval = 1;          // ticks between its evaluations from the next one on
+  uint64_t evaluated_tick = 0;   // B: its last evaluation (0: none yet)
   // A: the evaluation before B when the ticks from B to the next evaluation show the
   // interpolation from A's pose to B's; 0 when they show B's pose.
   uint64_t interpolated_from = 0;
@@ -433,6 +439,11 @@ class World {
   // The cameras of every subscription, gathered at every tick with update rates allocated
   // (kept for its capacity, as watched_regions_).
   std::vector<CameraCone> watched_cameras_;
+  // The regions and cameras of the tick before, and a generation bumped whenever this tick's
+  // differ from them (Character::view_generation).
+  std::vector<StreamRegion> viewed_regions_;
+  std::vector<CameraCone> viewed_cameras_;
+  uint64_t view_generation_ = 1;
   // Update-rate LOD (world_lod.cpp): the policy, the pressure for the next tick, the cost
   // model the budget is turned into characters with, and per pool thread what the update
   // counted and its buffer for the interpolated poses.

@@ -35,6 +35,8 @@ struct UpdateJob {
   std::span<const StreamRegion> regions;  // region subscriptions: who is in one is watched
   // The subscriptions' cameras: significance only (lod/significance.h).
   std::span<const CameraCone> cameras = {};
+  // Changes whenever `regions` or `cameras` differ from the tick before's.
+  uint64_t view_generation = 0;
   // Update-rate LOD (lod/update_rates.h): off, every character is evaluated every tick (and
   // `degrade` applies).
   bool lod = false;
@@ -181,6 +183,18 @@ struct UpdateJob {
       quantize_character(*j.snapshot, i, c.animator, j.snapshot->quant_pull);
   }
 
+  // watched_significance for an unwatched character, kept while it neither moves nor sees
+  // the regions and cameras change.
+  static float view_significance(const UpdateJob& j, Character& c) {
+    const glm::vec3& root = c.animator.root_transform().translation;
+    if (c.view_generation != j.view_generation || c.view_root != root) {
+      c.view_significance = watched_significance(false, root, j.regions, j.cameras);
+      c.view_root = root;
+      c.view_generation = j.view_generation;
+    }
+    return c.view_significance;
+  }
+
   static size_t joint_count(const Character& c) {
     return static_cast<size_t>(c.asset->skeleton.num_joints());
   }
@@ -298,11 +312,9 @@ struct UpdateJob {
       quantize_character(*j.snapshot, i, c.animator, j.snapshot->quant_pull);
 
     // The next ticks' interval, from what watches the character now.
-    const float s =
-        c.significance_override >= 0.0f
-            ? c.significance_override
-            : watched_significance(c.watchers > 0 || j.all_watched,
-                                   c.animator.root_transform().translation, j.regions, j.cameras);
+    const float s = c.significance_override >= 0.0f   ? c.significance_override
+                    : c.watchers > 0 || j.all_watched ? 1.0f
+                                                      : view_significance(j, c);
     c.significance = s;
     const int interval = next_interval(s, c.interval, j.pressure, *j.policy);
     if (interval < c.interval)  // more significant: sooner, at once when every tick
@@ -404,6 +416,11 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
         if (w.region) watched_regions_.push_back(*w.region);
         if (lod && w.camera) watched_cameras_.push_back(camera_cone(*w.camera));
       }
+  if (watched_regions_ != viewed_regions_ || watched_cameras_ != viewed_cameras_) {
+    ++view_generation_;
+    viewed_regions_ = watched_regions_;
+    viewed_cameras_ = watched_cameras_;
+  }
   // A free encode stage takes this tick at once: it quantizes it too, between this tick and
   // the next (quantize_work.h). Not for paced subscriptions (they do not wait for the stage,
   // so their frames would wait for the next tick instead).
@@ -421,6 +438,7 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
                 watched_regions_};
   job.lod = lod;
   job.cameras = watched_cameras_;
+  job.view_generation = view_generation_;
   job.all_watched = all_watchers_ > 0;
   job.pressure = pressure_;
   job.policy = &rate_policy_;

@@ -281,6 +281,37 @@ TEST(WorldUpdateRates, ARiseInSignificanceGivesEveryTickFromTheNextTick) {
   EXPECT_EQ(w.interval_of(id), 4u);
 }
 
+// An unwatched character moved into a region subscription's shape, with nothing else changed:
+// every tick from the tick after the command; moved out again, back to the floor.
+TEST(WorldUpdateRates, MovingIntoARegionGivesEveryTickFromTheNextTick) {
+  TestWorld w(kTinyBudget, 4);
+  const uint32_t id = w.spawn("walk");
+  StreamRegion region;
+  region.center = glm::vec3(50.0f, 0.0f, 0.0f);
+  region.radius = 2.0f;
+  ASSERT_TRUE(w.run(Subscribe{{}, false, 7, region, true}, 1));
+  uint64_t t = 1;
+  for (; t <= 12; ++t) w.tick(t);
+  ASSERT_EQ(w.interval_of(id), 4u);
+  auto move_to = [&](float x) {
+    SetRootTransform r;
+    r.character = id;
+    r.root.translation = glm::vec3(x, 0.0f, 0.0f);
+    ASSERT_TRUE(w.run(r, t));
+  };
+  move_to(50.0f);
+  w.tick(t++);
+  EXPECT_EQ(w.interval_of(id), 1u);
+  for (uint64_t k = t; k <= t + 4; ++k) {
+    w.tick(k);
+    EXPECT_NE(w.evaluated_time(id, k), w.evaluated_time(id, k - 1)) << "not evaluated at " << k;
+  }
+  t += 5;
+  move_to(0.0f);
+  for (uint64_t k = t; k <= t + 4; ++k) w.tick(k);
+  EXPECT_EQ(w.interval_of(id), 4u);
+}
+
 TEST(WorldUpdateRates, SetSignificanceIsAllOrNone) {
   TestWorld w(kTinyBudget, 4);
   const uint32_t id = w.spawn("walk");
