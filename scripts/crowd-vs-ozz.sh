@@ -23,6 +23,7 @@
 #                      every 2 s) instead of spread over the cycle
 #   CROWD_BY_ID=1      subscribers watch their own connection's characters by id (N / 500
 #                      connections of 500) instead of regions of about 500
+#   CROWD_KEEP_LOG=F   copy the daemon's log to F when the run ends
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${1:-10000}
