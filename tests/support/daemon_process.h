@@ -10,10 +10,14 @@
 // The binary is $ANIMD_BIN if set, else the ANIMD_BIN compile definition (CMake:
 // ANIMD_BIN="$<TARGET_FILE:animd>"). The daemon's stdout and stderr go to a log file in a
 // private temporary folder (log_path(), log_tail()). POSIX only. Not thread-safe: one
-// test thread drives a DaemonProcess.
+// test thread drives a DaemonProcess. On Linux the daemon is killed when the process (the
+// thread) that started it ends without stopping it.
 
 #include <fcntl.h>
 #include <signal.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -99,9 +103,16 @@ class DaemonProcess {
     for (auto& a : argv_s) argv.push_back(a.data());
     argv.push_back(nullptr);
 
+    const pid_t parent = ::getpid();
     const pid_t pid = ::fork();
     if (pid < 0) return fail("fork failed");
     if (pid == 0) {
+#ifdef __linux__
+      // The daemon goes with the test process: one a timeout or a crash ends leaves no animd
+      // behind. (Tied to the thread that started it: the test thread, which outlives it.)
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (::getppid() != parent) ::_exit(127);
+#endif
       const int fd = ::open(log_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
       if (fd >= 0) {
         ::dup2(fd, 1);
@@ -160,13 +171,27 @@ class DaemonProcess {
     return exit_status_ = -1;
   }
 
-  bool running() const { return pid_ > 0; }
-  pid_t pid() const { return pid_; }
-  uint16_t port() const { return port_; }
-  std::string host() const { return "127.0.0.1"; }
-  const std::string& error() const { return error_; }
-  const std::string& log_path() const { return log_path_; }
-  const std::filesystem::path& temp_dir() const { return dir_.path(); }
+  bool running() const {
+    return pid_ > 0;
+  }
+  pid_t pid() const {
+    return pid_;
+  }
+  uint16_t port() const {
+    return port_;
+  }
+  std::string host() const {
+    return "127.0.0.1";
+  }
+  const std::string& error() const {
+    return error_;
+  }
+  const std::string& log_path() const {
+    return log_path_;
+  }
+  const std::filesystem::path& temp_dir() const {
+    return dir_.path();
+  }
 
   // The last `max_bytes` of the daemon's log, for failure messages.
   std::string log_tail(size_t max_bytes = 4000) const {
