@@ -46,7 +46,7 @@ LOG=$(mktemp)
 "$B/animd" --assets "$ASSETS" --port "$PORT" --http-port -1 --max-characters "$N" \
   --max-characters-per-connection "$N" "${EXTRA[@]}" >"$LOG" 2>&1 &
 PID=$!
-cleanup() { kill "$PID" 2>/dev/null || true; wait "$PID" 2>/dev/null || true; [ -n "${CROWD_KEEP_LOG:-}" ] && cp "$LOG" "$CROWD_KEEP_LOG"; rm -f "$LOG"; }
+cleanup() { kill "$PID" 2>/dev/null || true; wait "$PID" 2>/dev/null || true; [ -n "${CROWD_KEEP_LOG:-}" ] && { cp "$LOG" "$CROWD_KEEP_LOG" || true; }; rm -f "$LOG"; }
 trap cleanup EXIT
 for _ in $(seq 100); do "$B/animctl" --port "$PORT" stats >/dev/null 2>&1 && break; sleep 0.1; done
 

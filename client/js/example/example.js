@@ -49,8 +49,8 @@ function box(object) {
 let framed = null;  // the box the camera was last pointed at
 function frame() {
   const all = new THREE.Box3();
-  for (const id of characters.entries.keys()) {
-    const o = characters.object(id);
+  for (const [id, entry] of characters.entries) {
+    const o = entry.shown && characters.object(id);
     const b = o && box(o);
     if (b && !b.isEmpty() && [b.min, b.max].every((v) => v.toArray().every(Number.isFinite))) all.union(b);
   }

@@ -80,11 +80,16 @@ export class SkinnedCharacter {
     this.m = { world: new THREE.Matrix4(), before: new THREE.Matrix4(), p: new THREE.Matrix4(), parent: new THREE.Matrix4() };
   }
 
+  // Whether `sample` is one apply() takes: a sample of this skeleton (palette size).
+  fits(sample) {
+    return !!sample && sample.palette.length === 12 * this.numJoints;
+  }
+
   // Poses the object as `sample` says ({palette, root, morphWeights}, a Character's
-  // sample()). A sample for another skeleton (palette size) is refused: returns false and
-  // changes nothing.
+  // sample()), from where the object stands in its parents now. A sample that does not fit
+  // is refused: returns false and changes nothing.
   apply(sample) {
-    if (!sample || sample.palette.length !== 12 * this.numJoints) return false;
+    if (!this.fits(sample)) return false;
     const { world, before, p, parent } = this.m;
     world.fromArray(rootMatrix(sample.root));
     if (this.space) {

@@ -43,14 +43,15 @@ export class ThreeCharacters extends Emitter {
     }
   }
 
-  // Applies `sample` to the entry's object; the first one that fits puts the object in the scene.
+  // Applies `sample` to the entry's object; the first one that fits puts the object in the
+  // scene first (the pose is computed from where the object stands under `parent`).
   pose(entry, sample) {
-    if (!entry.binding.apply(sample)) return false;
-    if (!entry.shown) {
-      entry.shown = true;
-      this.parent.add(entry.object);
-      this.emit("added", entry.character, entry.object);
-    }
+    if (entry.shown) return entry.binding.apply(sample);
+    if (!entry.binding.fits(sample)) return false;
+    entry.shown = true;
+    this.parent.add(entry.object);
+    entry.binding.apply(sample);
+    this.emit("added", entry.character, entry.object);
     return true;
   }
 

@@ -16,6 +16,8 @@ export class SkinnedCharacter {
   readonly meshes: SkinnedMesh[];
   /** The tick of the last sample applied. */
   tick: number;
+  /** Whether apply() takes this sample (one of this skeleton: its palette size). */
+  fits(sample: Sample | null): boolean;
   /** Poses the bones (and morph weights); false for a sample of another skeleton. */
   apply(sample: Sample | null): boolean;
 }

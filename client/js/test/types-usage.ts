@@ -31,7 +31,7 @@ export async function example(scene: THREE.Scene, renderer: THREE.WebGLRenderer,
   const binding = new SkinnedCharacter(mesh, data, { space: scene });
   const c = subscription.characters.get(1);
   const s: Sample | null = c ? c.sample(performance.now() / 1000, subscription.frameSeconds) : null;
-  binding.apply(s);
+  if (binding.fits(s)) binding.apply(s);
   const skeleton = new compact.Skeleton(data.skeleton);
   const palette: Float32Array = compact.buildPalette(skeleton, compact.decodeFrame(skeleton, new Uint8Array(8))[0]);
   return palette.length + characters.errors.size;
