@@ -2,13 +2,18 @@
 // `npm ci` (the ctest fixture js_client_install): its compact decoder against the C++ codec
 // (the same frames, the same integers, palettes to float precision, as the Python decoder's
 // cross-language test), a bounded fuzz run of its decoders on random and mutated bytes, its
-// TypeScript declarations compiled with tsc (and a misuse refused), and `npm pack` from the
-// repository. Skips, saying why, without node or without the installed package.
+// TypeScript declarations compiled with tsc (and a misuse refused), a subscription's camera
+// set and cleared against a real daemon, and `npm pack` from the repository. Skips, saying
+// why, without node or without the installed package.
+#include <cmath>
+#include <fstream>
 #include <set>
+#include <thread>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "daemon_process.h"
 #include "js_support.h"
 #include "run_process.h"
 
@@ -121,6 +126,54 @@ TEST(JsClient, DeclarationsTypeCheck) {
 
 // `npm pack` from the repository's package (after `npm ci`): offline, the descriptor made from
 // proto/, the sources and declarations in, tests, examples and node_modules out.
+// A subscription's camera through the package against a real daemon (its /ws, update rates
+// on by default): the significances list_characters reports follow the camera at once, from
+// what it sees to what it sees when turned round, to the far region alone when cleared. The
+// expected values are lod/significance.h's rules worked out for these positions.
+TEST(JsClient, ACameraSetAndClearedAtRunTimeMovesTheSignificances) {
+  SKIP_WITHOUT_PACKAGE();
+  const auto probe =
+      animtest::run_process({jstest::node(), "--experimental-websocket", "-e",
+                             "process.exit(typeof WebSocket === 'function' ? 0 : 3)"});
+  if (probe.exit_code != 0)
+    GTEST_SKIP()
+        << "skipped: this node has no WebSocket (node >= 20.10 with --experimental-websocket)";
+  animtest::TempDir dir("js-camera");
+  const std::string port_file = (dir.path() / "http-port").string();
+  animtest::DaemonProcess daemon({"--http-port", "0", "--http-port-file", port_file});
+  ASSERT_TRUE(daemon.start()) << daemon.error() << daemon.log_tail();
+  unsigned port = 0;
+  for (int i = 0; i < 200 && port == 0; ++i) {
+    std::ifstream f(port_file);
+    if (!(f >> port)) std::this_thread::sleep_for(20ms);
+  }
+  ASSERT_GT(port, 0u) << daemon.log_tail();
+  const auto r = animtest::run_process({jstest::node(), "--experimental-websocket",
+                                        (jstest::package_dir() / "test" / "camera.mjs").string(),
+                                        "ws://127.0.0.1:" + std::to_string(port) + "/ws"},
+                                       {}, 60s);
+  ASSERT_EQ(r.exit_code, 0) << r.err << daemon.log_tail();
+  const json out = json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(out.is_object()) << r.out;
+  const std::string ahead = std::to_string(out["ahead"].get<int>());
+  const std::string behind = std::to_string(out["behind"].get<int>());
+  // The eye at (0, 1, 10); `ahead` at (0, 0, -5), 15.03 m away; `behind` at (0, 0, 40),
+  // 30.02 m away; the region a sphere of 1 m at (1000, 0, 0).
+  const double d_ahead = std::sqrt(1.0 + 15.0 * 15.0), d_behind = std::sqrt(1.0 + 30.0 * 30.0);
+  const double region_ahead = 0.6 / (1.0 + (std::sqrt(1000.0 * 1000.0 + 25.0) - 1.0) / 20.0);
+  const double region_behind = 0.6 / (1.0 + (std::sqrt(1000.0 * 1000.0 + 1600.0) - 1.0) / 20.0);
+  // Looking at `ahead`: on screen within 20 m (1); `behind` off screen (0.5 / (1 + d / 10)).
+  EXPECT_NEAR(out["before"][ahead].get<double>(), 1.0, 1e-4) << r.out;
+  EXPECT_NEAR(out["before"][behind].get<double>(), 0.5 / (1.0 + d_behind / 10.0), 1e-4) << r.out;
+  // Turned round: `behind` on screen beyond 20 m (20 / d), `ahead` off screen.
+  EXPECT_NEAR(out["turned"][ahead].get<double>(), 0.5 / (1.0 + d_ahead / 10.0), 1e-4) << r.out;
+  EXPECT_NEAR(out["turned"][behind].get<double>(), 20.0 / d_behind, 1e-4) << r.out;
+  // Cleared: the far region alone (0.6 / (1 + distance / 20)).
+  EXPECT_NEAR(out["cleared"][ahead].get<double>(), region_ahead, 1e-4) << r.out;
+  EXPECT_NEAR(out["cleared"][behind].get<double>(), region_behind, 1e-4) << r.out;
+  EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
+}
+
 TEST(JsClient, PacksFromTheRepository) {
   SKIP_WITHOUT_PACKAGE();
   const std::string npm = jstest::find_on_path({"npm"});
