@@ -27,6 +27,24 @@
 namespace anim {
 namespace {
 
+// f() once with the AVX2 variants and once without; both results.
+template <class F>
+auto both(F f) {
+  simd::set_wide_enabled(true);
+  auto wide = f();
+  simd::set_wide_enabled(false);
+  auto narrow = f();
+  simd::set_wide_enabled(true);
+  return std::pair{std::move(wide), std::move(narrow)};
+}
+
+// Whether two arrays of plain values hold the same bytes.
+template <class T>
+bool same_bytes(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() &&
+         (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
+}
+
 // Turns the AVX2 variants on for a test (skipping it where the CPU lacks them), and back to
 // the default after.
 class Avx2Variants : public ::testing::Test {
@@ -36,22 +54,7 @@ class Avx2Variants : public ::testing::Test {
     if (!simd::wide_enabled()) GTEST_SKIP() << "this CPU has no AVX2: only the baseline runs";
   }
   void TearDown() override { simd::set_wide_enabled(true); }
-
-  // f() once with the AVX2 variants and once without; both results.
-  template <class F>
-  static std::pair<std::vector<Transform>, std::vector<Transform>> both(F f) {
-    simd::set_wide_enabled(true);
-    std::vector<Transform> wide = f();
-    simd::set_wide_enabled(false);
-    std::vector<Transform> narrow = f();
-    simd::set_wide_enabled(true);
-    return {std::move(wide), std::move(narrow)};
-  }
 };
-
-bool same_bytes(const std::vector<Transform>& a, const std::vector<Transform>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(Transform)) == 0;
-}
 
 // Random poses; `spread` scales how far each rotation is from `near` (when given): small
 // spreads make every lane close (nlerp), large ones unrelated rotations (slerp), and mixed
@@ -185,14 +188,9 @@ TEST_F(Avx2Variants, PaletteJobGivesTheBaselinesBits) {
       EXPECT_TRUE((PaletteJob{model, inverse_bind, out}.run()));
       return out;
     };
-    simd::set_wide_enabled(true);
-    const std::vector<PaletteMatrix> wide = run();
-    simd::set_wide_enabled(false);
-    const std::vector<PaletteMatrix> narrow = run();
-    simd::set_wide_enabled(true);
-    ASSERT_EQ(wide.size(), narrow.size());
-    EXPECT_EQ(n == 0 ? 0 : std::memcmp(wide.data(), narrow.data(), n * sizeof(PaletteMatrix)), 0)
-        << n << " joints";
+    const auto [wide, narrow] = both(run);
+    ASSERT_EQ(wide.size(), n);
+    EXPECT_TRUE(same_bytes(wide, narrow)) << n << " joints";
     // And the product itself, for one joint by hand: row 1, column 3 of model * inverse_bind.
     if (n > 0) {
       const glm::mat4 p = model[0] * inverse_bind[0];
@@ -263,11 +261,7 @@ void compare_sampling(const Clip& clip, std::span<const Transform> rest,
       EXPECT_TRUE(job.run());
       return out;
     };
-    simd::set_wide_enabled(true);
-    const std::vector<Transform> wide = run();
-    simd::set_wide_enabled(false);
-    const std::vector<Transform> narrow = run();
-    simd::set_wide_enabled(true);
+    const auto [wide, narrow] = both(run);
     EXPECT_TRUE(same_bytes(wide, narrow)) << what << " at t " << t;
     ++*compared;
   }

@@ -6,16 +6,14 @@
 // set and cleared against a real daemon, and `npm pack` from the repository. Skips, saying
 // why, without node or without the installed package.
 #include <cmath>
-#include <fstream>
 #include <set>
-#include <thread>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "daemon_process.h"
 #include "js_support.h"
 #include "run_process.h"
+#include "ws_support.h"
 
 namespace {
 
@@ -138,21 +136,14 @@ TEST(JsClient, ACameraSetAndClearedAtRunTimeMovesTheSignificances) {
   if (probe.exit_code != 0)
     GTEST_SKIP()
         << "skipped: this node has no WebSocket (node >= 20.10 with --experimental-websocket)";
-  animtest::TempDir dir("js-camera");
-  const std::string port_file = (dir.path() / "http-port").string();
-  animtest::DaemonProcess daemon({"--http-port", "0", "--http-port-file", port_file});
-  ASSERT_TRUE(daemon.start()) << daemon.error() << daemon.log_tail();
-  unsigned port = 0;
-  for (int i = 0; i < 200 && port == 0; ++i) {
-    std::ifstream f(port_file);
-    if (!(f >> port)) std::this_thread::sleep_for(20ms);
-  }
-  ASSERT_GT(port, 0u) << daemon.log_tail();
-  const auto r = animtest::run_process({jstest::node(), "--experimental-websocket",
-                                        (jstest::package_dir() / "test" / "camera.mjs").string(),
-                                        "ws://127.0.0.1:" + std::to_string(port) + "/ws"},
-                                       {}, 60s);
-  ASSERT_EQ(r.exit_code, 0) << r.err << daemon.log_tail();
+  wstest::WebDaemon daemon;
+  ASSERT_TRUE(daemon.start()) << daemon.process().error() << daemon.process().log_tail();
+  const std::string port = std::to_string(daemon.http_port());
+  const auto r = animtest::run_process(
+      {jstest::node(), "--experimental-websocket",
+       (jstest::package_dir() / "test" / "camera.mjs").string(), "ws://127.0.0.1:" + port + "/ws"},
+      {}, 60s);
+  ASSERT_EQ(r.exit_code, 0) << r.err << daemon.process().log_tail();
   const json out = json::parse(r.out, nullptr, false);
   ASSERT_TRUE(out.is_object()) << r.out;
   const std::string ahead = std::to_string(out["ahead"].get<int>());
@@ -171,7 +162,7 @@ TEST(JsClient, ACameraSetAndClearedAtRunTimeMovesTheSignificances) {
   // Cleared: the far region alone (0.6 / (1 + distance / 20)).
   EXPECT_NEAR(out["cleared"][ahead].get<double>(), region_ahead, 1e-4) << r.out;
   EXPECT_NEAR(out["cleared"][behind].get<double>(), region_behind, 1e-4) << r.out;
-  EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
+  EXPECT_EQ(daemon.process().stop(), 0) << daemon.process().log_tail();
 }
 
 TEST(JsClient, PacksFromTheRepository) {
