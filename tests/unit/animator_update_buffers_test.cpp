@@ -2,6 +2,7 @@
 // to every character it updates. It must give bit for bit the pose, model matrices and
 // palette of the Animator's own update(dt), whatever else used the buffers in between; the
 // Animator's own matrices and palette wait (out of date, and saying so) until refreshed.
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <span>
@@ -10,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "anim/animator.h"
+#include "anim/joint_detail.h"
 #include "anim/loaders/builtin_character.h"
 #include "anim_test_rig.h"
 #include "every_feature_animator.h"
@@ -192,6 +194,67 @@ TEST(AnimatorUpdateBuffers, WithoutWantedMatricesTheLocalsAreTheSame) {
     ASSERT_TRUE(same_locals(a, b)) << "tick " << i;
     ASSERT_TRUE(same_matrices(lent_model(full, a), lent_model(locals_only, b))) << "tick " << i;
   }
+}
+
+// update(dt, buffers, previous) against update(dt, buffers) on a twin: the same poses, and
+// `previous` the pose from before each update. What `previous` held goes into the Animator's
+// storage and is filled with NaN first: a joint the update did not write would show.
+void expect_same_with_previous(Animator& plain, Animator& handing, int ticks) {
+  UpdateBuffers buffers_a, buffers_b;
+  std::vector<Transform> previous(handing.local_pose().locals.size());
+  for (int i = 0; i < ticks; ++i) {
+    const std::vector<Transform> before = handing.local_pose().locals;
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    for (Transform& t : previous)
+      t = Transform{glm::vec3(nan), glm::quat(nan, nan, nan, nan), glm::vec3(nan)};
+    const Transform* storage = previous.data();
+    ASSERT_TRUE(plain.update(kDt, buffers_a));
+    ASSERT_TRUE(handing.update(kDt, buffers_b, previous));
+    ASSERT_TRUE(same_locals(plain, handing)) << "tick " << i;
+    EXPECT_EQ(handing.local_pose().locals.data(), storage) << "storage exchanged, not copied";
+    ASSERT_EQ(previous.size(), before.size());
+    for (size_t j = 0; j < before.size(); ++j)
+      ASSERT_TRUE(animtest::same_transform_bits(previous[j], before[j])) << i << " joint " << j;
+  }
+}
+
+TEST(AnimatorUpdateBuffers, HandingOverThePreviousPoseChangesNoUpdate) {
+  const animtest::EveryFeatureRig rig;
+  Animator plain(rig.skeleton, rig.clips);
+  ASSERT_TRUE(rig.set_up(plain));
+  Animator handing = plain;
+  expect_same_with_previous(plain, handing, 120);
+
+  // Detail joints skipped: they are written too (the rest pose).
+  Asset builtin = make_builtin_character();
+  std::vector<int32_t> leaves;  // joints no other joint hangs from
+  for (int32_t j = 0; j < builtin.skeleton.num_joints(); ++j)
+    if (builtin.skeleton.parents[static_cast<size_t>(j)] >= 0 &&
+        std::find(builtin.skeleton.parents.begin(), builtin.skeleton.parents.end(), j) ==
+            builtin.skeleton.parents.end())
+      leaves.push_back(j);
+  ASSERT_TRUE(set_detail_joints(builtin, leaves));
+  ASSERT_FALSE(builtin.skeleton.detail_joints.empty());
+  Animator a(builtin.skeleton, builtin.clips);
+  ASSERT_TRUE(a.play(builtin.find_clip("walk")));
+  ASSERT_TRUE(a.crossfade(builtin.find_clip("run"), 0.5f));
+  a.set_skip_detail(true);
+  ASSERT_TRUE(a.skip_detail());
+  Animator b = a;
+  expect_same_with_previous(a, b, 40);
+
+  // A `previous` of another size is resized and takes a copy.
+  std::vector<Transform> small(2);
+  UpdateBuffers buffers;
+  const std::vector<Transform> before = b.local_pose().locals;
+  ASSERT_TRUE(b.update(kDt, buffers, small));
+  ASSERT_EQ(small.size(), before.size());
+  for (size_t j = 0; j < before.size(); ++j)
+    EXPECT_TRUE(animtest::same_transform_bits(small[j], before[j])) << "joint " << j;
+  // A refused dt changes nothing.
+  EXPECT_FALSE(b.update(-1.0f, buffers, small));
+  for (size_t j = 0; j < before.size(); ++j)
+    EXPECT_TRUE(animtest::same_transform_bits(small[j], before[j])) << "joint " << j;
 }
 
 }  // namespace

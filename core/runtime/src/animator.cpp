@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <string>
 
 #include "anim/blend.h"
@@ -358,6 +359,15 @@ Status Animator::update(float dt, UpdateBuffers& buffers) {
   return Status::ok();
 }
 
+Status Animator::update(float dt, UpdateBuffers& buffers, std::vector<Transform>& previous) {
+  if (!std::isfinite(dt) || dt < 0.0f) return kBadDt;
+  if (previous.size() == pose_.locals.size())
+    std::swap(previous, pose_.locals);
+  else
+    previous = pose_.locals;
+  return update(dt, buffers);
+}
+
 Status Animator::catch_up(float dt) {
   if (!std::isfinite(dt) || dt < 0.0f) return kBadCatchUpDt;
   advance(dt);
@@ -497,20 +507,33 @@ void Animator::refresh_model() {
 }
 
 namespace {
-// Prefetches the cache lines of [p, p + bytes), at most kLines of them.
+// Prefetches the cache lines [p, p + bytes) touches (bytes > 0), at most kLines of them.
 template <size_t kLines>
 void prefetch_lines(const void* p, size_t bytes) {
-  const char* c = static_cast<const char*>(p);
-  for (size_t i = 0; i < kLines && i * 64 < bytes; ++i) __builtin_prefetch(c + i * 64);
+  const uintptr_t first = reinterpret_cast<uintptr_t>(p) & ~uintptr_t{63};
+  const uintptr_t last = (reinterpret_cast<uintptr_t>(p) + bytes - 1) & ~uintptr_t{63};
+  for (size_t i = 0; i < kLines && first + i * 64 <= last; ++i)
+    __builtin_prefetch(reinterpret_cast<const void*>(first + i * 64));
+}
+
+// The distance in bytes from `from` to `to`, two members of one object.
+size_t bytes_between(const void* from, const void* to) {
+  return static_cast<size_t>(static_cast<const char*>(to) - static_cast<const char*>(from));
 }
 }  // namespace
 
 void Animator::prefetch() const {
-  prefetch_lines<2>(this, sizeof(*this));
-  prefetch_lines<2>(&root_, sizeof(root_));
-  prefetch_lines<4>(&inputs_, sizeof(inputs_));
+  // The members every update checks (to the machine's first line), then the inputs it
+  // gathers, the main track's clocks and its first fades.
+  prefetch_lines<9>(this, bytes_between(this, &machine_) + 1);
+  prefetch_lines<5>(&inputs_, sizeof(inputs_));
   prefetch_lines<4>(&main_, sizeof(main_));
   prefetch_lines<2>(&fade_inputs_, sizeof(fade_inputs_));
+}
+
+void Animator::prefetch_state() const {
+  prefetch_lines<3>(this, bytes_between(this, &morph_weights_) + sizeof(morph_weights_));
+  prefetch_lines<2>(&inputs_.root, sizeof(inputs_.root));
 }
 
 void Animator::regrow_own_buffers() {

@@ -11,12 +11,16 @@
 
 namespace animd {
 
-// Asks for a character's first lines and its Animator's (what the update reads of it first)
-// to be brought into the cache.
-inline void prefetch_character(const Character& c) {
+// Asks for what any tick reads of a character (evaluated or skipped) to be brought into the
+// cache: its first lines and its Animator's state (anim::Animator::prefetch_state).
+inline void prefetch_character_state(const Character& c) {
   const char* p = reinterpret_cast<const char*>(&c);
-  const char* end = reinterpret_cast<const char*>(&c.layers);
+  const char* end = reinterpret_cast<const char*>(&c.animator);
   for (; p < end; p += 64) __builtin_prefetch(p);
+  c.animator.prefetch_state();
+}
+// The same for the rest of what an update that evaluates it reads first.
+inline void prefetch_character_update(const Character& c) {
   c.animator.prefetch();
 }
 

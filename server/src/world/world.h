@@ -46,7 +46,9 @@
 
 namespace animd {
 
-struct Character {
+// Cache-line aligned: the update reads its first four lines, then its Animator's, whose
+// layout (anim/animator.h) counts in lines from its start.
+struct alignas(64) Character {
   Character(uint32_t id, AssetPtr asset, uint64_t owner, uint64_t spawn_tick);
 
   uint32_t id;
@@ -92,12 +94,13 @@ struct Character {
   std::vector<anim::Transform> interpolation_from;
   // Model-space bounds of A's and B's poses (anim::pose_bound).
   anim::PoseBound evaluated_bounds[2];
-  // Current values of each layer and goal, so that partial updates keep the rest.
-  std::map<int, anim::AdditiveLayerUpdate> layers;
-  std::map<int, float> goal_weights;
-  // Last: what every tick reads of a character comes first, in a few cache lines, and the
+  // What every tick reads of a character comes first, in a few cache lines, and the
   // Animator's own layout orders its part.
   anim::Animator animator;  // its history is in World::history()
+  // Current values of each layer and goal, so that partial updates keep the rest (commands
+  // only).
+  std::map<int, anim::AdditiveLayerUpdate> layers;
+  std::map<int, float> goal_weights;
 };
 
 // What one pool thread's share of an update with allocated rates counted (World::update), and

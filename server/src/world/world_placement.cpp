@@ -21,10 +21,13 @@ struct MeasureJob {
   static void run(void* self, size_t begin, size_t end, int /*thread*/) {
     auto& j = *static_cast<MeasureJob*>(self);
     constexpr size_t kAhead = 4;
-    for (size_t i = begin; i < std::min(end, begin + kAhead); ++i)
-      prefetch_character(*(*j.characters)[i]);
+    auto ahead = [&](size_t k) {
+      prefetch_character_state(*(*j.characters)[k]);
+      prefetch_character_update(*(*j.characters)[k]);
+    };
+    for (size_t i = begin; i < std::min(end, begin + kAhead); ++i) ahead(i);
     for (size_t i = begin; i < end; ++i) {
-      if (i + kAhead < end) prefetch_character(*(*j.characters)[i + kAhead]);
+      if (i + kAhead < end) ahead(i + kAhead);
       measure_character(*(*j.characters)[i], j.lod, j.watch, j.generation, (*j.placements)[i]);
     }
   }

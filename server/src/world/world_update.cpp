@@ -75,11 +75,19 @@ struct UpdateJob {
     auto& j = *static_cast<UpdateJob*>(self);
     anim::UpdateBuffers& buffers = (*j.buffers)[static_cast<size_t>(thread)];
     UpdateRateCounts* lod = j.lod ? &(*j.lod_threads)[static_cast<size_t>(thread)] : nullptr;
-    constexpr size_t kAhead = 2;
-    for (size_t i = begin; i < std::min(end, begin + kAhead); ++i)
-      prefetch_character(*(*j.characters)[i]);
+    // What every tick reads of a character is asked for kStateAhead characters ahead (a
+    // skipped character takes little time), the rest of an evaluation's kUpdateAhead ahead;
+    // with allocated rates only for the characters this tick evaluates.
+    constexpr size_t kStateAhead = 8, kUpdateAhead = 2;
+    auto state_ahead = [&](size_t k) { prefetch_character_state(*(*j.characters)[k]); };
+    auto update_ahead = [&](size_t k) {
+      if (!j.lod || (*j.placements)[k].evaluates) prefetch_character_update(*(*j.characters)[k]);
+    };
+    for (size_t i = begin; i < std::min(end, begin + kStateAhead); ++i) state_ahead(i);
+    for (size_t i = begin; i < std::min(end, begin + kUpdateAhead); ++i) update_ahead(i);
     for (size_t i = begin; i < end; ++i) {
-      if (i + kAhead < end) prefetch_character(*(*j.characters)[i + kAhead]);
+      if (i + kStateAhead < end) state_ahead(i + kStateAhead);
+      if (i + kUpdateAhead < end) update_ahead(i + kUpdateAhead);
       Character& c = *(*j.characters)[i];
       place(j, c, i);
       const uint8_t interval = c.interval;
@@ -243,12 +251,12 @@ struct UpdateJob {
       const uint64_t next = next_on_phase(j.tick, c.id, c.interval);
       const bool interpolates =
           next - j.tick > 1 && c.evaluated_tick != 0 && c.interpolation_from.size() == n;
-      if (interpolates) {
-        const auto& locals = c.animator.local_pose().locals;
-        std::copy(locals.begin(), locals.end(), c.interpolation_from.begin());
-      }
       buffers.want_model = wants_model(j, c);
-      c.animator.update(c.pending_dt + j.dt, buffers);
+      // Interpolating: the pose before this evaluation becomes A (the storage is exchanged).
+      if (interpolates)
+        c.animator.update(c.pending_dt + j.dt, buffers, c.interpolation_from);
+      else
+        c.animator.update(c.pending_dt + j.dt, buffers);
       c.pending_dt = 0.0f;
       c.interpolated_from = interpolates ? c.evaluated_tick : 0;
       c.evaluated_tick = j.tick;

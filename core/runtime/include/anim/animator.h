@@ -334,6 +334,12 @@ class Animator {
   // Animator's own scratch and matrices would be cold memory at every update.
   // No lock; no allocation once the buffers are sized (UpdateBuffers::reserve).
   Status update(float dt, UpdateBuffers& buffers);
+  // update(dt, buffers) that also hands over the local pose from before it: on return
+  // `previous` holds that pose (one Transform per joint) and local_pose() the new one. When
+  // `previous` already has one entry per joint the two exchange their storage (no copy, no
+  // allocation: every update writes every joint's local transform); otherwise it is resized
+  // and the pose copied. For a host that interpolates between its last two evaluations.
+  Status update(float dt, UpdateBuffers& buffers, std::vector<Transform>& previous);
   // Advances the state by dt seconds (finite, >= 0) exactly as update(dt) advances it, without
   // evaluating the pose: for a host that evaluates a character less often than it steps time
   // and must bring its clocks up to date before a command (the daemon's update rates). Every
@@ -365,6 +371,9 @@ class Animator {
   // evaluated inputs, read first. A hint for a caller about to update many Animators in turn:
   // no effect on any result.
   void prefetch() const;
+  // The same hint for a caller that reads the state without updating it: the root, the
+  // morph weights, skip_detail(), and the last evaluation's root and setup.
+  void prefetch_state() const;
   // Whether model_matrices() are those of local_pose() (false after update(dt, buffers),
   // until refresh_model() or refresh_palette()).
   bool model_current() const { return model_current_; }
@@ -534,14 +543,35 @@ class Animator {
   int next_layer_id_ = 1;
   int next_goal_id_ = 1;
   Transform root_;
+  // The setup of the last evaluation (with inputs_ below), and its morph weights.
+  std::shared_ptr<const PoseSetup> evaluated_setup_;
+  std::vector<float> morph_weights_;
   RootMotionInput motion_input_;  // joint -1 while root motion is off
   bool root_set_ = false;         // set_root_transform since the last update
   RootMotion last_root_motion_;
   RootMotion rest_frame_;  // the joint's motion frame in the rest pose
   RootMotionOptions root_motion_;
   std::shared_ptr<const PoseSetup> setup_;  // layers_ and goals_ setups; null when none
-  // The setup of the last evaluation (with inputs_ below).
-  std::shared_ptr<const PoseSetup> evaluated_setup_;
+  // What every update checks, whether the character uses it or not: the parameters in use,
+  // the held pose (in setup_->held: its weight for the next evaluation and its blend-out), the
+  // morph targets (the layout, null: none; the overrides in use), the events (the table; what the
+  // last update fired; fired_ holding a catch_up's events for the next update, which adds its own,
+  // then clears them); and below, the main track's state machine, whose first line says whether one
+  // runs.
+  int num_params_ = 0;
+  float held_weight_ = 0.0f;
+  float held_from_ = 0.0f;           // the weight its blend-out started from
+  float held_out_duration_ = -1.0f;  // < 0: not blending out
+  float held_out_elapsed_ = 0.0f;
+  int num_morph_overrides_ = 0;
+  int num_fired_ = 0;
+  bool events_held_ = false;
+  uint64_t events_overflowed_ = 0;
+  std::shared_ptr<const ClipEventTable> events_;
+  std::shared_ptr<const MorphLayout> morph_layout_;
+  // The machine layers' inputs of the last evaluation, in layer order (made with the first
+  // machine layer, then kept).
+  Boxed<std::array<MachineLayerInput, kMaxMachineLayers>> machine_layer_inputs_;
   std::vector<Layer> layers_;  // capacity kMaxLayers once a layer exists (cursors stay put)
   std::vector<Goal> goals_;
   Pose pose_;
@@ -549,6 +579,7 @@ class Animator {
   std::vector<PaletteMatrix> palette_;
   bool model_current_ = true;    // model_ matches pose_ (see model_current())
   bool palette_current_ = true;  // palette_ matches model_ (see palette_current())
+  MachineDriver machine_;        // on the main track
 
   // The last evaluation's inputs. The spans of inputs_ only say how many entries of the
   // arrays are in use (copying an Animator copies them as they are).
@@ -580,20 +611,9 @@ class Animator {
   void regrow_own_buffers();
   // Blend spaces and parameters.
   std::shared_ptr<const BlendSpaceTable> spaces_;
-  int num_params_ = 0;
   std::array<Parameter, kMaxParameters> params_{};
-  // The held pose (in setup_->held): its weight for the next evaluation and its blend-out.
-  float held_weight_ = 0.0f;
-  float held_from_ = 0.0f;           // the weight its blend-out started from
-  float held_out_duration_ = -1.0f;  // < 0: not blending out
-  float held_out_elapsed_ = 0.0f;
   void advance_held_pose(float dt);
-  // Morph targets: the layout (null: none), the last evaluation's weights and the game's
-  // overrides (one entry per weight once a layout is set).
-  std::shared_ptr<const MorphLayout> morph_layout_;
-  std::vector<float> morph_weights_;
-  std::vector<MorphOverride> morph_overrides_;
-  int num_morph_overrides_ = 0;
+  std::vector<MorphOverride> morph_overrides_;  // one per morph weight once a layout is set
   void advance_morph_overrides(float dt);
   void evaluate_morphs(PoseScratch& scratch);
   Status check_morph_command(const char* what, float blend_time) const;
@@ -601,19 +621,9 @@ class Animator {
   // desc's morph target names; nothing to do without a layout and names.
   Status morph_layer_setup(const std::string& who, const std::vector<std::string>& targets,
                            int reference_clip, float reference_time, LayerSetup& setup) const;
-  MachineDriver machine_;  // on the main track
-  // The machine layers' inputs of the last evaluation, in layer order (made with the first
-  // machine layer, then kept).
-  Boxed<std::array<MachineLayerInput, kMaxMachineLayers>> machine_layer_inputs_;
   int num_triggers_ = 0;
   std::array<Trigger, kMaxTriggers> triggers_{};
-  // Events: the table, and what the last update fired.
-  std::shared_ptr<const ClipEventTable> events_;
-  int num_fired_ = 0;
-  uint64_t events_overflowed_ = 0;
-  // fired_ holds a catch_up's events for the next update (which adds its own, then clears it).
-  bool events_held_ = false;
-  std::array<FiredEvent, kMaxFiredEvents> fired_{};
+  std::array<FiredEvent, kMaxFiredEvents> fired_{};  // the last update's: num_fired_ of them
 };
 
 }  // namespace anim
