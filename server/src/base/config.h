@@ -68,7 +68,8 @@ struct Config {
   uint32_t max_hit_query_poses = 256;  // characters one raycast / overlap_sphere may pose
   // Update-rate LOD (docs/animation.md, "Update rates"): the wall time per tick the
   // characters' update may take, in milliseconds. < 0: auto (kAutoBudgetShare of the tick
-  // period); +infinity: unlimited (every character evaluated every tick, no allocation).
+  // period, less for a while after a tick overran: lod/update_rates.h); +infinity: unlimited
+  // (every character evaluated every tick, no allocation).
   double anim_budget_ms = -1.0;
   // The floor of the update rate: every character is evaluated at least every this many
   // ticks, in [1, 16] (1: no reduced rates).

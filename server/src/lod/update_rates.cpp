@@ -69,6 +69,11 @@ float choose_pressure(const SignificanceHistogram& h, double capacity, float cur
   return std::min(current, grid(relieved));
 }
 
+double next_auto_budget_share(double share, bool overran, double max_share) {
+  if (overran) return std::max(kMinAutoBudgetShare, share * kAutoBudgetBackoff);
+  return std::min(max_share, share + kAutoBudgetRecovery);
+}
+
 void TickCostModel::observe(double update_ms, size_t evaluated, size_t skipped,
                             float skipped_cost) {
   const double units = static_cast<double>(evaluated) + skipped_cost * static_cast<double>(skipped);

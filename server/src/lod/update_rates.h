@@ -59,6 +59,17 @@ double predicted_cost(const SignificanceHistogram& histogram, float pressure,
 float choose_pressure(const SignificanceHistogram& histogram, double capacity, float current,
                       const RatePolicy& policy);
 
+// The automatic budget (--anim-budget-ms auto) as a share of the tick period, from the share
+// of the tick before and whether that tick overran its period: it keeps the whole tick under
+// its period when other work (the encode stage, the network, other processes) takes the cores
+// at times. After a tick that overran the share drops by kAutoBudgetBackoff, not below
+// kMinAutoBudgetShare; after each tick that did not, it climbs back by kAutoBudgetRecovery, up
+// to `max_share` (Config::kAutoBudgetShare).
+inline constexpr double kAutoBudgetBackoff = 0.8;
+inline constexpr double kMinAutoBudgetShare = 0.25;
+inline constexpr double kAutoBudgetRecovery = 0.0005;  // per tick
+double next_auto_budget_share(double share, bool overran, double max_share);
+
 // What an evaluated character costs, learnt from the ticks: an exponentially weighted mean of
 // update time per unit (evaluated + skipped_cost x skipped).
 class TickCostModel {

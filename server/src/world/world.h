@@ -161,8 +161,10 @@ class World {
   // its converter (protocol/), so its values hold what world_requests.h promises.
   anim::Expected<WorldResult> execute(const WorldRequest& request, const Caller& caller,
                                       uint64_t tick, double server_time);
-  // Advances every character by dt and returns the tick's snapshot. `degrade`: characters
-  // nobody watches update only every other tick (with the accumulated dt).
+  // Advances every character by dt and returns the tick's snapshot. `degrade` (the tick before
+  // overran its period): without a budget, characters nobody watches update only every other
+  // tick (with the accumulated dt); with the automatic budget, the budget shrinks
+  // (update_rates.h: next_auto_budget_share).
   SnapshotPtr update(float dt, uint64_t tick, double server_time, bool degrade);
   // Whether a tick's quantization (ENCODING_COMPACT) may be left to after the tick
   // (quantize_work.h) when the encode stage is free to take it at once: the server turns it
@@ -206,6 +208,9 @@ class World {
   // Update-rate LOD: the allocator's pressure in force (update_rates.h), and how many
   // characters have each update interval (index i: interval i + 1).
   float anim_pressure() const { return pressure_; }
+  // The update's budget in force, in milliseconds: --anim-budget-ms, or with auto its share of
+  // the tick period as the overruns left it; +infinity: unlimited.
+  double anim_budget_ms() const;
   std::span<const uint32_t> interval_counts() const { return interval_counts_; }
 
   // Tick-time samples, fed by the tick loop (for StatsReply).
@@ -452,6 +457,7 @@ class World {
   // counted and its buffer for the interpolated poses.
   RatePolicy rate_policy_;
   float pressure_ = 0.0f;
+  double auto_budget_share_ = Config::kAutoBudgetShare;  // with --anim-budget-ms auto
   TickCostModel cost_model_;
   std::vector<UpdateRateCounts> lod_threads_;
   // Each character's place in the tick being updated, by index (kept for its capacity).

@@ -641,7 +641,7 @@ StatsAnswer World::handle(const GetStats&, const CommandContext& ctx) {
   s.ticks_skipped = m.ticks_skipped.load();
   s.clock_steps_forward = m.clock_steps_forward.load();
   s.clock_steps_back = m.clock_steps_back.load();
-  s.anim_budget_ms = config_.anim_budget();
+  s.anim_budget_ms = anim_budget_ms();
   s.anim_pressure = pressure_;
   s.update_intervals.assign(interval_counts_.begin(),
                             interval_counts_.begin() + std::max(1, rate_policy_.max_interval));

@@ -18,7 +18,7 @@ void World::plan_update_rates(double update_ms) {
     detail_skipped += t.detail_skipped;
   }
   cost_model_.observe(update_ms, evaluated, skipped, rate_policy_.skipped_cost);
-  const double capacity = cost_model_.capacity(config_.anim_budget());
+  const double capacity = cost_model_.capacity(anim_budget_ms());
   pressure_ = choose_pressure(histogram, capacity, pressure_, rate_policy_);
   metrics_.anim_pressure.store(pressure_, std::memory_order_relaxed);
   metrics_.reduced_rate_characters.store(
@@ -28,6 +28,11 @@ void World::plan_update_rates(double update_ms) {
   metrics_.detail_skipped_characters.store(static_cast<uint32_t>(detail_skipped),
                                            std::memory_order_relaxed);
   metrics_.character_updates_skipped.fetch_add(skipped, std::memory_order_relaxed);
+}
+
+double World::anim_budget_ms() const {
+  if (config_.anim_budget_ms < 0.0) return auto_budget_share_ * 1000.0 / config_.tick_rate;
+  return config_.anim_budget();
 }
 
 anim::Status World::handle(const SetSignificance& r, const CommandContext& ctx) {

@@ -341,6 +341,9 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
   const auto started = std::chrono::steady_clock::now();
   // Update rates are allocated while a budget is set and reduced rates are allowed.
   const bool lod = std::isfinite(config_.anim_budget()) && rate_policy_.max_interval > 1;
+  if (lod && config_.anim_budget_ms < 0.0)
+    auto_budget_share_ =
+        next_auto_budget_share(auto_budget_share_, degrade, Config::kAutoBudgetShare);
   // A recycled snapshot: its vectors keep their capacity, so the tick allocates nothing once
   // the character count is steady. Every field is overwritten below and by the job.
   std::shared_ptr<Snapshot> snap = snapshots_.acquire();

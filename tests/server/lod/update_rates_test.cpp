@@ -121,6 +121,23 @@ TEST(UpdateRates, CostModelTurnsTheBudgetIntoCharacters) {
   EXPECT_EQ(m.capacity(kUnlimited), kUnlimited);
 }
 
+TEST(UpdateRates, TheAutomaticBudgetBacksOffAfterAnOverrunAndClimbsBack) {
+  constexpr double kMax = 0.75;
+  // An overrun takes a fifth off, down to the floor.
+  EXPECT_DOUBLE_EQ(next_auto_budget_share(kMax, true, kMax), 0.6);
+  EXPECT_DOUBLE_EQ(next_auto_budget_share(0.3, true, kMax), 0.25);
+  EXPECT_DOUBLE_EQ(next_auto_budget_share(0.25, true, kMax), 0.25);
+  // A tick that kept its period gives back 0.0005, never beyond the most.
+  EXPECT_DOUBLE_EQ(next_auto_budget_share(0.6, false, kMax), 0.6005);
+  EXPECT_DOUBLE_EQ(next_auto_budget_share(0.7498, false, kMax), kMax);
+  EXPECT_DOUBLE_EQ(next_auto_budget_share(kMax, false, kMax), kMax);
+  // From the floor back to the most in 1,000 clean ticks (about 17 s at 60 Hz).
+  double share = 0.25;
+  int ticks = 0;
+  while (share < kMax && ticks < 5000) share = next_auto_budget_share(share, false, kMax), ++ticks;
+  EXPECT_NEAR(ticks, 1000, 1);
+}
+
 TEST(Significance, RulesInOrder) {
   StreamRegion sphere;
   sphere.center = {0, 0, 0};

@@ -420,6 +420,29 @@ TEST(WorldUpdateRates, ACommandBetweenEvaluationsTakesEffectAtItsTick) {
   }
 }
 
+// With --anim-budget-ms auto, a tick whose predecessor overran (update's `degrade`) gets a
+// fifth less budget, and each tick after one that kept its period gives 0.05 % of the period
+// back (lod/update_rates.h); an explicit budget stays as given. Stats report the budget in
+// force.
+TEST(WorldUpdateRates, TheAutomaticBudgetShrinksAfterAnOverrunAndOnlyIt) {
+  TestWorld automatic(-1.0), fixed(30.0);
+  automatic.spawn("walk");
+  fixed.spawn("walk");
+  const double period_ms = 1000.0 / automatic.config.tick_rate;
+  EXPECT_DOUBLE_EQ(automatic.world->anim_budget_ms(), 0.75 * period_ms);
+  automatic.world->update(kDt, 1, kDt, true);
+  EXPECT_DOUBLE_EQ(automatic.world->anim_budget_ms(), 0.6 * period_ms);
+  automatic.world->update(kDt, 2, 2 * kDt, true);
+  EXPECT_DOUBLE_EQ(automatic.world->anim_budget_ms(), 0.48 * period_ms);
+  automatic.tick(3);
+  EXPECT_NEAR(automatic.world->anim_budget_ms(), 0.4805 * period_ms, 1e-9);
+  auto stats = automatic.run(GetStats{}, 3);
+  ASSERT_TRUE(stats);
+  EXPECT_NEAR(std::get<StatsAnswer>(*stats).anim_budget_ms, 0.4805 * period_ms, 1e-9);
+  fixed.world->update(kDt, 1, kDt, true);
+  EXPECT_EQ(fixed.world->anim_budget_ms(), 30.0);
+}
+
 // The events a character's clocks cross while a command catches them up fire then, and come
 // in the snapshot of its next evaluation (with the weights they had then: before the command).
 TEST(WorldUpdateRates, AnEventCrossedBeforeACommandComesWithTheNextEvaluation) {
