@@ -24,6 +24,8 @@
 #   CROWD_BY_ID=1      subscribers watch their own connection's characters by id (N / 500
 #                      connections of 500) instead of regions of about 500
 #   CROWD_KEEP_LOG=F   copy the daemon's log to F when the run ends
+#   CROWD_LOAD_NICE=K  run animload at nice K (1-19): the load generator, which stands for clients
+#                      on other machines, then takes the cores only when the daemon leaves them
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${1:-10000}
@@ -64,7 +66,7 @@ else
   LOAD+=(--subscribers 0)
 fi
 SUMMARY=$(mktemp)
-"$B/animload" "${LOAD[@]}" --json-out "$SUMMARY" >/dev/null &
+${CROWD_LOAD_NICE:+nice -n "$CROWD_LOAD_NICE"} "$B/animload" "${LOAD[@]}" --json-out "$SUMMARY" >/dev/null &
 LOADER=$!
 
 # CPU seconds of the tick threads so far.
