@@ -45,7 +45,7 @@ Animator::Animator(const Skeleton& skeleton, std::span<const Clip> clips, Animat
   PoseScratch construction_scratch;
   std::vector<glm::mat4> construction_model;
   if (!lent_only) regrow_own_buffers();
-  PoseScratch& scratch = lent_only ? construction_scratch : scratch_;
+  PoseScratch& scratch = lent_only ? construction_scratch : *scratch_;
   std::vector<glm::mat4>& model = lent_only ? construction_model : model_;
   model.resize(n);
   evaluate_pose(skeleton, clips_, inputs_, nullptr, scratch, {pose_.locals, model});
@@ -339,7 +339,7 @@ Status Animator::update(float dt, PaletteUpdate palette) {
   regrow_own_buffers();
   advance(dt);
   events_held_ = false;
-  evaluate(scratch_, model_);
+  evaluate(*scratch_, model_);
   model_current_ = true;
   palette_current_ = false;
   if (palette == PaletteUpdate::kBuild) refresh_palette();
@@ -539,7 +539,8 @@ void Animator::prefetch_state() const {
 void Animator::regrow_own_buffers() {
   const size_t n = static_cast<size_t>(skeleton_->num_joints());
   if (model_.size() < n) model_.resize(n);
-  scratch_.reserve(n);
+  if (!scratch_) scratch_ = Boxed<PoseScratch>(std::make_unique<PoseScratch>());
+  scratch_->reserve(n);
   if (palette_.size() < n) palette_.resize(n);
 }
 

@@ -586,7 +586,9 @@ class Animator {
   PoseInputs inputs_;
   Track main_;  // the base and its crossfades
   std::array<FadeInput, kMaxFades> fade_inputs_{};
-  PoseScratch scratch_;
+  // update(dt)'s scratch, out of line (about 2 KB of IK arrays an owner that lends buffers
+  // never uses): made by regrow_own_buffers.
+  Boxed<PoseScratch> scratch_;
   std::array<LayerInput, kMaxLayers> layer_inputs_{};
   std::array<GoalInput, kMaxIkGoals> goal_inputs_{};
   // Aim and foot IK: the values the next update evaluates (used when the setup has them), and
@@ -606,8 +608,8 @@ class Animator {
   // Returns whether `model` was written (always unless skip_model and no IK step ran).
   bool evaluate(PoseScratch& scratch, std::span<glm::mat4> model, bool skip_model = false);
   void keep_foot_locks();
-  // Sizes scratch_ and palette_ to the skeleton if AnimatorBuffers::kLentOnly left them empty
-  // (nothing to do otherwise).
+  // Makes scratch_ and sizes it, model_ and palette_ to the skeleton if
+  // AnimatorBuffers::kLentOnly left them empty (nothing to do otherwise).
   void regrow_own_buffers();
   // Blend spaces and parameters.
   std::shared_ptr<const BlendSpaceTable> spaces_;
