@@ -11,11 +11,13 @@
 // preset; docs/benchmarks.md).
 //
 //   bench_crowd_tick [--characters N] [--regions R] [--ticks T] [--budget-ms B]
-//                    [--max-interval K] [--compact 0|1] [--glb PATH]
+//                    [--max-interval K] [--compact 0|1] [--after-tick 0|1] [--glb PATH]
 //
 // --compact 0: the regions are float subscriptions' (they give significance; nothing is
 // quantized, no palettes built): the update alone. With 1 (default) every tick is quantized for
-// them, as while the encode stage keeps up.
+// them, as while the encode stage keeps up: inside the update, or with --after-tick 1 after it
+// (World::set_quantize_after_tick), by the next tick, as the daemon's when its encode stage
+// had no CPU to take the work.
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -55,7 +57,7 @@ double process_cpu_s() {
 
 int main(int argc, char** argv) {
   int characters = 40000, regions = 10, ticks = 600, max_interval = 8;
-  bool compact = true;
+  bool compact = true, after_tick = false;
   double budget_ms = 0.0;
   std::string glb = animtest::shared_path("assets/Bench64/bench64.glb");
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -73,6 +75,8 @@ int main(int argc, char** argv) {
                                                           : std::atof(argv[i + 1]);
     else if (a == "--compact")
       compact = std::atoi(argv[i + 1]) != 0;
+    else if (a == "--after-tick")
+      after_tick = std::atoi(argv[i + 1]) != 0;
     else if (a == "--glb")
       glb = argv[i + 1];
     else {
@@ -96,6 +100,7 @@ int main(int argc, char** argv) {
   animd::AssetCatalog catalog;
   animd::WorkerPool pool{2};
   animd::World world(config, metrics, catalog, pool);
+  world.set_quantize_after_tick(after_tick);
   auto fail = [](const char* what, const anim::Status& s) {
     std::fprintf(stderr, "%s: %s\n", what, s.message().c_str());
     return 1;
