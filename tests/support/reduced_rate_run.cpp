@@ -81,11 +81,10 @@ bool ReducedRateRun::step() {
   if (evaluate) {
     const uint64_t next = t + k - (t + id_) % k;
     const bool interpolates = next - t > 1 && evaluated_tick_ != 0;
-    if (interpolates) {
-      const auto& locals = reduced_.local_pose().locals;
-      std::copy(locals.begin(), locals.end(), from_.begin());
-    }
-    (void)reduced_.update(pending_dt_ + dt_, buffers_);
+    if (interpolates)
+      (void)reduced_.update(pending_dt_ + dt_, buffers_, from_);
+    else
+      (void)reduced_.update(pending_dt_ + dt_, buffers_);
     pending_dt_ = 0.0f;
     interpolated_from_ = interpolates ? evaluated_tick_ : 0;
     evaluated_tick_ = t;

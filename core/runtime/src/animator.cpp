@@ -361,6 +361,9 @@ Status Animator::update(float dt, UpdateBuffers& buffers) {
 
 Status Animator::update(float dt, UpdateBuffers& buffers, std::vector<Transform>& previous) {
   if (!std::isfinite(dt) || dt < 0.0f) return kBadDt;
+  // What may allocate (and throw) comes before the exchange.
+  const size_t n = static_cast<size_t>(skeleton_->num_joints());
+  if (buffers.model.size() < n) buffers.model.resize(n);
   if (previous.size() == pose_.locals.size())
     std::swap(previous, pose_.locals);
   else

@@ -188,6 +188,8 @@ bool evaluate_pose(const Skeleton& skeleton, std::span<const Clip> clips, const 
   if (setup) apply_layers(skeleton, clips, inputs, *setup, scratch, sample, output.locals);
   if (setup && setup->held && inputs.held_weight > 0.0f)
     blend(output.locals, setup->held->locals, inputs.held_weight, kAllJoints, output.locals);
+  // Every joint is written by here: the sampling leaves skipped detail joints unspecified, and
+  // Animator::update(dt, buffers, previous) hands over storage that held another pose.
   if (skip)
     for (const int32_t j : skeleton.detail_joints)
       output.locals[static_cast<size_t>(j)] = skeleton.rest_pose[static_cast<size_t>(j)];

@@ -75,7 +75,8 @@ struct Config {
   // ticks, in [1, 16] (1: no reduced rates).
   int max_update_interval = 8;
   static constexpr double kAutoBudgetShare = 0.75;
-  // The budget in force: anim_budget_ms resolved against the tick rate (+infinity: none).
+  // anim_budget_ms resolved against the tick rate (+infinity: none); with auto the most the
+  // budget may be (World::anim_budget_ms() is the budget in force).
   double anim_budget() const;
 
   // Bounded memory before trust, and for everyone.

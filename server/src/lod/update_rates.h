@@ -62,7 +62,7 @@ float choose_pressure(const SignificanceHistogram& histogram, double capacity, f
 // The automatic budget (--anim-budget-ms auto) as a share of the tick period, from the share
 // of the tick before and whether that tick overran its period: it keeps the whole tick under
 // its period when other work (the encode stage, the network, other processes) takes the cores
-// at times. After a tick that overran the share drops by kAutoBudgetBackoff, not below
+// at times. After a tick that overran the share is multiplied by kAutoBudgetBackoff, not below
 // kMinAutoBudgetShare; after each tick that did not, it climbs back by kAutoBudgetRecovery, up
 // to `max_share` (Config::kAutoBudgetShare).
 inline constexpr double kAutoBudgetBackoff = 0.8;

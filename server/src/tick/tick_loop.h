@@ -6,8 +6,9 @@
 // slept toward on the steady clock (tick_numbering.h has the rule, clock steps included). A
 // tick that overruns its period is counted, the next tick starts at once with the number of
 // that instant (the numbers between are skipped, never run in a burst; its dt covers the span,
-// at most kMaxStepSeconds), and it runs degraded (unwatched characters update every other
-// tick).
+// at most kMaxStepSeconds), and it runs degraded (World::update: without allocated update
+// rates, unwatched characters update every other tick; with the automatic budget, the budget
+// shrinks).
 
 #include <atomic>
 #include <chrono>

@@ -96,7 +96,7 @@ struct alignas(64) Character {
   anim::PoseBound evaluated_bounds[2];
   // What every tick reads of a character comes first, in a few cache lines, and the
   // Animator's own layout orders its part.
-  anim::Animator animator;  // its history is in World::history()
+  alignas(64) anim::Animator animator;  // its history is in World::history()
   // Current values of each layer and goal, so that partial updates keep the rest (commands
   // only).
   std::map<int, anim::AdditiveLayerUpdate> layers;
@@ -162,9 +162,10 @@ class World {
   anim::Expected<WorldResult> execute(const WorldRequest& request, const Caller& caller,
                                       uint64_t tick, double server_time);
   // Advances every character by dt and returns the tick's snapshot. `degrade` (the tick before
-  // overran its period): without a budget, characters nobody watches update only every other
-  // tick (with the accumulated dt); with the automatic budget, the budget shrinks
-  // (update_rates.h: next_auto_budget_share).
+  // overran its period): without allocated rates (budget unlimited, or --max-update-interval
+  // 1), characters nobody watches update only every other tick (with the accumulated dt);
+  // with allocated rates and the automatic budget, the budget shrinks, and it grows back after
+  // ticks that kept their period (update_rates.h: next_auto_budget_share).
   SnapshotPtr update(float dt, uint64_t tick, double server_time, bool degrade);
   // Whether a tick's quantization (ENCODING_COMPACT) may be left to after the tick
   // (quantize_work.h) when the encode stage is free to take it at once: the server turns it
@@ -457,7 +458,10 @@ class World {
   // counted and its buffer for the interpolated poses.
   RatePolicy rate_policy_;
   float pressure_ = 0.0f;
-  double auto_budget_share_ = Config::kAutoBudgetShare;  // with --anim-budget-ms auto
+  // With --anim-budget-ms auto: the budget's share of the tick period, in
+  // [kMinAutoBudgetShare, Config::kAutoBudgetShare]; stepped at the start of each update with
+  // allocated rates, from its `degrade`.
+  double auto_budget_share_ = Config::kAutoBudgetShare;
   TickCostModel cost_model_;
   std::vector<UpdateRateCounts> lod_threads_;
   // Each character's place in the tick being updated, by index (kept for its capacity).

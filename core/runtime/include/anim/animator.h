@@ -338,7 +338,9 @@ class Animator {
   // `previous` holds that pose (one Transform per joint) and local_pose() the new one. When
   // `previous` already has one entry per joint the two exchange their storage (no copy, no
   // allocation: every update writes every joint's local transform); otherwise it is resized
-  // and the pose copied. For a host that interpolates between its last two evaluations.
+  // and the pose copied. Storage taken from local_pose().locals before the call then belongs
+  // to `previous`. A refused dt changes nothing, `previous` included. For a host that
+  // interpolates between its last two evaluations.
   Status update(float dt, UpdateBuffers& buffers, std::vector<Transform>& previous);
   // Advances the state by dt seconds (finite, >= 0) exactly as update(dt) advances it, without
   // evaluating the pose: for a host that evaluates a character less often than it steps time
@@ -586,8 +588,8 @@ class Animator {
   PoseInputs inputs_;
   Track main_;  // the base and its crossfades
   std::array<FadeInput, kMaxFades> fade_inputs_{};
-  // update(dt)'s scratch, out of line (about 2 KB of IK arrays an owner that lends buffers
-  // never uses): made by regrow_own_buffers.
+  // update(dt)'s scratch, out of line (its IK chain arrays are large, and an owner that lends
+  // buffers never uses them): made by regrow_own_buffers.
   Boxed<PoseScratch> scratch_;
   std::array<LayerInput, kMaxLayers> layer_inputs_{};
   std::array<GoalInput, kMaxIkGoals> goal_inputs_{};
