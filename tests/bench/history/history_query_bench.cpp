@@ -28,20 +28,15 @@
 
 #include "anim/loaders/gltf_loader.h"
 #include "history/pose_query.h"
+#include "percentile.h"
 #include "protocol/request_convert.h"
 #include "shared_assets.h"
 #include "world/world.h"
 
 namespace {
 
+using animtest::percentile;
 using Clock = std::chrono::steady_clock;
-
-double percentile(std::vector<double> v, double p) {
-  if (v.empty()) return 0.0;
-  std::sort(v.begin(), v.end());
-  const size_t i = std::min(v.size() - 1, static_cast<size_t>(p * static_cast<double>(v.size())));
-  return v[i];
-}
 
 double us_since(Clock::time_point t0) {
   return std::chrono::duration<double, std::micro>(Clock::now() - t0).count();

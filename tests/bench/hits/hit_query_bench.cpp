@@ -29,11 +29,14 @@
 #include "anim/loaders/gltf_loader.h"
 #include "history/hit_query.h"
 #include "history/pose_query.h"
+#include "percentile.h"
 #include "protocol/request_convert.h"
 #include "shared_assets.h"
 #include "world/world.h"
 
 namespace {
+
+using animtest::percentile;
 
 using Clock = std::chrono::steady_clock;
 constexpr float kSpacing = 3.0f;  // metres between neighbours on the grid
@@ -121,11 +124,6 @@ Target random_target(Crowd& c, std::mt19937& rng) {
 glm::vec3 heading(std::mt19937& rng) {
   const float a = std::uniform_real_distribution<float>(0.0f, 6.2831853f)(rng);
   return {std::cos(a), 0.0f, std::sin(a)};
-}
-
-double percentile(std::vector<double> v, double p) {
-  std::sort(v.begin(), v.end());
-  return v[std::min(v.size() - 1, static_cast<size_t>(p * static_cast<double>(v.size())))];
 }
 
 // Times `answer(i)` (query i of kQueries, cycled) per iteration and reports the counters.

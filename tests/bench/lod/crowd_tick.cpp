@@ -30,20 +30,16 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 #include "anim/loaders/gltf_loader.h"
+#include "percentile.h"
 #include "shared_assets.h"
 #include "world/world.h"
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double percentile(std::vector<double> v, double p) {
-  if (v.empty()) return 0.0;
-  std::sort(v.begin(), v.end());
-  const size_t i = std::min(v.size() - 1, static_cast<size_t>(p * static_cast<double>(v.size())));
-  return v[i];
-}
 
 // CPU seconds of the whole process (every thread) so far.
 double process_cpu_s() {
@@ -58,36 +54,20 @@ double process_cpu_s() {
 int main(int argc, char** argv) {
   int characters = 40000, regions = 10, ticks = 600, max_interval = 8;
   bool compact = true, after_tick = false;
-  double budget_ms = 0.0;
+  std::string budget = "0";
   std::string glb = animtest::shared_path("assets/Bench64/bench64.glb");
-  if (argc % 2 == 0) {
-    std::fprintf(stderr, "every option takes a value\n");
-    return 2;
-  }
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string a = argv[i];
-    if (a == "--characters")
-      characters = std::atoi(argv[i + 1]);
-    else if (a == "--regions")
-      regions = std::atoi(argv[i + 1]);
-    else if (a == "--ticks")
-      ticks = std::atoi(argv[i + 1]);
-    else if (a == "--max-interval")
-      max_interval = std::atoi(argv[i + 1]);
-    else if (a == "--budget-ms")
-      budget_ms = std::string(argv[i + 1]) == "unlimited" ? std::numeric_limits<double>::infinity()
-                                                          : std::atof(argv[i + 1]);
-    else if (a == "--compact")
-      compact = std::atoi(argv[i + 1]) != 0;
-    else if (a == "--after-tick")
-      after_tick = std::atoi(argv[i + 1]) != 0;
-    else if (a == "--glb")
-      glb = argv[i + 1];
-    else {
-      std::fprintf(stderr, "unknown option %s\n", a.c_str());
-      return 2;
-    }
-  }
+  CLI::App app("The World's tick on a crowd of bench64 characters");
+  app.add_option("--characters", characters)->check(CLI::PositiveNumber);
+  app.add_option("--regions", regions)->check(CLI::NonNegativeNumber);
+  app.add_option("--ticks", ticks)->check(CLI::PositiveNumber);
+  app.add_option("--max-interval", max_interval)->check(CLI::Range(1, 16));
+  app.add_option("--budget-ms", budget, "ms, 0 the smallest, < 0 auto, or unlimited");
+  app.add_option("--compact", compact);
+  app.add_option("--after-tick", after_tick);
+  app.add_option("--glb", glb);
+  CLI11_PARSE(app, argc, argv);
+  const double budget_ms =
+      budget == "unlimited" ? std::numeric_limits<double>::infinity() : std::atof(budget.c_str());
   auto loaded = anim::load_gltf(glb);
   if (!loaded) {
     std::fprintf(stderr, "%s: %s (skipped)\n", glb.c_str(), loaded.error().message().c_str());
@@ -186,8 +166,9 @@ int main(int argc, char** argv) {
   std::printf("cpu per character-tick %.3f us (process CPU %.2f s over %.2f s of wall time)\n",
               cpu_s * 1e6 / (double(ticks) * characters), cpu_s, wall_s);
   std::printf("tick (commands + update): p50 %.2f ms p99 %.2f ms max %.2f ms\n",
-              percentile(tick_us, 0.5) / 1000.0, percentile(tick_us, 0.99) / 1000.0,
-              percentile(tick_us, 1.0) / 1000.0);
+              animtest::percentile(tick_us, 0.5) / 1000.0,
+              animtest::percentile(tick_us, 0.99) / 1000.0,
+              animtest::percentile(tick_us, 1.0) / 1000.0);
   std::printf("characters by interval:");
   for (size_t i = 1; i < by_interval.size(); ++i)
     if (by_interval[i]) std::printf(" %zu:%d", i, by_interval[i]);
