@@ -146,6 +146,10 @@ std::optional<int> parse_config(int argc, char** argv, Config& c) {
   in_range(app, "--max-update-interval", c.max_update_interval, 1, 16,
            "Ticks between two updates of the least significant character at most (1: every "
            "character every tick)");
+  in_range(app, "--anim-cost-us", c.anim_cost_us, 0.0, 1e6,
+           "Wall time one evaluated character costs the update, in microseconds, for the "
+           "update-rate allocator (0: learnt from the ticks). Fixed, with a budget in ms, the "
+           "rates depend on the characters' significances alone");
   in_range(app, "--max-hit-query-poses", c.max_hit_query_poses, 1u, 1000000u,
            "Characters one raycast or overlap_sphere may pose (evaluate) at most; a query "
            "needing more gets RESOURCE_EXHAUSTED");

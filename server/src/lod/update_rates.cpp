@@ -76,12 +76,19 @@ double next_auto_budget_share(double share, bool overran, double max_share) {
 
 void TickCostModel::observe(double update_ms, size_t evaluated, size_t skipped,
                             float skipped_cost) {
+  if (fixed_) return;
   const double units = static_cast<double>(evaluated) + skipped_cost * static_cast<double>(skipped);
   if (units < 1.0 || !std::isfinite(update_ms) || update_ms < 0.0) return;
   const double sample = update_ms / units;
   constexpr double kWeight = 0.2;
   ms_per_unit_ = primed_ ? ms_per_unit_ + kWeight * (sample - ms_per_unit_) : sample;
   primed_ = true;
+}
+
+void TickCostModel::fix(double ms_per_unit) {
+  ms_per_unit_ = ms_per_unit;
+  primed_ = true;
+  fixed_ = true;
 }
 
 double TickCostModel::capacity(double budget_ms) const {

@@ -71,11 +71,14 @@ inline constexpr double kAutoBudgetRecovery = 0.0005;  // per tick
 double next_auto_budget_share(double share, bool overran, double max_share);
 
 // What an evaluated character costs, learnt from the ticks: an exponentially weighted mean of
-// update time per unit (evaluated + skipped_cost x skipped).
+// update time per unit (evaluated + skipped_cost x skipped); or a fixed cost (fix()), which
+// makes the allocation a function of the characters' significances alone, with no clock in it.
 class TickCostModel {
  public:
-  // One tick's update: its wall time in milliseconds and what it did.
+  // One tick's update: its wall time in milliseconds and what it did. Ignored once fixed.
   void observe(double update_ms, size_t evaluated, size_t skipped, float skipped_cost);
+  // From now on a unit costs `ms_per_unit` (> 0, finite) whatever the ticks take.
+  void fix(double ms_per_unit);
   // Units `budget_ms` affords per tick; +infinity until a tick with work was observed.
   double capacity(double budget_ms) const;
   double ms_per_unit() const { return ms_per_unit_; }
@@ -83,6 +86,7 @@ class TickCostModel {
  private:
   double ms_per_unit_ = 0.0;
   bool primed_ = false;
+  bool fixed_ = false;
 };
 
 }  // namespace animd

@@ -34,6 +34,7 @@ World::World(const Config& config, Metrics& metrics, AssetCatalog& catalog, Work
       hit_table_view_(hit_table_) {
   for (auto& b : update_buffers_) b.reserve(anim::Skeleton::kMaxJoints);
   rate_policy_.max_interval = config.max_update_interval;
+  if (config.anim_cost_us > 0.0) cost_model_.fix(config.anim_cost_us / 1000.0);
   lod_threads_.resize(static_cast<size_t>(pool.threads()));
   for (auto& t : lod_threads_) t.shown.resize(anim::Skeleton::kMaxJoints);
   interval_counts_.assign(16, 0);

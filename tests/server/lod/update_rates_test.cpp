@@ -121,6 +121,17 @@ TEST(UpdateRates, CostModelTurnsTheBudgetIntoCharacters) {
   EXPECT_EQ(m.capacity(kUnlimited), kUnlimited);
 }
 
+TEST(UpdateRates, AFixedCostIgnoresWhatTheTicksTook) {
+  TickCostModel m;
+  m.observe(5.0, 1000, 0, 0.1f);
+  m.fix(0.02);  // 20 us a unit
+  EXPECT_NEAR(m.capacity(10.0), 500.0, 1e-9);
+  m.observe(1.0, 1000, 0, 0.1f);  // a tick 10 times faster than the fixed cost says
+  m.observe(50.0, 10, 0, 0.1f);
+  EXPECT_NEAR(m.capacity(10.0), 500.0, 1e-9);
+  EXPECT_EQ(m.ms_per_unit(), 0.02);
+}
+
 TEST(UpdateRates, TheAutomaticBudgetBacksOffAfterAnOverrunAndClimbsBack) {
   constexpr double kMax = 0.75;
   // An overrun takes a fifth off, down to the floor.
