@@ -11,13 +11,17 @@
 // preset; docs/benchmarks.md).
 //
 //   bench_crowd_tick [--characters N] [--regions R] [--ticks T] [--budget-ms B]
-//                    [--max-interval K] [--compact 0|1] [--after-tick 0|1] [--glb PATH]
+//                    [--max-interval K] [--compact 0|1] [--after-tick 0|1]
+//                    [--stage-busy 0|1] [--glb PATH]
 //
 // --compact 0: the regions are float subscriptions' (they give significance; nothing is
 // quantized, no palettes built): the update alone. With 1 (default) every tick is quantized for
 // them, as while the encode stage keeps up: inside the update, or with --after-tick 1 after it
 // (World::set_quantize_after_tick), by the next tick, as the daemon's when its encode stage
-// had no CPU to take the work.
+// had no CPU to take the work. --stage-busy 1: the encode stage never takes a tick
+// (Metrics::stage_busy), so the World defers World::kMaxDeferredTicks ticks in a row and
+// quantizes the next inside the update, with nothing to pull toward, as the daemon's under
+// load.
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -53,7 +57,7 @@ double process_cpu_s() {
 
 int main(int argc, char** argv) {
   int characters = 40000, regions = 10, ticks = 600, max_interval = 8;
-  bool compact = true, after_tick = false;
+  bool compact = true, after_tick = false, stage_busy = false;
   std::string budget = "0";
   std::string glb = animtest::shared_path("assets/Bench64/bench64.glb");
   CLI::App app("The World's tick on a crowd of bench64 characters");
@@ -64,6 +68,7 @@ int main(int argc, char** argv) {
   app.add_option("--budget-ms", budget, "ms, 0 the smallest, < 0 auto, or unlimited");
   app.add_option("--compact", compact);
   app.add_option("--after-tick", after_tick);
+  app.add_option("--stage-busy", stage_busy);
   app.add_option("--glb", glb);
   CLI11_PARSE(app, argc, argv);
   const double budget_ms =
@@ -81,6 +86,7 @@ int main(int argc, char** argv) {
   config.max_characters = static_cast<uint32_t>(characters);
   animd::Metrics metrics;
   metrics.compact_subscriptions = compact ? regions : 0;
+  metrics.stage_busy = stage_busy;
   animd::AssetCatalog catalog;
   animd::WorkerPool pool{2};
   animd::World world(config, metrics, catalog, pool);
@@ -135,20 +141,23 @@ int main(int argc, char** argv) {
           animd::CrossfadeClip{static_cast<uint32_t>(id), b ? "B" : "A", 0.3f, true, 1.0f, false},
           animd::Caller{}, tick, double(tick) * dt);
     }
-    world.update(static_cast<float>(dt), tick, double(tick) * dt, overran);
+    const bool quantized =
+        world.update(static_cast<float>(dt), tick, double(tick) * dt, overran)->quantized_in_tick;
     overran = Clock::now() - started > period;
+    return quantized;
   };
   // Warm-up: the history window fills and the allocator settles.
   uint64_t tick = 0;
   for (int i = 0; i < 3 * static_cast<int>(config.tick_rate); ++i) run_tick(++tick);
 
-  std::vector<double> tick_us;
+  std::vector<double> tick_us, quantizing_us, other_us;
   const double cpu0 = process_cpu_s();
   const auto t0 = Clock::now();
   for (int i = 0; i < ticks; ++i) {
     const auto a = Clock::now();
-    run_tick(++tick);
+    const bool quantized = run_tick(++tick);
     tick_us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - a).count());
+    (quantized ? quantizing_us : other_us).push_back(tick_us.back());
   }
   const double wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
   const double cpu_s = process_cpu_s() - cpu0;
@@ -169,6 +178,11 @@ int main(int argc, char** argv) {
               animtest::percentile(tick_us, 0.5) / 1000.0,
               animtest::percentile(tick_us, 0.99) / 1000.0,
               animtest::percentile(tick_us, 1.0) / 1000.0);
+  // Ticks that quantized inside the update against the others (deferred, or quantizing nothing).
+  if (!quantizing_us.empty() && !other_us.empty())
+    std::printf("p50 of the %zu ticks quantized in the update %.2f ms, of the other %zu %.2f ms\n",
+                quantizing_us.size(), animtest::percentile(quantizing_us, 0.5) / 1000.0,
+                other_us.size(), animtest::percentile(other_us, 0.5) / 1000.0);
   std::printf("characters by interval:");
   for (size_t i = 1; i < by_interval.size(); ++i)
     if (by_interval[i]) std::printf(" %zu:%d", i, by_interval[i]);
