@@ -125,5 +125,33 @@ TEST(UpdateRates, UnlimitedEvaluatesEveryCharacterEveryTick) {
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 
+// With --anim-cost-us the allocator plans from that cost, not from how fast this host runs:
+// 20 unwatched characters (significance 0, priced at the bucket's 1/64) at 1 ms each against
+// a 10 ms budget (10 units) need interval 3 (1/3 + 0.1 x 2/3 = 0.4 units each, 8 in all;
+// interval 2 would be 11), which the grid reaches first at pressure 2.25 (1 + floor(2.25 x
+// 63/64) = 3). Every character's update takes a few microseconds here, so a learnt cost would
+// give pressure 0.
+TEST(UpdateRates, AFixedCostGivesTheSamePressureOnAnyHost) {
+  DaemonProcess daemon({"--anim-budget-ms", "10", "--anim-cost-us", "1000"});
+  ANIMD_START(daemon);
+  auto client = connect_client(daemon);
+  ASSERT_TRUE(client);
+  std::vector<uint32_t> ids;
+  for (int i = 0; i < 20; ++i) {
+    auto sp = client->spawn("builtin", "walk");
+    ASSERT_TRUE(sp) << sp.error().to_string();
+    ids.push_back(sp->character_id());
+  }
+  // The characters are alike: once one is at interval 3, all are.
+  ASSERT_TRUE(wait_interval(*client, ids.back(), [](uint32_t n) { return n == 3; }))
+      << "character " << ids.back() << " is at interval " << interval_of(*client, ids.back());
+  for (uint32_t id : ids) EXPECT_EQ(interval_of(*client, id), 3u) << "character " << id;
+  auto stats = client->stats();
+  ASSERT_TRUE(stats.ok());
+  EXPECT_EQ(stats->anim_pressure(), 2.25f);
+  EXPECT_EQ(stats->anim_budget_ms(), 10.0);
+  EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
+}
+
 }  // namespace
 }  // namespace animtest

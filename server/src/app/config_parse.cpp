@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <string>
 #include <thread>
@@ -146,10 +147,21 @@ std::optional<int> parse_config(int argc, char** argv, Config& c) {
   in_range(app, "--max-update-interval", c.max_update_interval, 1, 16,
            "Ticks between two updates of the least significant character at most (1: every "
            "character every tick)");
-  in_range(app, "--anim-cost-us", c.anim_cost_us, 0.0, 1e6,
-           "Wall time one evaluated character costs the update, in microseconds, for the "
-           "update-rate allocator (0: learnt from the ticks). Fixed, with a budget in ms, the "
-           "rates depend on the characters' significances alone");
+  app.add_option("--anim-cost-us", c.anim_cost_us,
+                 "Wall time one evaluated character costs the update, in microseconds: 0 (learnt "
+                 "from the ticks) or in [0.001, 1000000]. Fixed, with a budget in ms, the "
+                 "update rates depend on the characters' significances alone")
+      ->check(CLI::Validator(
+          [](std::string& v) -> std::string {
+            char* end = nullptr;
+            const double us = std::strtod(v.c_str(), &end);
+            const bool number = !v.empty() && end == v.c_str() + v.size();
+            return number && (us == 0.0 || (us >= 0.001 && us <= 1e6))
+                       ? std::string()
+                       : "must be 0 or in [0.001, 1000000], not " + v;
+          },
+          "0 or [0.001, 1000000]"))
+      ->capture_default_str();
   in_range(app, "--max-hit-query-poses", c.max_hit_query_poses, 1u, 1000000u,
            "Characters one raycast or overlap_sphere may pose (evaluate) at most; a query "
            "needing more gets RESOURCE_EXHAUSTED");

@@ -74,8 +74,9 @@ struct Config {
   // The floor of the update rate: every character is evaluated at least every this many
   // ticks, in [1, 16] (1: no reduced rates).
   int max_update_interval = 8;
-  // What one evaluated character costs the update, in wall-time microseconds (a skipped one
-  // RatePolicy::skipped_cost of it), for the allocator; 0: learnt from the ticks' wall time
+  // What one evaluated character costs the update, in wall-time microseconds, 0 or in
+  // [0.001, 1e6] (a skipped one RatePolicy::skipped_cost of it), for the allocator; 0: learnt
+  // from the ticks' wall time
   // (TickCostModel). A fixed cost with a budget in milliseconds makes the update rates a
   // function of the characters' significances alone (no clock decides them).
   double anim_cost_us = 0.0;

@@ -86,6 +86,7 @@ void TickCostModel::observe(double update_ms, size_t evaluated, size_t skipped,
 }
 
 void TickCostModel::fix(double ms_per_unit) {
+  if (!(ms_per_unit > 0.0) || !std::isfinite(ms_per_unit)) return;
   ms_per_unit_ = ms_per_unit;
   primed_ = true;
   fixed_ = true;

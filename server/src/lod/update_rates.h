@@ -77,9 +77,11 @@ class TickCostModel {
  public:
   // One tick's update: its wall time in milliseconds and what it did. Ignored once fixed.
   void observe(double update_ms, size_t evaluated, size_t skipped, float skipped_cost);
-  // From now on a unit costs `ms_per_unit` (> 0, finite) whatever the ticks take.
+  // From now on a unit costs `ms_per_unit` whatever the ticks take; a value that is not > 0
+  // and finite changes nothing.
   void fix(double ms_per_unit);
-  // Units `budget_ms` affords per tick; +infinity until a tick with work was observed.
+  // Units `budget_ms` affords per tick; +infinity until a tick with work was observed or fix()
+  // was called.
   double capacity(double budget_ms) const;
   double ms_per_unit() const { return ms_per_unit_; }
 
