@@ -76,9 +76,8 @@ struct Config {
   int max_update_interval = 8;
   // What one evaluated character costs the update, in wall-time microseconds, 0 or in
   // [0.001, 1e6] (a skipped one RatePolicy::skipped_cost of it), for the allocator; 0: learnt
-  // from the ticks' wall time
-  // (TickCostModel). A fixed cost with a budget in milliseconds makes the update rates a
-  // function of the characters' significances alone (no clock decides them).
+  // from the ticks' wall time (TickCostModel). A fixed cost with a budget in milliseconds makes
+  // the update rates a function of the characters' significances alone (no clock decides them).
   double anim_cost_us = 0.0;
   static constexpr double kAutoBudgetShare = 0.75;
   // anim_budget_ms resolved against the tick rate (+infinity: none); with auto the most the
