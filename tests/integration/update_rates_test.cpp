@@ -126,11 +126,11 @@ TEST(UpdateRates, UnlimitedEvaluatesEveryCharacterEveryTick) {
 }
 
 // With --anim-cost-us the allocator plans from that cost, not from how fast this host runs:
-// 20 unwatched characters (significance 0, priced at the bucket's 1/64) at 1 ms each against
-// a 10 ms budget (10 units) need interval 3 (1/3 + 0.1 x 2/3 = 0.4 units each, 8 in all;
-// interval 2 would be 11), which the grid reaches first at pressure 2.25 (1 + floor(2.25 x
-// 63/64) = 3). Every character's update takes a few microseconds here, so a learnt cost would
-// give pressure 0.
+// unwatched characters (significance 0, priced at their bucket's 1/64) whose fixed cost
+// exceeds the budget at intervals 1 and 2 (an interval-k character costs 1/k of an evaluation
+// plus a tenth of the rest) but fits it at 3, which the pressure grid first gives at 2.25
+// (1 + floor(p x 63/64) = 3). Their real updates cost a tiny fraction of the fixed cost, so a
+// learnt cost would leave them at interval 1.
 TEST(UpdateRates, AFixedCostGivesTheSamePressureOnAnyHost) {
   DaemonProcess daemon({"--anim-budget-ms", "10", "--anim-cost-us", "1000"});
   ANIMD_START(daemon);

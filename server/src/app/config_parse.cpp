@@ -7,6 +7,7 @@
 #include <limits>
 #include <string>
 #include <thread>
+#include <type_traits>
 
 #include <CLI/CLI.hpp>
 
@@ -20,10 +21,20 @@ void shown(CLI::App& app, const char* flag, T& value, const char* help) {
   app.add_option(flag, value, help)->capture_default_str();
 }
 
+// Refuses "nan" (and its spellings): CLI::Range compares, and every comparison with NaN is
+// false, so a range alone lets it through. Every floating-point range check comes after it.
+const CLI::Validator kNotNaN(
+    [](std::string& v) -> std::string {
+      return std::isnan(std::strtod(v.c_str(), nullptr)) ? "not a number: " + v : std::string();
+    },
+    "");
+
 // A flag whose default shows in --help and whose value must lie in [low, high].
 template <class T, class Bound>
 void in_range(CLI::App& app, const char* flag, T& value, Bound low, Bound high, const char* help) {
-  app.add_option(flag, value, help)->check(CLI::Range(low, high))->capture_default_str();
+  CLI::Option* option = app.add_option(flag, value, help);
+  if constexpr (std::is_floating_point_v<T>) option->check(kNotNaN);
+  option->check(CLI::Range(low, high))->capture_default_str();
 }
 
 }  // namespace
@@ -142,6 +153,7 @@ std::optional<int> parse_config(int argc, char** argv, Config& c) {
          "Wall time per tick the characters' update may take, in ms: 'auto' (3/4 of the tick "
          "period), 'unlimited' (every character every tick), or a number in [0.1, 10000]; "
          "beyond it the least significant characters are updated at reduced rates")
+      ->check(kNotNaN)
       ->check(CLI::IsMember({"auto", "unlimited"}) | CLI::Range(0.1, 10000.0))
       ->default_str("auto");
   in_range(app, "--max-update-interval", c.max_update_interval, 1, 16,
@@ -151,16 +163,8 @@ std::optional<int> parse_config(int argc, char** argv, Config& c) {
                  "Wall time one evaluated character costs the update, in microseconds: 0 (learnt "
                  "from the ticks) or in [0.001, 1000000]. Fixed, with a budget in ms, the "
                  "update rates depend on the characters' significances alone")
-      ->check(CLI::Validator(
-          [](std::string& v) -> std::string {
-            char* end = nullptr;
-            const double us = std::strtod(v.c_str(), &end);
-            const bool number = !v.empty() && end == v.c_str() + v.size();
-            return number && (us == 0.0 || (us >= 0.001 && us <= 1e6))
-                       ? std::string()
-                       : "must be 0 or in [0.001, 1000000], not " + v;
-          },
-          "0 or [0.001, 1000000]"))
+      ->check(kNotNaN)
+      ->check(CLI::Range(0.0, 0.0) | CLI::Range(0.001, 1e6))
       ->capture_default_str();
   in_range(app, "--max-hit-query-poses", c.max_hit_query_poses, 1u, 1000000u,
            "Characters one raycast or overlap_sphere may pose (evaluate) at most; a query "

@@ -65,7 +65,8 @@ int main(int argc, char** argv) {
   app.add_option("--regions", regions)->check(CLI::NonNegativeNumber);
   app.add_option("--ticks", ticks)->check(CLI::PositiveNumber);
   app.add_option("--max-interval", max_interval)->check(CLI::Range(1, 16));
-  app.add_option("--budget-ms", budget, "ms, 0 the smallest, < 0 auto, or unlimited");
+  app.add_option("--budget-ms", budget, "ms, 0 the smallest, < 0 auto, or unlimited")
+      ->check(CLI::IsMember({"unlimited"}) | CLI::Number);
   app.add_option("--compact", compact);
   app.add_option("--after-tick", after_tick);
   app.add_option("--stage-busy", stage_busy);

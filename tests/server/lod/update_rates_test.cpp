@@ -123,7 +123,7 @@ TEST(UpdateRates, CostModelTurnsTheBudgetIntoCharacters) {
 
 TEST(UpdateRates, AFixedCostIgnoresWhatTheTicksTook) {
   TickCostModel fresh;  // fixed before any tick, as the World does
-  fresh.fix(0.02);      // 20 us a unit
+  fresh.fix(0.02);
   EXPECT_NEAR(fresh.capacity(10.0), 500.0, 1e-9);
   TickCostModel m;
   m.fix(0.0);  // not a cost: nothing changes
@@ -133,7 +133,7 @@ TEST(UpdateRates, AFixedCostIgnoresWhatTheTicksTook) {
   m.observe(5.0, 1000, 0, 0.1f);
   m.fix(0.02);
   EXPECT_NEAR(m.capacity(10.0), 500.0, 1e-9);
-  m.observe(1.0, 1000, 0, 0.1f);  // a tick 20 times faster than the fixed cost says
+  m.observe(1.0, 1000, 0, 0.1f);  // far cheaper than the fixed cost
   m.observe(50.0, 10, 0, 0.1f);
   EXPECT_NEAR(m.capacity(10.0), 500.0, 1e-9);
   EXPECT_EQ(m.ms_per_unit(), 0.02);

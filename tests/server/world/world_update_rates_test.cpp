@@ -444,18 +444,24 @@ TEST(WorldUpdateRates, TheAutomaticBudgetShrinksAfterAnOverrunAndOnlyIt) {
   EXPECT_EQ(fixed.world->anim_budget_ms(), 30.0);
 }
 
-// The allocator plans from the budget in force and the fixed cost (--anim-cost-us): at 7 ms an
-// evaluated character, ten unwatched characters (significance 0) cost 70 ms a tick, which fits
-// the automatic budget of 75 ms (3/4 of the 100 ms period) but not 60 ms (8.57 units): the
-// budget the automatic one shrinks to after an overrun, and the fixed budget of the second
-// world. The allocator prices the characters of significance [0, 1/64) at 1/64, so pressure 1
-// still gives them interval 1 (10 units); the next step on the grid, 1.25, gives interval 2
-// (half an evaluation and half a skipped tick each: 0.55 units, 5.5 in all), and it stays
-// while the budget is below 70 ms / kRelief. The fixed world's own cost is far below 7 ms: only
-// the fixed cost gives it pressure, from its first tick on. No clock decides anything.
+// The allocator plans from the budget in force and the fixed cost (--anim-cost-us): ten
+// unwatched characters (significance 0) at kCostUs each fit the automatic budget
+// (kAutoBudgetShare of the period) but not kAutoBudgetBackoff of it, the budget after an
+// overrun and the fixed budget of the second world. The allocator prices significance
+// [0, 1/64) at 1/64, so pressure 1 still gives interval 1; the next grid step, 1.25, gives
+// interval 2 (half an evaluation and half a skipped tick each), which fits and stays while the
+// budget is below the full cost / kRelief. The fixed world's own updates cost far less than
+// kCostUs: only the fixed cost gives it pressure, from its first tick on. No clock decides.
 TEST(WorldUpdateRates, TheAllocatorPlansFromTheBudgetInForceAndTheFixedCost) {
   constexpr double kCostUs = 7000.0;
-  TestWorld automatic(-1.0, 4, kCostUs), fixed(60.0, 4, kCostUs);
+  constexpr double kShrunkMs = 100.0 * Config::kAutoBudgetShare * kAutoBudgetBackoff;
+  TestWorld automatic(-1.0, 4, kCostUs), fixed(kShrunkMs, 4, kCostUs);
+  // The arithmetic the expectations below rest on (period 100 ms: TestWorld's 10 Hz).
+  const double full = 10 * kCostUs / 1000.0, halved = 10 * (0.5 + 0.5 * 0.1) * kCostUs / 1000.0;
+  ASSERT_LE(full, 100.0 * Config::kAutoBudgetShare);
+  ASSERT_GT(full, kShrunkMs);
+  ASSERT_LE(halved, kShrunkMs);
+  ASSERT_GT(full / kRelief, 100.0 * Config::kAutoBudgetShare);
   for (int k = 0; k < 10; ++k) {
     automatic.spawn("walk", {10.0f * k, 0, 0});
     fixed.spawn("walk", {10.0f * k, 0, 0});
@@ -466,8 +472,8 @@ TEST(WorldUpdateRates, TheAllocatorPlansFromTheBudgetInForceAndTheFixedCost) {
   EXPECT_EQ(fixed.world->anim_pressure(), 1.25f);
   automatic.world->update(kDt, 2, 2 * kDt, true);  // the tick before overran
   fixed.world->update(kDt, 2, 2 * kDt, true);
-  EXPECT_DOUBLE_EQ(automatic.world->anim_budget_ms(), 60.0);
-  EXPECT_DOUBLE_EQ(fixed.world->anim_budget_ms(), 60.0);
+  EXPECT_DOUBLE_EQ(automatic.world->anim_budget_ms(), kShrunkMs);
+  EXPECT_DOUBLE_EQ(fixed.world->anim_budget_ms(), kShrunkMs);
   EXPECT_EQ(automatic.world->anim_pressure(), 1.25f);
   EXPECT_EQ(fixed.world->anim_pressure(), 1.25f);
   // From the next tick on each character of both worlds is evaluated every 2nd tick.
