@@ -202,8 +202,10 @@ bool Server::init() {
         config_.encode_threads, config_.encode_idle,
         tick_fills_cores_ ? &metrics_.tick_running : nullptr,
         [this](uint64_t) { asio::post(io_, [this] { wake_sessions(); }); }, &metrics_.stage_busy);
-    // Its threads quantize each tick they take, between ticks (quantize_work.h).
+    // Its threads quantize each tick they take, between ticks (quantize_work.h); a tick
+    // they got too little CPU for is given up rather than finished inside the next tick.
     world_->set_quantize_after_tick(true);
+    world_->set_abandon_late_quantization(true);
   }
   history_ = world_->history();
   hit_volumes_ = world_->hit_volumes();

@@ -15,6 +15,7 @@ void QuantizeWork::start(Snapshot& snap, std::span<const anim::Animator* const> 
   next_.store(0, std::memory_order_relaxed);
   done_.store(0, std::memory_order_relaxed);
   complete_.store(count_ == 0, std::memory_order_relaxed);
+  abandoned_.store(false, std::memory_order_relaxed);
 }
 
 bool QuantizeWork::run_block() {
@@ -27,13 +28,32 @@ bool QuantizeWork::run_block() {
   for (size_t i = begin; i < end; ++i)
     if (!snap_->characters[i].quantized_in_update && snap_->in_quant(i))
       quantize_character(*snap_, i, *animators_[i], snap_->quant_pull);
-  // The last block's thread publishes the whole frame.
+  // The last block's thread publishes the whole frame. Sequentially consistent, with the
+  // load of abandoned_ after it: abandon() either sees this block done or is woken by it.
   const size_t n = end - begin;
-  if (done_.fetch_add(n, std::memory_order_acq_rel) + n == count_) {
+  if (done_.fetch_add(n) + n == count_) {
     complete_.store(true);  // sequentially consistent, for the notify (as TickLoop's)
     complete_.notify_all();
   }
+  if (abandoned_.load()) done_.notify_all();
   return true;
+}
+
+size_t QuantizeWork::untaken() const {
+  return count_ - std::min(count_, next_.load(std::memory_order_relaxed));
+}
+
+size_t QuantizeWork::abandon() {
+  if (!snap_ || complete()) return 0;
+  abandoned_.store(true);
+  // No block is claimed from here on; those claimed before are completed by their threads.
+  const size_t taken = std::min(count_, next_.exchange(count_));
+  for (size_t done = done_.load(); done < taken; done = done_.load()) done_.wait(done);
+  snap_->quant_pull[0].reset();
+  snap_->quant_pull[1].reset();
+  complete_.store(true);
+  complete_.notify_all();
+  return count_ - taken;
 }
 
 void QuantizeWork::wait() const {
@@ -70,6 +90,7 @@ void QuantizeWork::reset() {
   next_.store(0, std::memory_order_relaxed);
   done_.store(0, std::memory_order_relaxed);
   complete_.store(true, std::memory_order_relaxed);
+  abandoned_.store(false, std::memory_order_relaxed);
 }
 
 }  // namespace animd

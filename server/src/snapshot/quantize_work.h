@@ -15,8 +15,8 @@
 // World::apply); any number of other threads run blocks meanwhile, having received the
 // snapshot after start() (the encode stage's lock, the pool's barrier). A block claimed is
 // always completed by the thread that claimed it, and nothing in a block waits, so finish()
-// waits only for the blocks in progress. The Animators are read, never written, until finish()
-// returns.
+// and abandon() wait only for the blocks in progress. The Animators are read, never written, until
+// finish() returns.
 #include <atomic>
 #include <cstddef>
 #include <memory>
@@ -62,6 +62,16 @@ class QuantizeWork {
   // afterwards. Returns how many characters were still untaken when it began (the part of
   // the tick's quantization the tick itself then did: Metrics::quantized_by_next_tick).
   size_t finish(WorkerPool& pool);
+  // Characters no thread has taken yet (a snapshot in time: other threads keep taking).
+  size_t untaken() const;
+  // Tick thread, instead of finish(): gives up the frame. Whatever no thread has taken is
+  // never quantized (no thread takes a block afterwards), the blocks in progress are waited
+  // for, the pull frames are let go of, and then complete() and abandoned() are both true:
+  // the frame is incomplete for good, and Snapshot::quantized() stays false. Returns how
+  // many characters were left out.
+  size_t abandon();
+  // Whether abandon() gave the frame up (read after complete(), which publishes it).
+  bool abandoned() const { return abandoned_.load(std::memory_order_relaxed); }
   // Back to not started (the snapshot is recycled: nobody else holds it).
   void reset();
 
@@ -72,6 +82,7 @@ class QuantizeWork {
   std::atomic<size_t> next_{0};  // first character not yet taken
   std::atomic<size_t> done_{0};  // characters quantized
   std::atomic<bool> complete_{true};
+  std::atomic<bool> abandoned_{false};
 };
 
 }  // namespace animd

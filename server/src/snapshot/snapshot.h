@@ -216,15 +216,19 @@ struct Snapshot {
   // still preparing an earlier one (Metrics::stage_busy). No compact frame is sent of it.
   bool quant_deferred = false;
   // Started when `quant` is filled after the tick (quantize_work.h: by the encode stage, or
-  // else by the next tick): until quantized(), nothing may read `quant`. Not started: filled
-  // by the tick's workers, before the snapshot was published.
+  // else by the next tick, which may instead give the frame up: World::settle): until
+  // quantized(), nothing may read `quant`. Not started: filled by the tick's workers, before
+  // the snapshot was published.
   mutable QuantizeWork quantize;
   // `quant` was filled by the tick's workers during the update (the stage busy too long, or a
   // paced subscription due), not after the tick: it made this tick longer. Counted in
   // Metrics::quantized_in_tick, and an overrun line says so.
   bool quantized_in_tick = false;
-  // Whether `quant`'s entries are all written (acquire: they are then visible).
-  bool quantized() const { return quantize.complete(); }
+  // Whether `quant`'s entries are all written (acquire: they are then visible). Never true
+  // of a frame given up (QuantizeWork::abandon): no compact frame is sent of that tick.
+  bool quantized() const { return quantize.complete() && !quantize.abandoned(); }
+  // Whether the next tick gave this tick's quantization up: it will never be quantized.
+  bool quant_abandoned() const { return quantize.complete() && quantize.abandoned(); }
   // Whether character `index` is in `quant` (a compact frame of it can be encoded).
   bool in_quant(size_t index) const {
     return quant && characters[index].quant_offset != kNotQuantized;

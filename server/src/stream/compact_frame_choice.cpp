@@ -33,8 +33,10 @@ CompactChoice choose_compact_frame(StreamSubscription& sub, const std::deque<Sna
     if (state.newest_seen < sub.held_for_tick_since + kMaxHeldForTickTicks) return choice;
   }
   sub.held_for_tick_since = 0;
+  // A tick whose quantization was given up is not a frame at all (as a deferred tick).
   for (const SnapshotPtr& snap : waiting)
-    if (snap->tick > sub.compact_through && snap->tick < chosen->tick && frame_due(sub, *snap))
+    if (snap->tick > sub.compact_through && snap->tick < chosen->tick && frame_due(sub, *snap) &&
+        !snap->quant_abandoned())
       ++choice.skipped;
   choice.frame = chosen;
   choice.fallback = fallback;  // counted when sent, not while held
@@ -44,6 +46,7 @@ CompactChoice choose_compact_frame(StreamSubscription& sub, const std::deque<Sna
 bool keep_waiting(const Snapshot& snap, std::span<const StreamSubscription> subscriptions,
                   bool stage_starved, uint64_t stage_taken, uint32_t& drops) {
   drops = 0;
+  if (snap.quant_abandoned()) return false;  // never quantized: nothing to wait for
   const bool passed_over =
       !stage_starved && snap.tick < stage_taken && !snap.prepared.load(std::memory_order_acquire);
   uint32_t waiting = 0;

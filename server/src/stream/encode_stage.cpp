@@ -147,15 +147,19 @@ void EncodeStage::run(int index, bool idle) {
       q.wait();
     }
     const Snapshot& snap = *job->snap;
+    // A tick whose quantization the next tick gave up (World::settle) has no frame to
+    // encode: its blocks are claimed and passed over, and finish() keeps the frames held.
+    const bool abandoned = snap.quant_abandoned();
     const size_t n = snap.characters.size();
     size_t mine = 0;
     for (;;) {
       const size_t begin = job->next.fetch_add(kBlock, std::memory_order_relaxed);
       if (begin >= n || stopping_.load(std::memory_order_relaxed)) break;
       const size_t end = std::min(begin + kBlock, n);
-      for (size_t i = begin; i < end; ++i)
+      for (size_t i = begin; i < end && !abandoned; ++i)
         if (watched(snap, i)) prepare_character(snap, i, job->held);
       mine += end - begin;
+      if (abandoned) continue;
       // The tick goes first: a tick starting now has the cores within one block.
       sched_yield();
       wait_for_tick();
@@ -175,7 +179,7 @@ void EncodeStage::progress_to(uint64_t tick) {
 void EncodeStage::finish(const std::shared_ptr<Job>& job) {
   {
     std::lock_guard lock(mutex_);
-    if (job->generation == generation_) {
+    if (job->generation == generation_ && !job->snap->quant_abandoned()) {
       last_[1] = std::move(last_[0]);
       last_[0] = job->snap->quant;
     }

@@ -277,8 +277,23 @@ anim::Expected<Character*> World::find_character(uint32_t id, const char* field)
 
 void World::settle() {
   if (!quantizing_) return;
-  const size_t left = quantizing_->quantize.finish(pool_);
-  metrics_.quantized_by_next_tick.fetch_add(left, std::memory_order_relaxed);
+  QuantizeWork& work = quantizing_->quantize;
+  const QuantRef& before = quant_recent_[1];
+  const bool give_up = abandon_late_quantization_ &&
+                       quant_recent_[0].get() == quantizing_->quant.get() && before &&
+                       before->tick + kMaxDeferredTicks >= quantizing_->tick &&
+                       work.untaken() * kAbandonUntakenShare >= quantizing_->characters.size();
+  if (give_up) {
+    work.abandon();
+    metrics_.quant_abandoned_ticks.fetch_add(1, std::memory_order_relaxed);
+    // The frames before it are again the last two quantized.
+    quant_recent_[0] = std::move(quant_recent_[1]);
+    quant_recent_[1] = std::move(quant_displaced_);
+  } else {
+    const size_t left = work.finish(pool_);
+    metrics_.quantized_by_next_tick.fetch_add(left, std::memory_order_relaxed);
+  }
+  quant_displaced_.reset();
   quantizing_.reset();
 }
 

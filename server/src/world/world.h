@@ -173,9 +173,17 @@ class World {
   // execute() or update() completes what is left before it changes anything. Off: the
   // workers quantize inside update(), and every snapshot is quantized when published.
   void set_quantize_after_tick(bool on) { quantize_after_tick_ = on; }
-  // Completes the last tick's quantization if it was left to after the tick (quantize_work.h):
-  // the characters' poses are read by it until then. apply(), execute() and update() call it
-  // first; the tick loop calls it before apply() to time it apart (TickPhases::settle_us).
+  // Whether settle() may give up a tick's quantization left to after it instead of doing the
+  // rest inside the next tick (QuantizeWork::abandon): when at least a quarter of it
+  // (kAbandonUntakenShare) was still untaken, and the tick could have been left unquantized
+  // anyway (its quantized frame before is at most kMaxDeferredTicks ticks older). The stream
+  // then has no frame of that tick, as of a deferred one, and the next frames are pulled and
+  // encoded against the frames before it. Off: settle() always completes it.
+  void set_abandon_late_quantization(bool on) { abandon_late_quantization_ = on; }
+  // Completes the last tick's quantization if it was left to after the tick (quantize_work.h),
+  // or gives it up (set_abandon_late_quantization): the characters' poses are read by it
+  // until then. apply(), execute() and update() call it first; the tick loop calls it before
+  // apply() to time it apart (TickPhases::settle_us).
   void settle();
 
   // The characters' pose history: a frame per tick, published at the end of update(); read
@@ -522,6 +530,13 @@ class World {
   // The last tick's snapshot while its quantization (Snapshot::quantize) may be unfinished;
   // reset by settle().
   std::shared_ptr<Snapshot> quantizing_;
+  // The quantized frame that quantizing_'s frame pushed out of quant_recent_, put back if
+  // settle() gives that frame up.
+  QuantRef quant_displaced_;
+  bool abandon_late_quantization_ = false;
+  // settle() gives up a late quantization only when at least 1 / kAbandonUntakenShare of the
+  // tick's characters were untaken: less is cheaper to finish than a frame is worth.
+  static constexpr size_t kAbandonUntakenShare = 4;
   // Ticks in a row left unquantized while the encode stage is busy, at most (update()). With
   // a stage that gets no CPU, a session's fallback (kStageGraceTicks once the stage is
   // kStageStarvedTicks behind: compact_frame_choice.h) then sends frames within what

@@ -482,6 +482,7 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
   }
   gather_events(*snap);
   if (quant || !compact) {  // a deferred tick keeps the last two quantized
+    if (after_tick) quant_displaced_ = std::move(quant_recent_[1]);
     quant_recent_[1] = std::move(quant_recent_[0]);
     quant_recent_[0] = std::move(quant);
   }

@@ -156,6 +156,95 @@ TEST(QuantizeWork, TheWorkersQuantizeWhenTheStageIsBusyOrASubscriptionIsPaced) {
   EXPECT_TRUE(s->quantize.started());
 }
 
+// The World's rule for a tick left to quantize after it that the next tick finds unfinished
+// (World::set_abandon_late_quantization): given up when at least a quarter of its characters
+// were untaken and its quantized frame before is at most kMaxDeferredTicks (3) ticks older;
+// finished otherwise. Nobody takes a block here but where a test says so.
+TEST(QuantizeWork, ALateFrameIsGivenUpOnlyWithinTheDeferredTicksOfTheFrameBefore) {
+  TestWorld w(70, true);
+  w.world.set_abandon_late_quantization(true);
+  std::vector<SnapshotPtr> s(8);
+  s[1] = w.world.update(1.0f / 60, 1, 0.0, false);
+  s[2] = w.world.update(1.0f / 60, 2, 0.0, false);
+  // Tick 1 had no quantized frame before it: finished by tick 2.
+  EXPECT_TRUE(s[1]->quantized());
+  EXPECT_EQ(w.metrics.quantized_by_next_tick.load(), 70u);
+  EXPECT_EQ(w.metrics.quant_abandoned_ticks.load(), 0u);
+  // Ticks 2, 3 and 4 are at most 3 ticks after tick 1, the last frame kept: given up.
+  for (uint64_t tick = 3; tick <= 5; ++tick) {
+    s[tick] = w.world.update(1.0f / 60, tick, 0.0, false);
+    const Snapshot& given_up = *s[tick - 1];
+    EXPECT_TRUE(given_up.quant_abandoned()) << "tick " << tick - 1;
+    EXPECT_FALSE(given_up.quantized()) << "tick " << tick - 1;
+    EXPECT_EQ(w.metrics.quant_abandoned_ticks.load(), tick - 2);
+    // The next tick is pulled toward tick 1's frame while it is at most 2 ticks back
+    // (World::kMaxPullGap), and toward nothing older: tick 1 had none before it.
+    EXPECT_EQ(s[tick]->pull_ticks[0], tick <= 3 ? 1u : 0u) << "tick " << tick;
+    EXPECT_EQ(s[tick]->pull_ticks[1], 0u) << "tick " << tick;
+  }
+  // Tick 5 is 4 ticks after tick 1: finished, so that no two frames are further apart.
+  s[6] = w.world.update(1.0f / 60, 6, 0.0, false);
+  EXPECT_TRUE(s[5]->quantized());
+  EXPECT_FALSE(s[5]->quant_abandoned());
+  EXPECT_EQ(w.metrics.quant_abandoned_ticks.load(), 3u);
+  EXPECT_EQ(w.metrics.quantized_by_next_tick.load(), 140u);
+  // Tick 6 pulls toward the last two frames kept: 5 and 1.
+  EXPECT_EQ(s[6]->pull_ticks[0], 5u);
+  EXPECT_EQ(s[6]->pull_ticks[1], 1u);
+}
+
+TEST(QuantizeWork, ALateFrameWithLessThanAQuarterUntakenIsFinished) {
+  TestWorld inline_world(70, false), w(70, true);
+  w.world.set_abandon_late_quantization(true);
+  inline_world.world.update(1.0f / 60, 1, 0.0, false);
+  w.world.update(1.0f / 60, 1, 0.0, false);
+  const SnapshotPtr a = inline_world.world.update(1.0f / 60, 2, 0.0, false);
+  const SnapshotPtr b = w.world.update(1.0f / 60, 2, 0.0, false);
+  // Four blocks of 16 taken: 6 of 70 left, less than a quarter.
+  for (int k = 0; k < 4; ++k) ASSERT_TRUE(b->quantize.run_block());
+  inline_world.world.update(1.0f / 60, 3, 0.0, false);
+  const SnapshotPtr c = w.world.update(1.0f / 60, 3, 0.0, false);
+  expect_same_frame(*a, *b);
+  EXPECT_EQ(w.metrics.quant_abandoned_ticks.load(), 0u);
+  EXPECT_EQ(w.metrics.quantized_by_next_tick.load(), 70u + 6u);
+  // Three blocks: 22 left, a quarter or more. Given up; what was taken was written, and
+  // nothing more is taken.
+  for (int k = 0; k < 3; ++k) ASSERT_TRUE(c->quantize.run_block());
+  w.world.update(1.0f / 60, 4, 0.0, false);
+  EXPECT_TRUE(c->quant_abandoned());
+  EXPECT_FALSE(c->quantize.run_block());
+  EXPECT_EQ(w.metrics.quant_abandoned_ticks.load(), 1u);
+  EXPECT_EQ(w.metrics.quantized_by_next_tick.load(), 76u);
+}
+
+TEST(QuantizeWork, AFrameGivenUpWhileThreadsRunBlocksWaitsForThem) {
+  TestWorld inline_world(70, false);
+  inline_world.world.update(1.0f / 60, 1, 0.0, false);
+  const SnapshotPtr a = inline_world.world.update(1.0f / 60, 2, 0.0, false);
+  for (int round = 0; round < 20; ++round) {
+    TestWorld w(70, true);
+    w.world.set_abandon_late_quantization(true);
+    w.world.update(1.0f / 60, 1, 0.0, false);
+    const SnapshotPtr b = w.world.update(1.0f / 60, 2, 0.0, false);
+    // Two threads take blocks as the next tick starts: it gives the frame up or finishes
+    // it, as the race goes; either way no block is in progress when it returns.
+    std::vector<std::thread> helpers;
+    for (int t = 0; t < 2; ++t)
+      helpers.emplace_back([b] {
+        while (b->quantize.run_block()) {
+        }
+      });
+    w.world.update(1.0f / 60, 3, 0.0, false);
+    ASSERT_TRUE(b->quantize.complete()) << "round " << round;
+    EXPECT_FALSE(b->quantize.run_block());
+    for (auto& h : helpers) h.join();
+    if (b->quant_abandoned())
+      EXPECT_FALSE(b->quantized());
+    else
+      expect_same_frame(*a, *b);
+  }
+}
+
 TEST(QuantizeWork, WithoutCharactersItIsCompleteAtOnce) {
   Snapshot snap;
   std::vector<const anim::Animator*> none;

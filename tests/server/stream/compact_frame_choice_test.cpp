@@ -232,5 +232,31 @@ TEST(CompactFrameChoice, ASnapshotNobodyWaitsForIsLetGoWithoutDrops) {
   EXPECT_EQ(drops, 0u);
 }
 
+TEST(CompactFrameChoice, ATickWhoseQuantizationWasGivenUpIsNoFrameAndNotWaitedFor) {
+  Waiting w;
+  // The stage finishes its job as prepared (it encodes nothing of it).
+  const Snapshot& given_up = *w.add(11, true, false);
+  EXPECT_EQ(given_up.quantize.abandon(), 2u);  // neither character was taken
+  ASSERT_TRUE(given_up.quant_abandoned());
+  ASSERT_FALSE(given_up.quantized());
+  const Snapshot* twelve = w.add(12, true);
+  StreamSubscription sub = compact_sub(10);
+  const CompactChoice c = choose_compact_frame(sub, w.list, moving_stage(12));
+  EXPECT_EQ(c.frame, twelve);
+  EXPECT_EQ(c.skipped, 0u) << "a tick with no frame is not a dropped frame";
+  // Let go of at once, by every subscription, and counted as no drop.
+  const std::vector<StreamSubscription> subs{compact_sub(10), compact_sub(10, 2)};
+  uint32_t drops = 99;
+  EXPECT_FALSE(keep_waiting(given_up, subs, true, 11, drops));
+  EXPECT_EQ(drops, 0u);
+  // Alone, it is never chosen, not even by a session encoding for a starved stage.
+  Waiting alone;
+  alone.add(11, false, false)->quantize.abandon();
+  StreamSubscription waiting_sub = compact_sub(10);
+  const CompactChoiceState starved{
+      .staged = true, .stage_starved = true, .tick_holds_cores = false, .newest_seen = 40};
+  EXPECT_EQ(choose_compact_frame(waiting_sub, alone.list, starved).frame, nullptr);
+}
+
 }  // namespace
 }  // namespace animd

@@ -394,6 +394,60 @@ TEST_F(CompactStreamTest, TheEncodeStageForgetsAJobsFramesWhenCompactSubscriptio
   EXPECT_EQ(std::count(ready.begin(), ready.end(), true), 1);
 }
 
+// A tick whose quantization the next tick gave up (World::set_abandon_late_quantization) is
+// finished by the stage as prepared with nothing encoded, and the stage's next deltas are
+// against the frames before it.
+TEST_F(CompactStreamTest, TheStagePassesOverATickWhoseQuantizationWasGivenUp) {
+  const uint32_t a = spawn(0.0f);
+  ASSERT_NO_FATAL_FAILURE(subscribe_compact_all(*world_, tick_));
+  world_->set_quantize_after_tick(true);
+  world_->set_abandon_late_quantization(true);
+  std::atomic<bool> tick_running{false};
+  PreparedSignal signal;
+  EncodeStage stage(1, false, &tick_running, [&](uint64_t tick) { signal(tick); });
+  // Tick 1: quantized and prepared by the stage (its key frame).
+  const SnapshotPtr first = tick();
+  ASSERT_TRUE(first->quantize.started());
+  std::future<uint64_t> first_prepared = signal.next();
+  stage.offer(first);
+  ASSERT_EQ(first_prepared.wait_for(kStageBound), std::future_status::ready);
+  ASSERT_TRUE(first->quantized());
+  // Tick 2: taken by the stage, which gets no CPU before tick 3 starts (the tick is held
+  // running), so tick 3 gives its quantization up.
+  tick_running.store(true);
+  const SnapshotPtr given_up = tick();
+  ASSERT_TRUE(given_up->quantize.started());
+  std::future<uint64_t> given_up_prepared = signal.next();
+  stage.offer(given_up);
+  const SnapshotPtr third = tick();
+  EXPECT_TRUE(given_up->quant_abandoned());
+  EXPECT_EQ(metrics_.quant_abandoned_ticks.load(), 1u);
+  tick_running.store(false);
+  tick_running.notify_all();
+  ASSERT_EQ(given_up_prepared.wait_for(kStageBound), std::future_status::ready);
+  EXPECT_TRUE(given_up->prepared.load());
+  const std::vector<bool> none = ready_entries(*given_up);
+  EXPECT_EQ(std::count(none.begin(), none.end(), true), 0) << "nothing encoded of it";
+  // Tick 3: its entry is a delta against tick 1's frame.
+  std::future<uint64_t> third_prepared = signal.next();
+  stage.offer(third);
+  ASSERT_EQ(third_prepared.wait_for(kStageBound), std::future_status::ready);
+  EXPECT_EQ(third->prepared_against[0], first->tick);
+  EXPECT_EQ(third->prepared_against[1], 0u);
+  EXPECT_EQ(third->pull_ticks[0], first->tick);
+  const std::vector<bool> ready = ready_entries(*third);
+  EXPECT_FALSE(ready[0]);  // no key frame: a delta
+  EXPECT_EQ(std::count(ready.begin(), ready.end(), true), 1);
+  StreamSubscription sub = compact_all();
+  EncodedFrame out;
+  encode_stream_frame(sub, *first, 0, 0, 1 << 20, out);
+  receiver_.receive(out, *first);
+  encode_stream_frame(sub, *third, 0, 0, 1 << 20, out);
+  receiver_.receive(out, *third);
+  const std::vector<FrameKind> kinds{FrameKind::kKey, FrameKind::kDelta1};
+  EXPECT_EQ(receiver_.kinds[a], kinds);
+}
+
 // The stage prepares frames only for what compact subscriptions watch: a float subscription's
 // frames are palettes, which its session encodes.
 TEST_F(CompactStreamTest, TheStagePreparesNothingForFloatSubscriptions) {
