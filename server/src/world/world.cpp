@@ -172,11 +172,16 @@ void World::expire_orphans(uint64_t tick) {
   metrics_.orphans_despawned.fetch_add(ids.size(), std::memory_order_relaxed);
 }
 
+size_t World::index_of(uint32_t id) const {
+  const auto it = std::lower_bound(character_ids_.begin(), character_ids_.end(), id);
+  return it != character_ids_.end() && *it == id ? static_cast<size_t>(it - character_ids_.begin())
+                                                 : characters_.size();
+}
+
 void World::remove_character(uint32_t id) {
-  auto it =
-      std::lower_bound(characters_.begin(), characters_.end(), id,
-                       [](const std::unique_ptr<Character>& x, uint32_t v) { return x->id < v; });
-  if (it == characters_.end() || (*it)->id != id) return;
+  const size_t index = index_of(id);
+  if (index == characters_.size()) return;
+  const auto it = characters_.begin() + static_cast<std::ptrdiff_t>(index);
   Character& c = **it;
   if (auto s = sessions_.find(c.owner_session); s != sessions_.end() && s->second.characters)
     --s->second.characters;
@@ -186,6 +191,7 @@ void World::remove_character(uint32_t id) {
   const bool had_ik = c.ik_cost > 0;
   ik_cost_ -= c.ik_cost;
   animators_.erase(animators_.begin() + (it - characters_.begin()));
+  character_ids_.erase(character_ids_.begin() + (it - characters_.begin()));
   characters_.erase(it);
   stale_placements();  // the characters after it moved down one place
   if (had_ik) {
@@ -263,16 +269,12 @@ anim::Expected<uint32_t> World::spawn_unowned(const std::string& asset, const st
 }
 
 anim::Expected<Character*> World::find_character(uint32_t id, const char* field) {
-  auto it =
-      std::lower_bound(characters_.begin(), characters_.end(), id,
-                       [](const std::unique_ptr<Character>& c, uint32_t v) { return c->id < v; });
-  if (it == characters_.end() || (*it)->id != id)
+  const size_t index = index_of(id);
+  if (index == characters_.size())
     return anim::not_found(std::string(field) + ": unknown character " + std::to_string(id));
   // Whoever finds it may change it: the next update measures it afresh.
-  if (const size_t index = static_cast<size_t>(it - characters_.begin());
-      index < placements_.size())
-    placements_[index].generation = 0;
-  return it->get();
+  if (index < placements_.size()) placements_[index].generation = 0;
+  return characters_[index].get();
 }
 
 void World::settle() {

@@ -101,6 +101,7 @@ anim::Expected<Spawned> World::spawn(const SpawnCharacter& r, uint64_t session, 
   if (session != 0) ++sessions_[session].characters;
   const Spawned out{ch->id, tick};
   animators_.push_back(&ch->animator);
+  character_ids_.push_back(ch->id);
   characters_.push_back(std::move(ch));  // ids only grow: stays sorted
   return out;
 }

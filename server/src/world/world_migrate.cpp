@@ -207,6 +207,7 @@ anim::Expected<MigrationCommitted> World::handle(const CommitMigration& r,
     out.character_ids.push_back(ch->id);
     Character& added = *ch;
     animators_.push_back(&ch->animator);
+    character_ids_.push_back(ch->id);
     characters_.push_back(std::move(ch));  // ids only grow: stays sorted
     update_ik_budget(added);
   }

@@ -21,8 +21,8 @@ constexpr uint64_t kConnectionOwnerBit = uint64_t{1} << 63;
 uint32_t World::capture_characters(uint32_t after, size_t max, uint64_t tick,
                                    std::vector<PersistedCharacter>& out) const {
   auto it =
-      std::upper_bound(characters_.begin(), characters_.end(), after,
-                       [](uint32_t v, const std::unique_ptr<Character>& c) { return v < c->id; });
+      characters_.begin() + (std::upper_bound(character_ids_.begin(), character_ids_.end(), after) -
+                             character_ids_.begin());
   uint32_t last = 0;
   for (size_t n = 0; it != characters_.end() && n < max; ++it, ++n) {
     const Character& c = **it;
@@ -47,12 +47,7 @@ RestoreOutcome World::restore_characters(std::vector<PersistedCharacter> saved, 
   RestoreOutcome out;
   std::sort(saved.begin(), saved.end(),
             [](const PersistedCharacter& a, const PersistedCharacter& b) { return a.id < b.id; });
-  const auto exists = [&](uint32_t id) {
-    auto it =
-        std::lower_bound(characters_.begin(), characters_.end(), id,
-                         [](const std::unique_ptr<Character>& c, uint32_t v) { return c->id < v; });
-    return it != characters_.end() && (*it)->id == id;
-  };
+  const auto exists = [&](uint32_t id) { return index_of(id) < characters_.size(); };
   uint32_t prev = 0;
   for (PersistedCharacter& p : saved) {
     const std::string field = "character " + std::to_string(p.id);
@@ -102,11 +97,15 @@ RestoreOutcome World::restore_characters(std::vector<PersistedCharacter> saved, 
     update_ik_budget(added);
     ++out.restored;
   }
-  // Ids in order again, and the animators beside them (quantize_work.h reads them so).
+  // Ids in order again, and the animators and ids beside them (quantize_work.h reads them so).
   std::sort(characters_.begin(), characters_.end(),
             [](const auto& a, const auto& b) { return a->id < b->id; });
   animators_.clear();
-  for (const auto& c : characters_) animators_.push_back(&c->animator);
+  character_ids_.clear();
+  for (const auto& c : characters_) {
+    animators_.push_back(&c->animator);
+    character_ids_.push_back(c->id);
+  }
   if (next_id > next_character_id_) next_character_id_ = next_id;
   update_counts();
   return out;

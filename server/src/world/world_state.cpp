@@ -257,6 +257,7 @@ anim::Expected<CharactersImported> World::handle(const ImportCharacters& r,
     if (ctx.session != 0) ++sessions_[ctx.session].characters;
     Character& added = *ch;
     animators_.push_back(&ch->animator);
+    character_ids_.push_back(ch->id);
     characters_.push_back(std::move(ch));  // ids only grow: stays sorted
     update_ik_budget(added);
   }
