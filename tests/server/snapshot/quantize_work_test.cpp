@@ -193,6 +193,22 @@ TEST(QuantizeWork, ALateFrameIsGivenUpOnlyWithinTheDeferredTicksOfTheFrameBefore
   EXPECT_EQ(s[6]->pull_ticks[1], 1u);
 }
 
+TEST(QuantizeWork, AFrameGivenUpLeavesTheTwoFramesBeforeItAsTheLastQuantized) {
+  TestWorld w(70, true);
+  w.world.set_abandon_late_quantization(true);
+  w.world.update(1.0f / 60, 1, 0.0, false);
+  const SnapshotPtr two = w.world.update(1.0f / 60, 2, 0.0, false);
+  while (two->quantize.run_block()) {
+  }
+  const SnapshotPtr three = w.world.update(1.0f / 60, 3, 0.0, false);
+  EXPECT_TRUE(two->quantized());
+  const SnapshotPtr four = w.world.update(1.0f / 60, 4, 0.0, false);
+  EXPECT_TRUE(three->quant_abandoned());
+  // Tick 4 is pulled toward ticks 2 and 1, as if tick 3 had been deferred.
+  EXPECT_EQ(four->pull_ticks[0], 2u);
+  EXPECT_EQ(four->pull_ticks[1], 1u);
+}
+
 TEST(QuantizeWork, ALateFrameWithLessThanAQuarterUntakenIsFinished) {
   TestWorld inline_world(70, false), w(70, true);
   w.world.set_abandon_late_quantization(true);
