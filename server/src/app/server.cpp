@@ -567,11 +567,13 @@ void Server::schedule_summary() {
           "rate; {} ticks quantized inside the tick (the stage busy too long, or a paced "
           "subscription due; {} of them overran); "
           "{} frames encoded by sessions because it was 30 ticks behind (no CPU to spare); "
-          "{} characters quantized by the next tick (the stage had not reached them); {} "
+          "{} characters quantized by the next tick (the stage had not reached them) and {} "
+          "ticks' quantization given up (a quarter or more of it untaken); {} "
           "frames of sessions' own encoding held back until a tick ended",
           stage_->prepared(), m.quant_deferred_ticks.load(), stage_->skipped(),
           m.quantized_in_tick.load(), m.overruns_quantized_in_tick.load(), m.stage_fallbacks.load(),
-          m.quantized_by_next_tick.load(), m.frames_held_for_tick.load());
+          m.quantized_by_next_tick.load(), m.quant_abandoned_ticks.load(),
+          m.frames_held_for_tick.load());
     if (saver_)
       spdlog::info("summary: state: {} saves written to {} (the last {} bytes in {} us), {} failed",
                    m.state_saves.load(), saver_->path().string(), m.state_save_bytes.load(),

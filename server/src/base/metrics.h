@@ -63,9 +63,9 @@ struct Metrics {
   // taken when the next tick began, so that tick quantized them itself (World::settle): the
   // encode stage got too little CPU between ticks (the summary log line).
   std::atomic<uint64_t> quantized_by_next_tick{0};
-  // Ticks left to quantize after the tick whose quantization the next tick gave up instead
-  // (World::set_abandon_late_quantization): the stage had not taken a quarter of it. No
-  // compact frame was sent of them (the summary log line).
+  // Ticks left to quantize after the tick that the next tick gave up instead of finishing
+  // them (World::set_abandon_late_quantization): a quarter or more of their characters were
+  // untaken. No compact frame was sent of them (the summary log line).
   std::atomic<uint64_t> quant_abandoned_ticks{0};
   std::atomic<uint64_t> orphans_despawned{0};  // characters whose owner left (grace expired)
   // Migrations (world_migrate.cpp): begun here, ended here by their target's commit or by a

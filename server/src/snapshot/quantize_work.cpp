@@ -43,17 +43,25 @@ size_t QuantizeWork::untaken() const {
   return count_ - std::min(count_, next_.load(std::memory_order_relaxed));
 }
 
-size_t QuantizeWork::abandon() {
-  if (!snap_ || complete()) return 0;
-  abandoned_.store(true);
+bool QuantizeWork::abandon() {
+  if (!snap_ || complete()) return false;
   // No block is claimed from here on; those claimed before are completed by their threads.
   const size_t taken = std::min(count_, next_.exchange(count_));
+  if (taken == count_) {
+    wait();  // all taken: the last block completes the frame
+    return false;
+  }
+  // Some characters are never quantized, so no block completes the frame: only this does.
+  // Sequentially consistent with run_block's add to done_ and its load of abandoned_: either
+  // the load below sees a block's characters done, or that block's thread sees abandoned_
+  // and wakes this one.
+  abandoned_.store(true);
   for (size_t done = done_.load(); done < taken; done = done_.load()) done_.wait(done);
   snap_->quant_pull[0].reset();
   snap_->quant_pull[1].reset();
-  complete_.store(true);
+  complete_.store(true);  // publishes abandoned_ with it
   complete_.notify_all();
-  return count_ - taken;
+  return true;
 }
 
 void QuantizeWork::wait() const {

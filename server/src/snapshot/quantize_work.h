@@ -6,17 +6,17 @@
 // tick"). Each character's final local pose stays in its Animator until the next
 // tick's update, so the quantization can run in the time between two ticks: the encode
 // stage's threads take it in blocks before they encode (encode_stage.h), and whatever they
-// have not taken when the next tick starts, that tick quantizes itself (World::settle),
-// before it changes any character.
+// have not taken when the next tick starts, that tick quantizes itself or gives the frame up
+// (World::settle), before it changes any character.
 //
 // Each Snapshot has one (Snapshot::quantize), recycled with it (SnapshotPool's return orders
 // every reader's last use before the next start()). Threads: the tick thread starts it
-// (World::update) and finishes it (finish(), at the start of the next tick, before
-// World::apply); any number of other threads run blocks meanwhile, having received the
-// snapshot after start() (the encode stage's lock, the pool's barrier). A block claimed is
-// always completed by the thread that claimed it, and nothing in a block waits, so finish()
-// and abandon() wait only for the blocks in progress. The Animators are read, never written, until
-// finish() returns.
+// (World::update) and finishes or abandons it (finish() or abandon(), at the start of the
+// next tick, before World::apply); any number of other threads run blocks meanwhile, having
+// received the snapshot after start() (the encode stage's lock, the pool's barrier). A block
+// claimed is always completed by the thread that claimed it, and nothing in a block waits, so
+// finish() and abandon() wait only for the blocks in progress. The Animators are read, never
+// written, until finish() or abandon() returns.
 #include <atomic>
 #include <cstddef>
 #include <memory>
@@ -44,7 +44,8 @@ class QuantizeWork {
 
   // Tick thread: quantizes `snap`'s characters (into snap.quant, already sized and placed,
   // pulled toward snap.quant_pull) from `animators` (one per character, in the snapshot's
-  // order). Both stay valid and unchanged until finish(). `snap` is the snapshot this work
+  // order). Both stay valid and unchanged until finish() or abandon(). `snap` is the snapshot
+  // this work
   // belongs to.
   void start(Snapshot& snap, std::span<const anim::Animator* const> animators);
   // Whether start() was called since the snapshot was last recycled (reset()).
@@ -66,11 +67,12 @@ class QuantizeWork {
   size_t untaken() const;
   // Tick thread, instead of finish(): gives up the frame. Whatever no thread has taken is
   // never quantized (no thread takes a block afterwards), the blocks in progress are waited
-  // for, the pull frames are let go of, and then complete() and abandoned() are both true:
-  // the frame is incomplete for good, and Snapshot::quantized() stays false. Returns how
-  // many characters were left out.
-  size_t abandon();
-  // Whether abandon() gave the frame up (read after complete(), which publishes it).
+  // for, and then complete() and abandoned() are both true: the frame is incomplete for good,
+  // and Snapshot::quantized() stays false. False when every character was already taken
+  // (nothing given up: the frame completes, and abandon() waits for it; call finish() then).
+  bool abandon();
+  // Whether abandon() gave the frame up. Read after complete() returned true: abandon() sets
+  // it before it publishes completion, and nothing else completes a frame given up.
   bool abandoned() const { return abandoned_.load(std::memory_order_relaxed); }
   // Back to not started (the snapshot is recycled: nobody else holds it).
   void reset();

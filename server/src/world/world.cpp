@@ -281,12 +281,13 @@ void World::settle() {
   if (!quantizing_) return;
   QuantizeWork& work = quantizing_->quantize;
   const QuantRef& before = quant_recent_[1];
-  const bool give_up = abandon_late_quantization_ &&
+  const size_t untaken = work.untaken();
+  const bool give_up = abandon_late_quantization_ && untaken > 0 &&
                        quant_recent_[0].get() == quantizing_->quant.get() && before &&
                        before->tick + kMaxDeferredTicks >= quantizing_->tick &&
-                       work.untaken() * kAbandonUntakenShare >= quantizing_->characters.size();
-  if (give_up) {
-    work.abandon();
+                       untaken * kAbandonUntakenShare >= quantizing_->characters.size();
+  // The stage may take the rest meanwhile: then nothing is given up, and finish() completes.
+  if (give_up && work.abandon()) {
     metrics_.quant_abandoned_ticks.fetch_add(1, std::memory_order_relaxed);
     // The frames before it are again the last two quantized.
     quant_recent_[0] = std::move(quant_recent_[1]);

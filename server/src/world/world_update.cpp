@@ -141,19 +141,31 @@ struct UpdateJob {
     sc.watched_by_id = c.compact_watchers > 0 || j.all_compact_watched;
     sc.quantized_in_update = false;
     sc.layout = p.layout;
-    // c.quant_*: the character's place in the last two quantized frames (quant_recent).
+    // c.quant_*: the character's places in its two newest quantized frames, matched to the
+    // last two quantized (quant_recent) by tick: after a tick whose quantization was given up
+    // (World::settle) the frames before it are the last two again, and the character's newer
+    // record names the one given up, its older one the newer of those two.
+    auto record_of = [&c](const QuantRef& frame) {
+      for (int r = 0; r < 2; ++r)
+        if (frame && c.quant_tick[r] != 0 && c.quant_tick[r] == frame->tick) return r;
+      return -1;
+    };
     for (int k = 0; k < 2; ++k) {
       const QuantRef& recent = j.quant_recent[k];
-      const bool in_recent = c.quant_tick[k] != 0 && recent && recent->tick == c.quant_tick[k];
-      const bool held = in_recent && c.quant_tick[k] + k + 1 == j.tick;
-      sc.prev_offset[k] = held ? c.quant_offset[k] : kNotQuantized;
-      sc.prev_index[k] = held ? c.quant_index[k] : kNotQuantized;
-      sc.pull_offset[k] = in_recent && j.pull ? c.quant_offset[k] : kNotQuantized;
-      sc.pull_index[k] = in_recent && j.pull ? c.quant_index[k] : kNotQuantized;
+      const int r = record_of(recent);
+      const bool held = r >= 0 && recent->tick + k + 1 == j.tick;
+      const bool pulled = r >= 0 && j.pull;
+      sc.prev_offset[k] = held ? c.quant_offset[r] : kNotQuantized;
+      sc.prev_index[k] = held ? c.quant_index[r] : kNotQuantized;
+      sc.pull_offset[k] = pulled ? c.quant_offset[r] : kNotQuantized;
+      sc.pull_index[k] = pulled ? c.quant_index[r] : kNotQuantized;
     }
     if (p.quantized) {
-      c.quant_tick[1] = c.quant_tick[0], c.quant_offset[1] = c.quant_offset[0];
-      c.quant_index[1] = c.quant_index[0];
+      // The record kept beside this tick's: the newest frame still kept, when it holds the
+      // character (the record before a tick given up), else the newest record.
+      const int kept = std::max(record_of(j.quant_recent[0]), 0);
+      c.quant_tick[1] = c.quant_tick[kept], c.quant_offset[1] = c.quant_offset[kept];
+      c.quant_index[1] = c.quant_index[kept];
       c.quant_tick[0] = j.tick, c.quant_offset[0] = p.quant_offset;
       c.quant_index[0] = static_cast<uint32_t>(i);
     }

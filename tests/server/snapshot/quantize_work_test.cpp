@@ -46,6 +46,11 @@ struct TestWorld {
   }
 };
 
+bool same_frame(const Snapshot& a, const Snapshot& b) {
+  return a.quant && b.quant && a.quant->joints == b.quant->joints &&
+         a.quant->roots == b.quant->roots;
+}
+
 void expect_same_frame(const Snapshot& a, const Snapshot& b) {
   ASSERT_TRUE(a.quant);
   ASSERT_TRUE(b.quant);
@@ -204,9 +209,26 @@ TEST(QuantizeWork, AFrameGivenUpLeavesTheTwoFramesBeforeItAsTheLastQuantized) {
   EXPECT_TRUE(two->quantized());
   const SnapshotPtr four = w.world.update(1.0f / 60, 4, 0.0, false);
   EXPECT_TRUE(three->quant_abandoned());
-  // Tick 4 is pulled toward ticks 2 and 1, as if tick 3 had been deferred.
+  // Tick 4 is pulled toward ticks 2 and 1, as if tick 3 had been deferred. A character
+  // keeps its places in its two newest frames, 3 and 2: it finds tick 2's, not tick 1's.
   EXPECT_EQ(four->pull_ticks[0], 2u);
   EXPECT_EQ(four->pull_ticks[1], 1u);
+  for (size_t i = 0; i < four->characters.size(); ++i) {
+    const SnapshotCharacter& c = four->characters[i];
+    EXPECT_EQ(c.pull_offset[0], two->characters[i].quant_offset) << "character " << i;
+    EXPECT_EQ(c.pull_index[0], i) << "character " << i;
+    EXPECT_EQ(c.pull_offset[1], kNotQuantized) << "character " << i;
+  }
+  // And tick 5 toward 4 and 2: the record of tick 2 was kept beside tick 4's.
+  while (four->quantize.run_block()) {
+  }
+  const SnapshotPtr five = w.world.update(1.0f / 60, 5, 0.0, false);
+  EXPECT_EQ(five->pull_ticks[0], 4u);
+  EXPECT_EQ(five->pull_ticks[1], 2u);
+  for (size_t i = 0; i < five->characters.size(); ++i) {
+    EXPECT_EQ(five->characters[i].pull_offset[0], four->characters[i].quant_offset);
+    EXPECT_EQ(five->characters[i].pull_offset[1], two->characters[i].quant_offset);
+  }
 }
 
 TEST(QuantizeWork, ALateFrameWithLessThanAQuarterUntakenIsFinished) {
@@ -218,6 +240,7 @@ TEST(QuantizeWork, ALateFrameWithLessThanAQuarterUntakenIsFinished) {
   const SnapshotPtr b = w.world.update(1.0f / 60, 2, 0.0, false);
   // Four blocks of 16 taken: 6 of 70 left, less than a quarter.
   for (int k = 0; k < 4; ++k) ASSERT_TRUE(b->quantize.run_block());
+  EXPECT_EQ(b->quantize.untaken(), 6u);
   inline_world.world.update(1.0f / 60, 3, 0.0, false);
   const SnapshotPtr c = w.world.update(1.0f / 60, 3, 0.0, false);
   expect_same_frame(*a, *b);
@@ -253,12 +276,27 @@ TEST(QuantizeWork, AFrameGivenUpWhileThreadsRunBlocksWaitsForThem) {
     w.world.update(1.0f / 60, 3, 0.0, false);
     ASSERT_TRUE(b->quantize.complete()) << "round " << round;
     EXPECT_FALSE(b->quantize.run_block());
+    EXPECT_EQ(b->quantize.untaken(), 0u);
     for (auto& h : helpers) h.join();
+    // Given up: some character was left out (a new frame holds zeros where it was not
+    // written). Finished: the frame is the workers' one.
+    EXPECT_EQ(w.metrics.quant_abandoned_ticks.load(), b->quant_abandoned() ? 1u : 0u);
     if (b->quant_abandoned())
-      EXPECT_FALSE(b->quantized());
+      EXPECT_FALSE(same_frame(*a, *b)) << "round " << round;
     else
       expect_same_frame(*a, *b);
   }
+}
+
+TEST(QuantizeWork, AFrameAllTakenIsNotGivenUp) {
+  TestWorld w(70, true);
+  w.world.update(1.0f / 60, 1, 0.0, false);
+  const SnapshotPtr s = w.world.update(1.0f / 60, 2, 0.0, false);
+  while (s->quantize.run_block()) {
+  }
+  EXPECT_FALSE(s->quantize.abandon());
+  EXPECT_FALSE(s->quant_abandoned());
+  EXPECT_TRUE(s->quantized());
 }
 
 TEST(QuantizeWork, WithoutCharactersItIsCompleteAtOnce) {
