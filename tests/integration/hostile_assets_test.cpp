@@ -94,6 +94,11 @@ TEST(HostileAssets, ALongChainLoadsAndAChainPastTheNodeLimitIsRefused) {
 const std::string kTokenA = "tenant-a-token-0123456789";
 const std::string kTokenB = "tenant-b-token-0123456789";
 
+// The bound for the replies of the two tests below, whose loads are made slow on purpose
+// (aliasing_clips_glb) and run one after another: under ThreadSanitizer on a slow 2-core host
+// two of them in a row took longer than kWait. A bound on a broken daemon, not a timing check.
+inline constexpr auto kSlowLoadWait = 4 * kWait;
+
 TEST(HostileAssets, OneOwnersLoadsDoNotHoldAnothers) {
   DaemonProcess daemon(
       {"--control-token", kTokenA, "--control-token", kTokenB, "--loader-threads", "2"});
@@ -126,7 +131,7 @@ TEST(HostileAssets, OneOwnersLoadsDoNotHoldAnothers) {
     anim::v1::Request r;
     r.mutable_load_asset()->set_name("slow" + std::to_string(i));
     r.mutable_load_asset()->set_glb_data(slow);
-    a[i]->call_async(std::move(r), record("A" + std::to_string(i)), kWait);
+    a[i]->call_async(std::move(r), record("A" + std::to_string(i)), kSlowLoadWait);
   }
   // Let A's uploads reach the loader first (an ordering aid, not a timing check), and B's
   // follow while A's first load still runs: well within two of A's loads.
@@ -135,10 +140,10 @@ TEST(HostileAssets, OneOwnersLoadsDoNotHoldAnothers) {
   r.mutable_load_asset()->set_name("small");
   r.mutable_load_asset()->set_glb_data(
       glb_of(one_joint_upload_document(), identity_matrix_bytes()));
-  b->call_async(std::move(r), record("B"), kWait);
+  b->call_async(std::move(r), record("B"), kSlowLoadWait);
   {
     std::unique_lock lock(mutex);
-    ASSERT_TRUE(done.wait_for(lock, kWait * 2, [&] { return answered == 4; }));
+    ASSERT_TRUE(done.wait_for(lock, kSlowLoadWait * 2, [&] { return answered == 4; }));
   }
   // B's load took the free thread while A's waited for theirs: it ended before A's last two.
   const auto b_at = std::find(finished.begin(), finished.end(), "B") - finished.begin();
@@ -194,11 +199,11 @@ TEST(HostileAssets, UploadsWaitingToLoadStayWithinTheInboundBudget) {
           ++answered;
           done.notify_all();
         },
-        kWait);
+        kSlowLoadWait);
     // One after the other: the slow loads first, then each big upload received whole (or
     // refused) before the next starts arriving, so that which one finds the budget full does
     // not depend on how their bytes interleave.
-    const auto deadline = std::chrono::steady_clock::now() + kWait;
+    const auto deadline = std::chrono::steady_clock::now() + kSlowLoadWait;
     while (std::chrono::steady_clock::now() < deadline) {
       {
         std::lock_guard lock(mutex);
@@ -210,7 +215,7 @@ TEST(HostileAssets, UploadsWaitingToLoadStayWithinTheInboundBudget) {
   }
   {
     std::unique_lock lock(mutex);
-    ASSERT_TRUE(done.wait_for(lock, kWait * 2, [&] { return answered == kUploads; }));
+    ASSERT_TRUE(done.wait_for(lock, kSlowLoadWait * 2, [&] { return answered == kUploads; }));
   }
   for (int i = 0; i < kSlow; ++i) EXPECT_TRUE(ok[i]) << why[i];
   // Two fit beside the waiting loads' bytes; the third finds the budget held by them and its
