@@ -131,7 +131,11 @@ TEST(HostileAssets, OneOwnersLoadsDoNotHoldAnothers) {
     anim::v1::Request r;
     r.mutable_load_asset()->set_name("slow" + std::to_string(i));
     r.mutable_load_asset()->set_glb_data(slow);
-    a[i]->call_async(std::move(r), record("A" + std::to_string(i)), kSlowLoadWait);
+    // Appended, not "A" + to_string(i): GCC 12 warns of a false overlap (-Wrestrict) when a
+    // one-character literal is inserted in front of a temporary string.
+    std::string who = "A";
+    who += std::to_string(i);
+    a[i]->call_async(std::move(r), record(who), kSlowLoadWait);
   }
   // Let A's uploads reach the loader first (an ordering aid, not a timing check), and B's
   // follow while A's first load still runs: well within two of A's loads.
