@@ -28,12 +28,14 @@
 namespace animd {
 namespace {
 
-constexpr float kDt = 0.1f;
+constexpr double kTickRate = 10.0;                // TestWorld's Config::tick_rate
+constexpr double kPeriodMs = 1000.0 / kTickRate;  // its tick period
+constexpr float kDt = static_cast<float>(1.0 / kTickRate);
 
 struct TestWorld {
   explicit TestWorld(double budget_ms, int max_interval = 4, double cost_us = 0.0) {
     config.anim_cost_us = cost_us;
-    config.tick_rate = 10.0;
+    config.tick_rate = kTickRate;
     config.history_seconds = 20.0;  // every tick of a test stays in the history
     config.anim_budget_ms = budget_ms;
     config.max_update_interval = max_interval;
@@ -454,14 +456,14 @@ TEST(WorldUpdateRates, TheAutomaticBudgetShrinksAfterAnOverrunAndOnlyIt) {
 // kCostUs: only the fixed cost gives it pressure, from its first tick on. No clock decides.
 TEST(WorldUpdateRates, TheAllocatorPlansFromTheBudgetInForceAndTheFixedCost) {
   constexpr double kCostUs = 7000.0;
-  constexpr double kShrunkMs = 100.0 * Config::kAutoBudgetShare * kAutoBudgetBackoff;
+  constexpr double kShrunkMs = kPeriodMs * Config::kAutoBudgetShare * kAutoBudgetBackoff;
   TestWorld automatic(-1.0, 4, kCostUs), fixed(kShrunkMs, 4, kCostUs);
-  // The arithmetic the expectations below rest on (period 100 ms: TestWorld's 10 Hz).
+  // The arithmetic the expectations below rest on.
   const double full = 10 * kCostUs / 1000.0, halved = 10 * (0.5 + 0.5 * 0.1) * kCostUs / 1000.0;
-  ASSERT_LE(full, 100.0 * Config::kAutoBudgetShare);
+  ASSERT_LE(full, kPeriodMs * Config::kAutoBudgetShare);
   ASSERT_GT(full, kShrunkMs);
   ASSERT_LE(halved, kShrunkMs);
-  ASSERT_GT(full / kRelief, 100.0 * Config::kAutoBudgetShare);
+  ASSERT_GT(full / kRelief, kPeriodMs * Config::kAutoBudgetShare);
   for (int k = 0; k < 10; ++k) {
     automatic.spawn("walk", {10.0f * k, 0, 0});
     fixed.spawn("walk", {10.0f * k, 0, 0});
