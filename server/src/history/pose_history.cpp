@@ -57,7 +57,16 @@ HistoryFrame& PoseHistory::begin_tick(uint64_t tick, double server_time) {
       filling_ = *free;
       retired_.erase(free);
     } else {
-      frames_.push_back(std::make_unique<HistoryFrame>());
+      // A new frame starts with the room the newest one has: it does not grow from nothing,
+      // copying and touching its vectors again on the tick thread.
+      auto made = std::make_unique<HistoryFrame>();
+      if (const HistoryFrame* newest = published_ > 0 ? ring_[newest_ % ring_.size()] : nullptr) {
+        made->entries.reserve(newest->entries.capacity());
+        made->words.reserve(newest->words.capacity());
+        made->placements.reserve(newest->placements.capacity());
+        made->setups.reserve(newest->setups.capacity());
+      }
+      frames_.push_back(std::move(made));
       filling_ = frames_.back().get();
     }
   }
@@ -96,9 +105,10 @@ void PoseHistory::publish() {
     }
   }
   filling_ = nullptr;
-  // Frames that pile up in retired_ (held by slow readers, then let go) beyond a few spares
-  // are freed.
-  while (retired_.size() > 4) {
+  // Frames beyond one per ring slot and a few spares (made while readers held the retired
+  // ones) are freed once idle. Frames retired by a skip stay: the ring's emptied slots take
+  // them again, with the capacity their vectors grew to.
+  while (frames_.size() > ring_.size() + kSpareFrames) {
     auto idle = std::find_if(retired_.begin(), retired_.end(), [](const HistoryFrame* f) {
       return f->readers.load(std::memory_order_acquire) == 0;
     });

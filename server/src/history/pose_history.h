@@ -137,6 +137,10 @@ class PoseHistory {
   uint64_t oldest_locked() const;       // window().first, mutex_ held, published_ > 0
   uint64_t oldest_kept_locked() const;  // the same with the lookback frames
 
+  // Frames kept beyond one per ring slot, for ticks that begin while readers hold the
+  // retired frames.
+  static constexpr size_t kSpareFrames = 4;
+
   const int capacity_;
   mutable std::mutex mutex_;
   std::vector<std::unique_ptr<HistoryFrame>> frames_;  // guarded: every frame made

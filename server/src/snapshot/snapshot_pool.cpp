@@ -4,6 +4,8 @@
 #include <new>
 #include <vector>
 
+#include "snapshot/recent_peak.h"
+
 namespace animd {
 
 namespace {
@@ -19,12 +21,16 @@ struct Slot {
 
 struct SnapshotPool::State {
   std::mutex mutex;
-  std::vector<Slot*> spare;  // guarded by mutex
-  size_t allocated = 0;      // guarded by mutex
+  std::vector<Slot*> spare;        // guarded by mutex
+  size_t allocated = 0;            // guarded by mutex
+  RecentPeak in_use{kPeakWindow};  // guarded by mutex
 
   ~State() {
     for (Slot* s : spare) delete s;
   }
+
+  // Whether the pool holds more snapshots than it keeps. mutex held.
+  bool beyond_kept() const { return allocated > in_use.peak() + kMaxSpare; }
 
   // A snapshot's last holder let go (any thread).
   void give_back(Slot* slot) {
@@ -34,7 +40,7 @@ struct SnapshotPool::State {
     slot->snapshot.release_references();
     {
       std::lock_guard lock(mutex);
-      if (spare.size() < kMaxSpare) {
+      if (!beyond_kept()) {
         spare.push_back(slot);
         return;
       }
@@ -83,15 +89,24 @@ SnapshotPool::SnapshotPool() : state_(std::make_shared<State>()) {}
 
 std::shared_ptr<Snapshot> SnapshotPool::acquire() {
   Slot* slot = nullptr;
+  Slot* extra = nullptr;  // a spare beyond what the pool keeps now: freed
   {
     std::lock_guard lock(state_->mutex);
-    if (!state_->spare.empty()) {
-      slot = state_->spare.back();
-      state_->spare.pop_back();
+    State& s = *state_;
+    if (!s.spare.empty()) {
+      slot = s.spare.back();
+      s.spare.pop_back();
     } else {
-      ++state_->allocated;
+      ++s.allocated;
+    }
+    s.in_use.acquired(s.allocated - s.spare.size());
+    if (s.beyond_kept() && !s.spare.empty()) {
+      extra = s.spare.back();
+      s.spare.pop_back();
+      --s.allocated;
     }
   }
+  delete extra;
   if (!slot) slot = new Slot;
   return std::shared_ptr<Snapshot>(&slot->snapshot, KeepInSlot{},
                                    SlotAllocator<Slot>(state_, slot));

@@ -14,6 +14,7 @@
 // they keep its state alive and are freed with it.
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 
 #include "snapshot/snapshot.h"
@@ -22,9 +23,12 @@ namespace animd {
 
 class SnapshotPool {
  public:
-  // Spare snapshots kept for reuse beyond those in use; more are freed when returned (a
-  // burst of held snapshots, e.g. slow subscribers, does not pin their memory for good).
+  // Snapshots kept (in use and spare): the most in use at once lately (recent_peak.h, over
+  // windows of kPeakWindow acquisitions) plus kMaxSpare. Subscribers that hold many for a
+  // while do not make each tick allocate and page-fault a new one; a burst long past does not
+  // pin their memory for good (the extras are freed when returned, or at an acquisition).
   static constexpr size_t kMaxSpare = 4;
+  static constexpr uint32_t kPeakWindow = 1024;
 
   SnapshotPool();
 

@@ -44,13 +44,23 @@ TEST(SnapshotPool, AHeldSnapshotIsNotHandedOutAgain) {
   EXPECT_EQ(pool.allocated(), 2u);
 }
 
-TEST(SnapshotPool, KeepsAtMostKMaxSpareSpares) {
+TEST(SnapshotPool, KeepsAsManyAsWereHeldLatelyAndFreesTheRestOfALongPastPeak) {
   SnapshotPool pool;
+  constexpr size_t kPeak = SnapshotPool::kMaxSpare + 3;
   std::vector<std::shared_ptr<Snapshot>> held;
-  for (size_t i = 0; i < SnapshotPool::kMaxSpare + 3; ++i) held.push_back(pool.acquire());
-  EXPECT_EQ(pool.allocated(), SnapshotPool::kMaxSpare + 3);
+  for (size_t i = 0; i < kPeak; ++i) held.push_back(pool.acquire());
+  EXPECT_EQ(pool.allocated(), kPeak);
   held.clear();
-  EXPECT_EQ(pool.allocated(), SnapshotPool::kMaxSpare);
+  // Subscribers that hold as many again find them kept: nothing is made anew.
+  EXPECT_EQ(pool.allocated(), kPeak);
+  for (size_t i = 0; i < kPeak; ++i) held.push_back(pool.acquire());
+  EXPECT_EQ(pool.allocated(), kPeak);
+  held.clear();
+  // Two windows of one snapshot at a time: the peak is past; one in use and kMaxSpare stay.
+  for (uint32_t i = 0; i < SnapshotPool::kPeakWindow; ++i) pool.acquire().reset();
+  EXPECT_EQ(pool.allocated(), kPeak) << "a peak of the window before still counts";
+  for (uint32_t i = 0; i < SnapshotPool::kPeakWindow; ++i) pool.acquire().reset();
+  EXPECT_EQ(pool.allocated(), 1 + SnapshotPool::kMaxSpare);
 }
 
 TEST(SnapshotPool, AReturnedSnapshotDropsItsAssetReferences) {

@@ -1,0 +1,47 @@
+// QuantFramePool: a frame is handed out again once nobody holds it; as many frames as were in
+// use at once lately stay kept (no frame made anew while subscribers hold as many again), and
+// a peak longer than two windows ago lets its extras go, down to kMinFrames.
+#include "snapshot/quant_frame_pool.h"
+
+#include <algorithm>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace animd {
+namespace {
+
+TEST(QuantFramePool, AFrameNobodyHoldsIsHandedOutAgain) {
+  QuantFramePool pool;
+  QuantRef held = pool.acquire();
+  QuantRef other = pool.acquire();
+  EXPECT_NE(held.get(), other.get());
+  const QuantFrame* freed = other.get();
+  other.reset();
+  EXPECT_EQ(pool.acquire().get(), freed);
+  EXPECT_EQ(pool.kept(), 2u);
+}
+
+TEST(QuantFramePool, KeepsAsManyAsWereHeldLatelyAndLetsALongPastPeakGo) {
+  QuantFramePool pool;
+  constexpr size_t kPeak = QuantFramePool::kMinFrames + 20;
+  std::vector<QuantRef> held;
+  for (size_t i = 0; i < kPeak; ++i) held.push_back(pool.acquire());
+  EXPECT_EQ(pool.kept(), kPeak);
+  std::vector<const QuantFrame*> frames;
+  for (const QuantRef& r : held) frames.push_back(r.get());
+  held.clear();
+  // As many held again: the same frames, none made anew.
+  for (size_t i = 0; i < kPeak; ++i) {
+    held.push_back(pool.acquire());
+    EXPECT_NE(std::find(frames.begin(), frames.end(), held.back().get()), frames.end()) << i;
+  }
+  held.clear();
+  for (uint32_t i = 0; i < QuantFramePool::kPeakWindow; ++i) pool.acquire();
+  EXPECT_EQ(pool.kept(), kPeak) << "a peak of the window before still counts";
+  for (uint32_t i = 0; i < QuantFramePool::kPeakWindow; ++i) pool.acquire();
+  EXPECT_EQ(pool.kept(), QuantFramePool::kMinFrames);
+}
+
+}  // namespace
+}  // namespace animd
