@@ -1,6 +1,7 @@
 #include "history/pose_history.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <utility>
@@ -47,6 +48,8 @@ PoseHistory::PoseHistory(int capacity_ticks, int lookback_ticks)
 }
 
 HistoryFrame& PoseHistory::begin_tick(uint64_t tick, double server_time) {
+  bool fresh = false;
+  std::array<size_t, 4> room{};  // a new frame's capacities: entries, words, placements, setups
   {
     std::lock_guard lock(mutex_);
     // A frame out of the window that nobody reads any more, else a new one.
@@ -57,20 +60,24 @@ HistoryFrame& PoseHistory::begin_tick(uint64_t tick, double server_time) {
       filling_ = *free;
       retired_.erase(free);
     } else {
-      // A new frame starts with the room the newest one has: it does not grow from nothing,
-      // copying and touching its vectors again on the tick thread.
-      auto made = std::make_unique<HistoryFrame>();
-      if (const HistoryFrame* newest = published_ > 0 ? ring_[newest_ % ring_.size()] : nullptr) {
-        made->entries.reserve(newest->entries.capacity());
-        made->words.reserve(newest->words.capacity());
-        made->placements.reserve(newest->placements.capacity());
-        made->setups.reserve(newest->setups.capacity());
-      }
-      frames_.push_back(std::move(made));
+      frames_.push_back(std::make_unique<HistoryFrame>());
       filling_ = frames_.back().get();
+      fresh = true;
+      if (const HistoryFrame* newest = published_ > 0 ? ring_[newest_ % ring_.size()] : nullptr)
+        room = {newest->entries.capacity(), newest->words.capacity(), newest->placements.capacity(),
+                newest->setups.capacity()};
     }
   }
   HistoryFrame& f = *filling_;
+  // A new frame starts with the room the newest one has: it does not grow from nothing,
+  // copying and touching its vectors again on the tick thread. (Reserved outside the lock:
+  // readers take it; nobody reads this frame before publish().)
+  if (fresh) {
+    f.entries.reserve(room[0]);
+    f.words.reserve(room[1]);
+    f.placements.reserve(room[2]);
+    f.setups.reserve(room[3]);
+  }
   f.tick = tick;
   f.server_time = server_time;
   f.entries.clear();

@@ -112,6 +112,8 @@ class Connection {
   uint32_t shed_above_fair_share() { return write_queue_.shed_above_fair_share(); }
   void drop_queued_stream_frames() { write_queue_.drop_queued_stream_frames(); }
   bool write_backlogged() const { return write_queue_.backlogged(); }
+  // WriteQueue::take_spent: an emptied buffer of a stream frame sent or dropped, or null.
+  std::unique_ptr<std::string> spent_buffer() { return write_queue_.take_spent(); }
 
   // ---- Closing ----
 

@@ -133,7 +133,21 @@ void WriteQueue::erase_queued(size_t i) {
   Frame& f = frames_[i];
   queued_bytes_ -= f.bytes->size();
   give_back(f.drawn);
+  if (f.stream) keep_spent(std::move(f.bytes));
   frames_.erase(frames_.begin() + static_cast<std::ptrdiff_t>(i));
+}
+
+void WriteQueue::keep_spent(std::unique_ptr<std::string> bytes) {
+  if (!bytes || spent_.size() >= kSpentBuffers || bytes->capacity() > kMaxSpentCapacity) return;
+  bytes->clear();
+  spent_.push_back(std::move(bytes));
+}
+
+std::unique_ptr<std::string> WriteQueue::take_spent() {
+  if (spent_.empty()) return nullptr;
+  std::unique_ptr<std::string> b = std::move(spent_.back());
+  spent_.pop_back();
+  return b;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -163,6 +177,7 @@ uint32_t WriteQueue::finish_write() {
     stream_frames += f.stream;
     queued_bytes_ -= f.bytes->size();
     give_back(f.drawn);
+    if (f.stream) keep_spent(std::move(f.bytes));
     frames_.pop_front();
   }
   return stream_frames;

@@ -46,6 +46,10 @@ class WriteQueue {
   static constexpr size_t kReplyBacklogBytes = 256u << 10;
   // A write gathers frames until it holds at least this many bytes (or the queue ends).
   static constexpr size_t kWriteBatchBytes = 256u << 10;
+  // Buffers of written or dropped stream frames kept for the next frames' encoding
+  // (take_spent): at most kSpentBuffers, each of at most kMaxSpentCapacity bytes of capacity.
+  static constexpr size_t kSpentBuffers = 2;
+  static constexpr size_t kMaxSpentCapacity = 1u << 20;
 
   // `budget` outlives the queue. `max_queued_bytes` (--max-queued-bytes): the bound on queued
   // stream bytes (in-flight and reply bytes count against it) and on unsent reply bytes.
@@ -103,6 +107,11 @@ class WriteQueue {
   // Returns how many of them were stream frames.
   uint32_t finish_write();
 
+  // An emptied buffer of a stream frame written or dropped, with the capacity it had, for the
+  // caller to encode its next frame into (a frame's bytes are not mapped and page-faulted
+  // afresh each time); null when none is kept.
+  std::unique_ptr<std::string> take_spent();
+
   // ---- State ----
 
   bool writing() const { return in_flight_ > 0; }
@@ -127,6 +136,8 @@ class WriteQueue {
   };
   // Removes frames_[i] (not in flight) and gives its draw back.
   void erase_queued(size_t i);
+  // A stream frame's buffer leaves the queue: kept for take_spent() while there is room.
+  void keep_spent(std::unique_ptr<std::string> bytes);
   // drawn_bytes_ bookkeeping, registering this queue as a budget holder while it holds bytes.
   void add_drawn(size_t n);
   void give_back(size_t n);  // also releases n on the budget
@@ -144,7 +155,8 @@ class WriteQueue {
   size_t drawn_bytes_ = 0;         // sum of frames_[i].drawn
   size_t unsent_reply_bytes_ = 0;  // replies in frames_ not yet in flight
   size_t unsent_reply_frames_ = 0;
-  std::vector<boost::asio::const_buffer> buffers_;  // the in-flight frames, for the write
+  std::vector<boost::asio::const_buffer> buffers_;   // the in-flight frames, for the write
+  std::vector<std::unique_ptr<std::string>> spent_;  // at most kSpentBuffers, each emptied
 };
 
 }  // namespace animd

@@ -154,6 +154,12 @@ void StreamSender::send_frame(StreamSubscription& sub, const Snapshot& snap) {
   const auto now_us = std::chrono::duration_cast<std::chrono::microseconds>(
                           std::chrono::system_clock::now().time_since_epoch())
                           .count();
+  // The buffers of frames this connection already sent or dropped, to encode into.
+  while (encoded_.buffers.size() < WriteQueue::kSpentBuffers)
+    if (auto spent = connection_.spent_buffer())
+      encoded_.buffers.push_back(std::move(spent));
+    else
+      break;
   encode_stream_frame(sub, snap, drops_.since_last, now_us, part_bytes, encoded_);
   if (encoded_.messages.empty()) return;  // nothing to send from this snapshot
   if (encoded_.bytes > cfg.max_queued_bytes) {

@@ -17,16 +17,37 @@ namespace animd {
 class QuantFramePool {
  public:
   // Frames kept (in use and idle): the most in use at once lately (recent_peak.h, over
-  // windows of kPeakWindow acquisitions) plus kSpareFrames, and at least kMinFrames. Beyond
-  // that a busy moment's extra frames are freed when let go.
+  // windows of kPeakWindow ticks) plus kSpareFrames, and at least kMinFrames. A frame made
+  // while none is idle is kept; beyond what the pool keeps, one idle frame a tick is freed
+  // (on the tick thread) until it keeps no more.
   static constexpr size_t kMinFrames = 16;
   static constexpr size_t kSpareFrames = 4;
   static constexpr uint32_t kPeakWindow = 1024;
 
-  // A frame for the tick thread to fill (its vectors hold stale contents).
+  // A frame for the tick thread to fill (its vectors hold stale contents). Counts as the
+  // tick's note_tick().
   QuantRef acquire() {
+    std::shared_ptr<QuantFrame> frame = settle(1);
+    if (!frame) {
+      frame = std::make_shared<QuantFrame>();
+      frames_.push_back(frame);
+    }
+    return QuantRef(std::move(frame));
+  }
+
+  // A tick that acquires no frame (no compact subscription): the window still counts, so
+  // the frames of a past peak are let go.
+  void note_tick() { settle(0); }
+
+  // Frames kept for reuse (in use or idle); for tests.
+  size_t kept() const { return frames_.size(); }
+
+ private:
+  // Counts this tick's frames in use (`handing_out` more about to be), frees one idle frame
+  // beyond what the pool keeps, and returns an idle frame to hand out (null: none).
+  std::shared_ptr<QuantFrame> settle(size_t handing_out) {
     std::shared_ptr<QuantFrame> idle;
-    size_t in_use = 1;  // the one handed out
+    size_t in_use = handing_out;
     for (const auto& f : frames_) {
       if (f->users.load(std::memory_order_acquire) != 0)
         ++in_use;
@@ -35,25 +56,17 @@ class QuantFramePool {
     }
     in_use_.acquired(in_use);
     const size_t kept = std::max(kMinFrames, in_use_.peak() + kSpareFrames);
-    if (!idle) {
-      idle = std::make_shared<QuantFrame>();
-      if (frames_.size() < kept) frames_.push_back(idle);
-    } else if (frames_.size() > kept) {
-      // One more idle frame than the handed-out one goes.
+    if (frames_.size() > kept) {
       auto extra = std::find_if(frames_.begin(), frames_.end(), [&](const auto& f) {
         return f != idle && f->users.load(std::memory_order_acquire) == 0;
       });
       if (extra != frames_.end()) frames_.erase(extra);
     }
-    return QuantRef(std::move(idle));
+    return handing_out > 0 ? idle : nullptr;
   }
 
-  // Frames kept for reuse (in use or idle); for tests.
-  size_t kept() const { return frames_.size(); }
-
- private:
-  std::vector<std::shared_ptr<QuantFrame>> frames_;
-  RecentPeak in_use_{kPeakWindow};
+  std::vector<std::shared_ptr<QuantFrame>> frames_;  // every frame kept, in use or idle
+  RecentPeak in_use_{kPeakWindow};                   // frames in use at each tick
 };
 
 }  // namespace animd

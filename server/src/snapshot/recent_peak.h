@@ -32,10 +32,10 @@ class RecentPeak {
   size_t peak() const { return std::max(previous_, current_); }
 
  private:
-  uint32_t window_;
-  uint32_t count_ = 0;
-  size_t current_ = 0;
-  size_t previous_ = 0;
+  uint32_t window_;      // acquisitions a window spans; >= 1
+  uint32_t count_ = 0;   // acquisitions so far in the current window; < window_
+  size_t current_ = 0;   // the most in use at once in the current window
+  size_t previous_ = 0;  // the same in the window before it
 };
 
 }  // namespace animd

@@ -21,9 +21,10 @@ struct Slot {
 
 struct SnapshotPool::State {
   std::mutex mutex;
-  std::vector<Slot*> spare;        // guarded by mutex
-  size_t allocated = 0;            // guarded by mutex
-  RecentPeak in_use{kPeakWindow};  // guarded by mutex
+  std::vector<Slot*> spare;  // guarded by mutex
+  size_t allocated = 0;      // guarded by mutex
+  // Guarded by mutex: snapshots in use (allocated - spare.size()) after each acquisition.
+  RecentPeak in_use{kPeakWindow};
 
   ~State() {
     for (Slot* s : spare) delete s;

@@ -26,7 +26,8 @@ class SnapshotPool {
   // Snapshots kept (in use and spare): the most in use at once lately (recent_peak.h, over
   // windows of kPeakWindow acquisitions) plus kMaxSpare. Subscribers that hold many for a
   // while do not make each tick allocate and page-fault a new one; a burst long past does not
-  // pin their memory for good (the extras are freed when returned, or at an acquisition).
+  // pin their memory for good (the extras are freed when returned, or one at each
+  // acquisition, on the tick thread).
   static constexpr size_t kMaxSpare = 4;
   static constexpr uint32_t kPeakWindow = 1024;
 

@@ -21,12 +21,15 @@ void append_le32(std::string& out, size_t v) {
 }
 
 // The message with its length prefix, then `tail_size` more bytes of message.frame() that
-// append_tail(out) appends. The string is allocated once at its final size and written in
-// order (no zero fill, no reallocation: a float frame's tail is megabytes).
+// append_tail(out) appends, written into `into` (emptied first; null: a new string). The
+// string is sized once at its final size and written in order (no zero fill, no
+// reallocation: a float frame's tail is megabytes).
 template <class AppendTail>
 std::unique_ptr<std::string> framed(const anim::v1::ServerMessage& message, size_t tail_size,
-                                    AppendTail&& append_tail) {
-  auto out = std::make_unique<std::string>();
+                                    AppendTail&& append_tail,
+                                    std::unique_ptr<std::string> into = nullptr) {
+  auto out = into ? std::move(into) : std::make_unique<std::string>();
+  out->clear();
   if (tail_size == 0) {
     const size_t size = message.ByteSizeLong();
     out->resize(4 + size);
@@ -162,8 +165,11 @@ bool stage_prepared_for(const StreamSubscription& sub, const Snapshot& snap) {
 }
 
 std::unique_ptr<std::string> frame_message(const anim::v1::ServerMessage& message,
-                                           std::string_view frame_tail) {
-  return framed(message, frame_tail.size(), [&](std::string& out) { out.append(frame_tail); });
+                                           std::string_view frame_tail,
+                                           std::unique_ptr<std::string> into) {
+  return framed(
+      message, frame_tail.size(), [&](std::string& out) { out.append(frame_tail); },
+      std::move(into));
 }
 
 uint64_t collect_events(StreamSubscription& sub, const Snapshot& snap) {
@@ -392,35 +398,45 @@ void encode_stream_frame(StreamSubscription& sub, const Snapshot& snap, uint32_t
     const size_t begin = part_starts[p];
     const size_t end = p + 1 < parts ? part_starts[p + 1] : count;
     std::unique_ptr<std::string> bytes;
+    std::unique_ptr<std::string> into;
+    if (!out.buffers.empty()) {
+      into = std::move(out.buffers.back());
+      out.buffers.pop_back();
+    }
     if (compact) {
       // The header fields, then the characters' entries as they are: a serialized message
       // may hold its fields in any order, and repeated ones concatenate.
       const size_t from = begin > 0 ? entry_end[begin - 1] : 0;
       const size_t to = end > 0 ? entry_end[end - 1] : 0;
-      bytes = frame_message(scratch, std::string_view(body).substr(from, to - from));
+      bytes =
+          frame_message(scratch, std::string_view(body).substr(from, to - from), std::move(into));
     } else {
       size_t tail = 0;
       for (size_t i = begin; i < end; ++i) tail += floats[i].bytes();
-      bytes = framed(scratch, tail, [&](std::string& s) {
-        for (size_t i = begin; i < end; ++i) {
-          const FloatEntry& e = floats[i];
-          s.push_back(static_cast<char>(0x2A));  // StreamFrame.characters: field 5
-          put_varint(s, e.inner());
-          s.append(heads, e.head_begin, e.head_size);
-          if (e.palette_bytes > 0) {
-            s.push_back(static_cast<char>(0x22));  // CharacterFrame.palette: field 4, packed
-            put_varint(s, e.palette_bytes);
-            s.append(reinterpret_cast<const char*>(snap.palettes.data() + chars[i]->palette_offset),
-                     e.palette_bytes);
-          }
-          if (e.morph_bytes > 0) {
-            s.push_back(static_cast<char>(0x42));  // CharacterFrame.morph_weights: 8, packed
-            put_varint(s, e.morph_bytes);
-            s.append(reinterpret_cast<const char*>(snap.morphs.data() + chars[i]->morph_offset),
-                     e.morph_bytes);
-          }
-        }
-      });
+      bytes = framed(
+          scratch, tail,
+          [&](std::string& s) {
+            for (size_t i = begin; i < end; ++i) {
+              const FloatEntry& e = floats[i];
+              s.push_back(static_cast<char>(0x2A));  // StreamFrame.characters: field 5
+              put_varint(s, e.inner());
+              s.append(heads, e.head_begin, e.head_size);
+              if (e.palette_bytes > 0) {
+                s.push_back(static_cast<char>(0x22));  // CharacterFrame.palette: field 4, packed
+                put_varint(s, e.palette_bytes);
+                s.append(
+                    reinterpret_cast<const char*>(snap.palettes.data() + chars[i]->palette_offset),
+                    e.palette_bytes);
+              }
+              if (e.morph_bytes > 0) {
+                s.push_back(static_cast<char>(0x42));  // CharacterFrame.morph_weights: 8, packed
+                put_varint(s, e.morph_bytes);
+                s.append(reinterpret_cast<const char*>(snap.morphs.data() + chars[i]->morph_offset),
+                         e.morph_bytes);
+              }
+            }
+          },
+          std::move(into));
     }
     out.bytes += bytes->size();
     out.messages.push_back(std::move(bytes));

@@ -100,6 +100,10 @@ struct EncodedFrame {
   std::vector<std::unique_ptr<std::string>> messages;  // one per part, in order
   size_t bytes = 0;                                    // all messages together
   size_t events = 0;                                   // animation events carried (part 0)
+  // Buffers the caller hands in for the messages (the last one first), e.g. those of frames
+  // already written (Connection::spent_buffer): their capacity is reused, their contents
+  // ignored. The encoder takes what it needs and leaves the rest.
+  std::vector<std::unique_ptr<std::string>> buffers;
 };
 
 // Encodes `sub`'s frame of `snap` (updating its despawn and baseline bookkeeping); part 0
@@ -127,8 +131,10 @@ std::string_view compact_entry_for(const Snapshot& snap, size_t index,
 
 // Serializes a ServerMessage with its 4-byte little-endian length prefix. `frame_tail`:
 // serialized StreamFrame fields appended to message.frame() (which must be the message's
-// only field): the compact encoder's shared character entries.
+// only field): the compact encoder's shared character entries. `into`: a buffer to write it
+// in (its contents replaced, its capacity reused); null: a new one.
 std::unique_ptr<std::string> frame_message(const anim::v1::ServerMessage& message,
-                                           std::string_view frame_tail = {});
+                                           std::string_view frame_tail = {},
+                                           std::unique_ptr<std::string> into = nullptr);
 
 }  // namespace animd

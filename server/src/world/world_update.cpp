@@ -379,6 +379,7 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
   const bool deferred = compact && stage_busy && !paced && quant_recent_[0] &&
                         quant_recent_[0]->tick + kMaxDeferredTicks >= tick;
   QuantRef quant = compact && !deferred ? quant_frames_.acquire() : QuantRef();
+  if (!quant) quant_frames_.note_tick();
   if (quant) quant->tick = tick;
   snap->quant = quant;
   snap->quant_deferred = deferred;

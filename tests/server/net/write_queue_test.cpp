@@ -345,5 +345,47 @@ TEST(WriteQueue, SheddingKeepsRepliesAndTheWriteInFlight) {
   budget.release(400);
 }
 
+// The buffers of stream frames written or dropped come back emptied for the next frames
+// (at most kSpentBuffers, none above kMaxSpentCapacity); replies' buffers do not.
+TEST(WriteQueue, BuffersOfWrittenAndDroppedStreamFramesAreKeptForTheNextFrames) {
+  ByteBudget budget(4 << 20);
+  WriteQueue q(budget, 4 << 20, 64);
+  EXPECT_EQ(q.take_spent(), nullptr);
+  auto reply = bytes(5 * kKiB, 'r');
+  auto a = bytes(3 * kKiB, 'a');
+  const std::string* a_buffer = a.get();
+  const size_t a_capacity = a->capacity();
+  EXPECT_EQ(q.push_reply(std::move(reply)), "");
+  q.push_stream(std::move(a));
+  EXPECT_EQ(batch_of(q).size(), 2u);
+  EXPECT_EQ(q.finish_write(), 1u);
+  std::unique_ptr<std::string> spent = q.take_spent();
+  ASSERT_NE(spent, nullptr);
+  EXPECT_EQ(spent.get(), a_buffer);  // the stream frame's, not the reply's
+  EXPECT_TRUE(spent->empty());
+  EXPECT_EQ(spent->capacity(), a_capacity);
+  EXPECT_EQ(q.take_spent(), nullptr);
+
+  // Three written: two kept. One dropped (queued, not in flight) is kept too.
+  for (char c : {'b', 'c', 'd'}) q.push_stream(bytes(kKiB, c));
+  EXPECT_EQ(batch_of(q).size(), 3u);
+  EXPECT_EQ(q.finish_write(), 3u);
+  q.push_stream(bytes(kKiB, 'e'));
+  q.drop_queued_stream_frames();
+  EXPECT_NE(q.take_spent(), nullptr);
+  EXPECT_NE(q.take_spent(), nullptr);
+  EXPECT_EQ(q.take_spent(), nullptr);
+  q.push_stream(bytes(kKiB, 'f'));
+  q.drop_queued_stream_frames();
+  EXPECT_NE(q.take_spent(), nullptr);
+
+  // A buffer larger than kMaxSpentCapacity is freed, not kept.
+  q.push_stream(bytes(WriteQueue::kMaxSpentCapacity + 1));
+  EXPECT_EQ(batch_of(q).size(), 1u);
+  EXPECT_EQ(q.finish_write(), 1u);
+  EXPECT_EQ(q.take_spent(), nullptr);
+  EXPECT_EQ(budget.used(), 0u);
+}
+
 }  // namespace
 }  // namespace animd

@@ -43,5 +43,18 @@ TEST(QuantFramePool, KeepsAsManyAsWereHeldLatelyAndLetsALongPastPeakGo) {
   EXPECT_EQ(pool.kept(), QuantFramePool::kMinFrames);
 }
 
+TEST(QuantFramePool, TicksThatAcquireNothingStillLetAPastPeakGo) {
+  QuantFramePool pool;
+  constexpr size_t kPeak = QuantFramePool::kMinFrames + 10;
+  std::vector<QuantRef> held;
+  for (size_t i = 0; i < kPeak; ++i) held.push_back(pool.acquire());
+  QuantRef kept_one = held.front();
+  held.clear();
+  // The compact subscribers left: no frame is acquired, one is still held by a snapshot.
+  for (uint32_t i = 0; i < 2 * QuantFramePool::kPeakWindow; ++i) pool.note_tick();
+  EXPECT_EQ(pool.kept(), QuantFramePool::kMinFrames);
+  EXPECT_EQ(kept_one->users.load(), 1);  // the held frame was not taken from its holder
+}
+
 }  // namespace
 }  // namespace animd

@@ -191,6 +191,46 @@ TEST(StreamEncoder, LargeFrameIsSplitIntoPartsInOrder) {
   for (const auto& m : out.messages) EXPECT_LE(m->size(), bound);
 }
 
+// Buffers handed in (a connection's spent ones) are written into, the last first, their old
+// contents replaced: the same bytes as into new strings; what the frame did not need stays.
+TEST(StreamEncoder, HandedInBuffersCarryTheSameBytes) {
+  std::vector<uint32_t> ids;
+  for (uint32_t i = 0; i < 12; ++i) ids.push_back(5 + i);
+  const Snapshot snap = make_snapshot(ids, 10);
+  EncodedFrame fresh;
+  auto sub = all_sub();
+  encode_stream_frame(sub, snap, 0, 0, 2000, fresh);
+  const size_t parts = fresh.messages.size();
+  ASSERT_GT(parts, 1u);
+
+  EncodedFrame reused;
+  std::vector<const std::string*> handed;
+  for (size_t i = 0; i < parts + 2; ++i) {
+    reused.buffers.push_back(std::make_unique<std::string>(3000 + i, 'z'));
+    handed.push_back(reused.buffers.back().get());
+  }
+  auto sub2 = all_sub();
+  encode_stream_frame(sub2, snap, 0, 0, 2000, reused);
+  ASSERT_EQ(reused.messages.size(), parts);
+  for (size_t p = 0; p < parts; ++p) {
+    EXPECT_EQ(reused.messages[p].get(), handed[parts + 1 - p]) << "part " << p;
+    EXPECT_EQ(*reused.messages[p], *fresh.messages[p]) << "part " << p;
+  }
+  ASSERT_EQ(reused.buffers.size(), 2u);
+  EXPECT_EQ(reused.buffers[0].get(), handed[0]);
+  EXPECT_EQ(reused.buffers[1].get(), handed[1]);
+  EXPECT_EQ(reused.bytes, fresh.bytes);
+
+  // A compact message through frame_message: the same bytes, in the buffer given.
+  ServerMessage m;
+  m.mutable_frame()->set_tick(77);
+  auto into = std::make_unique<std::string>(100, 'q');
+  const std::string* buffer = into.get();
+  auto framed = frame_message(m, "\x2a\x02\x08\x01", std::move(into));
+  EXPECT_EQ(framed.get(), buffer);
+  EXPECT_EQ(*framed, *frame_message(m, "\x2a\x02\x08\x01"));
+}
+
 TEST(StreamEncoder, DespawnedOnlyOnPartZero) {
   std::vector<uint32_t> ids;
   for (uint32_t i = 1; i <= 20; ++i) ids.push_back(i);
