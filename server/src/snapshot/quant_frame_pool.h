@@ -22,7 +22,7 @@ class QuantFramePool {
   // (on the tick thread) until it keeps no more.
   static constexpr size_t kMinFrames = 16;
   static constexpr size_t kSpareFrames = 4;
-  static constexpr uint32_t kPeakWindow = 1024;
+  static constexpr uint32_t kPeakWindow = 256;
 
   // A frame for the tick thread to fill (its vectors hold stale contents). Counts as the
   // tick's note_tick().

@@ -29,7 +29,7 @@ class SnapshotPool {
   // pin their memory for good (the extras are freed when returned, or one at each
   // acquisition, on the tick thread).
   static constexpr size_t kMaxSpare = 4;
-  static constexpr uint32_t kPeakWindow = 1024;
+  static constexpr uint32_t kPeakWindow = 256;
 
   SnapshotPool();
 
