@@ -114,6 +114,7 @@ class Connection {
   bool write_backlogged() const { return write_queue_.backlogged(); }
   // WriteQueue::take_spent: an emptied buffer of a stream frame sent or dropped, or null.
   std::unique_ptr<std::string> spent_buffer() { return write_queue_.take_spent(); }
+  void release_spent_buffers() { write_queue_.release_spent(); }
 
   // ---- Closing ----
 

@@ -1,5 +1,7 @@
 #include "net/write_queue.h"
 
+#include <algorithm>
+
 namespace animd {
 
 WriteQueue::WriteQueue(ByteBudget& budget, size_t max_queued_bytes, size_t max_held_replies)
@@ -94,8 +96,10 @@ uint32_t WriteQueue::push_stream(std::unique_ptr<std::string> bytes) {
     ++dropped;
   }
   // Replies and in-flight bytes fill the queue, or the daemon's budget is spent.
-  if (queued_bytes_ + size > max_queued_bytes_ || !budget_.try_acquire_fair(size, drawn_bytes_))
+  if (queued_bytes_ + size > max_queued_bytes_ || !budget_.try_acquire_fair(size, drawn_bytes_)) {
+    keep_spent(std::move(bytes));
     return dropped + 1;
+  }
   add_drawn(size);
   queued_bytes_ += size;
   frames_.push_back(Frame{std::move(bytes), true, size});
@@ -138,7 +142,9 @@ void WriteQueue::erase_queued(size_t i) {
 }
 
 void WriteQueue::keep_spent(std::unique_ptr<std::string> bytes) {
-  if (!bytes || spent_.size() >= kSpentBuffers || bytes->capacity() > kMaxSpentCapacity) return;
+  if (!bytes || spent_.size() >= kSpentBuffers || bytes->capacity() > kMaxSpentCapacity ||
+      bytes->capacity() > kMaxSpentSlack * std::max<size_t>(bytes->size(), 1))
+    return;
   bytes->clear();
   spent_.push_back(std::move(bytes));
 }

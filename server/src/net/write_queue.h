@@ -17,7 +17,10 @@
 //
 // Budget: every byte a frame draws on the budget is given back exactly once: when its write
 // completes, when it is dropped, or when the queue is destroyed. A reply may arrive with bytes
-// already drawn by its producer (the World); the queue then owns that draw.
+// already drawn by its producer (the World); the queue then owns that draw. The emptied
+// buffers kept for the next stream frames (take_spent) are outside the budget: at most
+// kSpentBuffers x kMaxSpentCapacity bytes a connection, and none once the owner calls
+// release_spent().
 //
 // Threads: none of its own; every call on the connection's strand.
 
@@ -46,10 +49,13 @@ class WriteQueue {
   static constexpr size_t kReplyBacklogBytes = 256u << 10;
   // A write gathers frames until it holds at least this many bytes (or the queue ends).
   static constexpr size_t kWriteBatchBytes = 256u << 10;
-  // Buffers of written or dropped stream frames kept for the next frames' encoding
-  // (take_spent): at most kSpentBuffers, each of at most kMaxSpentCapacity bytes of capacity.
+  // Buffers of written, dropped or refused stream frames kept for the next frames' encoding
+  // (take_spent): at most kSpentBuffers, each of at most kMaxSpentCapacity bytes of capacity
+  // and at most kMaxSpentSlack times its frame's size (a buffer one large frame grew is not
+  // kept for small ones).
   static constexpr size_t kSpentBuffers = 2;
   static constexpr size_t kMaxSpentCapacity = 1u << 20;
+  static constexpr size_t kMaxSpentSlack = 4;
 
   // `budget` outlives the queue. `max_queued_bytes` (--max-queued-bytes): the bound on queued
   // stream bytes (in-flight and reply bytes count against it) and on unsent reply bytes.
@@ -111,6 +117,8 @@ class WriteQueue {
   // caller to encode its next frame into (a frame's bytes are not mapped and page-faulted
   // afresh each time); null when none is kept.
   std::unique_ptr<std::string> take_spent();
+  // Frees the kept buffers (the owner streams no more); frames written later keep theirs again.
+  void release_spent() { spent_.clear(); }
 
   // ---- State ----
 
@@ -155,8 +163,10 @@ class WriteQueue {
   size_t drawn_bytes_ = 0;         // sum of frames_[i].drawn
   size_t unsent_reply_bytes_ = 0;  // replies in frames_ not yet in flight
   size_t unsent_reply_frames_ = 0;
-  std::vector<boost::asio::const_buffer> buffers_;   // the in-flight frames, for the write
-  std::vector<std::unique_ptr<std::string>> spent_;  // at most kSpentBuffers, each emptied
+  std::vector<boost::asio::const_buffer> buffers_;  // the in-flight frames, for the write
+  // At most kSpentBuffers, each emptied, of at most kMaxSpentCapacity capacity; not drawn on
+  // budget_.
+  std::vector<std::unique_ptr<std::string>> spent_;
 };
 
 }  // namespace animd

@@ -29,6 +29,12 @@ void StreamSender::settle(uint64_t seq, bool ok, uint64_t tick) {
 
 void StreamSender::frames_written(uint32_t stream_frames) {
   if (stream_frames > 0) drops_.all_since.reset();
+  if (subs_.empty()) release_buffers();
+}
+
+void StreamSender::release_buffers() {
+  encoded_.buffers.clear();
+  connection_.release_spent_buffers();
 }
 
 void StreamSender::check_stall(Clock::time_point now) {
@@ -42,10 +48,12 @@ void StreamSender::check_stall(Clock::time_point now) {
 void StreamSender::close() {
   subs_.close();
   compact_waiting_.clear();
+  release_buffers();
 }
 
 void StreamSender::release_unwanted_snapshots() {
   if (connection_.closed() || !subs_.any_compact()) compact_waiting_.clear();
+  if (subs_.empty()) release_buffers();
 }
 
 void StreamSender::count_drops(uint32_t n, bool encoded) {

@@ -101,8 +101,9 @@ struct EncodedFrame {
   size_t bytes = 0;                                    // all messages together
   size_t events = 0;                                   // animation events carried (part 0)
   // Buffers the caller hands in for the messages (the last one first), e.g. those of frames
-  // already written (Connection::spent_buffer): their capacity is reused, their contents
-  // ignored. The encoder takes what it needs and leaves the rest.
+  // already written (Connection::spent_buffer, at most WriteQueue::kSpentBuffers): their
+  // capacity is reused, their contents ignored. The encoder takes what it needs; the rest
+  // stay for the next frame.
   std::vector<std::unique_ptr<std::string>> buffers;
 };
 

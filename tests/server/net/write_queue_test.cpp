@@ -366,25 +366,57 @@ TEST(WriteQueue, BuffersOfWrittenAndDroppedStreamFramesAreKeptForTheNextFrames) 
   EXPECT_EQ(spent->capacity(), a_capacity);
   EXPECT_EQ(q.take_spent(), nullptr);
 
-  // Three written: two kept. One dropped (queued, not in flight) is kept too.
+  // Three written: two kept, the third freed.
   for (char c : {'b', 'c', 'd'}) q.push_stream(bytes(kKiB, c));
   EXPECT_EQ(batch_of(q).size(), 3u);
   EXPECT_EQ(q.finish_write(), 3u);
-  q.push_stream(bytes(kKiB, 'e'));
-  q.drop_queued_stream_frames();
   EXPECT_NE(q.take_spent(), nullptr);
   EXPECT_NE(q.take_spent(), nullptr);
   EXPECT_EQ(q.take_spent(), nullptr);
-  q.push_stream(bytes(kKiB, 'f'));
+  // One dropped (queued, not in flight) is kept.
+  auto e = bytes(kKiB, 'e');
+  const std::string* e_buffer = e.get();
+  q.push_stream(std::move(e));
   q.drop_queued_stream_frames();
-  EXPECT_NE(q.take_spent(), nullptr);
+  EXPECT_EQ(q.take_spent().get(), e_buffer);
 
-  // A buffer larger than kMaxSpentCapacity is freed, not kept.
+  // A buffer larger than kMaxSpentCapacity is freed, not kept; so is one far larger than its
+  // frame.
   q.push_stream(bytes(WriteQueue::kMaxSpentCapacity + 1));
   EXPECT_EQ(batch_of(q).size(), 1u);
   EXPECT_EQ(q.finish_write(), 1u);
   EXPECT_EQ(q.take_spent(), nullptr);
+  auto slack = bytes(kKiB);
+  slack->reserve((WriteQueue::kMaxSpentSlack + 1) * kKiB);
+  q.push_stream(std::move(slack));
+  EXPECT_EQ(batch_of(q).size(), 1u);
+  EXPECT_EQ(q.finish_write(), 1u);
+  EXPECT_EQ(q.take_spent(), nullptr);
+
+  // The owner streams no more: none kept.
+  q.push_stream(bytes(kKiB));
+  q.drop_queued_stream_frames();
+  q.release_spent();
+  EXPECT_EQ(q.take_spent(), nullptr);
   EXPECT_EQ(budget.used(), 0u);
+}
+
+// A frame being written is never handed out, whatever is dropped meanwhile; a frame refused
+// for lack of room leaves its buffer.
+TEST(WriteQueue, AFrameInFlightIsNotHandedOutAndARefusedOnesBufferIsKept) {
+  ByteBudget budget(1000);
+  WriteQueue q(budget, 300, 64);
+  EXPECT_EQ(q.push_stream(bytes(200, 'a')), 0u);
+  EXPECT_EQ(batch_of(q).size(), 1u);  // a in flight
+  q.drop_queued_stream_frames();
+  EXPECT_EQ(q.shed_above_fair_share(), 0u);
+  EXPECT_EQ(q.take_spent(), nullptr);
+  auto big = bytes(200, 'b');  // 200 + the 200 in flight > 300: refused
+  const std::string* big_buffer = big.get();
+  EXPECT_EQ(q.push_stream(std::move(big)), 1u);
+  EXPECT_EQ(q.take_spent().get(), big_buffer);
+  EXPECT_EQ(q.finish_write(), 1u);
+  EXPECT_NE(q.take_spent(), nullptr);  // a, once written
 }
 
 }  // namespace

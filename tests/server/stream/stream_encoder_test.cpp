@@ -229,6 +229,11 @@ TEST(StreamEncoder, HandedInBuffersCarryTheSameBytes) {
   auto framed = frame_message(m, "\x2a\x02\x08\x01", std::move(into));
   EXPECT_EQ(framed.get(), buffer);
   EXPECT_EQ(*framed, *frame_message(m, "\x2a\x02\x08\x01"));
+  // Without a tail too.
+  const std::string* again = framed.get();
+  auto whole = frame_message(m, {}, std::move(framed));
+  EXPECT_EQ(whole.get(), again);
+  EXPECT_EQ(*whole, *frame_message(m));
 }
 
 TEST(StreamEncoder, DespawnedOnlyOnPartZero) {
