@@ -4,8 +4,8 @@
 // remade snapshot or frame is mapped and page-faulted again on the tick thread. A peak
 // longer ago than two windows no longer counts, and the pool may let its extras go.
 //
-// Lately: the acquisitions of the current window and of the whole window before it, a
-// window being `window` acquisitions (ticks, for the tick's pools). Not thread-safe: the
+// Lately: the calls to acquired() of the current window and of the whole window before it,
+// a window being `window` calls (ticks, for the tick's pools). Not thread-safe: the
 // pool guards it.
 
 #include <algorithm>
@@ -32,8 +32,8 @@ class RecentPeak {
   size_t peak() const { return std::max(previous_, current_); }
 
  private:
-  uint32_t window_;      // acquisitions a window spans; >= 1
-  uint32_t count_ = 0;   // acquisitions so far in the current window; < window_
+  uint32_t window_;      // calls to acquired() a window spans; >= 1
+  uint32_t count_ = 0;   // calls to acquired() so far in the current window; < window_
   size_t current_ = 0;   // the most in use at once in the current window
   size_t previous_ = 0;  // the same in the window before it
 };
