@@ -114,6 +114,10 @@ class Connection {
   bool write_backlogged() const { return write_queue_.backlogged(); }
   // WriteQueue::take_spent: an emptied buffer of a stream frame sent or dropped, or null.
   std::unique_ptr<std::string> spent_buffer() { return write_queue_.take_spent(); }
+  // WriteQueue::return_spent: a buffer from spent_buffer() that was not used.
+  void return_spent_buffer(std::unique_ptr<std::string> buffer) {
+    write_queue_.return_spent(std::move(buffer));
+  }
   void release_spent_buffers() { write_queue_.release_spent(); }
 
   // ---- Closing ----

@@ -86,24 +86,29 @@ uint32_t WriteQueue::push_stream(std::unique_ptr<std::string> bytes) {
   auto too_full = [&] {
     return queued_bytes_ + size > max_queued_bytes_ || drawn_bytes_ + size > share;
   };
-  // Make room by dropping the oldest queued (not in-flight) stream frames.
+  // Make room by dropping the oldest queued (not in-flight) stream frames. Their buffers are
+  // kept (as spares) only after this frame has drawn its bytes, so they never take its room.
+  std::unique_ptr<std::string> dropped_buffers[kSpentBuffers];
   for (size_t i = in_flight_; too_full() && i < frames_.size();) {
     if (!frames_[i].stream) {
       ++i;
       continue;
     }
-    erase_queued(i);
+    std::unique_ptr<std::string> buffer = erase_queued(i);
+    if (dropped < kSpentBuffers) dropped_buffers[dropped] = std::move(buffer);
     ++dropped;
   }
   // Replies and in-flight bytes fill the queue, or the daemon's budget is spent.
-  if (queued_bytes_ + size > max_queued_bytes_ || !budget_.try_acquire_fair(size, drawn_bytes_)) {
-    keep_spent(std::move(bytes));
-    return dropped + 1;
+  const bool refused =
+      queued_bytes_ + size > max_queued_bytes_ || !budget_.try_acquire_fair(size, drawn_bytes_);
+  if (!refused) {
+    add_drawn(size);
+    queued_bytes_ += size;
+    frames_.push_back(Frame{std::move(bytes), true, size});
   }
-  add_drawn(size);
-  queued_bytes_ += size;
-  frames_.push_back(Frame{std::move(bytes), true, size});
-  return dropped;
+  for (auto& buffer : dropped_buffers) keep_spent(std::move(buffer));
+  if (refused) keep_spent(std::move(bytes));
+  return refused ? dropped + 1 : dropped;
 }
 
 bool WriteQueue::stream_frame_fits(size_t bytes) const {
@@ -118,7 +123,7 @@ uint32_t WriteQueue::shed_above_fair_share() {
       ++i;
       continue;
     }
-    erase_queued(i);
+    keep_spent(erase_queued(i));
     ++dropped;
   }
   return dropped;
@@ -127,33 +132,49 @@ uint32_t WriteQueue::shed_above_fair_share() {
 void WriteQueue::drop_queued_stream_frames() {
   for (size_t i = in_flight_; i < frames_.size();) {
     if (frames_[i].stream)
-      erase_queued(i);
+      keep_spent(erase_queued(i));
     else
       ++i;
   }
 }
 
-void WriteQueue::erase_queued(size_t i) {
+std::unique_ptr<std::string> WriteQueue::erase_queued(size_t i) {
   Frame& f = frames_[i];
   queued_bytes_ -= f.bytes->size();
   give_back(f.drawn);
-  if (f.stream) keep_spent(std::move(f.bytes));
+  std::unique_ptr<std::string> buffer = f.stream ? std::move(f.bytes) : nullptr;
   frames_.erase(frames_.begin() + static_cast<std::ptrdiff_t>(i));
+  return buffer;
 }
 
 void WriteQueue::keep_spent(std::unique_ptr<std::string> bytes) {
-  if (!bytes || spent_.size() >= kSpentBuffers || bytes->capacity() > kMaxSpentCapacity ||
-      bytes->capacity() > kMaxSpentSlack * std::max<size_t>(bytes->size(), 1))
-    return;
+  if (!bytes || bytes->capacity() > kMaxSpentSlack * std::max<size_t>(bytes->size(), 1)) return;
+  keep_buffer(std::move(bytes));
+}
+
+void WriteQueue::keep_buffer(std::unique_ptr<std::string> bytes) {
+  if (!bytes || spent_.size() >= kSpentBuffers) return;
+  const size_t capacity = bytes->capacity();
+  if (capacity > kMaxSpentCapacity || !budget_.try_acquire_spare(capacity)) return;
   bytes->clear();
-  spent_.push_back(std::move(bytes));
+  spent_.push_back(Spent{std::move(bytes), BudgetHold(budget_, capacity, true)});
 }
 
 std::unique_ptr<std::string> WriteQueue::take_spent() {
   if (spent_.empty()) return nullptr;
-  std::unique_ptr<std::string> b = std::move(spent_.back());
+  std::unique_ptr<std::string> b = std::move(spent_.back().bytes);
   spent_.pop_back();
   return b;
+}
+
+void WriteQueue::return_spent(std::unique_ptr<std::string> buffer) {
+  keep_buffer(std::move(buffer));
+}
+
+size_t WriteQueue::spent_bytes() const {
+  size_t n = 0;
+  for (const Spent& s : spent_) n += s.hold.bytes();
+  return n;
 }
 
 // ---------------------------------------------------------------------------------------------

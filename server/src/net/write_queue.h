@@ -18,9 +18,9 @@
 // Budget: every byte a frame draws on the budget is given back exactly once: when its write
 // completes, when it is dropped, or when the queue is destroyed. A reply may arrive with bytes
 // already drawn by its producer (the World); the queue then owns that draw. The emptied
-// buffers kept for the next stream frames (take_spent) are outside the budget: at most
-// kSpentBuffers x kMaxSpentCapacity bytes a connection, and none once the owner calls
-// release_spent().
+// buffers kept for the next stream frames (take_spent) draw their capacity too, as spares
+// (ByteBudget::try_acquire_spare: all connections' spares within a bound, never counted as
+// contention), and none are kept once the owner calls release_spent().
 //
 // Threads: none of its own; every call on the connection's strand.
 
@@ -115,10 +115,15 @@ class WriteQueue {
 
   // An emptied buffer of a stream frame written or dropped, with the capacity it had, for the
   // caller to encode its next frame into (a frame's bytes are not mapped and page-faulted
-  // afresh each time); null when none is kept.
+  // afresh each time); null when none is kept. Its draw on the budget is given back.
   std::unique_ptr<std::string> take_spent();
+  // Takes back a buffer from take_spent() the caller did not use (emptied, kept as before
+  // while there is room and the budget allows, else freed).
+  void return_spent(std::unique_ptr<std::string> buffer);
   // Frees the kept buffers (the owner streams no more); frames written later keep theirs again.
   void release_spent() { spent_.clear(); }
+  // Bytes of capacity the kept buffers hold on the budget.
+  size_t spent_bytes() const;
 
   // ---- State ----
 
@@ -142,10 +147,14 @@ class WriteQueue {
     bool stream = false;                 // may be dropped
     size_t drawn = 0;                    // its bytes on the budget (0 for an undrawn reply)
   };
-  // Removes frames_[i] (not in flight) and gives its draw back.
-  void erase_queued(size_t i);
+  // Removes frames_[i] (not in flight) and gives its draw back; returns its buffer when it
+  // was a stream frame (null for a reply).
+  std::unique_ptr<std::string> erase_queued(size_t i);
   // A stream frame's buffer leaves the queue: kept for take_spent() while there is room.
   void keep_spent(std::unique_ptr<std::string> bytes);
+  // Keeps an emptied buffer (within kSpentBuffers and kMaxSpentCapacity) when the budget
+  // grants its capacity as a spare; frees it otherwise.
+  void keep_buffer(std::unique_ptr<std::string> bytes);
   // drawn_bytes_ bookkeeping, registering this queue as a budget holder while it holds bytes.
   void add_drawn(size_t n);
   void give_back(size_t n);  // also releases n on the budget
@@ -164,9 +173,12 @@ class WriteQueue {
   size_t unsent_reply_bytes_ = 0;  // replies in frames_ not yet in flight
   size_t unsent_reply_frames_ = 0;
   std::vector<boost::asio::const_buffer> buffers_;  // the in-flight frames, for the write
-  // At most kSpentBuffers, each emptied, of at most kMaxSpentCapacity capacity; not drawn on
-  // budget_.
-  std::vector<std::unique_ptr<std::string>> spent_;
+  struct Spent {
+    std::unique_ptr<std::string> bytes;  // emptied
+    BudgetHold hold;                     // its capacity, on budget_
+  };
+  // At most kSpentBuffers, each of at most kMaxSpentCapacity capacity.
+  std::vector<Spent> spent_;
 };
 
 }  // namespace animd

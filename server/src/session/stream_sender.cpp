@@ -33,7 +33,7 @@ void StreamSender::frames_written(uint32_t stream_frames) {
 }
 
 void StreamSender::release_buffers() {
-  encoded_.buffers.clear();
+  encoded_.messages.clear();
   connection_.release_spent_buffers();
 }
 
@@ -162,13 +162,16 @@ void StreamSender::send_frame(StreamSubscription& sub, const Snapshot& snap) {
   const auto now_us = std::chrono::duration_cast<std::chrono::microseconds>(
                           std::chrono::system_clock::now().time_since_epoch())
                           .count();
-  // The buffers of frames this connection already sent or dropped, to encode into.
+  // The buffers of frames this connection already sent or dropped, to encode into; those
+  // the frame did not need go back (where they count on the daemon's outbound budget).
   while (encoded_.buffers.size() < WriteQueue::kSpentBuffers)
     if (auto spent = connection_.spent_buffer())
       encoded_.buffers.push_back(std::move(spent));
     else
       break;
   encode_stream_frame(sub, snap, drops_.since_last, now_us, part_bytes, encoded_);
+  for (auto& unused : encoded_.buffers) connection_.return_spent_buffer(std::move(unused));
+  encoded_.buffers.clear();
   if (encoded_.messages.empty()) return;  // nothing to send from this snapshot
   if (encoded_.bytes > cfg.max_queued_bytes) {
     // Even in parts it would never fit the queue: say so instead of going dark.
@@ -177,6 +180,7 @@ void StreamSender::send_frame(StreamSubscription& sub, const Snapshot& snap) {
                      " bytes, more than --max-queued-bytes " +
                      std::to_string(cfg.max_queued_bytes) +
                      " can hold; subscribe to fewer characters";
+    encoded_.messages.clear();
     return;
   }
   const uint32_t dropped_before = drops_.since_last;

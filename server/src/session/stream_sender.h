@@ -56,8 +56,8 @@ class StreamSender {
   // Lets go of the snapshots kept for compact subscriptions that are gone, and of the frame
   // buffers kept for encoding once no subscription is left.
   void release_unwanted_snapshots();
-  // Frees the buffers kept for encoding frames (encoded_.buffers and the connection's spent
-  // ones): a connection that no longer streams holds none.
+  // Frees the buffers kept for encoding frames (the connection's spent ones, and the last
+  // frame's messages): a connection that no longer streams holds none.
   void release_buffers();
   // The compact subscriptions' frames, from the snapshots in compact_waiting_.
   void encode_compact();

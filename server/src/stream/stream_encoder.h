@@ -102,8 +102,8 @@ struct EncodedFrame {
   size_t events = 0;                                   // animation events carried (part 0)
   // Buffers the caller hands in for the messages (the last one first), e.g. those of frames
   // already written (Connection::spent_buffer, at most WriteQueue::kSpentBuffers): their
-  // capacity is reused, their contents ignored. The encoder takes what it needs; the rest
-  // stay for the next frame.
+  // capacity is reused, their contents ignored. The encoder takes what it needs and leaves
+  // the rest here.
   std::vector<std::unique_ptr<std::string>> buffers;
 };
 

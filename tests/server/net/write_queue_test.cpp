@@ -11,12 +11,17 @@
 #include <gtest/gtest.h>
 
 namespace animd {
-namespace {
+namespace write_queue_test {
 
 constexpr size_t kKiB = 1024;
 
 std::unique_ptr<std::string> bytes(size_t n, char fill = 'x') {
   return std::make_unique<std::string>(n, fill);
+}
+
+// Bytes drawn on the budget for frames: all drawn but the spare buffers.
+size_t frames_drawn(const ByteBudget& budget) {
+  return budget.used() - budget.spares();
 }
 
 // What one write would send, frame by frame.
@@ -98,18 +103,18 @@ TEST(WriteQueue, StreamFrameDropsTheOldestQueuedStreamFrameButNotTheOneInFlight)
   EXPECT_EQ(q.push_stream(bytes(100, 'b')), 0u);
   EXPECT_EQ(q.push_stream(bytes(100, 'c')), 0u);
   EXPECT_EQ(q.queued_bytes(), 300u);
-  EXPECT_EQ(budget.used(), 300u);
+  EXPECT_EQ(frames_drawn(budget), 300u);
 
   // d needs 100 bytes: b (the oldest not being written) goes.
   EXPECT_EQ(q.push_stream(bytes(100, 'd')), 1u);
   EXPECT_EQ(q.queued_bytes(), 300u);
-  EXPECT_EQ(budget.used(), 300u);
+  EXPECT_EQ(frames_drawn(budget), 300u);
 
   EXPECT_EQ(q.finish_write(), 1u);  // a, a stream frame
-  EXPECT_EQ(budget.used(), 200u);
+  EXPECT_EQ(frames_drawn(budget), 200u);
   EXPECT_EQ(batch_of(q), (std::vector<std::string>{std::string(100, 'c'), std::string(100, 'd')}));
   EXPECT_EQ(q.finish_write(), 2u);
-  EXPECT_EQ(budget.used(), 0u);
+  EXPECT_EQ(frames_drawn(budget), 0u);
 }
 
 TEST(WriteQueue, StreamFrameIsDroppedWhenRepliesFillTheQueue) {
@@ -118,7 +123,7 @@ TEST(WriteQueue, StreamFrameIsDroppedWhenRepliesFillTheQueue) {
   EXPECT_EQ(q.push_reply(bytes(250)), "");
   EXPECT_EQ(q.push_stream(bytes(100)), 1u);  // replies are never dropped to make room
   EXPECT_EQ(q.queued_bytes(), 250u);
-  EXPECT_EQ(budget.used(), 250u);
+  EXPECT_EQ(frames_drawn(budget), 250u);
 }
 
 TEST(WriteQueue, StreamFrameIsDroppedWhenTheBudgetIsSpent) {
@@ -153,15 +158,15 @@ TEST(WriteQueue, DroppingQueuedStreamFramesKeepsRepliesAndTheWriteInFlight) {
   EXPECT_EQ(q.push_reply(bytes(10, 'r')), "");
   EXPECT_EQ(q.push_stream(bytes(100, 'b')), 0u);
   EXPECT_EQ(q.push_stream(bytes(100, 'c')), 0u);
-  EXPECT_EQ(budget.used(), 310u);
+  EXPECT_EQ(frames_drawn(budget), 310u);
 
   q.drop_queued_stream_frames();
-  EXPECT_EQ(budget.used(), 110u);
+  EXPECT_EQ(frames_drawn(budget), 110u);
   EXPECT_EQ(q.queued_bytes(), 110u);
   EXPECT_EQ(q.finish_write(), 1u);
   EXPECT_EQ(batch_of(q), (std::vector<std::string>{std::string(10, 'r')}));
   EXPECT_EQ(q.finish_write(), 0u);
-  EXPECT_EQ(budget.used(), 0u);
+  EXPECT_EQ(frames_drawn(budget), 0u);
 }
 
 TEST(WriteQueue, UnreadRepliesAboveTheBoundAreRefusedAndTheirDrawGivenBack) {
@@ -325,7 +330,9 @@ TEST(WriteQueue, AReaderThatDoesNotReadHoldsAtMostItsFairShareOfAContendedBudget
   reader.start_write();
   reader.finish_write();
   EXPECT_EQ(budget.holders(), 1u);
-  EXPECT_EQ(budget.used(), 300u);
+  EXPECT_EQ(frames_drawn(budget), 300u);
+  EXPECT_EQ(budget.spares(), hog.spent_bytes() + reader.spent_bytes());
+  EXPECT_EQ(budget.holder_bound(100), 1000u);  // no longer contended: spares do not count
   EXPECT_TRUE(hog.stream_frame_fits(100));
 }
 
@@ -404,7 +411,7 @@ TEST(WriteQueue, BuffersOfWrittenAndDroppedStreamFramesAreKeptForTheNextFrames) 
 // A frame being written is never handed out, whatever is dropped meanwhile; a frame refused
 // for lack of room leaves its buffer.
 TEST(WriteQueue, AFrameInFlightIsNotHandedOutAndARefusedOnesBufferIsKept) {
-  ByteBudget budget(1000);
+  ByteBudget budget(4000);  // room for 500 bytes of spares
   WriteQueue q(budget, 300, 64);
   EXPECT_EQ(q.push_stream(bytes(200, 'a')), 0u);
   EXPECT_EQ(batch_of(q).size(), 1u);  // a in flight
@@ -419,5 +426,73 @@ TEST(WriteQueue, AFrameInFlightIsNotHandedOutAndARefusedOnesBufferIsKept) {
   EXPECT_NE(q.take_spent(), nullptr);  // a, once written
 }
 
-}  // namespace
+// Kept buffers count on the daemon's outbound budget as spares: their capacity is drawn while
+// kept, all spares together hold at most limit / ByteBudget::kSpareDivisor, they do not count
+// as contention, and a dropped frame's buffer is kept only after the new frame drew its bytes.
+TEST(WriteQueue, KeptBuffersHoldTheirCapacityOnTheBudgetAsSpares) {
+  ByteBudget budget(64 * kKiB);  // spares: at most 8 KiB
+  {
+    WriteQueue q(budget, 8 * kKiB, 64);
+    auto a = bytes(4 * kKiB, 'a');
+    const size_t a_capacity = a->capacity();
+    q.push_stream(std::move(a));
+    EXPECT_EQ(batch_of(q).size(), 1u);
+    EXPECT_EQ(q.finish_write(), 1u);
+    EXPECT_EQ(q.spent_bytes(), a_capacity);
+    EXPECT_EQ(budget.used(), a_capacity);
+    EXPECT_EQ(budget.spares(), a_capacity);
+
+    // Taken: its draw comes back; returned unused: drawn again.
+    std::unique_ptr<std::string> taken = q.take_spent();
+    ASSERT_NE(taken, nullptr);
+    EXPECT_EQ(budget.used(), 0u);
+    q.return_spent(std::move(taken));
+    EXPECT_EQ(q.spent_bytes(), a_capacity);
+    EXPECT_EQ(budget.used(), a_capacity);
+
+    // Spares are not contention: with two holders (share 64 / 3 KiB), 30 KiB more leaves the
+    // frames at most half the budget.
+    budget.add_holder();
+    budget.add_holder();
+    EXPECT_EQ(budget.holder_bound(30 * kKiB), 64 * kKiB);
+    EXPECT_EQ(budget.holder_bound(33 * kKiB), budget.fair_share());
+    budget.remove_holder();
+    budget.remove_holder();
+
+    // The spares' bound holds across queues: a second queue keeps nothing beyond 8 KiB.
+    q.push_stream(bytes(4 * kKiB, 'b'));
+    EXPECT_EQ(batch_of(q).size(), 1u);
+    EXPECT_EQ(q.finish_write(), 1u);
+    EXPECT_EQ(budget.spares(), 8 * kKiB);
+    {
+      WriteQueue other(budget, 8 * kKiB, 64);
+      other.push_stream(bytes(kKiB, 'o'));
+      EXPECT_EQ(batch_of(other).size(), 1u);
+      EXPECT_EQ(other.finish_write(), 1u);
+      EXPECT_EQ(other.spent_bytes(), 0u);
+    }
+    q.release_spent();
+    EXPECT_EQ(budget.used(), 0u);
+    EXPECT_EQ(budget.spares(), 0u);
+
+    // Near the limit a dropped frame's buffer never takes the new frame's room: c replaces b
+    // (the queue holds 8 KiB), and b's buffer, which no longer fits, is freed.
+    ASSERT_TRUE(budget.try_acquire(53 * kKiB));  // other connections
+    EXPECT_EQ(q.push_stream(bytes(6 * kKiB, 'b')), 0u);
+    EXPECT_EQ(q.push_stream(bytes(6 * kKiB, 'c')), 1u);  // b dropped, c queued
+    EXPECT_EQ(q.queued_bytes(), 6 * kKiB);
+    EXPECT_EQ(q.spent_bytes(), 0u);
+    EXPECT_EQ(budget.used(), 59 * kKiB);
+    budget.release(53 * kKiB);
+
+    // With room, the buffer of a dropped frame is kept; destroying the queue gives it back.
+    EXPECT_EQ(q.push_stream(bytes(6 * kKiB, 'd')), 1u);  // c dropped
+    EXPECT_GT(q.spent_bytes(), 0u);
+    EXPECT_EQ(budget.used(), 6 * kKiB + q.spent_bytes());
+  }
+  EXPECT_EQ(budget.used(), 0u);
+  EXPECT_EQ(budget.spares(), 0u);
+}
+
+}  // namespace write_queue_test
 }  // namespace animd
