@@ -17,7 +17,7 @@
 
 using namespace animcodec;
 
-namespace {
+namespace codec_accuracy_test {
 
 struct ErrorStats {
   std::vector<double> errors;  // mm at 1.8 m
@@ -115,8 +115,6 @@ void expect_within_budget(const anim::Asset& asset) {
   EXPECT_LE(r.max, 2.0) << asset.name;
 }
 
-}  // namespace
-
 TEST(CodecAccuracy, BuiltinCharacterEveryClip) {
   expect_within_budget(anim::make_builtin_character());
 }
@@ -126,7 +124,6 @@ TEST(CodecAccuracy, EverySharedAssetAndClip) {
   EXPECT_GE(codectest::for_each_shared_asset([](anim::Asset& a) { expect_within_budget(a); }), 6);
 }
 
-namespace {
 // Mean bytes of a compact frame (codec payload only, no protobuf framing) over `seconds` at
 // 60 Hz for `asset`, crossfading between clips a and b every `period` seconds (b < 0: a only).
 double mean_frame_bytes(const anim::Asset& asset, int a, int b, float seconds, float period) {
@@ -151,7 +148,6 @@ double mean_frame_bytes(const anim::Asset& asset, int a, int b, float seconds, f
   }
   return static_cast<double>(stream.bytes) / stream.frames;
 }
-}  // namespace
 
 TEST(CodecSize, BuiltinWalking) {
   const anim::Asset asset = anim::make_builtin_character();
@@ -172,3 +168,5 @@ TEST(CodecSize, Bench64Crossfading) {
               asset->skeleton.num_joints());
   EXPECT_LE(bytes, 120.0);
 }
+
+}  // namespace codec_accuracy_test

@@ -19,7 +19,7 @@
 
 using namespace animcodec;
 
-namespace {
+namespace codec_cross_language_test {
 
 using codectest::skeleton_data;
 
@@ -33,8 +33,6 @@ void put_chunk(std::ofstream& f, const std::string& bytes) {
   f.write(reinterpret_cast<const char*>(&n), 4);
   f.write(bytes.data(), n);
 }
-
-}  // namespace
 
 TEST(CodecCrossLanguage, PythonDecodesTheSameNumbers) {
   if (!python_with_protobuf())
@@ -109,3 +107,5 @@ TEST(CodecCrossLanguage, PythonDecodesTheSameNumbers) {
   EXPECT_EQ(out[2]["kind"].get<int>(), 2);
   EXPECT_EQ(out[20]["kind"].get<int>(), 0);
 }
+
+}  // namespace codec_cross_language_test

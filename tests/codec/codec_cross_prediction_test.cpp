@@ -11,7 +11,7 @@
 
 using namespace animcodec::frame_format;
 
-namespace {
+namespace codec_cross_prediction_test {
 
 // The reference: exact integers, the rounding spelled out.
 int64_t reference(int64_t rm, int64_t vi, int64_t vm) {
@@ -22,8 +22,6 @@ int64_t reference(int64_t rm, int64_t vi, int64_t vm) {
   if (2 * (an - q * ad) >= ad) ++q;  // the remainder is half the divisor or more: away from 0
   return (num < 0) != (vm < 0) ? -q : q;
 }
-
-}  // namespace
 
 TEST(CrossPrediction, ByHand) {
   EXPECT_EQ(cross_prediction(10, 1, 4), 3);    // 2.5 -> 3
@@ -61,3 +59,5 @@ TEST(CrossPrediction, ExactOverTheWholeRange) {
     EXPECT_EQ(cross_prediction(top, vm / 2, vm), reference(top, vm / 2, vm));
   }
 }
+
+}  // namespace codec_cross_prediction_test

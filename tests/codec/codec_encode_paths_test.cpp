@@ -20,7 +20,7 @@
 
 using namespace animcodec;
 
-namespace {
+namespace codec_encode_paths_test {
 
 const char* path_name(EncodePath path) {
   return path == EncodePath::kBaseline ? "Baseline" : "X86V3";
@@ -48,8 +48,6 @@ size_t expect_same_bytes(const Layout& l, const std::vector<QJoint>& pose, const
   }
   return compared;
 }
-
-}  // namespace
 
 TEST(EncodePaths, TheBaselineIsAlwaysThereAndEncodeFrameTakesTheBest) {
   EXPECT_TRUE(encode_path_available(EncodePath::kBaseline));
@@ -177,3 +175,5 @@ TEST(EncodePaths, RandomWalksReachingEveryBranchGiveTheSameBytes) {
   }
   EXPECT_EQ(compared, 3u * 400u);
 }
+
+}  // namespace codec_encode_paths_test

@@ -23,7 +23,7 @@
 
 using namespace animcodec;
 
-namespace {
+namespace codec_quantize_pose_test {
 
 const char* path_name(QuantizePath path) {
   switch (path) {
@@ -108,16 +108,16 @@ Layout mixed_layout(size_t n) {
   return layout_from_precision(p, rest, 77);
 }
 
-}  // namespace
+}  // namespace codec_quantize_pose_test
 
 namespace animcodec {
 // gtest shows a test's parameter through this (ctest's test names include it).
 void PrintTo(QuantizePath path, std::ostream* os) {
-  *os << path_name(path);
+  *os << codec_quantize_pose_test::path_name(path);
 }
 }  // namespace animcodec
 
-namespace {
+namespace codec_quantize_pose_test {
 
 // Every test runs once per path; a path this build or CPU lacks is skipped, saying so (the
 // SSE2 and AVX2 paths are x86-64 only, AVX2 where the CPU has it).
@@ -128,8 +128,6 @@ class QuantizePose : public ::testing::TestWithParam<QuantizePath> {
       GTEST_SKIP() << "quantize path " << path_name(GetParam()) << " not available here";
   }
 };
-
-}  // namespace
 
 INSTANTIATE_TEST_SUITE_P(Paths, QuantizePose,
                          ::testing::Values(QuantizePath::kScalar, QuantizePath::kSse2,
@@ -340,3 +338,5 @@ TEST_P(QuantizePose, GroupsWithOneLaneOutOfRangeAtJointCountsAroundMultiplesOfEi
         n);
   }
 }
+
+}  // namespace codec_quantize_pose_test

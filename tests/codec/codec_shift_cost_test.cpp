@@ -8,7 +8,7 @@
 
 #include "shift_cost.h"
 
-namespace {
+namespace codec_shift_cost_test {
 
 using namespace animcodec::frame_format;
 
@@ -67,4 +67,4 @@ TEST(CodecShiftCost, NoCodesCostNothingAtTheNeutralShift) {
   EXPECT_GT(cost.best(shift), 0);
 }
 
-}  // namespace
+}  // namespace codec_shift_cost_test

@@ -13,7 +13,7 @@
 
 using namespace animcodec;
 
-namespace {
+namespace codec_unit_test {
 
 std::vector<uint8_t> write_bits(auto fn) {
   std::vector<uint8_t> buf(64);
@@ -31,8 +31,6 @@ Layout chain_layout() {
   rest[2].t = {0.0f, 1.0f, 0.0f};
   return layout_from_precision(p, rest, 0xC0FFEEu);
 }
-
-}  // namespace
 
 TEST(CodecBits, ExpGolombBitsByHand) {
   // ueg(0, 0) = "1"; ueg(1, 0) = "0 1 0" (LSB first: 0b010); seg(1, 0) = zigzag 2 -> "0 1 1".
@@ -178,7 +176,6 @@ TEST(CodecLayout, PrecisionFollowsProportionsNotUnits) {
   EXPECT_NE(a.id, b.id);
 }
 
-namespace {
 std::vector<QJoint> wavy_pose(const Layout& l, int frame) {
   std::vector<QJoint> pose(l.num_joints());
   for (size_t j = 0; j < pose.size(); ++j) {
@@ -191,7 +188,6 @@ std::vector<QJoint> wavy_pose(const Layout& l, int frame) {
   }
   return pose;
 }
-}  // namespace
 
 TEST(CodecFrames, KeyAndDeltaRoundTrips) {
   Skeleton s;
@@ -335,3 +331,5 @@ TEST(CodecDrift, TenMinutesOfDeltasEqualTheKeyFrameOfTheLastTick) {
   fresh.push(pose, stream.sent_root[0]);
   EXPECT_TRUE(fresh.recv[0] == stream.recv[0]);
 }
+
+}  // namespace codec_unit_test

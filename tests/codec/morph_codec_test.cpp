@@ -15,7 +15,7 @@
 
 using namespace animcodec;
 
-namespace {
+namespace morph_codec_test {
 
 std::string bytes(std::initializer_list<int> b) {
   std::string s;
@@ -47,8 +47,6 @@ void expect_refused(const std::string& in, const std::vector<uint16_t>& baseline
 }
 
 const std::vector<uint16_t> kThree{0x123, 0xABC, 0x7FF};
-
-}  // namespace
 
 TEST(MorphQuantize, StepIsOne1024thFromMinusOne) {
   EXPECT_EQ(quantize_morph_weight(0.0f), 1024);
@@ -245,3 +243,5 @@ TEST(MorphCodec, DecoderRefusesNonCanonicalBytes) {
   expect_refused(bytes({0x00, 0x03, 0x23, 0xC1, 0xAB, 0xFF, 0x17}), {}, "padding");
   expect_refused(bytes({0x01, 0x03, 0x00}), kThree, "changes nothing");
 }
+
+}  // namespace morph_codec_test

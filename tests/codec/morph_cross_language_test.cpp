@@ -28,7 +28,7 @@
 using namespace animcodec;
 using json = nlohmann::json;
 
-namespace {
+namespace morph_cross_language_test {
 
 namespace fs = std::filesystem;
 
@@ -264,8 +264,6 @@ std::vector<ClientFrame> client_frames() {
   };
 }
 
-}  // namespace
-
 TEST(MorphCrossLanguage, PythonAndJavaScriptDecodeAndEncodeTheSameBytes) {
   const std::vector<Case> cases = decoder_cases();
   const std::vector<float> weights = weights_to_quantize();
@@ -338,3 +336,5 @@ TEST(MorphCrossLanguage, PythonClientFillsMorphWeightsLikeLibanimclient) {
   }
   EXPECT_EQ(out["errors"].get<int>(), 5) << out["last_error"];
 }
+
+}  // namespace morph_cross_language_test

@@ -11,7 +11,7 @@
 #include "anim/loaders/builtin_character.h"
 
 namespace anim {
-namespace {
+namespace animator_builtin_test {
 
 const Asset& builtin() {
   static const Asset asset = make_builtin_character();
@@ -147,5 +147,5 @@ TEST(BuiltinAnimator, IkReachesTargetsOnArmsAndLegs) {
   }
 }
 
-}  // namespace
+}  // namespace animator_builtin_test
 }  // namespace anim

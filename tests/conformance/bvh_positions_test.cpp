@@ -17,7 +17,7 @@
 #include "shared_assets.h"
 
 namespace anim {
-namespace {
+namespace bvh_positions_test {
 
 TEST(BvhConformance, JointPositionsMatchTheGoldenAtEveryListedFrame) {
   ANIMD_REQUIRE_SHARED();
@@ -79,5 +79,5 @@ TEST(BvhConformance, JointPositionsMatchTheGoldenAtEveryListedFrame) {
               s.num_joints(), worst);
 }
 
-}  // namespace
+}  // namespace bvh_positions_test
 }  // namespace anim

@@ -16,7 +16,7 @@
 #include "shared_assets.h"
 
 namespace anim {
-namespace {
+namespace fox_blend_test {
 
 using animtest::fox;
 using animtest::fox_clip;
@@ -163,5 +163,5 @@ TEST(FoxIk, SolversReachTargetsOnLegsAndArms) {
   }
 }
 
-}  // namespace
+}  // namespace fox_blend_test
 }  // namespace anim

@@ -13,7 +13,7 @@
 #include "shared_assets.h"
 
 namespace anim {
-namespace {
+namespace fox_montage_test {
 
 using animtest::fox;
 using animtest::fox_clip;
@@ -99,5 +99,5 @@ TEST(FoxMontageGolden, EveryScenarioMatchesThreeJsWithin1e4) {
   }
 }
 
-}  // namespace
+}  // namespace fox_montage_test
 }  // namespace anim

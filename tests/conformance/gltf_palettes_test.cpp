@@ -20,7 +20,7 @@
 #include "gltf_scene_json.h"
 #include "shared_assets.h"
 
-namespace {
+namespace gltf_palettes_test {
 
 namespace fs = std::filesystem;
 constexpr double kTolerance = 1e-4;
@@ -188,4 +188,4 @@ TEST(GltfConformance, PalettesMatchGolden) {
   }
 }
 
-}  // namespace
+}  // namespace gltf_palettes_test

@@ -19,7 +19,7 @@
 #include "shared_assets.h"
 
 namespace anim {
-namespace {
+namespace gltf_scene_bounds_test {
 
 struct Box {
   glm::vec3 lo{1e30f}, hi{-1e30f};
@@ -140,5 +140,5 @@ TEST(SceneBounds, GoldenAssetsStandUprightAtTheOraclesBox) {
   }
 }
 
-}  // namespace
+}  // namespace gltf_scene_bounds_test
 }  // namespace anim

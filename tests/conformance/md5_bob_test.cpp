@@ -19,7 +19,7 @@
 #include "shared_assets.h"
 
 namespace anim {
-namespace {
+namespace md5_bob_test {
 
 // ---- An independent reader: comments dropped, punctuation and quotes turned into spaces,
 // then plain whitespace-separated tokens. Good enough for well-formed files such as Bob.
@@ -341,5 +341,5 @@ TEST_F(Md5Bob, SampledFramesMatchFileFrames) {
   EXPECT_LT(max_v / size, 1e-4);
 }
 
-}  // namespace
+}  // namespace md5_bob_test
 }  // namespace anim

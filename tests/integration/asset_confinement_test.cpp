@@ -13,7 +13,7 @@
 #include "integration_support.h"
 
 namespace animtest {
-namespace {
+namespace asset_confinement_test {
 
 using nlohmann::json;
 
@@ -189,5 +189,5 @@ TEST_F(AssetConfinement, UploadRefusesEveryExternalUri) {
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 
-}  // namespace
+}  // namespace asset_confinement_test
 }  // namespace animtest

@@ -10,7 +10,7 @@
 #include "integration_support.h"
 
 namespace animtest {
-namespace {
+namespace asset_ownership_test {
 
 const std::string kTokenA = "tenant-a-token-0123456789";
 const std::string kTokenB = "tenant-b-token-0123456789";
@@ -160,5 +160,5 @@ TEST(AssetOwnership, SharedUploadsAndDaemonsWithoutTokensAreOpen) {
   }
 }
 
-}  // namespace
+}  // namespace asset_ownership_test
 }  // namespace animtest

@@ -9,7 +9,7 @@
 #include "shared_assets.h"
 
 namespace animtest {
-namespace {
+namespace assets_test {
 
 using anim::v1::Request;
 
@@ -153,5 +153,5 @@ TEST(Assets, ConnectionLimitRefusesExtraConnections) {
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 
-}  // namespace
+}  // namespace assets_test
 }  // namespace animtest

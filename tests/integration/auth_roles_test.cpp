@@ -11,7 +11,7 @@
 #include "integration_support.h"
 
 namespace animtest {
-namespace {
+namespace auth_roles_test {
 
 using anim::v1::Request;
 
@@ -315,5 +315,5 @@ TEST(AuthTokenFile, ReloadOnSighup) {
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 
-}  // namespace
+}  // namespace auth_roles_test
 }  // namespace animtest

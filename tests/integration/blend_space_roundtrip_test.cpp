@@ -9,7 +9,7 @@
 #include "integration_support.h"
 
 namespace animtest {
-namespace {
+namespace blend_space_roundtrip_test {
 
 using anim::v1::Request;
 
@@ -105,5 +105,5 @@ TEST(BlendSpaces, DefinedPlayedAndDrivenThroughTheDaemonAndReplayedFromTheHistor
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 
-}  // namespace
+}  // namespace blend_space_roundtrip_test
 }  // namespace animtest

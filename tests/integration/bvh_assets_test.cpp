@@ -12,7 +12,7 @@
 #include "integration_support.h"
 
 namespace animtest {
-namespace {
+namespace bvh_assets_test {
 
 using anim::v1::Request;
 
@@ -314,5 +314,5 @@ TEST(BvhAssets, AttachRetargetsOntoALoadedAssetAndItsCharacters) {
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 
-}  // namespace
+}  // namespace bvh_assets_test
 }  // namespace animtest

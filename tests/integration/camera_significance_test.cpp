@@ -14,7 +14,7 @@
 #include "integration_support.h"
 
 namespace animtest {
-namespace {
+namespace camera_significance_test {
 
 using anim::v1::Request;
 
@@ -130,5 +130,5 @@ TEST(CameraSignificance, InFrontOfTheCameraEveryTickBehindItSlowedAndTurnsWithIt
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 
-}  // namespace
+}  // namespace camera_significance_test
 }  // namespace animtest

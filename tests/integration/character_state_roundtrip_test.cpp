@@ -14,7 +14,7 @@
 #include "integration_support.h"
 
 namespace animtest {
-namespace {
+namespace character_state_roundtrip_test {
 
 using anim::v1::Request;
 
@@ -234,5 +234,5 @@ TEST(CharacterState, RefusedImportsNameTheReasonAndMakeNothing) {
   call_ok(*b, trigger);
 }
 
-}  // namespace
+}  // namespace character_state_roundtrip_test
 }  // namespace animtest

@@ -20,7 +20,7 @@
 #include "integration_support.h"
 
 namespace animtest {
-namespace {
+namespace compact_stream_roundtrip_test {
 
 using anim::v1::Request;
 using anim::v1::StreamFrame;
@@ -359,5 +359,5 @@ TEST(CompactStream, RegionEntryIsAKeyFrame) {
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 
-}  // namespace
+}  // namespace compact_stream_roundtrip_test
 }  // namespace animtest

@@ -13,7 +13,7 @@
 #include "daemon_process.h"
 
 namespace animtest {
-namespace {
+namespace config_flags_test {
 
 struct Outcome {
   int exit_code = -1;
@@ -56,5 +56,5 @@ TEST(ConfigFlags, AnimCostTakesZeroOrAPositiveCostInRange) {
   }
 }
 
-}  // namespace
+}  // namespace config_flags_test
 }  // namespace animtest

@@ -13,7 +13,7 @@
 
 #include "daemon_process.h"
 
-namespace {
+namespace daemon_process_test {
 
 // Whether `pid` is a live process (not gone, not a zombie).
 bool alive(pid_t pid) {
@@ -56,4 +56,4 @@ TEST(DaemonProcess, GoesWithTheProcessThatStartedIt) {
 #endif
 }
 
-}  // namespace
+}  // namespace daemon_process_test

@@ -9,7 +9,7 @@
 #include "integration_support.h"
 
 namespace animtest {
-namespace {
+namespace errors_test {
 
 using anim::v1::Request;
 using anim::v1::StatusCode;
@@ -333,5 +333,5 @@ TEST_F(Errors, CustomRequestRate) {
   EXPECT_GT(refused, 0);
 }
 
-}  // namespace
+}  // namespace errors_test
 }  // namespace animtest

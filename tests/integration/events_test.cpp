@@ -13,7 +13,7 @@
 #include "travel_gltf.h"
 
 namespace animtest {
-namespace {
+namespace events_test {
 
 using anim::v1::Request;
 
@@ -204,5 +204,5 @@ TEST(Events, GltfExtrasAndFadingClipsWithTheirWeights) {
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 
-}  // namespace
+}  // namespace events_test
 }  // namespace animtest

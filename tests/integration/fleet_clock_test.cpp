@@ -12,7 +12,7 @@
 #include "integration_support.h"
 
 namespace animtest {
-namespace {
+namespace fleet_clock_test {
 
 constexpr double kRate = 60.0;
 
@@ -110,5 +110,5 @@ TEST(FleetClock, ABadEpochIsRefusedNamingTheFlag) {
   }
 }
 
-}  // namespace
+}  // namespace fleet_clock_test
 }  // namespace animtest

@@ -11,7 +11,7 @@
 #include "integration_support.h"
 
 namespace animtest {
-namespace {
+namespace foot_aim_ik_test {
 
 using anim::v1::Request;
 
@@ -124,5 +124,5 @@ TEST(FootAimIk, TheDaemonStandsTheCharacterOnAStepAndTurnsItsHead) {
   call_ok(*client, clear_aim);
 }
 
-}  // namespace
+}  // namespace foot_aim_ik_test
 }  // namespace animtest

@@ -13,7 +13,7 @@
 #include "integration_support.h"
 
 namespace animtest {
-namespace {
+namespace held_pose_roundtrip_test {
 
 using anim::v1::Request;
 
@@ -113,5 +113,5 @@ TEST(HeldPoses, HeldThroughTheDaemonReplayedFromTheHistoryAndBlendedOut) {
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 
-}  // namespace
+}  // namespace held_pose_roundtrip_test
 }  // namespace animtest

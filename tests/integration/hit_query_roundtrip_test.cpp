@@ -12,7 +12,7 @@
 #include "integration_support.h"
 
 namespace animtest {
-namespace {
+namespace hit_query_roundtrip_test {
 
 using anim::v1::Request;
 
@@ -328,5 +328,5 @@ TEST(HitQueries, ConcurrentQueriesWhileCharactersMoveAndVolumesChange) {
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 
-}  // namespace
+}  // namespace hit_query_roundtrip_test
 }  // namespace animtest

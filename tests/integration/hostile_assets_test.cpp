@@ -15,7 +15,7 @@
 #include "process_memory.h"
 
 namespace animtest {
-namespace {
+namespace hostile_assets_test {
 
 anim::v1::Reply upload(animclient::Client& client, const std::string& name,
                        const std::string& glb) {
@@ -241,5 +241,5 @@ TEST(HostileAssets, UploadsWaitingToLoadStayWithinTheInboundBudget) {
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 
-}  // namespace
+}  // namespace hostile_assets_test
 }  // namespace animtest

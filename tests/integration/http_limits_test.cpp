@@ -17,7 +17,7 @@
 #include "daemon_process.h"
 #include "eventually.h"
 
-namespace {
+namespace http_limits_test {
 
 using namespace std::chrono_literals;
 using opstest::http_get;
@@ -192,4 +192,4 @@ TEST(HttpLimits, FourHundredRefusalsStayWithinTheLogBudget) {
   EXPECT_EQ(d.process().stop(), 0) << d.process().log_tail();
 }
 
-}  // namespace
+}  // namespace http_limits_test

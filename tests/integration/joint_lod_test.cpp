@@ -15,7 +15,7 @@
 #include "shared_assets.h"
 
 namespace animtest {
-namespace {
+namespace joint_lod_test {
 
 using anim::v1::Request;
 
@@ -126,5 +126,5 @@ TEST(JointLod, LoadAssetChoosesDetailJointsAndTheBudgetSkipsThem) {
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 
-}  // namespace
+}  // namespace joint_lod_test
 }  // namespace animtest

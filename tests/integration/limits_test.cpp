@@ -13,7 +13,7 @@
 #include "integration_support.h"
 
 namespace animtest {
-namespace {
+namespace limits_test {
 
 using anim::v1::Request;
 using anim::v1::ServerMessage;
@@ -472,5 +472,5 @@ TEST(Limits, IkBudgetKeepsHugeGoalsAcceptedAndPosesFinite) {
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 
-}  // namespace
+}  // namespace limits_test
 }  // namespace animtest

@@ -20,7 +20,7 @@
 #include "integration_support.h"
 
 namespace animtest {
-namespace {
+namespace migrate_test {
 
 using anim::v1::Request;
 
@@ -295,5 +295,5 @@ TEST(Migrate, ATargetDyingBeforeItConfirmsLeavesTheCharactersOnTheSource) {
   call_ok(*a, play);  // unfrozen
 }
 
-}  // namespace
+}  // namespace migrate_test
 }  // namespace animtest

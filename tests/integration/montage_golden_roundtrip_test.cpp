@@ -16,7 +16,7 @@
 #include "shared_assets.h"
 
 namespace animtest {
-namespace {
+namespace montage_golden_roundtrip_test {
 
 using anim::v1::Request;
 
@@ -129,5 +129,5 @@ TEST(MontageGolden, FoxMontagesDrivenThroughTheDaemonMatchThreeJs) {
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 
-}  // namespace
+}  // namespace montage_golden_roundtrip_test
 }  // namespace animtest

@@ -12,7 +12,7 @@
 #include "integration_support.h"
 
 namespace animtest {
-namespace {
+namespace montage_roundtrip_test {
 
 using anim::v1::Request;
 
@@ -149,5 +149,5 @@ TEST(Montages, PlayedInASlotThroughTheDaemonAndReplayedFromTheHistory) {
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 
-}  // namespace
+}  // namespace montage_roundtrip_test
 }  // namespace animtest

@@ -19,7 +19,7 @@
 #include "send_async.h"
 
 namespace animtest {
-namespace {
+namespace montage_sections_roundtrip_test {
 
 using anim::v1::Request;
 
@@ -226,5 +226,5 @@ TEST(MontageSections, LoopJumpAndLifecycleThroughTheDaemonMatchCore) {
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 
-}  // namespace
+}  // namespace montage_sections_roundtrip_test
 }  // namespace animtest

@@ -30,7 +30,7 @@
 #include "shared_assets.h"
 
 namespace animtest {
-namespace {
+namespace morph_golden_roundtrip_test {
 
 namespace fs = std::filesystem;
 using anim::v1::Request;
@@ -335,5 +335,5 @@ TEST(MorphGolden, AssetDataThroughTheDaemonMorphsAndSkinsLikeThreeJs) {
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 
-}  // namespace
+}  // namespace morph_golden_roundtrip_test
 }  // namespace animtest

@@ -19,7 +19,7 @@
 #include "shared_assets.h"
 
 namespace animtest {
-namespace {
+namespace morph_weights_roundtrip_test {
 
 using anim::v1::Request;
 using nlohmann::json;
@@ -284,5 +284,5 @@ TEST(MorphWeights, BlendedStreamedAndRefused) {
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 
-}  // namespace
+}  // namespace morph_weights_roundtrip_test
 }  // namespace animtest

@@ -16,7 +16,7 @@
 #include "daemon_process.h"
 #include "eventually.h"
 
-namespace {
+namespace ops_http_test {
 
 using namespace std::chrono_literals;
 
@@ -150,4 +150,4 @@ TEST_F(OpsHttpTest, ProbesAndMetricsFollowTheDaemon) {
   EXPECT_EQ(opstest::http_get(http_port_, "/healthz").status, 0);
 }
 
-}  // namespace
+}  // namespace ops_http_test

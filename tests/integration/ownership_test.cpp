@@ -10,7 +10,7 @@
 #include "integration_support.h"
 
 namespace animtest {
-namespace {
+namespace ownership_test {
 
 using anim::v1::Request;
 
@@ -215,5 +215,5 @@ TEST(Ownership, TwoConnectionsOfOneTokenShareItsCharacters) {
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 
-}  // namespace
+}  // namespace ownership_test
 }  // namespace animtest

@@ -15,7 +15,7 @@
 #include "shared_assets.h"
 
 namespace animtest {
-namespace {
+namespace palette_roundtrip_test {
 
 using anim::v1::Request;
 
@@ -272,5 +272,5 @@ TEST(Palette, FoxLoadedByPathMatchesListing) {
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 
-}  // namespace
+}  // namespace palette_roundtrip_test
 }  // namespace animtest

@@ -12,7 +12,7 @@
 #include "integration_support.h"
 
 namespace animtest {
-namespace {
+namespace query_pose_history_test {
 
 using anim::v1::Request;
 
@@ -195,5 +195,5 @@ TEST(QueryPoseHistory, AConnectionThatOnlyQueriesKeepsItsTokensCharacters) {
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 
-}  // namespace
+}  // namespace query_pose_history_test
 }  // namespace animtest

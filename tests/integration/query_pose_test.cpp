@@ -5,7 +5,7 @@
 #include "integration_support.h"
 
 namespace animtest {
-namespace {
+namespace query_pose_test {
 
 using anim::v1::Request;
 
@@ -116,5 +116,5 @@ TEST(QueryPose, TicksOutsideHistoryNameTheRange) {
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 
-}  // namespace
+}  // namespace query_pose_test
 }  // namespace animtest

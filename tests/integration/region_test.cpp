@@ -10,7 +10,7 @@
 #include "integration_support.h"
 
 namespace animtest {
-namespace {
+namespace region_test {
 
 using anim::v1::Request;
 
@@ -182,5 +182,5 @@ TEST(Region, CompactOuterZoneAndRateDivisorDecodeAsDeltas) {
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 
-}  // namespace
+}  // namespace region_test
 }  // namespace animtest

@@ -11,7 +11,7 @@
 #include "process_memory.h"
 
 namespace animtest {
-namespace {
+namespace request_caps_test {
 
 using anim::v1::Request;
 
@@ -109,5 +109,5 @@ TEST(RequestCaps, AMillionRepeatsOfOneJointAreRefusedAndTheDaemonCarriesOn) {
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 
-}  // namespace
+}  // namespace request_caps_test
 }  // namespace animtest

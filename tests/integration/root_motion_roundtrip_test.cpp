@@ -8,7 +8,7 @@
 #include "travel_gltf.h"
 
 namespace animtest {
-namespace {
+namespace root_motion_roundtrip_test {
 
 using anim::v1::Request;
 
@@ -124,5 +124,5 @@ TEST(RootMotion, TheRootTravelsInEveryFrameAndInThePoseHistory) {
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 
-}  // namespace
+}  // namespace root_motion_roundtrip_test
 }  // namespace animtest

@@ -13,7 +13,7 @@
 #include "send_async.h"
 
 namespace animtest {
-namespace {
+namespace scheduled_commands_test {
 
 using anim::v1::Request;
 
@@ -119,5 +119,5 @@ TEST(ScheduledCommands, ADaemonStoppingAnswersWhatWaits) {
   EXPECT_EQ(daemon.wait_exit(std::chrono::seconds(20)), 0) << daemon.log_tail();
 }
 
-}  // namespace
+}  // namespace scheduled_commands_test
 }  // namespace animtest

@@ -29,7 +29,7 @@
 #include "integration_support.h"
 
 namespace animtest {
-namespace {
+namespace state_dir_test {
 
 namespace fs = std::filesystem;
 using anim::v1::Request;
@@ -482,5 +482,5 @@ TEST(StateDir, UpgradeHandsTwoThousandCharactersAndThePassedSocketToTheNextProce
   ::close(fd);
 }
 
-}  // namespace
+}  // namespace state_dir_test
 }  // namespace animtest

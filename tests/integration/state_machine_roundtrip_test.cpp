@@ -18,7 +18,7 @@
 #include "send_async.h"
 
 namespace animtest {
-namespace {
+namespace state_machine_roundtrip_test {
 
 using anim::v1::Request;
 
@@ -483,5 +483,5 @@ TEST(StateMachines, AnimgraphFilesBesideAssetsAreDefinedAtStartUpOrLoggedAndSkip
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 
-}  // namespace
+}  // namespace state_machine_roundtrip_test
 }  // namespace animtest

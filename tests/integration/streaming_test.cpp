@@ -7,7 +7,7 @@
 #include "integration_support.h"
 
 namespace animtest {
-namespace {
+namespace streaming_test {
 
 using anim::v1::Request;
 
@@ -249,5 +249,5 @@ TEST(Streaming, SigtermWhileStreamingExitsCleanly) {
   EXPECT_FALSE(client->connected());
 }
 
-}  // namespace
+}  // namespace streaming_test
 }  // namespace animtest

@@ -25,7 +25,7 @@
 #include "base/thread_slice.h"
 #include "daemon_process.h"
 
-namespace {
+namespace thread_names_test {
 
 std::multiset<std::string> thread_names(pid_t pid) {
   std::multiset<std::string> names;
@@ -204,4 +204,4 @@ TEST_F(ThreadSlice, ZeroKeepsTheKernelsDefault) {
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 
-}  // namespace
+}  // namespace thread_names_test

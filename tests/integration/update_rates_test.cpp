@@ -13,7 +13,7 @@
 #include "integration_support.h"
 
 namespace animtest {
-namespace {
+namespace update_rates_test {
 
 using anim::v1::Request;
 
@@ -153,5 +153,5 @@ TEST(UpdateRates, AFixedCostGivesTheSamePressureOnAnyHost) {
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 
-}  // namespace
+}  // namespace update_rates_test
 }  // namespace animtest

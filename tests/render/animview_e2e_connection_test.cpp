@@ -22,7 +22,7 @@
 #include "animview_e2e_support.h"
 #include "daemon_process.h"
 
-namespace {
+namespace animview_e2e_connection_test {
 
 using namespace animview_e2e;
 
@@ -229,4 +229,4 @@ TEST_F(AnimviewE2e, WindowReconnectsAfterTheServerRestarts) {
   EXPECT_EQ(again.stop(), 0) << read_text(tmp_.path() / "animd-again.log");
 }
 
-}  // namespace
+}  // namespace animview_e2e_connection_test

@@ -15,7 +15,7 @@
 #include "animview_e2e_support.h"
 #include "connected_daemon.h"
 
-namespace {
+namespace animview_e2e_screenshot_test {
 
 using namespace animview_e2e;
 
@@ -314,4 +314,4 @@ TEST_F(AnimviewE2e, MeshlessBvhIsDrawnAsBones) {
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 
-}  // namespace
+}  // namespace animview_e2e_screenshot_test

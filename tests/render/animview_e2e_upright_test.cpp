@@ -11,7 +11,7 @@
 #include "animview_e2e_support.h"
 #include "connected_daemon.h"
 
-namespace {
+namespace animview_e2e_upright_test {
 
 using namespace animview_e2e;
 
@@ -77,4 +77,4 @@ TEST_F(AnimviewE2e, GltfAssetsStandUprightInProportionBesideTheBuiltin) {
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 
-}  // namespace
+}  // namespace animview_e2e_upright_test

@@ -11,7 +11,7 @@
 #include "bone_mesh.h"
 
 namespace animview {
-namespace {
+namespace bone_mesh_test {
 
 // Joints at `positions` (model space, bind pose), parents as given.
 anim::v1::SkeletonData skeleton(const std::vector<glm::vec3>& positions,
@@ -99,5 +99,5 @@ TEST(BoneMesh, RefusesSkeletonsItCannotDraw) {
   EXPECT_NE(error.find("singular inverse bind"), std::string::npos) << error;
 }
 
-}  // namespace
+}  // namespace bone_mesh_test
 }  // namespace animview

@@ -11,7 +11,7 @@
 #include "camera_follow.h"
 
 namespace animview {
-namespace {
+namespace camera_follow_test {
 
 CameraView looking_down_minus_z() {
   CameraView v;
@@ -101,5 +101,5 @@ TEST(CameraFollow, ARefusedCameraIsNotRetriedUntilTheViewMovesOn) {
   EXPECT_FLOAT_EQ(f.accepted()->forward.z, -std::cos(40.0f * 3.14159265f / 180.0f));
 }
 
-}  // namespace
+}  // namespace camera_follow_test
 }  // namespace animview

@@ -13,7 +13,7 @@
 #include "stream_state.h"
 
 namespace animview {
-namespace {
+namespace morph_decode_test {
 
 template <class T>
 std::string bytes_of(const std::vector<T>& v) {
@@ -241,5 +241,5 @@ TEST(MorphStream, WeightsAreKeptInterpolatedAndCheckedLikeThePalette) {
   EXPECT_NE(s.last_error().find("morph weights"), std::string::npos) << s.last_error();
 }
 
-}  // namespace
+}  // namespace morph_decode_test
 }  // namespace animview

@@ -13,7 +13,7 @@
 #include "stream_state.h"
 
 namespace animview {
-namespace {
+namespace region_view_test {
 
 TEST(RegionFollow, MovesOnceTheTargetIsATenthOfTheRadiusAwayOneMoveAtATime) {
   RegionFollow f(10.0f, {0, 0, 0});
@@ -117,5 +117,5 @@ TEST(RegionStream, AfterDroppedFramesOnlyTheListedMembersStay) {
   EXPECT_EQ(s.characters().size(), 2u);
 }
 
-}  // namespace
+}  // namespace region_view_test
 }  // namespace animview

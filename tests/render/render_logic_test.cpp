@@ -17,7 +17,7 @@
 #include "stream_state.h"
 
 namespace animview {
-namespace {
+namespace render_logic_test {
 
 constexpr float kPi = std::numbers::pi_v<float>;
 
@@ -612,5 +612,5 @@ TEST(Options, BadValuesNameTheFlag) {
   EXPECT_NE(error.find("--bogus"), std::string::npos) << error;
 }
 
-}  // namespace
+}  // namespace render_logic_test
 }  // namespace animview

@@ -8,7 +8,7 @@
 #include "test_certs.h"
 
 namespace animtest {
-namespace {
+namespace migrate_tls_test {
 
 using anim::v1::Request;
 
@@ -58,5 +58,5 @@ TEST(MigrateTls, VerifiesTheTargetAgainstThePeerCa) {
   EXPECT_EQ(characters(*good), 0);
 }
 
-}  // namespace
+}  // namespace migrate_tls_test
 }  // namespace animtest

@@ -13,7 +13,7 @@
 #include "test_certs.h"
 
 namespace animtest {
-namespace {
+namespace peer_call_test {
 
 using Clock = std::chrono::steady_clock;
 using animd::PeerAddress;
@@ -100,5 +100,5 @@ TEST(PeerCall, KeepsItsDeadlineWithASilentOrAbsentPeer) {
       << absent.error().message();
 }
 
-}  // namespace
+}  // namespace peer_call_test
 }  // namespace animtest

@@ -15,7 +15,7 @@
 #include "tool_paths.h"
 
 namespace animtest {
-namespace {
+namespace tls_daemon_test {
 
 using anim::v1::Request;
 
@@ -385,5 +385,5 @@ TEST_F(TlsDaemon, MismatchedKeyIsRefusedAtStartupNamingTheFile) {
   EXPECT_NE(daemon.log_tail().find(certs().client_key), std::string::npos) << daemon.log_tail();
 }
 
-}  // namespace
+}  // namespace tls_daemon_test
 }  // namespace animtest

@@ -9,7 +9,7 @@
 #include "options.h"  // client/animview
 #endif
 
-namespace {
+namespace tls_tool_options_test {
 
 #ifdef ANIMD_HAVE_ANIMVIEW_LOGIC
 TEST(TlsToolOptions, AnimviewTakesTlsCaCertKeyAndServerName) {
@@ -65,4 +65,4 @@ TEST(TlsToolOptions, AnimloadRefusesTlsFilesWithoutTls) {
   EXPECT_NE((r.out + r.err).find("--tls"), std::string::npos) << r.out << r.err;
 }
 
-}  // namespace
+}  // namespace tls_tool_options_test

@@ -27,7 +27,7 @@
 #include "net/transport.h"
 #include "test_certs.h"
 
-namespace {
+namespace tls_transport_test {
 
 namespace asio = boost::asio;
 namespace ssl = asio::ssl;
@@ -459,4 +459,4 @@ TEST_F(TlsTransport, ClientLibraryPresentsItsCertificate) {
       << half.error().message;
 }
 
-}  // namespace
+}  // namespace tls_transport_test

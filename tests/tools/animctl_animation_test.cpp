@@ -12,7 +12,7 @@
 #include "daemon_process.h"
 #include "shared_assets.h"
 
-namespace {
+namespace animctl_animation_test {
 
 using animctl_test::json;
 using animctl_test::ProcessResult;
@@ -322,4 +322,4 @@ TEST_F(AnimctlAnimation, MorphWeightsSetPrintedAndReleased) {
   ctl({"despawn", id});
 }
 
-}  // namespace
+}  // namespace animctl_animation_test

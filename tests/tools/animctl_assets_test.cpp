@@ -9,7 +9,7 @@
 #include "shared_assets.h"
 #include "tool_paths.h"
 
-namespace {
+namespace animctl_assets_test {
 
 using animtest::ProcessResult;
 using nlohmann::json;
@@ -163,4 +163,4 @@ TEST(AnimloadAssets, MixedAssetsRunWithoutErrors) {
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 
-}  // namespace
+}  // namespace animctl_assets_test

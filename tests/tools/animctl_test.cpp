@@ -19,7 +19,7 @@
 #include "run_process.h"
 #include "tool_paths.h"
 
-namespace {
+namespace animctl_test {
 
 using animtest::ProcessResult;
 using nlohmann::json;
@@ -386,4 +386,4 @@ TEST(AnimctlOffline, UnreachableDaemonExitsWith3AndNamesTheAddress) {
       << r.err;
 }
 
-}  // namespace
+}  // namespace animctl_test

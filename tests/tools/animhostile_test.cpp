@@ -14,7 +14,7 @@
 #include "daemon_process.h"
 #include "run_process.h"
 
-namespace {
+namespace animhostile_test {
 
 using nlohmann::json;
 
@@ -112,4 +112,4 @@ TEST(Animhostile, GoodClientsGetEveryReplyAndTheDaemonStaysUpWithinItsMemoryBoun
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 
-}  // namespace
+}  // namespace animhostile_test

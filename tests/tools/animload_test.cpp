@@ -9,7 +9,7 @@
 #include "run_process.h"
 #include "tool_paths.h"
 
-namespace {
+namespace animload_test {
 
 using animtest::ProcessResult;
 using nlohmann::json;
@@ -230,4 +230,4 @@ TEST(Animload, UnknownAssetIsAUsageErrorNamingTheKnownOnes) {
   EXPECT_EQ(daemon.stop(), 0) << daemon.log_tail();
 }
 
-}  // namespace
+}  // namespace animload_test

@@ -12,7 +12,7 @@
 #include "animclient/client.h"
 #include "scripted_peer.h"
 
-namespace {
+namespace client_lib_test {
 
 using animclient::Client;
 using animclient::ClientOptions;
@@ -358,9 +358,9 @@ TEST(ClientLib, ErrorTextPerKind) {
   EXPECT_EQ(animclient::command_name(request), "set_ik_goal");
 }
 
-}  // namespace
+}  // namespace client_lib_test
 
-namespace {
+namespace client_lib_test {
 
 // Collects async results; waits (bounded) until `n` arrived.
 struct AsyncResults {
@@ -486,4 +486,4 @@ TEST(ClientLib, OtherServerMessagesReachTheMessageCallback) {
   EXPECT_EQ(client->ended_subscriptions().size(), 1u);
 }
 
-}  // namespace
+}  // namespace client_lib_test

@@ -14,7 +14,7 @@
 #include "animcodec/morph_codec.h"
 #include "compact_morph_stream.h"
 
-namespace {
+namespace compact_morphs_test {
 
 using anim::v1::CharacterFrame;
 using anim::v1::StreamFrame;
@@ -67,8 +67,6 @@ class CompactMorphs : public ::testing::Test {
 const std::vector<float> kSmile{0.0f, 0.5f, 1.0f};
 const std::vector<float> kWink{0.25f, 0.5f, -0.5f};
 const std::vector<float> kFrown{1.0f, 2.5f, -1.0f};
-
-}  // namespace
 
 TEST_F(CompactMorphs, KeyThenDeltasCarryTheWeightsOnEveryFrame) {
   EXPECT_EQ(weights(frame(10, FrameKind::kKey, morph_key(kSmile))), kSmile);
@@ -136,3 +134,5 @@ TEST_F(CompactMorphs, WeightsAreTheDequantizedSteps) {
   ASSERT_TRUE(f.has_value());
   EXPECT_EQ(*f, (std::vector<float>{307.0f / 1024, -1.0f, 4095.0f / 1024 - 1, 0.0f}));
 }
+
+}  // namespace compact_morphs_test

@@ -14,7 +14,7 @@
 
 #include "animcodec/bit_stream.h"
 
-namespace {
+namespace frame_inbox_test {
 
 using anim::v1::Reply;
 using anim::v1::ServerMessage;
@@ -325,4 +325,4 @@ TEST(FrameInbox, QueuedFramesStayReadableAfterTheClose) {
   EXPECT_FALSE(inbox.next_frame(1h).has_value());
 }
 
-}  // namespace
+}  // namespace frame_inbox_test

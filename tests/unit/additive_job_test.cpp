@@ -16,7 +16,7 @@
 #include "job_test_helpers.h"
 
 namespace anim {
-namespace {
+namespace additive_job_test {
 
 using animtest::about;
 using animtest::expect_same_rotation;
@@ -144,5 +144,5 @@ TEST(AdditiveJob, AgreesWithTheScalarReferenceAndWorksInPlace) {
   }
 }
 
-}  // namespace
+}  // namespace additive_job_test
 }  // namespace anim

@@ -8,7 +8,7 @@
 #include "anim_test_rig.h"
 
 namespace anim {
-namespace {
+namespace additive_test {
 
 struct Fixture {
   Skeleton skeleton = animtest::make_rig();
@@ -138,5 +138,5 @@ TEST(AdditiveLayer, BadLayerCommandsAreRejectedAndChangeNothing) {
   EXPECT_TRUE(animtest::same_palettes(a.palette(), ref.palette()));
 }
 
-}  // namespace
+}  // namespace additive_test
 }  // namespace anim

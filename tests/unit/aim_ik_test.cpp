@@ -9,7 +9,7 @@
 #include "anim/loaders/builtin_character.h"
 
 namespace anim {
-namespace {
+namespace aim_ik_test {
 
 const Asset& builtin() {
   static const Asset asset = make_builtin_character();
@@ -210,5 +210,5 @@ TEST(AimIk, BadInputIsRefusedAndChangesNothing) {
   EXPECT_EQ(a.setup(), nullptr);
 }
 
-}  // namespace
+}  // namespace aim_ik_test
 }  // namespace anim

@@ -20,7 +20,7 @@
 using animtest::g_allocations;
 
 namespace anim {
-namespace {
+namespace animator_alloc_test {
 
 TEST(AnimatorAllocations, UpdateAllocatesNothingWithEveryFeatureRunning) {
   const animtest::EveryFeatureRig rig;
@@ -229,5 +229,5 @@ TEST(AnimatorAllocations, MontageSectionsAndLifecycleAllocateNothing) {
   EXPECT_EQ(a.montage(slot)->phase, MontagePhase::kEnded);
 }
 
-}  // namespace
+}  // namespace animator_alloc_test
 }  // namespace anim

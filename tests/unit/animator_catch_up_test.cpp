@@ -17,7 +17,7 @@
 #include "every_feature_animator.h"
 
 namespace anim {
-namespace {
+namespace animator_catch_up_test {
 
 using animtest::same_palettes;
 using animtest::same_transform_bits;
@@ -290,5 +290,5 @@ TEST(AnimatorCatchUp, ANewEventTableDropsTheEventsACatchUpHeld) {
   EXPECT_EQ(a.fired_events()[0].event, 2);
 }
 
-}  // namespace
+}  // namespace animator_catch_up_test
 }  // namespace anim

@@ -9,7 +9,7 @@
 #include "anim_test_rig.h"
 
 namespace anim {
-namespace {
+namespace animator_lent_buffers_only_test {
 
 constexpr float kDt = 1.0f / 60.0f;
 
@@ -68,5 +68,5 @@ TEST(AnimatorLentBuffersOnly, AnOwnBufferUpdateOfALeanAnimatorGivesTheSamePalett
   }
 }
 
-}  // namespace
+}  // namespace animator_lent_buffers_only_test
 }  // namespace anim

@@ -11,7 +11,7 @@
 #include "anim_test_rig.h"
 
 namespace anim {
-namespace {
+namespace animator_palette_skip_test {
 
 constexpr float kDt = 1.0f / 60.0f;
 
@@ -82,5 +82,5 @@ TEST(AnimatorPaletteSkip, RefreshOfACurrentPaletteAndARefusedUpdateChangeNothing
   EXPECT_TRUE(animtest::same_palettes(a.palette(), palette));
 }
 
-}  // namespace
+}  // namespace animator_palette_skip_test
 }  // namespace anim

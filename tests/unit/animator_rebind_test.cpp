@@ -9,7 +9,7 @@
 #include "anim_test_rig.h"
 
 namespace anim {
-namespace {
+namespace animator_rebind_test {
 
 using Rig = animtest::WalkRunRig;
 
@@ -104,5 +104,5 @@ TEST(AnimatorRebind, RefusesOtherSkeletonsAndClipsAndChangesNothing) {
   EXPECT_EQ(a.current_clip(), 1);
 }
 
-}  // namespace
+}  // namespace animator_rebind_test
 }  // namespace anim

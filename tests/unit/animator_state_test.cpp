@@ -20,7 +20,7 @@
 #include "every_feature_animator.h"
 
 namespace anim {
-namespace {
+namespace animator_state_test {
 
 // The dt of update k: not constant, so that a clock restored with a wrong carry or phase
 // shows.
@@ -302,5 +302,5 @@ TEST(AnimatorState, CorruptStatesAreRefusedAndChangeNothing) {
   }
 }
 
-}  // namespace
+}  // namespace animator_state_test
 }  // namespace anim

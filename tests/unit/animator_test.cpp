@@ -11,7 +11,7 @@
 #include "anim_test_rig.h"
 
 namespace anim {
-namespace {
+namespace animator_test {
 
 using animtest::axis_angle;
 using animtest::kPi;
@@ -501,5 +501,5 @@ TEST(Animator, RootTransformDoesNotMoveModelSpace) {
   EXPECT_EQ(a.root_transform().translation, glm::vec3(5, 0, 1));
 }
 
-}  // namespace
+}  // namespace animator_test
 }  // namespace anim

@@ -17,7 +17,7 @@
 #include "every_feature_animator.h"
 
 namespace anim {
-namespace {
+namespace animator_update_buffers_test {
 
 constexpr float kDt = 1.0f / 60.0f;
 
@@ -257,5 +257,5 @@ TEST(AnimatorUpdateBuffers, HandingOverThePreviousPoseChangesNoUpdate) {
     EXPECT_TRUE(animtest::same_transform_bits(small[j], before[j])) << "joint " << j;
 }
 
-}  // namespace
+}  // namespace animator_update_buffers_test
 }  // namespace anim

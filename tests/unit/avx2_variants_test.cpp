@@ -25,7 +25,7 @@
 #include "simd_dispatch.h"
 
 namespace anim {
-namespace {
+namespace avx2_variants_test {
 
 // f() once with the AVX2 variants and once without; both results.
 template <class F>
@@ -313,5 +313,5 @@ TEST_F(Avx2Variants, SamplingJobGivesTheBaselinesBitsOnThePublicAssets) {
   EXPECT_GT(compared, 1000);
 }
 
-}  // namespace
+}  // namespace avx2_variants_test
 }  // namespace anim

@@ -14,7 +14,7 @@
 #include "job_test_helpers.h"
 
 namespace anim {
-namespace {
+namespace blend_job_test {
 
 using animtest::about;
 using animtest::expect_same_rotation;
@@ -258,5 +258,5 @@ TEST(BlendJob, OppositeSignsOfOneRotationBlendToIt) {
   for (int j = 0; j < 5; ++j) expect_same_rotation(out[j].rotation, a[j].rotation, 2e-7f);
 }
 
-}  // namespace
+}  // namespace blend_job_test
 }  // namespace anim

@@ -16,7 +16,7 @@
 #include "anim_test_rig.h"
 
 namespace anim {
-namespace {
+namespace blend_space_test {
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
@@ -639,5 +639,5 @@ TEST(BlendSpaceAnimator, BadCommandsAreRefusedAndChangeNothing) {
   EXPECT_EQ(a.set_blend_spaces(nullptr).code(), StatusCode::kFailedPrecondition);
 }
 
-}  // namespace
+}  // namespace blend_space_test
 }  // namespace anim

@@ -9,7 +9,7 @@
 #include "anim_test_rig.h"
 
 namespace anim {
-namespace {
+namespace blend_test {
 
 using animtest::axis_angle;
 using animtest::kPi;
@@ -128,5 +128,5 @@ TEST(Additive, OwnReferenceChangesNothingAndWeightZeroIsBitIdentical) {
   }
 }
 
-}  // namespace
+}  // namespace blend_test
 }  // namespace anim

@@ -14,7 +14,7 @@
 #include "anim/palette.h"
 
 namespace anim {
-namespace {
+namespace builtin_character_test {
 
 const Asset& character() {
   static const Asset asset = make_builtin_character();
@@ -436,5 +436,5 @@ TEST(BuiltinCharacter, EveryCallReturnsTheSameAsset) {
   }
 }
 
-}  // namespace
+}  // namespace builtin_character_test
 }  // namespace anim

@@ -16,7 +16,7 @@
 #include "process_tmp_dir.h"
 
 namespace anim {
-namespace {
+namespace bvh_loader_test {
 
 // World (model) position of every joint of `asset` at clip time `t`.
 std::vector<glm::vec3> positions_at(const Asset& asset, float t) {
@@ -455,5 +455,5 @@ TEST(BvhLoader, WhatTheFramesDecodeToIsBoundedBeforeTheyAreRead) {
   EXPECT_TRUE(load(text, options));
 }
 
-}  // namespace
+}  // namespace bvh_loader_test
 }  // namespace anim

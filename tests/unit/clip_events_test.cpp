@@ -14,7 +14,7 @@
 #include "anim_test_rig.h"
 
 namespace anim {
-namespace {
+namespace clip_events_test {
 
 // walk (1 s): step_l 0.25, step_r 0.75 ("right"); run (0.5 s): plant 0, push 0.25;
 // idle (2 s): blink 0.1; lean (1 s): lean 0.5; busy (1 s): ten events at 0.05, 0.15, ...
@@ -294,5 +294,5 @@ TEST(ClipEvents, SameCommandsFireTheSameEvents) {
   EXPECT_EQ(first, run());
 }
 
-}  // namespace
+}  // namespace clip_events_test
 }  // namespace anim

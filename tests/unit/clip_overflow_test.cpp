@@ -11,7 +11,7 @@
 #include "anim/clip.h"
 
 namespace anim {
-namespace {
+namespace clip_overflow_test {
 
 TEST(ClipOverflow, CubicTangentsTooLargeForTheSegmentAreRefused) {
   Vec3Channel ch;
@@ -79,5 +79,5 @@ TEST(ClipOverflow, HugeRotationKeysNormalizeToUnit) {
   EXPECT_NEAR(glm::length(q), 1.0f, 1e-6f);
 }
 
-}  // namespace
+}  // namespace clip_overflow_test
 }  // namespace anim

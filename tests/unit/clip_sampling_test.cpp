@@ -11,7 +11,7 @@
 #include <gtest/gtest.h>
 
 namespace anim {
-namespace {
+namespace clip_sampling_test {
 
 constexpr float kPi = std::numbers::pi_v<float>;
 
@@ -274,5 +274,5 @@ TEST(ClipFinalize, RejectsEmptyChannelAndBadJointTable) {
   expect_error_naming(bad_index.finalize(3), "clip 'wiggle'");
 }
 
-}  // namespace
+}  // namespace clip_sampling_test
 }  // namespace anim

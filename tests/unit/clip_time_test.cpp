@@ -10,7 +10,7 @@
 #include "anim/tick_clock.h"
 
 namespace anim {
-namespace {
+namespace clip_time_test {
 
 TEST(ClipTime, LoopWrapsIntoZeroToDuration) {
   EXPECT_FLOAT_EQ(wrap_clip_time(0.5f, 2.0f, WrapMode::kLoop), 0.5f);
@@ -133,5 +133,5 @@ TEST(TickClock, ItsDtsSumToTheExactTime) {
   EXPECT_EQ(dt_of_tick(60.0, 77), again.next());
 }
 
-}  // namespace
+}  // namespace clip_time_test
 }  // namespace anim

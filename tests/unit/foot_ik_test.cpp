@@ -13,7 +13,7 @@
 #include "anim/loaders/builtin_character.h"
 
 namespace anim {
-namespace {
+namespace foot_ik_test {
 
 const Asset& builtin() {
   static const Asset asset = make_builtin_character();
@@ -370,5 +370,5 @@ TEST(FootIk, EvaluatedInputsReproduceThePoseBitForBit) {
   EXPECT_GE(captures, 4);
 }
 
-}  // namespace
+}  // namespace foot_ik_test
 }  // namespace anim

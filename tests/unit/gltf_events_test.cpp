@@ -10,7 +10,7 @@
 #include "travel_gltf.h"
 
 namespace anim {
-namespace {
+namespace gltf_events_test {
 
 using nlohmann::json;
 
@@ -77,5 +77,5 @@ TEST(GltfEvents, MalformedEntriesAreSkippedWithAWarning) {
   EXPECT_FALSE(has_warning(*c, "extras"));
 }
 
-}  // namespace
+}  // namespace gltf_events_test
 }  // namespace anim

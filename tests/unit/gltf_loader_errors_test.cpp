@@ -11,7 +11,7 @@
 #include "gltf_test_files.h"
 
 namespace anim {
-namespace {
+namespace gltf_loader_errors_test {
 
 using namespace gltf_rig;
 
@@ -178,5 +178,5 @@ TEST(GltfLoaderErrors, AGoodFileStillLoadsAfterBadOnes) {
   EXPECT_EQ(a.skeleton.num_joints(), 2);
 }
 
-}  // namespace
+}  // namespace gltf_loader_errors_test
 }  // namespace anim

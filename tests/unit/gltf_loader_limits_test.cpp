@@ -15,7 +15,7 @@
 #include "gltf_test_files.h"
 
 namespace anim {
-namespace {
+namespace gltf_loader_limits_test {
 
 using namespace gltf_rig;
 
@@ -252,5 +252,5 @@ TEST(GltfLoaderLimits, ManyAnimationsOfOneNameGetDistinctNames) {
   EXPECT_TRUE(has_warning(*a, "further warnings left out"));
 }
 
-}  // namespace
+}  // namespace gltf_loader_limits_test
 }  // namespace anim

@@ -17,7 +17,7 @@
 #include "gltf_test_files.h"
 
 namespace anim {
-namespace {
+namespace gltf_loader_test {
 
 using namespace gltf_rig;
 
@@ -435,5 +435,5 @@ TEST(GltfLoader, AppliesSparseAccessorValues) {
 
 // ---- Bad files: an error naming the file and the problem, never a crash or a partial asset.
 
-}  // namespace
+}  // namespace gltf_loader_test
 }  // namespace anim

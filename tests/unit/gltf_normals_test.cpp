@@ -14,7 +14,7 @@
 #include "gltf_test_files.h"
 
 namespace anim {
-namespace {
+namespace gltf_normals_test {
 
 using animtest::GltfFile;
 
@@ -80,5 +80,5 @@ TEST(GltfNormals, AGeneratedNormalWithANanComponentBecomesUp) {
   for (const glm::vec3& n : a->mesh.normals) expect_vec3_near(n, {0, 1, 0});
 }
 
-}  // namespace
+}  // namespace gltf_normals_test
 }  // namespace anim

@@ -20,7 +20,7 @@
 #include "../../core/loaders/src/gltf_uri_policy.h"
 
 namespace anim {
-namespace {
+namespace gltf_uri_safety_test {
 
 namespace fs = std::filesystem;
 using animtest::ConfinementTree;
@@ -279,5 +279,5 @@ TEST_F(GltfUriSafety, GateConfinesReadsToTheRoot) {
   }
 }
 
-}  // namespace
+}  // namespace gltf_uri_safety_test
 }  // namespace anim

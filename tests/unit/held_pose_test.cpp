@@ -14,7 +14,7 @@
 #include "builtin_clips.h"
 
 namespace anim {
-namespace {
+namespace held_pose_test {
 
 using animtest::builtin;
 constexpr float kDt = 0.125f;
@@ -122,5 +122,5 @@ TEST(HeldPose, RefusesBadPosesAndChangesNothing) {
   EXPECT_EQ(a.held_pose_weight(), 1.0f);
 }
 
-}  // namespace
+}  // namespace held_pose_test
 }  // namespace anim

@@ -10,7 +10,7 @@
 #include "anim/hit_geometry.h"
 
 namespace anim {
-namespace {
+namespace hit_geometry_test {
 
 constexpr float kEps = 1e-5f;
 const glm::vec3 kA{0.0f, 0.0f, 0.0f};
@@ -162,5 +162,5 @@ TEST(CapsuleNormal, PointsAwayFromTheSegment) {
   EXPECT_EQ(capsule_normal({0, 1, 0}, kA, kB, {9, 9, 9}), glm::vec3(9, 9, 9));  // on the axis
 }
 
-}  // namespace
+}  // namespace hit_geometry_test
 }  // namespace anim

@@ -20,7 +20,7 @@
 #include "shared_assets.h"
 
 namespace anim {
-namespace {
+namespace hit_volumes_test {
 
 constexpr float kEps = 1e-4f;
 
@@ -464,5 +464,5 @@ TEST(PoseBoundProperty, SharedAssetsCapsulesStayInsideTheirBound) {
   }
 }
 
-}  // namespace
+}  // namespace hit_volumes_test
 }  // namespace anim

@@ -7,7 +7,7 @@
 #include "anim_test_rig.h"
 
 namespace anim {
-namespace {
+namespace ik_ccd_test {
 
 using animtest::goal;
 using animtest::IkRig;
@@ -125,5 +125,5 @@ TEST(IkChain, RotationBetweenHandlesOppositeAndZeroVectors) {
   EXPECT_LT(glm::length(r * glm::vec3(0, 1, 0) - glm::vec3(0, 0, 1)), 1e-6f);
 }
 
-}  // namespace
+}  // namespace ik_ccd_test
 }  // namespace anim

@@ -6,7 +6,7 @@
 #include "anim_test_rig.h"
 
 namespace anim {
-namespace {
+namespace ik_constraints_test {
 
 using animtest::goal;
 using animtest::IkRig;
@@ -140,5 +140,5 @@ TEST(IkConstraints, ConeConstrainMovesTheBoneOntoTheRim) {
   EXPECT_EQ(ik::constrain(c, rest, {0, 1, 0}, inside), inside);
 }
 
-}  // namespace
+}  // namespace ik_constraints_test
 }  // namespace anim

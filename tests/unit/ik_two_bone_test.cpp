@@ -8,7 +8,7 @@
 #include "anim_test_rig.h"
 
 namespace anim {
-namespace {
+namespace ik_two_bone_test {
 
 using animtest::goal;
 using animtest::IkRig;
@@ -190,5 +190,5 @@ TEST(IkGoals, BadGoalsAreRejectedAndChangeNothing) {
   EXPECT_EQ(a.num_ik_goals(), 0);
 }
 
-}  // namespace
+}  // namespace ik_two_bone_test
 }  // namespace anim

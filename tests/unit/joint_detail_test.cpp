@@ -21,7 +21,7 @@
 #include "shared_assets.h"
 
 namespace anim {
-namespace {
+namespace joint_detail_test {
 
 bool same_bits(const Transform& a, const Transform& b) {
   return std::memcmp(&a, &b, sizeof a) == 0;
@@ -242,5 +242,5 @@ TEST(JointDetail, Bench64DerivesFingersAndFace) {
   expect_skip_detail_pose(*asset);
 }
 
-}  // namespace
+}  // namespace joint_detail_test
 }  // namespace anim

@@ -10,7 +10,7 @@
 #include <gtest/gtest.h>
 
 namespace anim {
-namespace {
+namespace key_lookup_test {
 
 uint32_t reference(const std::vector<float>& times, float t) {
   const auto it = std::upper_bound(times.begin(), times.end(), t);
@@ -120,5 +120,5 @@ TEST(KeyLookup, ThousandsOfKeysWithLargeGaps) {
   expect_matches_reference(times);
 }
 
-}  // namespace
+}  // namespace key_lookup_test
 }  // namespace anim

@@ -18,7 +18,7 @@
 #include "job_test_helpers.h"
 
 namespace anim {
-namespace {
+namespace local_to_model_job_test {
 
 using animtest::about;
 
@@ -254,5 +254,5 @@ TEST(LocalToModelJob, MatchesTheMatrixChainOnARandomSkeleton) {
   EXPECT_FALSE(job.validate());
 }
 
-}  // namespace
+}  // namespace local_to_model_job_test
 }  // namespace anim

@@ -13,7 +13,7 @@
 #include "state_machine_rig.h"
 
 namespace anim {
-namespace {
+namespace machine_layer_test {
 
 using animtest::animator;
 using namespace animtest;  // state_machine_rig.h
@@ -279,5 +279,5 @@ TEST(MachineLayer, RefusalsNameTheProblemAndChangeNothing) {
   EXPECT_TRUE(a.crossfade(clip("run"), 0.2f));
 }
 
-}  // namespace
+}  // namespace machine_layer_test
 }  // namespace anim

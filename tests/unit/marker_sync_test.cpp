@@ -15,7 +15,7 @@
 #include "builtin_clips.h"
 
 namespace anim {
-namespace {
+namespace marker_sync_test {
 
 using animtest::builtin;
 constexpr float kDt = 1.0f / 32.0f;
@@ -232,5 +232,5 @@ TEST(MarkerSync, BlendSpaceSamplesKeepToTheLeadersFootPlants) {
   EXPECT_GT(std::count(normalized.begin(), normalized.end(), false), 10);
 }
 
-}  // namespace
+}  // namespace marker_sync_test
 }  // namespace anim

@@ -18,7 +18,7 @@
 #include "process_tmp_dir.h"
 
 namespace anim {
-namespace {
+namespace md5_loader_test {
 
 constexpr float kPi = std::numbers::pi_v<float>;
 
@@ -596,5 +596,5 @@ TEST_F(Md5Chain, CorruptedBytesNeverCrashOrGiveInvalidAssets) {
   }
 }
 
-}  // namespace
+}  // namespace md5_loader_test
 }  // namespace anim

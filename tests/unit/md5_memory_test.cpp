@@ -15,7 +15,7 @@
 #include "process_tmp_dir.h"
 
 namespace anim {
-namespace {
+namespace md5_memory_test {
 
 // Two joints in Doom's Z-up space: "hip" at the origin, "knee" 1 unit above it; one triangle,
 // vertex 2 split between both joints.
@@ -225,5 +225,5 @@ TEST(Md5Memory, NormalsOfTinyAndHugeTrianglesMatchTheUnitOne) {
   }
 }
 
-}  // namespace
+}  // namespace md5_memory_test
 }  // namespace anim

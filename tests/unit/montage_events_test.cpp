@@ -12,7 +12,7 @@
 #include "montage_rig.h"
 
 namespace anim {
-namespace {
+namespace montage_events_test {
 
 using animtest::builtin;
 using animtest::EventNames;
@@ -165,5 +165,5 @@ TEST(MontageEvents, LifecycleFramesTheSlotsClipEventsAfterTheBasesAndEarlierLaye
                                         lifecycle("wave", "ended", second)}));
 }
 
-}  // namespace
+}  // namespace montage_events_test
 }  // namespace anim

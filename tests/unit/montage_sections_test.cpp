@@ -15,7 +15,7 @@
 #include "montage_rig.h"
 
 namespace anim {
-namespace {
+namespace montage_sections_test {
 
 using animtest::builtin;
 using animtest::EventNames;
@@ -327,5 +327,5 @@ TEST(MontageSections, BadSectionsAreRefusedNamingTheFieldAndChangeNothing) {
   EXPECT_EQ(a.jump_to_section(999, "loop").code(), StatusCode::kNotFound);
 }
 
-}  // namespace
+}  // namespace montage_sections_test
 }  // namespace anim

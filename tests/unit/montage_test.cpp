@@ -14,7 +14,7 @@
 #include "builtin_clips.h"
 
 namespace anim {
-namespace {
+namespace montage_test {
 
 using animtest::builtin;
 
@@ -237,5 +237,5 @@ TEST(Montage, RemovingTheSlotRemovesItsMontage) {
   EXPECT_EQ(a.montage(slot).error().code(), StatusCode::kNotFound);
 }
 
-}  // namespace
+}  // namespace montage_test
 }  // namespace anim

@@ -17,7 +17,7 @@
 #include "builtin_clips.h"
 
 namespace anim {
-namespace {
+namespace morph_blend_test {
 
 constexpr float kTol = 1e-6f;
 
@@ -298,5 +298,5 @@ TEST(MorphBlend, CopiesCarryOverridesAndUpdateAlike) {
   }
 }
 
-}  // namespace
+}  // namespace morph_blend_test
 }  // namespace anim

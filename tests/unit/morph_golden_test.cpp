@@ -24,7 +24,7 @@
 #include "shared_assets.h"
 
 namespace anim {
-namespace {
+namespace morph_golden_test {
 
 using nlohmann::json;
 
@@ -222,5 +222,5 @@ TEST(MorphGolden, RobotExpressiveMatchesThreeJs) {
   run_golden("assets/RobotExpressive/RobotExpressive.glb", "golden/RobotExpressive.morphs.json");
 }
 
-}  // namespace
+}  // namespace morph_golden_test
 }  // namespace anim

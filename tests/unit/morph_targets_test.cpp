@@ -14,7 +14,7 @@
 #include "gltf_test_files.h"
 
 namespace anim {
-namespace {
+namespace morph_targets_test {
 
 using namespace gltf_rig;
 
@@ -378,5 +378,5 @@ TEST(MorphWeights, FinalizeRefusesBadChannels) {
   EXPECT_EQ(find_morph_channel(clip, 2), -1);
 }
 
-}  // namespace
+}  // namespace morph_targets_test
 }  // namespace anim

@@ -13,7 +13,7 @@
 #include "builtin_clips.h"
 
 namespace anim {
-namespace {
+namespace override_layer_test {
 
 using animtest::builtin;
 
@@ -150,5 +150,5 @@ TEST(OverrideLayer, WeightZeroIsTheBaseAndABadBlendKindIsRefused) {
   EXPECT_FALSE(animtest::same_palettes(a.palette(), plain.palette()));
 }
 
-}  // namespace
+}  // namespace override_layer_test
 }  // namespace anim

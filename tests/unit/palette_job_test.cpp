@@ -13,7 +13,7 @@
 #include "job_test_helpers.h"
 
 namespace anim {
-namespace {
+namespace palette_job_test {
 
 std::vector<PaletteMatrix> run_job(const std::vector<glm::mat4>& model,
                                    const std::vector<glm::mat4>& inverse_bind) {
@@ -129,5 +129,5 @@ TEST(PaletteJob, ValidateRefusesAndRunWritesNothing) {
   EXPECT_TRUE(empty.run());  // no joints
 }
 
-}  // namespace
+}  // namespace palette_job_test
 }  // namespace anim

@@ -11,7 +11,7 @@
 #include "anim/skeleton.h"
 
 namespace anim {
-namespace {
+namespace palette_test {
 
 constexpr float kPi = std::numbers::pi_v<float>;
 
@@ -153,5 +153,5 @@ TEST(Palette, ToRowsIsFromMat4OfEveryMatrix) {
   }
 }
 
-}  // namespace
+}  // namespace palette_test
 }  // namespace anim

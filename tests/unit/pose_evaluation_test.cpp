@@ -12,7 +12,7 @@
 #include "anim_test_rig.h"
 
 namespace anim {
-namespace {
+namespace pose_evaluation_test {
 
 // The Animator's last update evaluated again, with fresh scratch and no cursors.
 struct Replay {
@@ -223,5 +223,5 @@ TEST_F(PoseEvaluationTest, CommandsReplaceTheSetupAndLeaveTheOldOneIntact) {
   EXPECT_EQ(a.setup()->goals.size(), 1u);
 }
 
-}  // namespace
+}  // namespace pose_evaluation_test
 }  // namespace anim

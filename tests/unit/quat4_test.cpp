@@ -16,7 +16,7 @@
 #include <gtest/gtest.h>
 
 namespace anim::simd {
-namespace {
+namespace quat4_test {
 
 constexpr double kPiD = std::numbers::pi;
 
@@ -290,5 +290,5 @@ TEST(Quat4, AtanPolynomialMatchesStdAtan) {
   EXPECT_EQ(lanes(atan_0_1(splat(0.0f)))[0], 0.0f);
 }
 
-}  // namespace
+}  // namespace quat4_test
 }  // namespace anim::simd

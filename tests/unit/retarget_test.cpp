@@ -16,7 +16,7 @@
 #include "anim/skeleton.h"
 
 namespace anim {
-namespace {
+namespace retarget_test {
 
 // Hips moving and turning, a back chain with an extra "LowerBack", one leg; four frames of
 // unrelated rotations in an unusual channel order.
@@ -322,5 +322,5 @@ TEST(Retarget, RefusesUnrelatedOrConflictingSkeletons) {
   EXPECT_FALSE(retarget_clip(src.skeleton, src.clips[0], src.skeleton, o));
 }
 
-}  // namespace
+}  // namespace retarget_test
 }  // namespace anim

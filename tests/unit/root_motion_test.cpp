@@ -12,7 +12,7 @@
 #include "anim_test_rig.h"
 
 namespace anim {
-namespace {
+namespace root_motion_test {
 
 using animtest::axis_angle;
 using animtest::kPi;
@@ -404,5 +404,5 @@ TEST(RootMotion, SameCommandsGiveBitIdenticalRoots) {
   EXPECT_TRUE(animtest::same_transform_bits(drive(), drive()));
 }
 
-}  // namespace
+}  // namespace root_motion_test
 }  // namespace anim

@@ -23,7 +23,7 @@
 #include "shared_assets.h"
 
 namespace anim {
-namespace {
+namespace sampling_job_test {
 
 using animtest::about;
 using animtest::expect_same_rotation;
@@ -664,5 +664,5 @@ TEST(SamplingJob, PackedTimelinesAgreeWithChannelSampleOnRealAssets) {
   EXPECT_GT(checked, 5000);  // poses compared
 }
 
-}  // namespace
+}  // namespace sampling_job_test
 }  // namespace anim

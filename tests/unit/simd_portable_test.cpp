@@ -9,7 +9,7 @@
 
 #include "simd_kernels.h"
 
-namespace {
+namespace simd_portable_test {
 
 using simdtest::Kernels;
 
@@ -77,4 +77,4 @@ TEST(SimdPortable, ShufflesByHand) {
   for (int l = 0; l < 4; ++l) EXPECT_EQ(out[20 + l], in[12 + l]);
 }
 
-}  // namespace
+}  // namespace simd_portable_test

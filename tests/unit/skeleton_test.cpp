@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 
 namespace anim {
-namespace {
+namespace skeleton_test {
 
 // Joints whose rest translation x and inverse-bind translation x both encode the source
 // index, so that the reordering of every per-joint array can be checked.
@@ -147,5 +147,5 @@ TEST(Skeleton, FindJointAndIsDescendant) {
   EXPECT_FALSE(s->is_descendant(0, -1));
 }
 
-}  // namespace
+}  // namespace skeleton_test
 }  // namespace anim

@@ -15,7 +15,7 @@
 #include "state_machine_rig.h"
 
 namespace anim {
-namespace {
+namespace state_machine_nested_test {
 
 using animtest::animator;
 using namespace animtest;  // state_machine_rig.h
@@ -437,5 +437,5 @@ TEST(NestedStateMachineDefinition, RefusesBadDescriptionsNamingTheField) {
   }
 }
 
-}  // namespace
+}  // namespace state_machine_nested_test
 }  // namespace anim

@@ -17,7 +17,7 @@
 #include "state_machine_rig.h"
 
 namespace anim {
-namespace {
+namespace state_machine_test {
 
 using animtest::animator;
 using namespace animtest;  // state_machine_rig.h
@@ -382,5 +382,5 @@ TEST(StateMachine, StartRefusesMachinesOfAnotherAssetAndTooManyTriggers) {
   EXPECT_FALSE(a.machine_status().running);
 }
 
-}  // namespace
+}  // namespace state_machine_test
 }  // namespace anim

@@ -8,7 +8,7 @@
 #include <glm/gtc/matrix_transform.hpp>
 
 namespace anim {
-namespace {
+namespace transform_test {
 
 constexpr float kPi = std::numbers::pi_v<float>;
 
@@ -89,5 +89,5 @@ TEST(Transform, IsFiniteRejectsNaN) {
   EXPECT_FALSE(is_finite(t));
 }
 
-}  // namespace
+}  // namespace transform_test
 }  // namespace anim

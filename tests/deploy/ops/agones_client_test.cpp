@@ -14,7 +14,7 @@
 #include "fake_sidecar.h"
 #include "test_http.h"
 
-namespace {
+namespace agones_client_test {
 
 using animops::AgonesClient;
 using animops::AgonesOptions;
@@ -344,4 +344,4 @@ TEST(ParseHttpUrl, AcceptsHostPortOnly) {
   EXPECT_EQ(port, 1);
 }
 
-}  // namespace
+}  // namespace agones_client_test

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-namespace {
+namespace connection_table_test {
 
 using animops::ConnectionTable;
 using Verdict = ConnectionTable::Verdict;
@@ -95,4 +95,4 @@ TEST(ConnectionTable, WithoutAReserveEveryoneBusyRefuses) {
   EXPECT_EQ(t.admit("b").verdict, Verdict::kRefusedTotal);
 }
 
-}  // namespace
+}  // namespace connection_table_test

@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-namespace {
+namespace host_check_test {
 
 using animops::check_allowed_host_entry;
 using animops::host_allowed;
@@ -71,4 +71,4 @@ TEST(HostCheck, QuotedHeaderIsPrintableAndShort) {
   EXPECT_EQ(animops::quoted_header(std::string(150, 'x')), "'" + std::string(100, 'x') + "...'");
 }
 
-}  // namespace
+}  // namespace host_check_test

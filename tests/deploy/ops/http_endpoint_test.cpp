@@ -9,7 +9,7 @@
 
 #include "test_http.h"
 
-namespace {
+namespace http_endpoint_test {
 
 using animops::Health;
 using animops::HttpEndpoint;
@@ -216,4 +216,4 @@ TEST(HttpEndpointStart, BadAddressOrBusyPortIsAClearError) {
   EXPECT_EQ(e3.port(), 0);
 }
 
-}  // namespace
+}  // namespace http_endpoint_test

@@ -14,7 +14,7 @@
 #include "animops/http_endpoint.h"
 #include "test_http.h"
 
-namespace {
+namespace http_hostile_test {
 
 using animops::Health;
 using animops::HttpEndpoint;
@@ -313,4 +313,4 @@ TEST(HttpEndpointOptions, BadAllowedHostOrZeroLimitIsAClearError) {
   EXPECT_NE(e2.start(), "");
 }
 
-}  // namespace
+}  // namespace http_hostile_test

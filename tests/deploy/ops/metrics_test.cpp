@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-namespace {
+namespace metrics_test {
 
 using animops::BuildInfo;
 using animops::Metrics;
@@ -322,4 +322,4 @@ TEST(Metrics, StatusCodeLabels) {
   EXPECT_EQ(animops::status_code_label(-1), "OTHER");
 }
 
-}  // namespace
+}  // namespace metrics_test

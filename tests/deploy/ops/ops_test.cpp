@@ -19,7 +19,7 @@
 #include "fake_sidecar.h"
 #include "test_http.h"
 
-namespace {
+namespace ops_test {
 
 using animops::Ops;
 using animops::OpsConfig;
@@ -315,4 +315,4 @@ TEST(Ops, AllowedHostsAndPeerLogReachTheHttpEndpoint) {
   ops.shutdown();
 }
 
-}  // namespace
+}  // namespace ops_test

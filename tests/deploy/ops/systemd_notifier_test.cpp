@@ -18,7 +18,7 @@
 
 #include <gtest/gtest.h>
 
-namespace {
+namespace systemd_notifier_test {
 
 using animops::SystemdNotifier;
 using std::chrono::microseconds;
@@ -173,4 +173,4 @@ TEST(SystemdNotifier, MissingSocketIsNotFatal) {
   n.stopping();
 }
 
-}  // namespace
+}  // namespace systemd_notifier_test

@@ -12,7 +12,7 @@
 #include "md5_chain_files.h"
 
 namespace animd {
-namespace {
+namespace asset_files_test {
 
 namespace fs = std::filesystem;
 
@@ -103,5 +103,5 @@ TEST_F(AssetFiles, AFolderTheOperatorLinkedInKeepsItsFilesInsideItself) {
   EXPECT_EQ(loaded->clips[0].name, "walk");
 }
 
-}  // namespace
+}  // namespace asset_files_test
 }  // namespace animd

@@ -11,7 +11,7 @@
 #include "process_tmp_dir.h"
 
 namespace animd {
-namespace {
+namespace durable_file_test {
 
 std::filesystem::path fresh(const std::string& name) {
   const auto p = animtest::process_tmp_dir() / name;
@@ -95,5 +95,5 @@ TEST(DurableFile, SetAsideMovesTheFileToANewName) {
   EXPECT_EQ(raw(second), "more garbage");
 }
 
-}  // namespace
+}  // namespace durable_file_test
 }  // namespace animd

@@ -8,7 +8,7 @@
 #include <gtest/gtest.h>
 
 namespace animd {
-namespace {
+namespace log_limiter_test {
 
 struct Recorder {
   std::vector<std::string> lines;
@@ -97,5 +97,5 @@ TEST(LogLimiter, WithCommas) {
   EXPECT_EQ(with_commas(18446744073709551615ull), "18,446,744,073,709,551,615");
 }
 
-}  // namespace
+}  // namespace log_limiter_test
 }  // namespace animd

@@ -9,7 +9,7 @@
 #include "base/byte_budget.h"
 
 namespace animd {
-namespace {
+namespace rate_limiter_test {
 
 using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
@@ -49,5 +49,5 @@ TEST(ByteBudget, DrawsNeverExceedTheLimit) {
   EXPECT_FALSE(b.try_acquire(101));
 }
 
-}  // namespace
+}  // namespace rate_limiter_test
 }  // namespace animd

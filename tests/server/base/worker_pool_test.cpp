@@ -24,7 +24,7 @@
 #include "base/thread_affinity.h"
 
 namespace animd {
-namespace {
+namespace worker_pool_test {
 
 struct Counts {
   std::vector<std::atomic<int>> runs;
@@ -269,5 +269,5 @@ TEST(WorkerPool, NothingIsPinnedUnlessThereIsOneThreadPerCpuAndItIsAsked) {
   }
 }
 
-}  // namespace
+}  // namespace worker_pool_test
 }  // namespace animd

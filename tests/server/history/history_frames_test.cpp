@@ -10,7 +10,7 @@
 #include "history/pose_history.h"
 
 namespace animd {
-namespace {
+namespace history_frames_test {
 
 constexpr int kWindow = 16;
 constexpr size_t kEntries = 100;
@@ -68,5 +68,5 @@ TEST(HistoryFrames, FramesMadeWhileReadersHeldTheRetiredAreFreedOnceIdle) {
   EXPECT_GE(h.bytes(), steady);
 }
 
-}  // namespace
+}  // namespace history_frames_test
 }  // namespace animd

@@ -17,7 +17,7 @@
 #include "history/shown_pose.h"
 
 namespace animd {
-namespace {
+namespace history_record_test {
 
 constexpr float kDt = 1.0f / 60.0f;
 
@@ -232,5 +232,5 @@ TEST(HistoryRecord, CarriesTheRootMotionSettings) {
   EXPECT_EQ(d.inputs.root_motion.joint, -1);
 }
 
-}  // namespace
+}  // namespace history_record_test
 }  // namespace animd

@@ -16,7 +16,7 @@
 #include "world/world.h"
 
 namespace animd {
-namespace {
+namespace hit_query_test {
 
 constexpr float kDt = 1.0f / 60.0f;
 
@@ -503,5 +503,5 @@ TEST(HitRequestConvert, DirectionIsNormalizedAndIgnoreListSorted) {
   EXPECT_EQ(q.ignore, (std::vector<uint32_t>{2, 5, 9}));
 }
 
-}  // namespace
+}  // namespace hit_query_test
 }  // namespace animd

@@ -24,7 +24,7 @@
 #include "world/world.h"
 
 namespace animd {
-namespace {
+namespace pose_history_test {
 
 constexpr float kDt = 1.0f / 60.0f;
 
@@ -536,5 +536,5 @@ TEST_F(PoseHistoryTest, FootAndAimIkReEvaluateBitForBit) {
   EXPECT_NE(bad.error().message().find("hoof"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace pose_history_test
 }  // namespace animd

@@ -11,7 +11,7 @@
 #include "world/world.h"
 
 namespace animd {
-namespace {
+namespace query_pose_repeats_test {
 
 constexpr float kDt = 1.0f / 60.0f;
 
@@ -90,5 +90,5 @@ TEST_F(QueryPoseRepeats, AMillionRepeatsStopAtTheSecond) {
                                            "') is already asked for by joint_indices[0]");
 }
 
-}  // namespace
+}  // namespace query_pose_repeats_test
 }  // namespace animd

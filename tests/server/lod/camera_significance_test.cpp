@@ -12,7 +12,7 @@
 #include "lod/significance.h"
 
 namespace animd {
-namespace {
+namespace camera_significance_test {
 
 constexpr float kPi = std::numbers::pi_v<float>;
 
@@ -159,5 +159,5 @@ TEST(CameraSignificance, ExtremeCamerasAndRootsStayInRange) {
   }
 }
 
-}  // namespace
+}  // namespace camera_significance_test
 }  // namespace animd

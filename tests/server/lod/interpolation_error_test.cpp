@@ -16,7 +16,7 @@
 #include "shared_assets.h"
 
 namespace animd {
-namespace {
+namespace interpolation_error_test {
 
 constexpr int kCharacters = 4;  // ids 1..4: several phases of the evaluations
 constexpr int kTicks = 600;     // 10 s: four crossfades
@@ -163,5 +163,5 @@ TEST_F(InterpolationError, LagAlignedErrorStaysWithinTheVertexPathBetweenEvaluat
   }
 }
 
-}  // namespace
+}  // namespace interpolation_error_test
 }  // namespace animd

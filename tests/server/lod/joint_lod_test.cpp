@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 
 namespace animd {
-namespace {
+namespace joint_lod_test {
 
 TEST(JointLod, NothingIsSkippedWhileEverythingFits) {
   for (float s : {0.0f, 0.3f, 0.99f})
@@ -48,5 +48,5 @@ TEST(JointLod, TheBandAboveTheThresholdKeepsTheCurrentChoice) {
   EXPECT_TRUE(skipping);
 }
 
-}  // namespace
+}  // namespace joint_lod_test
 }  // namespace animd

@@ -11,7 +11,7 @@
 #include "lod/update_rates.h"
 
 namespace animd {
-namespace {
+namespace update_rates_test {
 
 constexpr double kUnlimited = std::numeric_limits<double>::infinity();
 
@@ -179,5 +179,5 @@ TEST(Significance, RulesInOrder) {
   EXPECT_EQ(watched_significance(false, {1, 2, 3}, {}), 0.0f);
 }
 
-}  // namespace
+}  // namespace update_rates_test
 }  // namespace animd

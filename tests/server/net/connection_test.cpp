@@ -14,7 +14,7 @@
 #include <boost/asio/write.hpp>
 
 namespace animd {
-namespace {
+namespace connection_test {
 
 namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
@@ -243,5 +243,5 @@ TEST_F(ConnectionTest, RepliesToAClosedConnectionGiveTheirDrawBack) {
   EXPECT_EQ(owner_->closed, 1);
 }
 
-}  // namespace
+}  // namespace connection_test
 }  // namespace animd

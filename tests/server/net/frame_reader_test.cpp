@@ -10,7 +10,7 @@
 #include <gtest/gtest.h>
 
 namespace animd {
-namespace {
+namespace frame_reader_test {
 
 using Event = FrameReader::Event;
 
@@ -294,5 +294,5 @@ TEST(FrameReader, MidFrameTracksPartialInput) {
   EXPECT_FALSE(r.mid_frame());
 }
 
-}  // namespace
+}  // namespace frame_reader_test
 }  // namespace animd

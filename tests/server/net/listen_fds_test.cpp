@@ -11,7 +11,7 @@
 #include "net/listen_fds.h"
 
 namespace animd {
-namespace {
+namespace listen_fds_test {
 
 TEST(ListenFds, NoneWithoutTheVariables) {
   ::unsetenv("LISTEN_PID");
@@ -41,5 +41,5 @@ TEST(ListenFds, ACountThatIsNotOneIsRefusedWithAReason) {
   }
 }
 
-}  // namespace
+}  // namespace listen_fds_test
 }  // namespace animd

@@ -21,7 +21,7 @@
 #include "world/world.h"
 
 namespace animd {
-namespace {
+namespace asset_journal_test {
 
 namespace fs = std::filesystem;
 
@@ -292,5 +292,5 @@ TEST_F(AssetJournalTest, AChangeWhoseAssetIsGoneIsSkippedTheRestMade) {
   EXPECT_EQ(set_aside_files(), 1u);
 }
 
-}  // namespace
+}  // namespace asset_journal_test
 }  // namespace animd

@@ -22,7 +22,7 @@
 #include "world/world.h"
 
 namespace animd {
-namespace {
+namespace state_saver_test {
 
 namespace fs = std::filesystem;
 constexpr float kDt = 1.0f / 60.0f;
@@ -320,5 +320,5 @@ TEST_F(StateSaverTest, CharactersOfAMissingAssetAreRefusedTheOthersRestoredTheFi
   EXPECT_EQ(set_aside_files(), 1u);
 }
 
-}  // namespace
+}  // namespace state_saver_test
 }  // namespace animd

@@ -12,7 +12,7 @@
 #include "process_tmp_dir.h"
 
 namespace animd {
-namespace {
+namespace state_writer_test {
 
 TEST(StateWriter, TheNewestOfferIsWhatTheFileHolds) {
   const auto path = animtest::process_tmp_dir() / "characters.state";
@@ -53,5 +53,5 @@ TEST(StateWriter, AFailedWriteIsReported) {
   EXPECT_FALSE(s);
 }
 
-}  // namespace
+}  // namespace state_writer_test
 }  // namespace animd

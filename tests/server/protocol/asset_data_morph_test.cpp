@@ -13,7 +13,7 @@
 #include "anim/loaders/builtin_character.h"
 
 namespace animd {
-namespace {
+namespace asset_data_morph_test {
 
 template <class T>
 std::vector<T> unpack(const std::string& bytes) {
@@ -110,5 +110,5 @@ TEST(AssetDataMorphs, AnAssetWithoutTargetsSendsNothingNew) {
   EXPECT_EQ(reply.info().morph_targets_size(), 0);
 }
 
-}  // namespace
+}  // namespace asset_data_morph_test
 }  // namespace animd

@@ -15,7 +15,7 @@
 #include "session/command_table.h"
 
 namespace animd {
-namespace {
+namespace request_convert_camera_test {
 
 using anim::v1::Request;
 
@@ -219,5 +219,5 @@ TEST(RequestConvertCamera, AnUpdateMustChangeSomethingAndNotSetAndClearTheCamera
             "update_subscription.region.sphere.radius must be > 0 and <= 1e18");
 }
 
-}  // namespace
+}  // namespace request_convert_camera_test
 }  // namespace animd

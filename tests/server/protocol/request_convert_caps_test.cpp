@@ -19,7 +19,7 @@
 #include "session/command_table.h"
 
 namespace animd {
-namespace {
+namespace request_convert_caps_test {
 
 using anim::v1::Request;
 using google::protobuf::Descriptor;
@@ -575,5 +575,5 @@ TEST(RequestCaps, QueryPoseNamesEachJointOnce) {
   EXPECT_EQ(q.joint_indices, (std::vector<uint32_t>{0, 3, 2}));
 }
 
-}  // namespace
+}  // namespace request_convert_caps_test
 }  // namespace animd

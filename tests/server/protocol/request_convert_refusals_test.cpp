@@ -13,7 +13,7 @@
 #include "session/command_table.h"
 
 namespace animd {
-namespace {
+namespace request_convert_refusals_test {
 
 using anim::v1::Request;
 
@@ -403,5 +403,5 @@ TEST(RequestConvert, EveryMalformedRequestIsRefusedWithItsCodeAndMessage) {
   }
 }
 
-}  // namespace
+}  // namespace request_convert_refusals_test
 }  // namespace animd

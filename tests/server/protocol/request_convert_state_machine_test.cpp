@@ -17,7 +17,7 @@
 #include "session/command_table.h"
 
 namespace animd {
-namespace {
+namespace request_convert_state_machine_test {
 
 using anim::v1::Request;
 
@@ -500,5 +500,5 @@ TEST(JsonPlace, LinesAndColumnsCountFromOne) {
   EXPECT_EQ(animjson::place_of(text, 100).line, 4);  // past the end: its end
 }
 
-}  // namespace
+}  // namespace request_convert_state_machine_test
 }  // namespace animd

@@ -16,7 +16,7 @@
 #include "anim/loaders/builtin_character.h"
 
 namespace animd {
-namespace {
+namespace request_convert_test {
 
 using anim::v1::Request;
 
@@ -472,5 +472,5 @@ TEST(RequestConvert, AimAndFootIkFieldsAreCheckedAndNamed) {
   EXPECT_FALSE(ground.weight.has_value());
 }
 
-}  // namespace
+}  // namespace request_convert_test
 }  // namespace animd

@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 
 namespace animd {
-namespace {
+namespace admission_test {
 
 using anim::v1::Request;
 using Clock = std::chrono::steady_clock;
@@ -130,5 +130,5 @@ TEST_F(AdmissionTest, AnObserveTokenMayReadButNotControl) {
   EXPECT_TRUE(admission.trusted());
 }
 
-}  // namespace
+}  // namespace admission_test
 }  // namespace animd

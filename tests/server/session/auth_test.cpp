@@ -12,7 +12,7 @@
 #include "daemon_process.h"
 
 namespace animd {
-namespace {
+namespace auth_test {
 
 const std::string kControl = "control-token-0123456789";
 const std::string kObserve = "observe-token-0123456789";
@@ -220,5 +220,5 @@ TEST(Auth, RoleNames) {
   EXPECT_STREQ(role_name(Role::kNone), "none");
 }
 
-}  // namespace
+}  // namespace auth_test
 }  // namespace animd

@@ -16,7 +16,7 @@
 #include "md5_chain_files.h"
 
 namespace animd {
-namespace {
+namespace command_pipeline_test {
 
 struct RecordingSink : ResultSink {
   void deliver_result(const ResultHeader& header,
@@ -152,5 +152,5 @@ TEST_F(CommandPipelineTest, AFailedLoadIsAnsweredWithItsReasonAndGivesTheUploadB
   EXPECT_NE(host_.logged[0].find("session 3: load_asset failed"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace command_pipeline_test
 }  // namespace animd

@@ -15,7 +15,7 @@
 #include <gtest/gtest.h>
 
 namespace animd {
-namespace {
+namespace command_table_test {
 
 using anim::v1::Request;
 
@@ -140,5 +140,5 @@ TEST(CommandTable, TheProtocolReferenceShowsTheSameRolesAndRoutes) {
   for (const auto& [field, unused] : documented) ADD_FAILURE() << field << ": a row for no command";
 }
 
-}  // namespace
+}  // namespace command_table_test
 }  // namespace animd

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 namespace animd {
-namespace {
+namespace snapshot_inbox_test {
 
 SnapshotPtr snapshot_of(uint64_t tick) {
   auto s = std::make_shared<Snapshot>();
@@ -33,5 +33,5 @@ TEST(SnapshotInbox, OneWakeUpAtATimeAndTheNewestKeptInOrder) {
   EXPECT_TRUE(taken.empty());
 }
 
-}  // namespace
+}  // namespace snapshot_inbox_test
 }  // namespace animd

@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 namespace animd {
-namespace {
+namespace subscription_set_test {
 
 StreamSubscription sub_of(uint32_t id, anim::v1::Encoding encoding, uint32_t divisor = 1) {
   StreamSubscription s;
@@ -109,5 +109,5 @@ TEST(SubscriptionSet, EndingAndClosingTakeTheirShareOutOfTheCounts) {
   EXPECT_EQ(counts(metrics), (Counts{0, 0, 5}));
 }
 
-}  // namespace
+}  // namespace subscription_set_test
 }  // namespace animd

@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 
 namespace animd {
-namespace {
+namespace quant_frame_pool_test {
 
 TEST(QuantFramePool, AFrameNobodyHoldsIsHandedOutAgain) {
   QuantFramePool pool;
@@ -58,5 +58,5 @@ TEST(QuantFramePool, TicksThatAcquireNothingStillLetAPastPeakGo) {
   for (const QuantRef& r : held) EXPECT_NE(r.get(), kept_one.get());
 }
 
-}  // namespace
+}  // namespace quant_frame_pool_test
 }  // namespace animd

@@ -14,7 +14,7 @@
 #include "world/world.h"
 
 namespace animd {
-namespace {
+namespace quantize_work_test {
 
 // A World with `n` built-in characters, every third crossfading to the run and every fifth
 // at another speed, so that the poses differ; a compact subscription is said to exist.
@@ -312,5 +312,5 @@ TEST(QuantizeWork, WithoutCharactersItIsCompleteAtOnce) {
   EXPECT_FALSE(snap.quantize.started());
 }
 
-}  // namespace
+}  // namespace quantize_work_test
 }  // namespace animd

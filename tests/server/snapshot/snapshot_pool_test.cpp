@@ -15,7 +15,7 @@
 #include "world/world.h"
 
 namespace animd {
-namespace {
+namespace snapshot_pool_test {
 
 TEST(SnapshotPool, ReusesAReleasedSnapshotWithItsBuffers) {
   SnapshotPool pool;
@@ -162,5 +162,5 @@ TEST(SnapshotPool, WorldUpdateRecyclesSnapshotsAndFillsThemAfresh) {
   EXPECT_EQ(s3->tick, 3u);
 }
 
-}  // namespace
+}  // namespace snapshot_pool_test
 }  // namespace animd

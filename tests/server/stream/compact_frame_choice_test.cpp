@@ -13,7 +13,7 @@
 #include "world/world.h"
 
 namespace animd {
-namespace {
+namespace compact_frame_choice_test {
 
 // A snapshot of `tick`, quantized (or, with quantized = false, still being quantized after
 // its tick), prepared by the stage against `against` (prepared = false: not prepared).
@@ -258,5 +258,5 @@ TEST(CompactFrameChoice, ATickWhoseQuantizationWasGivenUpIsNoFrameAndNotWaitedFo
   EXPECT_EQ(choose_compact_frame(waiting_sub, alone.list, starved).frame, nullptr);
 }
 
-}  // namespace
+}  // namespace compact_frame_choice_test
 }  // namespace animd

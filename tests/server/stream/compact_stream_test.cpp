@@ -17,7 +17,7 @@
 #include "compact_stream_fixture.h"
 
 namespace animd::compact_test {
-namespace {
+namespace compact_stream_test {
 
 TEST_F(CompactStreamTest, KeyThenDeltasAndTheAssetOnlyOnKeyFrames) {
   const uint32_t a = spawn(0.0f), b = spawn(2.0f);
@@ -368,5 +368,5 @@ TEST_F(CompactStreamTest, PartsSplitCompactFramesByTheirSize) {
   for (const auto& [id, k] : receiver_.kinds) EXPECT_EQ(k.back(), FrameKind::kDelta2) << id;
 }
 
-}  // namespace
+}  // namespace compact_stream_test
 }  // namespace animd::compact_test

@@ -16,7 +16,7 @@
 #include "stream/encode_stage.h"
 
 namespace animd::compact_test {
-namespace {
+namespace encode_stage_test {
 
 TEST_F(CompactStreamTest, TheEncodeStagePreparesWhatAnInStepSubscriberSends) {
   const uint32_t a = spawn(0.0f);
@@ -489,5 +489,5 @@ TEST_F(CompactStreamTest, TheStagePreparesNothingForFloatSubscriptions) {
   EXPECT_FALSE(snap->characters[1].watched_by_id);
 }
 
-}  // namespace
+}  // namespace encode_stage_test
 }  // namespace animd::compact_test

@@ -11,7 +11,7 @@
 #include <gtest/gtest.h>
 
 namespace animd {
-namespace {
+namespace stream_encoder_test {
 
 using anim::v1::ServerMessage;
 using anim::v1::StreamFrame;
@@ -459,5 +459,5 @@ TEST(StreamEncoder, AfterDroppedFramesPartZeroListsEveryMember) {
             (std::vector<uint32_t>{3, 8}));
 }
 
-}  // namespace
+}  // namespace stream_encoder_test
 }  // namespace animd

@@ -12,7 +12,7 @@
 #include "stream/stream_encoder.h"
 
 namespace animd {
-namespace {
+namespace stream_events_test {
 
 using anim::v1::ServerMessage;
 using anim::v1::StreamFrame;
@@ -207,5 +207,5 @@ TEST(StreamEvents, MontageLifecycleEventsAreNamedByTheirKindWithOrWithoutATable)
   EXPECT_EQ(frames[0].events(0).clip(), "walk");
 }
 
-}  // namespace
+}  // namespace stream_events_test
 }  // namespace animd

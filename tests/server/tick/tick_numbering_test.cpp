@@ -9,7 +9,7 @@
 #include "anim/tick_clock.h"
 
 namespace animd {
-namespace {
+namespace tick_numbering_test {
 
 using std::chrono::milliseconds;
 using std::chrono::nanoseconds;
@@ -193,5 +193,5 @@ TEST(WaitBeforeTick, ALargeBackwardStepSlewsAtThePeriodTimesTheSlewFactor) {
   EXPECT_EQ(wait_before_tick(s, last, wall).kind, TickWait::Kind::kHold);
 }
 
-}  // namespace
+}  // namespace tick_numbering_test
 }  // namespace animd

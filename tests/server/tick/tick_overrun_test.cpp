@@ -6,7 +6,7 @@
 #include "base/worker_pool.h"
 
 namespace animd {
-namespace {
+namespace tick_overrun_test {
 
 bool has(const std::string& s, const std::string& part) {
   return s.find(part) != std::string::npos;
@@ -117,5 +117,5 @@ TEST(TickOverrun, TheThreadsCpuClocksAdvanceWithWork) {
   EXPECT_GT(pool.parallel_us(), 0.0) << "runs that woke the workers are timed";
 }
 
-}  // namespace
+}  // namespace tick_overrun_test
 }  // namespace animd

@@ -18,7 +18,7 @@
 using animtest::g_allocations;
 
 namespace animd {
-namespace {
+namespace world_alloc_test {
 
 // `after_tick`: the quantization left to after each tick (quantize_work.h), finished by the
 // next update as when no encode stage thread took any of it.
@@ -93,5 +93,5 @@ TEST(WorldAllocations, NorWithUpdateRatesAllocated) {
   expect_no_allocations(true, 1e-9);
 }
 
-}  // namespace
+}  // namespace world_alloc_test
 }  // namespace animd

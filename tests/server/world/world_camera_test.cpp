@@ -14,7 +14,7 @@
 #include "world/world.h"
 
 namespace animd {
-namespace {
+namespace world_camera_test {
 
 constexpr float kDt = 0.1f;
 constexpr uint64_t kViewer = 2;  // the session holding the subscriptions
@@ -193,5 +193,5 @@ TEST_F(WorldCameraTest, ARefusedUpdateChangesNothingAndTheCameraGoesWithItsSubsc
   EXPECT_EQ(entry(other).update_interval, 1u);
 }
 
-}  // namespace
+}  // namespace world_camera_test
 }  // namespace animd

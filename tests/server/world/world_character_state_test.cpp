@@ -22,7 +22,7 @@
 #include "world/world.h"
 
 namespace animd {
-namespace {
+namespace world_character_state_test {
 
 constexpr float kDt = 1.0f / 60.0f;
 
@@ -512,5 +512,5 @@ TEST(WorldCharacterState, TheFoxRestoredAnimatesBitForBit) {
   EXPECT_EQ(differing, 0);
 }
 
-}  // namespace
+}  // namespace world_character_state_test
 }  // namespace animd

@@ -24,7 +24,7 @@
 #include "world/world.h"
 
 namespace animd {
-namespace {
+namespace world_joint_lod_test {
 
 constexpr float kDt = 0.1f;
 constexpr double kTinyBudget = 1e-9;
@@ -200,5 +200,5 @@ TEST(WorldJointLod, ARiseToSignificanceOneRestoresEveryJointFromTheNextEvaluatio
   EXPECT_FALSE(w.detail_skipped(id));
 }
 
-}  // namespace
+}  // namespace world_joint_lod_test
 }  // namespace animd

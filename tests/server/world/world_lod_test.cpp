@@ -17,7 +17,7 @@
 #include "world/world.h"
 
 namespace animd {
-namespace {
+namespace world_lod_test {
 
 constexpr float kDt = 0.1f;
 
@@ -280,5 +280,5 @@ TEST_F(WorldLodTest, PalettesAreBuiltOnlyWhileAFloatSubscriptionExists) {
   EXPECT_FALSE(same(at_prev->palette(), at_now->palette())) << "the walk did not move";
 }
 
-}  // namespace
+}  // namespace world_lod_test
 }  // namespace animd

@@ -15,7 +15,7 @@
 #include "world/world.h"
 
 namespace animd {
-namespace {
+namespace world_migrate_test {
 
 constexpr double kRate = 60.0;
 const float kDt = static_cast<float>(1.0 / kRate);
@@ -221,5 +221,5 @@ TEST(WorldMigrate, OnlyTheOwnerMigratesItsCharacters) {
   EXPECT_TRUE(source.run(PlayClip{id, "idle"}, 1));  // nothing was frozen
 }
 
-}  // namespace
+}  // namespace world_migrate_test
 }  // namespace animd

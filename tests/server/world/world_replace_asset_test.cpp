@@ -14,7 +14,7 @@
 #include "world/world.h"
 
 namespace animd {
-namespace {
+namespace world_replace_asset_test {
 
 class Sink : public ReplySink {
  public:
@@ -162,5 +162,5 @@ TEST_F(ReplaceAsset, ClipEventsAndHitVolumesCarryOver) {
   EXPECT_FALSE(v.fitted);
 }
 
-}  // namespace
+}  // namespace world_replace_asset_test
 }  // namespace animd

@@ -13,7 +13,7 @@
 #include "world/world.h"
 
 namespace animd {
-namespace {
+namespace world_state_machine_test {
 
 class Sink : public ReplySink {
  public:
@@ -155,5 +155,5 @@ TEST_F(WorldStateMachines, MachinesCarryOverToANewVersionAndGoWithTheAsset) {
   EXPECT_EQ(start(spawn("spare"), "loco").code(), anim::StatusCode::kNotFound);
 }
 
-}  // namespace
+}  // namespace world_state_machine_test
 }  // namespace animd

@@ -18,7 +18,7 @@
 #include "protocol/reply_sink.h"
 
 namespace animd {
-namespace {
+namespace world_test {
 
 using Result = anim::Expected<WorldResult>;
 
@@ -574,5 +574,5 @@ TEST_F(WorldTest, LargeRepliesDrawFourTimesTheirWireSizeOnTheOutboundBudget) {
   }
 }
 
-}  // namespace
+}  // namespace world_test
 }  // namespace animd

@@ -26,7 +26,7 @@
 #include "world/world.h"
 
 namespace animd {
-namespace {
+namespace world_update_rates_test {
 
 constexpr double kTickRate = 10.0;                // TestWorld's Config::tick_rate
 constexpr double kPeriodMs = 1000.0 / kTickRate;  // its tick period
@@ -618,5 +618,5 @@ TEST(WorldUpdateRates, TheBoundOfAnInterpolatedPoseHoldsItsJoints) {
   }
 }
 
-}  // namespace
+}  // namespace world_update_rates_test
 }  // namespace animd
