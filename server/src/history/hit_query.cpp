@@ -30,7 +30,7 @@ struct HitScratch {
   std::vector<uint32_t> joints;
 };
 
-HitScratch& thread_scratch() {
+HitScratch& hit_thread_scratch() {
   thread_local HitScratch scratch;
   return scratch;
 }
@@ -118,7 +118,7 @@ anim::Expected<RaycastHit> raycast_history(const PoseHistory& h, const HitVolume
   if (!frame) return frame.error();
   const HistoryFrame& f = **frame;
   const auto overrides = table.get();
-  HitScratch& s = thread_scratch();
+  HitScratch& s = hit_thread_scratch();
   gather_volumes(f, *overrides, s);
 
   const anim::Ray ray{q.origin, q.direction, q.max_distance};
@@ -181,7 +181,7 @@ anim::Expected<SphereOverlap> overlap_history(const PoseHistory& h, const HitVol
   if (!frame) return frame.error();
   const HistoryFrame& f = **frame;
   const auto overrides = table.get();
-  HitScratch& s = thread_scratch();
+  HitScratch& s = hit_thread_scratch();
   gather_volumes(f, *overrides, s);
 
   s.candidates.clear();

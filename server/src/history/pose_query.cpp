@@ -21,7 +21,7 @@ struct QueryScratch {
   std::vector<int> asked_by;
 };
 
-QueryScratch& thread_scratch() {
+QueryScratch& query_thread_scratch() {
   thread_local QueryScratch scratch;
   return scratch;
 }
@@ -71,7 +71,7 @@ std::optional<anim::Expected<PoseAnswer>> query_history(const PoseHistory& h, co
   out.joints.reserve(
       every ? static_cast<size_t>(n)
             : std::min(static_cast<size_t>(n), r.joint_names.size() + r.joint_indices.size()));
-  QueryScratch& s = thread_scratch();
+  QueryScratch& s = query_thread_scratch();
   s.asked_by.assign(static_cast<size_t>(n), -1);
   // Refuses the `k`th joint asked for, `j`, when an earlier one was the same joint.
   auto once = [&](size_t k, uint32_t j) -> anim::Status {

@@ -12,7 +12,7 @@ namespace {
 constexpr size_t kReadChunk = 16u << 10;
 constexpr size_t kProgressBytes = 64u << 10;  // a slow sender must deliver this per --read-timeout
 
-std::chrono::steady_clock::duration seconds(double s) {
+std::chrono::steady_clock::duration read_seconds(double s) {
   return std::chrono::duration_cast<std::chrono::steady_clock::duration>(
       std::chrono::duration<double>(s));
 }
@@ -99,7 +99,7 @@ void Connection::process_input() {
     const bool began = !was_mid && reader_.mid_frame();
     if (began ||
         (reader_.mid_frame() && reader_.body_received() >= read_deadline_.mark + kProgressBytes)) {
-      read_deadline_.at = Clock::now() + seconds(config_.read_timeout_s);
+      read_deadline_.at = Clock::now() + read_seconds(config_.read_timeout_s);
       read_deadline_.mark = began ? 0 : reader_.body_received();
     }
     switch (step.event) {

@@ -10,10 +10,10 @@ namespace animd {
 
 namespace {
 
-constexpr char kMagic[8] = {'A', 'N', 'I', 'M', 'D', 'C', 'H', 'R'};
+constexpr char kStateMagic[8] = {'A', 'N', 'I', 'M', 'D', 'C', 'H', 'R'};
 
 template <typename T>
-void put(std::string& out, T v) {
+void put_le(std::string& out, T v) {
   char bytes[sizeof(T)];
   std::memcpy(bytes, &v, sizeof(T));  // the daemon's hosts are little-endian (x86-64, arm64)
   out.append(bytes, sizeof(T));
@@ -24,7 +24,7 @@ class Reader {
  public:
   explicit Reader(const std::string& s) : s_(s) {}
   template <typename T>
-  bool get(T& v) {
+  bool get_le(T& v) {
     if (s_.size() - pos_ < sizeof(T)) return false;
     std::memcpy(&v, s_.data() + pos_, sizeof(T));
     pos_ += sizeof(T);
@@ -46,13 +46,13 @@ class Reader {
 }  // namespace
 
 std::string encode_state_file(const StateFile& file) {
-  std::string out(kMagic, sizeof(kMagic));
-  put<uint32_t>(out, file.format);
-  put<double>(out, file.tick_rate);
-  put<int64_t>(out, file.tick_epoch);
-  put<uint64_t>(out, file.tick);
-  put<uint32_t>(out, file.next_id);
-  put<uint32_t>(out, static_cast<uint32_t>(file.characters.size()));
+  std::string out(kStateMagic, sizeof(kStateMagic));
+  put_le<uint32_t>(out, file.format);
+  put_le<double>(out, file.tick_rate);
+  put_le<int64_t>(out, file.tick_epoch);
+  put_le<uint64_t>(out, file.tick);
+  put_le<uint32_t>(out, file.next_id);
+  put_le<uint32_t>(out, static_cast<uint32_t>(file.characters.size()));
   anim::v1::CharacterState proto;
   std::string bytes;
   for (const PersistedCharacter& c : file.characters) {
@@ -60,9 +60,9 @@ std::string encode_state_file(const StateFile& file) {
     to_proto(c.saved, &proto);
     bytes.clear();
     proto.SerializeToString(&bytes);
-    put<uint32_t>(out, c.id);
-    put<uint64_t>(out, c.owner);
-    put<uint32_t>(out, static_cast<uint32_t>(bytes.size()));
+    put_le<uint32_t>(out, c.id);
+    put_le<uint64_t>(out, c.owner);
+    put_le<uint32_t>(out, static_cast<uint32_t>(bytes.size()));
     out += bytes;
   }
   return out;
@@ -73,22 +73,22 @@ anim::Expected<DecodedStateFile> decode_state_file(const std::string& payload,
   const auto damaged = [&](const std::string& why) {
     return anim::Status(anim::StatusCode::kDataLoss, name + ": " + why);
   };
-  if (payload.size() < sizeof(kMagic) || std::memcmp(payload.data(), kMagic, sizeof(kMagic)))
+  if (payload.size() < sizeof(kStateMagic) || std::memcmp(payload.data(), kStateMagic, sizeof(kStateMagic)))
     return damaged("not a characters file (no ANIMDCHR header)");
   Reader r(payload);
   const char* skip = nullptr;
-  r.bytes(sizeof(kMagic), &skip);
+  r.bytes(sizeof(kStateMagic), &skip);
   DecodedStateFile out;
   StateFile& f = out.file;
   uint32_t count = 0;
-  if (!r.get(f.format)) return damaged("cut short in its header");
+  if (!r.get_le(f.format)) return damaged("cut short in its header");
   if (f.format == 0 || f.format > kStateFileFormat)
     return anim::Status(anim::StatusCode::kFailedPrecondition,
                         name + ": format " + std::to_string(f.format) +
                             " is not one this daemon reads (1.." +
                             std::to_string(kStateFileFormat) + "; written by a newer animd?)");
-  if (!r.get(f.tick_rate) || !r.get(f.tick_epoch) || !r.get(f.tick) || !r.get(f.next_id) ||
-      !r.get(count))
+  if (!r.get_le(f.tick_rate) || !r.get_le(f.tick_epoch) || !r.get_le(f.tick) || !r.get_le(f.next_id) ||
+      !r.get_le(count))
     return damaged("cut short in its header");
   if (!(f.tick_rate > 0.0 && f.tick_rate <= 1e6))
     return damaged("tick rate " + std::to_string(f.tick_rate) + " out of range");
@@ -102,7 +102,7 @@ anim::Expected<DecodedStateFile> decode_state_file(const std::string& payload,
     PersistedCharacter c;
     uint32_t size = 0;
     const char* bytes = nullptr;
-    if (!r.get(c.id) || !r.get(c.owner) || !r.get(size) || !r.bytes(size, &bytes))
+    if (!r.get_le(c.id) || !r.get_le(c.owner) || !r.get_le(size) || !r.bytes(size, &bytes))
       return damaged("cut short in character " + std::to_string(i) + " of " +
                      std::to_string(count));
     const std::string field = "character " + std::to_string(c.id);
