@@ -25,9 +25,12 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = asio::ip::tcp;
 
-namespace {
-
+// Named rather than anonymous: HttpEndpoint::State (external linkage) holds Connections.
+namespace http_connection {
 class Connection;
+}  // namespace http_connection
+
+namespace {
 
 std::string seconds_text(std::chrono::milliseconds d) {
   const auto ms = d.count();
@@ -56,7 +59,8 @@ struct HttpEndpoint::State : std::enable_shared_from_this<HttpEndpoint::State> {
   std::atomic<bool> stopped{false};
 
   std::mutex conns_mu;
-  std::unordered_map<uint64_t, std::weak_ptr<Connection>> conns;  // by table id, for stop()
+  std::unordered_map<uint64_t, std::weak_ptr<http_connection::Connection>>
+      conns;  // by table id, for stop()
 
   void accept();
   void admit(tcp::socket socket);
@@ -67,7 +71,7 @@ struct HttpEndpoint::State : std::enable_shared_from_this<HttpEndpoint::State> {
   void refused(HttpRefusal reason, const std::string& key, const std::string& line) const;
 };
 
-namespace {
+namespace http_connection {
 
 // One HTTP connection: plain, or (with HttpOptions::tls) TLS when its first bytes are a TLS
 // hello, so that probes and scrapers keep plain HTTP while browsers use https and wss.
@@ -293,7 +297,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::chrono::steady_clock::time_point waiting_since_{};
 };
 
-}  // namespace
+}  // namespace http_connection
 
 void HttpEndpoint::State::log(PeerLogLevel level, const std::string& key,
                               const std::string& line) const {
@@ -335,9 +339,9 @@ void HttpEndpoint::State::admit(tcp::socket socket) {
     return;
   }
   const bool reserve = a.verdict == ConnectionTable::Verdict::kReserve;
-  auto conn =
-      std::make_shared<Connection>(std::move(socket), shared_from_this(), a.id, address, reserve);
-  std::shared_ptr<Connection> victim;
+  auto conn = std::make_shared<http_connection::Connection>(std::move(socket), shared_from_this(),
+                                                            a.id, address, reserve);
+  std::shared_ptr<http_connection::Connection> victim;
   {
     std::lock_guard lock(conns_mu);
     conns.emplace(a.id, conn);
@@ -431,7 +435,7 @@ void HttpEndpoint::stop() {
     beast::error_code ignored;
     st->acceptor.close(ignored);
   });
-  std::unordered_map<uint64_t, std::weak_ptr<Connection>> conns;
+  std::unordered_map<uint64_t, std::weak_ptr<http_connection::Connection>> conns;
   {
     std::lock_guard lock(state_->conns_mu);
     conns.swap(state_->conns);
