@@ -6,6 +6,7 @@
 #include <limits>
 #include <utility>
 
+#include "base/tick_vector.h"
 #include "history/history_record.h"
 
 namespace animd {
@@ -221,6 +222,9 @@ void add_entry(HistoryFrame& f, uint32_t character, const anim::Asset* asset,
     if (setups_of->evaluated_setup() && setups_of->evaluated_setup() != setups_of->setup())
       f.setups.push_back(setups_of->evaluated_setup());
   }
+  reserve_for_tick(f.words, f.words.size() + room);
+  reserve_for_tick(f.entries, f.entries.size() + 1);
+  reserve_for_tick(f.placements, f.placements.size() + 1);
   f.words.resize(f.words.size() + room);
   f.entries.push_back(e);
   f.placements.emplace_back();

@@ -2,6 +2,7 @@
 // (character_placement.h), placed by a serial pass over the placements alone.
 #include <algorithm>
 
+#include "base/tick_vector.h"
 #include "history/pose_history.h"
 #include "world/character_tick.h"
 #include "world/world.h"
@@ -76,6 +77,9 @@ World::TickTotals World::place_tick(uint64_t tick, bool lod, bool quantize,
     streamed_generation_ = watch_generation_;
   }
   TickTotals t;
+  // One entry and placement per character: room for all at once, not grown entry by entry.
+  reserve_for_tick(history.entries, characters_.size());
+  reserve_for_tick(history.placements, characters_.size());
   for (size_t i = 0; i < characters_.size(); ++i) {
     CharacterPlacement& p = placements_[i];
     // Found by a command since its update: its memory is read here.

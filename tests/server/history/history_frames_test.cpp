@@ -1,8 +1,10 @@
 // The pose history's frames are recycled: a frame that leaves the window is filled again by a
 // later tick with the room its vectors already have, also when the tick loop skips numbers
 // (each skip empties ring slots at once); frames made while readers hold retired ones are
-// freed again once idle, down to one per ring slot and a few spares.
+// freed again once idle, down to one per ring slot and a few spares; a frame's vectors grow to
+// what its tick needs and an eighth more, not to twice their size.
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -66,6 +68,20 @@ TEST(HistoryFrames, FramesMadeWhileReadersHeldTheRetiredAreFreedOnceIdle) {
   EXPECT_LT(h.bytes(), grown);
   EXPECT_LE(h.bytes(), steady + 3 * frame + 4 * sizeof(void*) * (kWindow + 8));
   EXPECT_GE(h.bytes(), steady);
+}
+
+TEST(HistoryFrames, AFrameGrowsToWhatItsTickNeedsNotToTwiceThat) {
+  PoseHistory h(kWindow);
+  auto asset = std::make_shared<const anim::Asset>();
+  // One more entry than a power of two: growing by doubling would take twice the room.
+  constexpr uint32_t kCharacters = 1025, kRoom = 13;
+  HistoryFrame& f = h.begin_tick(1, 1.0 / 60.0);
+  for (uint32_t id = 1; id <= kCharacters; ++id) add_entry(f, id, asset.get(), asset, kRoom);
+  h.publish();
+  EXPECT_LE(f.entries.capacity(), kCharacters + kCharacters / 8);
+  EXPECT_LE(f.placements.capacity(), kCharacters + kCharacters / 8);
+  EXPECT_LE(f.words.capacity(), (kCharacters + kCharacters / 8) * kRoom);
+  EXPECT_GE(f.words.size(), kCharacters * kRoom);
 }
 
 }  // namespace history_frames_test
