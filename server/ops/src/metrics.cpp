@@ -228,6 +228,24 @@ std::vector<prometheus::MetricFamily> Metrics::Collect() const {
       "animd_state_save_seconds",
       "The last state save's time to serialize and write durably, in seconds.", MetricType::Gauge,
       {value_metric(MetricType::Gauge, static_cast<double>(state_save_us.value()) * 1e-6)}));
+  {
+    const std::pair<const char*, const Gauge*> stores[] = {
+        {"history", &memory_history_bytes},
+        {"snapshots", &memory_snapshot_bytes},
+        {"quantized_frames", &memory_quant_frame_bytes},
+        {"stream_queues", &memory_stream_bytes},
+        {"request_bodies", &memory_request_bytes}};
+    std::vector<prometheus::ClientMetric> held;
+    for (const auto& [store, g] : stores) {
+      prometheus::ClientMetric m = value_metric(MetricType::Gauge, static_cast<double>(g->value()));
+      m.label = {{"store", store}};
+      held.push_back(std::move(m));
+    }
+    out.push_back(family("animd_memory_bytes",
+                         "Bytes held by the daemon's large stores, by store (the characters "
+                         "themselves and the assets not included).",
+                         MetricType::Gauge, std::move(held)));
+  }
   out.push_back(counter("animd_bytes_in_total", "Bytes read from client connections.", bytes_in));
   out.push_back(
       counter("animd_bytes_out_total", "Bytes written to client connections.", bytes_out));

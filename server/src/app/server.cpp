@@ -163,6 +163,11 @@ bool Server::init() {
     om.state_save_failures.set_total(m.state_save_failures.load());
     om.state_save_bytes.set(static_cast<int64_t>(m.state_save_bytes.load()));
     om.state_save_us.set(static_cast<int64_t>(m.state_save_us.load()));
+    om.memory_history_bytes.set(static_cast<int64_t>(m.history_bytes.load()));
+    om.memory_snapshot_bytes.set(static_cast<int64_t>(m.snapshot_bytes.load()));
+    om.memory_quant_frame_bytes.set(static_cast<int64_t>(m.quant_frame_bytes.load()));
+    om.memory_stream_bytes.set(static_cast<int64_t>(stream_budget_.used()));
+    om.memory_request_bytes.set(static_cast<int64_t>(inbound_budget_.used()));
     om.bytes_out.set_total(m.bytes_out.load());
     om.stream_frames_sent.set_total(m.stream_frames_sent.load());
     om.stream_frames_dropped.set_total(m.stream_frames_dropped.load());
@@ -574,6 +579,15 @@ void Server::schedule_summary() {
           m.quantized_in_tick.load(), m.overruns_quantized_in_tick.load(), m.stage_fallbacks.load(),
           m.quantized_by_next_tick.load(), m.quant_abandoned_ticks.load(),
           m.frames_held_for_tick.load());
+    constexpr double kMiB = 1024.0 * 1024.0;
+    spdlog::info(
+        "summary: memory: history {:.1f} MiB, snapshots {:.1f} MiB ({} kept), quantized "
+        "frames {:.1f} MiB ({} kept), stream queues {:.1f} MiB, request bodies {:.1f} MiB",
+        static_cast<double>(m.history_bytes.load()) / kMiB,
+        static_cast<double>(m.snapshot_bytes.load()) / kMiB, m.snapshots_kept.load(),
+        static_cast<double>(m.quant_frame_bytes.load()) / kMiB, m.quant_frames_kept.load(),
+        static_cast<double>(stream_budget_.used()) / kMiB,
+        static_cast<double>(inbound_budget_.used()) / kMiB);
     if (saver_)
       spdlog::info("summary: state: {} saves written to {} (the last {} bytes in {} us), {} failed",
                    m.state_saves.load(), saver_->path().string(), m.state_save_bytes.load(),

@@ -80,6 +80,12 @@ struct Metrics {
   // Animation events crossed by playheads, and those lost to the per-character limit.
   std::atomic<uint64_t> events_fired{0};
   std::atomic<uint64_t> events_overflowed{0};
+  // Bytes the tick's stores hold (World::StoreBytes), published about once a second.
+  std::atomic<uint64_t> history_bytes{0};
+  std::atomic<uint64_t> snapshot_bytes{0};
+  std::atomic<uint64_t> quant_frame_bytes{0};
+  std::atomic<uint32_t> snapshots_kept{0};
+  std::atomic<uint32_t> quant_frames_kept{0};
   // Tick time over the last 1,000 ticks, microseconds; refreshed about once a second.
   std::atomic<double> tick_p50_us{0.0};
   std::atomic<double> tick_p99_us{0.0};

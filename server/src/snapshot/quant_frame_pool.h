@@ -39,8 +39,14 @@ class QuantFramePool {
   // the frames of a past peak are let go.
   void note_tick() { settle(0); }
 
-  // Frames kept for reuse (in use or idle); for tests.
+  // Frames kept for reuse (in use or idle).
   size_t kept() const { return frames_.size(); }
+  // Bytes they hold (QuantFrame::bytes). Tick thread.
+  size_t bytes() const {
+    size_t n = 0;
+    for (const auto& f : frames_) n += f->bytes();
+    return n;
+  }
 
  private:
   // Counts this tick's frames in use (`handing_out` more about to be), frees one idle frame

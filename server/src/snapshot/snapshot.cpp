@@ -1,6 +1,7 @@
 #include "snapshot/snapshot.h"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "animcodec/morph_codec.h"
 #include "base/wire_varint.h"
@@ -186,6 +187,44 @@ bool QuantFrame::find_morphs(uint32_t id, size_t num_morphs,
   return true;
 }
 
+namespace {
+
+template <class T>
+size_t capacity_bytes(const std::vector<T>& v) {
+  return v.capacity() * sizeof(T);
+}
+
+// The heap block a string holds: none while its characters fit in the object itself.
+size_t heap_bytes(const std::string& s) {
+  const auto object = reinterpret_cast<std::uintptr_t>(&s);
+  const auto data = reinterpret_cast<std::uintptr_t>(s.data());
+  const bool inside = data >= object && data < object + sizeof(std::string);
+  return inside ? 0 : s.capacity() + 1;
+}
+
+}  // namespace
+
+size_t QuantFrame::bytes() const {
+  return sizeof(QuantFrame) + capacity_bytes(joints) + capacity_bytes(roots) + capacity_bytes(ids) +
+         capacity_bytes(offsets) + capacity_bytes(joint_counts) + capacity_bytes(morphs) +
+         capacity_bytes(morph_offsets);
+}
+
+size_t Snapshot::bytes() const {
+  size_t n = sizeof(Snapshot) + capacity_bytes(characters) + capacity_bytes(assets) +
+             capacity_bytes(layouts) + capacity_bytes(event_tables) + capacity_bytes(palettes) +
+             capacity_bytes(events) + capacity_bytes(morphs) + capacity_bytes(moved) +
+             capacity_bytes(regions) + compact_capacity * sizeof(CompactEntries);
+  for (const MovedNotice& m : moved)
+    n += capacity_bytes(m.from_ids) + capacity_bytes(m.to_ids) + capacity_bytes(m.sessions) +
+         heap_bytes(m.target);
+  for (size_t i = 0; i < compact_capacity; ++i) {
+    for (const std::string& b : compact[i].bytes) n += heap_bytes(b);
+    for (const CompactEntries::Against& a : compact[i].against) n += heap_bytes(a.bytes);
+  }
+  return n;
+}
+
 void Snapshot::reset_compact(size_t n) {
   compact_used = n;
   if (n <= compact_capacity) return;
@@ -203,10 +242,19 @@ void Snapshot::release_references() {
     quant_prev[k].reset();
     quant_pull[k].reset();
   }
-  // The encoded bytes keep their capacity for the next use.
-  for (size_t i = 0; i < compact_used; ++i) {
-    for (auto& s : compact[i].state) s.store(0, std::memory_order_relaxed);
-    for (auto& a : compact[i].against) a.state.store(0, std::memory_order_relaxed);
+  // An encoded frame written in this use keeps its buffer for the next use of the snapshot;
+  // one not written (a kind nobody asked for, a slot beyond compact_used) gives its buffer
+  // back, so that a snapshot keeps no more than its last use needed.
+  auto empty_unless_written = [](std::atomic<uint8_t>& state, std::string& bytes) {
+    if (state.load(std::memory_order_relaxed) == 0)
+      std::string().swap(bytes);
+    else
+      state.store(0, std::memory_order_relaxed);
+  };
+  for (size_t i = 0; i < compact_capacity; ++i) {
+    CompactEntries& e = compact[i];
+    for (int k = 0; k < 3; ++k) empty_unless_written(e.state[k], e.bytes[k]);
+    for (auto& a : e.against) empty_unless_written(a.state, a.bytes);
   }
 }
 

@@ -49,6 +49,9 @@ struct QuantFrame {
   bool find_morphs(uint32_t id, size_t num_morphs, std::span<const uint16_t>& weights) const;
   // Snapshots holding it (QuantRef); the pool reuses a frame only at 0.
   std::atomic<int> users{0};
+  // Bytes this frame holds: the object and its vectors' capacities. The tick thread sizes the
+  // vectors (others only write their elements), so it may call this while the frame is held.
+  size_t bytes() const;
 };
 
 // A snapshot's hold on a QuantFrame: shared ownership (the frame outlives the pool if need
@@ -289,8 +292,14 @@ struct Snapshot {
   // Makes room for `n` quantized characters' CompactEntries (tick thread, before publishing).
   // They are empty: new, or emptied by release_references.
   void reset_compact(size_t n);
+  // Bytes this snapshot holds: the object, its vectors' capacities, its compact entries and
+  // the encoded bytes they keep (not the assets, layouts, event tables and quantized frames it
+  // shares). Only while nobody else reads or writes it (encoders write the compact entries
+  // of a published snapshot): the pool calls it when the last holder lets go.
+  size_t bytes() const;
   // Lets go of what the snapshot keeps alive (each character's asset, layout and event table,
-  // the quantized frames) and empties its compact entries, keeping every vector's length and
+  // the quantized frames) and empties its compact entries (the encoded bytes written in this
+  // use keep their buffers, the others are freed), keeping every vector's length and
   // capacity: the pool (snapshot_pool.h) calls it on whichever thread lets go of the snapshot
   // last, so that the tick reusing it overwrites its characters rather than constructing
   // them in its serial part.

@@ -8,46 +8,70 @@
 
 namespace animd {
 
-namespace {
+// Named rather than anonymous: SnapshotPool::State (external linkage) holds Slots.
+namespace snapshot_slot {
 // Room for a shared_ptr control block with an empty deleter and a two-pointer allocator
 // (libstdc++: 48 bytes). A larger block (another standard library) goes to the heap.
 constexpr size_t kControlBytes = 128;
 
+// A slot's bytes are measured at its first return and then every kMeasureEvery returns (a
+// measure reads every compact entry of the snapshot).
+constexpr uint32_t kMeasureEvery = 32;
+
 struct Slot {
   Snapshot snapshot;
   alignas(std::max_align_t) std::byte control[kControlBytes];
+  size_t measured = 0;         // its bytes at the last measure (0: never given back yet)
+  uint32_t until_measure = 0;  // returns before the next measure
 };
-}  // namespace
+}  // namespace snapshot_slot
 
 struct SnapshotPool::State {
   std::mutex mutex;
-  std::vector<Slot*> spare;  // guarded by mutex
-  size_t allocated = 0;      // guarded by mutex
+  std::vector<snapshot_slot::Slot*> spare;  // guarded by mutex
+  size_t allocated = 0;                     // guarded by mutex
   // Guarded by mutex: snapshots in use (allocated - spare.size()) after each acquisition.
   RecentPeak in_use{kPeakWindow};
+  size_t bytes = 0;  // guarded by mutex: every allocated slot's `measured`
 
   ~State() {
-    for (Slot* s : spare) delete s;
+    for (snapshot_slot::Slot* s : spare) delete s;
   }
 
   // Whether the pool holds more snapshots than it keeps. mutex held.
   bool beyond_kept() const { return allocated > in_use.peak() + kMaxSpare; }
 
   // A snapshot's last holder let go (any thread).
-  void give_back(Slot* slot) {
+  void give_back(snapshot_slot::Slot* slot) {
     // Drop the asset references now rather than when the slot is next used: an unloaded
     // asset's memory is not kept by a spare snapshot. Likewise the quantized frames: the tick
     // thread reuses one once nobody holds it. (Lengths and capacities stay.)
     slot->snapshot.release_references();
+    // Measured now: nobody else reads or writes the snapshot any more.
+    const bool measure = slot->until_measure == 0;
+    const size_t measured =
+        measure ? sizeof(snapshot_slot::Slot) - sizeof(Snapshot) + slot->snapshot.bytes() : 0;
     {
       std::lock_guard lock(mutex);
+      if (measure) {
+        bytes += measured - slot->measured;
+        slot->measured = measured;
+        slot->until_measure = snapshot_slot::kMeasureEvery;
+      }
+      --slot->until_measure;
       if (!beyond_kept()) {
         spare.push_back(slot);
         return;
       }
-      --allocated;
+      forget(slot);
     }
     delete slot;
+  }
+
+  // A slot about to be deleted leaves the counts. mutex held.
+  void forget(const snapshot_slot::Slot* slot) {
+    --allocated;
+    bytes -= slot->measured;
   }
 };
 
@@ -63,12 +87,13 @@ template <class T>
 struct SlotAllocator {
   using value_type = T;
 
-  SlotAllocator(std::shared_ptr<SnapshotPool::State> s, Slot* sl) : state(std::move(s)), slot(sl) {}
+  SlotAllocator(std::shared_ptr<SnapshotPool::State> s, snapshot_slot::Slot* sl)
+      : state(std::move(s)), slot(sl) {}
   template <class U>
   SlotAllocator(const SlotAllocator<U>& o) : state(o.state), slot(o.slot) {}
 
   T* allocate(size_t n) {
-    if (n * sizeof(T) <= kControlBytes && alignof(T) <= alignof(std::max_align_t))
+    if (n * sizeof(T) <= snapshot_slot::kControlBytes && alignof(T) <= alignof(std::max_align_t))
       return reinterpret_cast<T*>(slot->control);
     return static_cast<T*>(::operator new(n * sizeof(T)));
   }
@@ -82,15 +107,15 @@ struct SlotAllocator {
   }
 
   std::shared_ptr<SnapshotPool::State> state;
-  Slot* slot;
+  snapshot_slot::Slot* slot;
 };
 }  // namespace
 
 SnapshotPool::SnapshotPool() : state_(std::make_shared<State>()) {}
 
 std::shared_ptr<Snapshot> SnapshotPool::acquire() {
-  Slot* slot = nullptr;
-  Slot* extra = nullptr;  // a spare beyond what the pool keeps now: freed
+  snapshot_slot::Slot* slot = nullptr;
+  snapshot_slot::Slot* extra = nullptr;  // a spare beyond what the pool keeps now: freed
   {
     std::lock_guard lock(state_->mutex);
     State& s = *state_;
@@ -104,18 +129,23 @@ std::shared_ptr<Snapshot> SnapshotPool::acquire() {
     if (s.beyond_kept() && !s.spare.empty()) {
       extra = s.spare.back();
       s.spare.pop_back();
-      --s.allocated;
+      s.forget(extra);
     }
   }
   delete extra;
-  if (!slot) slot = new Slot;
+  if (!slot) slot = new snapshot_slot::Slot;
   return std::shared_ptr<Snapshot>(&slot->snapshot, KeepInSlot{},
-                                   SlotAllocator<Slot>(state_, slot));
+                                   SlotAllocator<snapshot_slot::Slot>(state_, slot));
 }
 
 size_t SnapshotPool::allocated() const {
   std::lock_guard lock(state_->mutex);
   return state_->allocated;
+}
+
+size_t SnapshotPool::bytes() const {
+  std::lock_guard lock(state_->mutex);
+  return state_->bytes;
 }
 
 }  // namespace animd

@@ -37,8 +37,12 @@ class SnapshotPool {
   // Thread-safe, though meant for the tick thread.
   std::shared_ptr<Snapshot> acquire();
 
-  // Snapshots allocated so far (in use or spare); for tests.
+  // Snapshots allocated (in use or spare).
   size_t allocated() const;
+  // Bytes they hold (Snapshot::bytes and the slot), as measured when each was given back: at
+  // its first return and then periodically (every kMeasureEvery-th return,
+  // snapshot_pool.cpp). A snapshot not given back yet counts nothing.
+  size_t bytes() const;
 
   struct State;  // shared with the handed-out snapshots (snapshot_pool.cpp)
 

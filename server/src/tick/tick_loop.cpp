@@ -186,6 +186,14 @@ void TickLoop::run() {
       metrics_.tick_p50_us.store(t.p50_us, std::memory_order_relaxed);
       metrics_.tick_p99_us.store(t.p99_us, std::memory_order_relaxed);
       metrics_.tick_max_us.store(t.max_us, std::memory_order_relaxed);
+      const World::StoreBytes b = world_.store_bytes();
+      metrics_.history_bytes.store(b.history, std::memory_order_relaxed);
+      metrics_.snapshot_bytes.store(b.snapshots, std::memory_order_relaxed);
+      metrics_.quant_frame_bytes.store(b.quant_frames, std::memory_order_relaxed);
+      metrics_.snapshots_kept.store(static_cast<uint32_t>(b.snapshot_count),
+                                    std::memory_order_relaxed);
+      metrics_.quant_frames_kept.store(static_cast<uint32_t>(b.quant_frame_count),
+                                       std::memory_order_relaxed);
       last_publish = t1;
     }
   }

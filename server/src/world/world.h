@@ -222,6 +222,18 @@ class World {
   double anim_budget_ms() const;
   std::span<const uint32_t> interval_counts() const { return interval_counts_; }
 
+  // Bytes the tick's stores hold (the memory gauges, docs/operations.md). Tick thread.
+  struct StoreBytes {
+    size_t history = 0;            // the pose history's frames (PoseHistory::bytes)
+    size_t snapshots = 0;          // the snapshots made and kept for reuse (SnapshotPool::bytes)
+    size_t quant_frames = 0;       // their quantized poses (QuantFramePool::bytes)
+    size_t snapshot_count = 0;     // those snapshots (SnapshotPool::allocated)
+    size_t quant_frame_count = 0;  // those frames (QuantFramePool::kept)
+  };
+  StoreBytes store_bytes() const {
+    return {history_->bytes(), snapshots_.bytes(), quant_frames_.bytes(), snapshots_.allocated(),
+            quant_frames_.kept()};
+  }
   // Tick-time samples, fed by the tick loop (for StatsReply).
   TickStats& tick_stats() { return tick_stats_; }
   // Advances every character by `ticks` tick periods at once, in parallel, as a migration's

@@ -34,6 +34,8 @@ struct Values {
   unsigned long events_fired = 0, events_overflowed = 0, events_sent = 0, events_dropped = 0;
   unsigned long errors[11] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};  // 1..10 by code, [0] = OTHER
   unsigned long http_refusals[6] = {0, 0, 0, 0, 0, 0};           // by animops::HttpRefusal
+  // history, snapshots, quantized frames, stream queues, request bodies
+  long memory[5] = {0, 0, 0, 0, 0};
 };
 
 std::string expected(const Values& v) {
@@ -121,6 +123,14 @@ std::string expected(const Values& v) {
        "durably, in seconds.\n";
   s += "# TYPE animd_state_save_seconds gauge\n";
   s += "animd_state_save_seconds 0\n";
+  s += "# HELP animd_memory_bytes Bytes held by the daemon's large stores, by store (the "
+       "characters themselves and the assets not included).\n";
+  s += "# TYPE animd_memory_bytes gauge\n";
+  s += "animd_memory_bytes{store=\"history\"} " + n(v.memory[0]) + "\n";
+  s += "animd_memory_bytes{store=\"snapshots\"} " + n(v.memory[1]) + "\n";
+  s += "animd_memory_bytes{store=\"quantized_frames\"} " + n(v.memory[2]) + "\n";
+  s += "animd_memory_bytes{store=\"stream_queues\"} " + n(v.memory[3]) + "\n";
+  s += "animd_memory_bytes{store=\"request_bodies\"} " + n(v.memory[4]) + "\n";
   s += "# HELP animd_bytes_in_total Bytes read from client connections.\n";
   s += "# TYPE animd_bytes_in_total counter\n";
   s += "animd_bytes_in_total " + n(v.bytes_in) + "\n";
@@ -206,6 +216,11 @@ TEST(Metrics, GaugesAndCountersRenderTheirValues) {
   m.count_http_refusal(animops::HttpRefusal::kIdleEvicted);
   m.count_http_refusal(animops::HttpRefusal::kIdleEvicted);
   m.count_http_refusal(animops::HttpRefusal::kReserveOnly);
+  m.memory_history_bytes.set(1048576);
+  m.memory_snapshot_bytes.set(65536);
+  m.memory_quant_frame_bytes.set(3000);
+  m.memory_stream_bytes.set(512);
+  m.memory_request_bytes.set(77);
 
   Values v;
   v.characters = 10;
@@ -227,6 +242,11 @@ TEST(Metrics, GaugesAndCountersRenderTheirValues) {
   v.http_refusals[0] = 1;
   v.http_refusals[3] = 2;
   v.http_refusals[5] = 1;
+  v.memory[0] = 1048576;
+  v.memory[1] = 65536;
+  v.memory[2] = 3000;
+  v.memory[3] = 512;
+  v.memory[4] = 77;
   EXPECT_EQ(m.render(), expected(v));
   EXPECT_EQ(m.http_refusals(animops::HttpRefusal::kIdleEvicted), 2u);
   EXPECT_EQ(m.request_errors(2), 2u);

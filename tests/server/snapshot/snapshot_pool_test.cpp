@@ -1,6 +1,7 @@
 // SnapshotPool: a snapshot comes back for reuse (buffers and all) once its last holder lets
 // go, never while anybody holds it; spares are bounded; the asset references of a returned
-// snapshot are dropped (its characters and compact entries kept, emptied); snapshots may
+// snapshot are dropped (its characters and compact entries kept, emptied, the buffers of
+// frames not encoded in that use freed); the pool counts the bytes it keeps; snapshots may
 // outlive the pool. And World::update reuses them with
 // contents that match a fresh snapshot's.
 #include "snapshot/snapshot_pool.h"
@@ -12,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "anim/loaders/builtin_character.h"
+#include "snapshot/quant_frame_pool.h"
 #include "world/world.h"
 
 namespace animd {
@@ -88,7 +90,10 @@ TEST(SnapshotPool, AReturnedSnapshotKeepsItsCharactersButNothingTheyReferTo) {
   s->reset_compact(3);
   s->compact[1].state[2].store(2);
   s->compact[2].against[1].state.store(1);
-  s->compact[2].bytes[0] = "kept capacity";
+  s->compact[2].bytes[0] = "a frame encoded in this use, its buffer kept";
+  s->compact[2].state[0].store(2);
+  s->compact[0].bytes[1] = "a buffer of an earlier use, not written in this one";
+  s->compact[1].against[0].bytes = "the same, for a delta against other frames";
   const Snapshot* first = s.get();
   s.reset();
   EXPECT_EQ(asset.use_count(), 1);
@@ -107,7 +112,77 @@ TEST(SnapshotPool, AReturnedSnapshotKeepsItsCharactersButNothingTheyReferTo) {
     for (const auto& st : again->compact[i].state) EXPECT_EQ(st.load(), 0) << i;
     for (const auto& a : again->compact[i].against) EXPECT_EQ(a.state.load(), 0) << i;
   }
-  EXPECT_GE(again->compact[2].bytes[0].capacity(), 13u);
+  EXPECT_GE(again->compact[2].bytes[0].capacity(), 44u);
+  EXPECT_LT(again->compact[0].bytes[1].capacity(), 44u) << "an unused buffer was kept";
+  EXPECT_LT(again->compact[1].against[0].bytes.capacity(), 42u) << "an unused buffer was kept";
+}
+
+TEST(SnapshotPool, CountsTheBytesOfWhatItKeepsAsMeasuredWhenGivenBack) {
+  SnapshotPool pool;
+  auto s = pool.acquire();
+  s->characters.resize(1000);
+  s->palettes.resize(2000);
+  s->reset_compact(4);
+  s->compact[3].bytes[1] = std::string(300, 'x');  // a frame on the heap
+  s->compact[3].state[1].store(2);
+  s->compact[0].against[0].bytes = std::string(5, 'y');  // within the string itself
+  s->compact[0].against[0].state.store(2);
+  EXPECT_EQ(pool.bytes(), 0u) << "nothing is measured before the first return";
+  const size_t least = 1000 * sizeof(SnapshotCharacter) + 2000 * sizeof(anim::PaletteMatrix) +
+                       4 * sizeof(CompactEntries) + 301;
+  const size_t measured = s->bytes();
+  EXPECT_GE(measured, least);
+  EXPECT_LT(measured, least + sizeof(Snapshot) + 64) << "the short string was counted";
+  s.reset();
+  const size_t one = pool.bytes();
+  EXPECT_GE(one, measured);
+  EXPECT_LT(one, measured + 1024) << "more than the snapshot and its slot";
+
+  // A second snapshot adds its own bytes; the first, reused, keeps its measure until the
+  // pool measures it again.
+  std::vector<std::shared_ptr<Snapshot>> held{pool.acquire(), pool.acquire()};
+  held[1]->palettes.resize(4000);
+  held.clear();
+  EXPECT_GE(pool.bytes(), one + 4000 * sizeof(anim::PaletteMatrix));
+
+  // Freed snapshots leave the count: a long past peak goes, and with it its bytes.
+  std::vector<std::shared_ptr<Snapshot>> many;
+  for (size_t i = 0; i < SnapshotPool::kMaxSpare + 4; ++i) many.push_back(pool.acquire());
+  many.clear();
+  const size_t peak = pool.bytes();
+  EXPECT_GE(peak, (SnapshotPool::kMaxSpare + 4) * sizeof(Snapshot)) << "each measured once";
+  for (uint32_t i = 0; i < 2 * SnapshotPool::kPeakWindow; ++i) pool.acquire().reset();
+  ASSERT_EQ(pool.allocated(), 1 + SnapshotPool::kMaxSpare);
+  EXPECT_LE(pool.bytes() + 3 * sizeof(Snapshot), peak) << "the 3 freed still count";
+  EXPECT_GE(pool.bytes(), (1 + SnapshotPool::kMaxSpare) * sizeof(Snapshot));
+}
+
+TEST(QuantFramePool, CountsTheBytesOfTheFramesItKeeps) {
+  QuantFramePool pool;
+  EXPECT_EQ(pool.bytes(), 0u);
+  QuantRef a = pool.acquire();
+  a->joints.resize(640);
+  a->ids.resize(10);
+  QuantRef b = pool.acquire();
+  b->roots.resize(10);
+  EXPECT_GE(pool.bytes(), 640 * sizeof(animcodec::QJoint) + 10 * sizeof(uint32_t) +
+                              10 * sizeof(animcodec::QRoot) + 2 * sizeof(QuantFrame));
+  EXPECT_EQ(pool.bytes(), a->bytes() + b->bytes());
+}
+
+TEST(SnapshotPool, TheWorldCountsTheBytesOfItsHistoryAndOfTheSnapshotsItKeeps) {
+  Config config;
+  Metrics metrics;
+  AssetCatalog catalog;
+  WorkerPool workers{1};
+  World world(config, metrics, catalog, workers);
+  ASSERT_TRUE(world.add_asset(std::make_shared<anim::Asset>(anim::make_builtin_character())));
+  EXPECT_EQ(world.store_bytes().snapshots, 0u);
+  for (int i = 0; i < 50; ++i) ASSERT_TRUE(world.spawn_unowned("builtin", "walk"));
+  for (uint64_t tick = 1; tick <= 3; ++tick) world.update(0.1f, tick, 0.1 * tick, false).reset();
+  const World::StoreBytes b = world.store_bytes();
+  EXPECT_GE(b.history, 3 * 50 * sizeof(HistoryEntry)) << "3 frames of 50 entries at least";
+  EXPECT_GE(b.snapshots, 50 * sizeof(SnapshotCharacter)) << "a snapshot of 50 characters";
 }
 
 TEST(SnapshotPool, SnapshotsMayOutliveThePoolAndBeReleasedOnAnotherThread) {

@@ -132,8 +132,17 @@ class Metrics : public prometheus::Collectable {
   Counter state_save_failures;        // --state-dir: saves that failed (the previous one stays)
   Gauge state_save_bytes;             // --state-dir: the last save's payload, bytes
   Gauge state_save_us;  // --state-dir: the last save's time to serialize and write, microseconds
-  Counter bytes_in;     // bytes read from client sockets
-  Counter bytes_out;    // bytes written to client sockets
+  // Bytes held by the daemon's large stores (animd_memory_bytes{store=...}): the pose
+  // history, the snapshots made and kept for reuse, their quantized poses, the stream frames
+  // queued or kept as spares with the replies (--max-stream-bytes-total) and the request bytes
+  // being received (--max-inbound-bytes-total).
+  Gauge memory_history_bytes;
+  Gauge memory_snapshot_bytes;
+  Gauge memory_quant_frame_bytes;
+  Gauge memory_stream_bytes;
+  Gauge memory_request_bytes;
+  Counter bytes_in;               // bytes read from client sockets
+  Counter bytes_out;              // bytes written to client sockets
   Counter stream_frames_sent;     // stream frames queued to subscribers
   Counter stream_frames_dropped;  // stream frames dropped because a reader was slow
   Counter requests;               // requests handled, any status
