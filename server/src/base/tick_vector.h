@@ -16,4 +16,11 @@ void reserve_for_tick(std::vector<T>& v, size_t n) {
   if (v.capacity() < n) v.reserve(n + n / 8);
 }
 
+// The same, then resized to `n` elements.
+template <class T>
+void resize_for_tick(std::vector<T>& v, size_t n) {
+  reserve_for_tick(v, n);
+  v.resize(n);
+}
+
 }  // namespace animd

@@ -363,8 +363,7 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
   snap->tick = tick;
   snap->previous_tick = last_tick_;
   snap->server_time = server_time;
-  reserve_for_tick(snap->characters, characters_.size());
-  snap->characters.resize(characters_.size());
+  resize_for_tick(snap->characters, characters_.size());
   // ENCODING_COMPACT: this tick's quantized poses, and the two ticks before as baselines
   // (only while a compact subscription exists: quantizing costs the workers). Not while the
   // encode stage is still preparing an earlier tick: it would not take this one, and the
@@ -395,15 +394,10 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
     snap->pull_ticks[k] = snap->quant_pull[k] ? snap->quant_pull[k]->tick : 0;
   }
   if (quant) {
-    const size_t n = characters_.size();
-    reserve_for_tick(quant->ids, n);
-    reserve_for_tick(quant->offsets, n);
-    reserve_for_tick(quant->joint_counts, n);
-    reserve_for_tick(quant->morph_offsets, n);
-    quant->ids.resize(n);
-    quant->offsets.resize(n);
-    quant->joint_counts.resize(n);
-    quant->morph_offsets.resize(n);
+    resize_for_tick(quant->ids, characters_.size());
+    resize_for_tick(quant->offsets, characters_.size());
+    resize_for_tick(quant->joint_counts, characters_.size());
+    resize_for_tick(quant->morph_offsets, characters_.size());
   }
   // The compact region subscriptions' regions: with the by-id and all-characters ones, they
   // say who is quantized (CharacterPlacement::streamed).
@@ -425,19 +419,14 @@ SnapshotPtr World::update(float dt, uint64_t tick, double server_time, bool degr
   // Skin palettes: only while a float subscription exists (nothing else reads them, and
   // building and copying them is a sixth of the tick).
   snap->has_palettes = metrics_.float_subscriptions.load(std::memory_order_relaxed) > 0;
-  reserve_for_tick(snap->palettes, snap->has_palettes ? offset : 0);
-  reserve_for_tick(snap->morphs, morph_offset);
-  snap->palettes.resize(snap->has_palettes ? offset : 0);
-  snap->morphs.resize(morph_offset);
+  resize_for_tick(snap->palettes, snap->has_palettes ? offset : 0);
+  resize_for_tick(snap->morphs, morph_offset);
   snap->moved.clear();
   std::swap(snap->moved, moved_);
   if (quant) {
-    reserve_for_tick(quant->joints, quant_offset);
-    reserve_for_tick(quant->morphs, morph_offset);
-    reserve_for_tick(quant->roots, characters_.size());
-    quant->joints.resize(quant_offset);
-    quant->morphs.resize(morph_offset);
-    quant->roots.resize(characters_.size());
+    resize_for_tick(quant->joints, quant_offset);
+    resize_for_tick(quant->morphs, morph_offset);
+    resize_for_tick(quant->roots, characters_.size());
   }
   snap->reset_compact(compact_slots);
   snap->prepared.store(false, std::memory_order_relaxed);
