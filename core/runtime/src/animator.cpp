@@ -36,6 +36,7 @@ const Status kBadCatchUpDt = invalid_argument(
 Animator::Animator(const Skeleton& skeleton, std::span<const Clip> clips, AnimatorBuffers buffers)
     : skeleton_(&skeleton), clips_(clips), events_(ClipEventTable::from_clips(clips)) {
   const int n = skeleton.num_joints();
+  if (events_) fired_.make();
   pose_.locals.resize(n);
   // The rest pose, evaluated as any update is (inputs_ holds no clip): evaluated_inputs()
   // reproduces it. Without own buffers, in scratch and matrices that are gone when the
@@ -77,6 +78,7 @@ Status Animator::rebind(const Skeleton& skeleton, std::span<const Clip> clips) {
   clips_ = clips;
   // The event table needs a list for every clip (fire_events indexes it by clip).
   events_ = ClipEventTable::extend_to(std::move(events_), clips_);
+  if (events_) fired_.make();
   // The cursors name the clip objects they cached keys for: start them afresh on the copies.
   main_.base.cursor = SamplingCursor{};
   main_.base.term_cursors = {};
@@ -562,14 +564,22 @@ void Animator::replace_setup(PoseSetup next) {
     setup_ = std::make_shared<const PoseSetup>(std::move(next));
 }
 
+namespace {
+
+// The first n entries of a boxed array (none while it is not made: n is then 0).
+template <typename T, size_t N>
+std::span<T> first_of(const BoxedCopy<std::array<T, N>>& box, size_t n) {
+  return box ? std::span<T>(*box).first(n) : std::span<T>();
+}
+
+}  // namespace
+
 PoseInputs Animator::evaluated_inputs() const {
   PoseInputs in = inputs_;
   in.fades = std::span(fade_inputs_).first(inputs_.fades.size());
-  in.layers = std::span(layer_inputs_).first(inputs_.layers.size());
-  in.machine_layers = machine_layer_inputs_
-                          ? std::span(*machine_layer_inputs_).first(inputs_.machine_layers.size())
-                          : std::span<const MachineLayerInput>();
-  in.goals = std::span(goal_inputs_).first(inputs_.goals.size());
+  in.layers = first_of(layer_inputs_, inputs_.layers.size());
+  in.machine_layers = first_of(machine_layer_inputs_, inputs_.machine_layers.size());
+  in.goals = first_of(goal_inputs_, inputs_.goals.size());
   return in;
 }
 
@@ -597,7 +607,7 @@ void Animator::gather_inputs() {
   size_t machines = 0;
   for (size_t i = 0; i < layers_.size(); ++i) {
     Layer& l = layers_[i];
-    layer_inputs_[i] = LayerInput{l.time, layer_weight(l), &l.cursor};
+    (*layer_inputs_)[i] = LayerInput{l.time, layer_weight(l), &l.cursor};
     if (!l.machine) continue;
     const Track& t = l.machine->track;
     MachineLayerInput& in = (*machine_layer_inputs_)[machines++];
@@ -607,12 +617,11 @@ void Animator::gather_inputs() {
       in.fades[static_cast<size_t>(k)] =
           FadeInput{clip_input(t.fades[k].player), t.fades[k].weight()};
   }
-  inputs_.layers = std::span(layer_inputs_).first(layers_.size());
-  inputs_.machine_layers = machines > 0 ? std::span(*machine_layer_inputs_).first(machines)
-                                        : std::span<const MachineLayerInput>();
+  inputs_.layers = first_of(layer_inputs_, layers_.size());
+  inputs_.machine_layers = first_of(machine_layer_inputs_, machines);
   for (size_t i = 0; i < goals_.size(); ++i)
-    goal_inputs_[i] = GoalInput{goals_[i].target, goals_[i].weight};
-  inputs_.goals = std::span(goal_inputs_).first(goals_.size());
+    (*goal_inputs_)[i] = GoalInput{goals_[i].target, goals_[i].weight};
+  inputs_.goals = first_of(goal_inputs_, goals_.size());
   inputs_.ik_iteration_scale = ik_iteration_scale_;
   inputs_.skip_detail = skip_detail_;
   inputs_.root_motion = motion_input_;

@@ -50,7 +50,7 @@ Expected<Animator::Player> Animator::space_player(int space, bool loop, float sp
   int missing = 0;
   for (int a = 0; a < bs.dimensions; ++a) {
     for (int i = 0; i < num_params_; ++i)
-      if (params_[static_cast<size_t>(i)].name == bs.axes[static_cast<size_t>(a)])
+      if (controls_->params[static_cast<size_t>(i)].name == bs.axes[static_cast<size_t>(a)])
         slots[static_cast<size_t>(a)] = static_cast<int8_t>(i);
     if (slots[static_cast<size_t>(a)] < 0) ++missing;
   }
@@ -60,9 +60,11 @@ Expected<Animator::Player> Animator::space_player(int space, bool loop, float sp
                                                       " more parameters; the character has " +
                                                       std::to_string(num_params_) + " of at most " +
                                                       std::to_string(kMaxParameters));
+  if (missing > 0) controls_.make();
   for (int a = 0; a < bs.dimensions; ++a)
     if (slots[static_cast<size_t>(a)] < 0) {
-      params_[static_cast<size_t>(num_params_)] = Parameter{bs.axes[static_cast<size_t>(a)]};
+      controls_->params[static_cast<size_t>(num_params_)] =
+          Parameter{bs.axes[static_cast<size_t>(a)]};
       slots[static_cast<size_t>(a)] = static_cast<int8_t>(num_params_++);
     }
   Player p;
@@ -123,17 +125,18 @@ Status Animator::set_parameter(const std::string& name, float value, float smoot
                             " must be finite and >= 0");
   int slot = -1;
   for (int i = 0; i < num_params_; ++i)
-    if (params_[static_cast<size_t>(i)].name == name) slot = i;
+    if (controls_->params[static_cast<size_t>(i)].name == name) slot = i;
   if (slot < 0) {
     if (num_params_ == kMaxParameters)
       return Status(StatusCode::kResourceExhausted,
                     "set_parameter '" + name + "': the character has " +
                         std::to_string(kMaxParameters) + " parameters, the most it may have");
     slot = num_params_++;
+    controls_.make();
     // A new parameter starts where it is asked to be (there is nothing to smooth from).
-    params_[static_cast<size_t>(slot)] = Parameter{name, value, value, 0.0f, 0.0f};
+    controls_->params[static_cast<size_t>(slot)] = Parameter{name, value, value, 0.0f, 0.0f};
   }
-  Parameter& p = params_[static_cast<size_t>(slot)];
+  Parameter& p = controls_->params[static_cast<size_t>(slot)];
   p.target = value;
   p.smoothing = smoothing;
   if (smoothing == 0.0f) {
@@ -145,7 +148,8 @@ Status Animator::set_parameter(const std::string& name, float value, float smoot
 
 Expected<float> Animator::parameter(const std::string& name) const {
   for (int i = 0; i < num_params_; ++i)
-    if (params_[static_cast<size_t>(i)].name == name) return params_[static_cast<size_t>(i)].value;
+    if (controls_->params[static_cast<size_t>(i)].name == name)
+      return controls_->params[static_cast<size_t>(i)].value;
   return not_found("parameter '" + name + "' is not set on this character");
 }
 
@@ -166,7 +170,7 @@ bool Animator::plays_blend_space() const {
 
 void Animator::smooth_parameters(float dt) {
   for (int i = 0; i < num_params_; ++i) {
-    Parameter& p = params_[static_cast<size_t>(i)];
+    Parameter& p = controls_->params[static_cast<size_t>(i)];
     if (p.value == p.target && p.velocity == 0.0f) continue;
     if (!(p.smoothing > 0.0f)) {
       p.value = p.target;
@@ -204,7 +208,7 @@ void Animator::refresh_weights(Player& p) const {
   glm::vec2 at(0.0f);
   for (int a = 0; a < 2; ++a)
     if (p.params[static_cast<size_t>(a)] >= 0)
-      at[a] = params_[static_cast<size_t>(p.params[static_cast<size_t>(a)])].value;
+      at[a] = controls_->params[static_cast<size_t>(p.params[static_cast<size_t>(a)])].value;
   p.weights = bs.weights_at(at);
 }
 

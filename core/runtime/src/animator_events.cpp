@@ -35,6 +35,7 @@ Status Animator::set_event_table(std::shared_ptr<const ClipEventTable> table) {
       }
     }
   }
+  if (table) fired_.make();
   events_ = std::move(table);
   if (events_held_) {
     num_fired_ = 0;
@@ -119,7 +120,7 @@ void Animator::fire_crossings(int clip, float t0, float t1, int64_t wraps, float
       ++events_overflowed_;
       return;
     }
-    fired_[static_cast<size_t>(num_fired_++)] = FiredEvent{
+    (*fired_)[static_cast<size_t>(num_fired_++)] = FiredEvent{
         static_cast<int32_t>(clip), static_cast<uint16_t>(i), weight, source, !forward, layer_id};
   };
   // Whole cycles: written while there is room, the rest counted (no loop over 2^40 cycles).

@@ -119,6 +119,7 @@ Expected<int> Animator::set_ik_goal(const IkGoalDesc& desc) {
   }
   PoseSetup next = copy_setup();
   next.goals.push_back(std::move(made));
+  goal_inputs_.make();
   goals_.push_back(Goal{next_goal_id_, desc.target, desc.weight});
   replace_setup(std::move(next));
   ++next_goal_id_;

@@ -77,6 +77,8 @@ int Animator::append_layer(Layer layer, std::shared_ptr<const LayerSetup> setup)
   // Room for every layer from the first on: the inputs of an update point at the layers'
   // sampling cursors, which must not move when a layer is added.
   if (layers_.capacity() < static_cast<size_t>(kMaxLayers)) layers_.reserve(kMaxLayers);
+  layer_inputs_.make();
+  if (layer.slot) fired_.make();  // its montages report their lifecycle
   layers_.push_back(std::move(layer));
   replace_setup(std::move(next));
   return layers_.back().id;

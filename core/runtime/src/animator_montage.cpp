@@ -238,12 +238,12 @@ void Animator::fire_montage_event(const Layer& layer, int clip, MontageEvent eve
     ++events_overflowed_;
     return;
   }
-  fired_[static_cast<size_t>(num_fired_++)] = FiredEvent{static_cast<int32_t>(clip),
-                                                         static_cast<uint16_t>(event),
-                                                         1.0f,
-                                                         EventSource::kMontage,
-                                                         false,
-                                                         static_cast<uint32_t>(layer.id)};
+  (*fired_)[static_cast<size_t>(num_fired_++)] = FiredEvent{static_cast<int32_t>(clip),
+                                                            static_cast<uint16_t>(event),
+                                                            1.0f,
+                                                            EventSource::kMontage,
+                                                            false,
+                                                            static_cast<uint32_t>(layer.id)};
 }
 
 namespace {
@@ -268,12 +268,12 @@ void Animator::fire_span(int clip, float a, bool with_a, float b, bool with_b, f
       events_overflowed_ += to - i;
       return;
     }
-    fired_[static_cast<size_t>(num_fired_++)] = FiredEvent{static_cast<int32_t>(clip),
-                                                           static_cast<uint16_t>(i),
-                                                           weight,
-                                                           EventSource::kLayer,
-                                                           false,
-                                                           layer_id};
+    (*fired_)[static_cast<size_t>(num_fired_++)] = FiredEvent{static_cast<int32_t>(clip),
+                                                              static_cast<uint16_t>(i),
+                                                              weight,
+                                                              EventSource::kLayer,
+                                                              false,
+                                                              layer_id};
   }
 }
 

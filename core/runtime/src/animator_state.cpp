@@ -69,8 +69,10 @@ AnimatorState Animator::capture_state() const {
   s.root = root_;
   s.root_set = root_set_;
   s.root_motion = root_motion_;
-  s.parameters.assign(params_.begin(), params_.begin() + num_params_);
-  s.triggers.assign(triggers_.begin(), triggers_.begin() + num_triggers_);
+  if (controls_) {
+    s.parameters.assign(controls_->params.begin(), controls_->params.begin() + num_params_);
+    s.triggers.assign(controls_->triggers.begin(), controls_->triggers.begin() + num_triggers_);
+  }
   s.main = main_;
   s.machine = machine_;
   s.layers = layers_;
@@ -200,6 +202,7 @@ Status Animator::restore_state(const AnimatorState& state) {
   Animator next(*skeleton_, clips_,
                 palette_.empty() ? AnimatorBuffers::kLentOnly : AnimatorBuffers::kOwn);
   next.events_ = events_;
+  if (events_) next.fired_.make();
   next.ik_iteration_scale_ = ik_iteration_scale_;
   next.skip_detail_ = skip_detail_;
   if (Status s = next.set_blend_spaces(spaces_); !s) return s;
@@ -229,7 +232,7 @@ Status Animator::restore_state(const AnimatorState& state) {
         !check.finite(f + ".velocity", p.velocity) ||
         !check.non_negative(f + ".smoothing", p.smoothing))
       return refused();
-    next.params_[i] = p;
+    next.controls_.make().params[i] = p;
   }
   next.num_params_ = num_params;
   if (state.triggers.size() > static_cast<size_t>(kMaxTriggers))
@@ -241,7 +244,7 @@ Status Animator::restore_state(const AnimatorState& state) {
     if (t.name.empty() || t.name.size() > kMaxMachineNameBytes || !names.insert(t.name).second)
       return invalid_argument("restore_state: " + at("triggers", i) + ".name '" + t.name +
                               "' is empty, too long or used twice");
-    next.triggers_[i] = t;
+    next.controls_.make().triggers[i] = t;
   }
   next.num_triggers_ = static_cast<int>(state.triggers.size());
 

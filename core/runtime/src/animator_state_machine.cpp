@@ -12,12 +12,13 @@ namespace anim {
 namespace {
 
 // The names of `wanted` that are not among the first `have` entries of `slots` (by name).
+// `slots` may be null when `have` is 0.
 template <typename Slots>
-int count_missing(const std::vector<std::string>& wanted, const Slots& slots, int have) {
+int count_missing(const std::vector<std::string>& wanted, const Slots* slots, int have) {
   int missing = 0;
   for (const std::string& w : wanted) {
     bool found = false;
-    for (int i = 0; i < have && !found; ++i) found = slots[static_cast<size_t>(i)].name == w;
+    for (int i = 0; i < have && !found; ++i) found = (*slots)[static_cast<size_t>(i)].name == w;
     missing += found ? 0 : 1;
   }
   return missing;
@@ -33,7 +34,7 @@ Status Animator::check_no_machine(const char* what) const {
 
 int Animator::find_trigger(const std::string& name) const {
   for (int i = 0; i < num_triggers_; ++i)
-    if (triggers_[static_cast<size_t>(i)].name == name) return i;
+    if (controls_->triggers[static_cast<size_t>(i)].name == name) return i;
   return -1;
 }
 
@@ -65,13 +66,15 @@ Status Animator::start_machine(MachineDriver& driver, Track& track,
           params.push_back(bs.axes[static_cast<size_t>(a)]);
     }
   }
-  const int new_params = count_missing(params, params_, num_params_);
+  const int new_params =
+      count_missing(params, controls_ ? &controls_->params : nullptr, num_params_);
   if (num_params_ + new_params > kMaxParameters)
     return Status(StatusCode::kResourceExhausted,
                   cmd + ": machine '" + m.name + "' needs " + std::to_string(new_params) +
                       " more parameters; the character has " + std::to_string(num_params_) +
                       " of at most " + std::to_string(kMaxParameters));
-  const int new_triggers = count_missing(m.triggers, triggers_, num_triggers_);
+  const int new_triggers =
+      count_missing(m.triggers, controls_ ? &controls_->triggers : nullptr, num_triggers_);
   if (num_triggers_ + new_triggers > kMaxTriggers)
     return Status(StatusCode::kResourceExhausted,
                   cmd + ": machine '" + m.name + "' needs " + std::to_string(new_triggers) +
@@ -79,21 +82,22 @@ Status Animator::start_machine(MachineDriver& driver, Track& track,
                       " of at most " + std::to_string(kMaxTriggers));
 
   // Everything checked: create what is missing, then resolve the slots and the players.
+  if (!params.empty() || !m.triggers.empty()) controls_.make();
   for (const std::string& p : params) {
     int slot = -1;
     for (int i = 0; i < num_params_; ++i)
-      if (params_[static_cast<size_t>(i)].name == p) slot = i;
-    if (slot < 0) params_[static_cast<size_t>(num_params_++)] = Parameter{p};
+      if (controls_->params[static_cast<size_t>(i)].name == p) slot = i;
+    if (slot < 0) controls_->params[static_cast<size_t>(num_params_++)] = Parameter{p};
   }
   for (size_t k = 0; k < m.parameters.size(); ++k)
     for (int i = 0; i < num_params_; ++i)
-      if (params_[static_cast<size_t>(i)].name == m.parameters[k])
+      if (controls_->params[static_cast<size_t>(i)].name == m.parameters[k])
         driver.params[k] = static_cast<int8_t>(i);
   for (size_t k = 0; k < m.triggers.size(); ++k) {
     int slot = find_trigger(m.triggers[k]);
     if (slot < 0) {
       slot = num_triggers_++;
-      triggers_[static_cast<size_t>(slot)] = Trigger{m.triggers[k], false};
+      controls_->triggers[static_cast<size_t>(slot)] = Trigger{m.triggers[k], false};
     }
     driver.triggers[k] = static_cast<int8_t>(slot);
   }
@@ -173,16 +177,16 @@ Status Animator::set_trigger(const std::string& name, bool value) {
                     "set_trigger '" + name + "': the character has " +
                         std::to_string(kMaxTriggers) + " triggers, the most it may have");
     slot = num_triggers_++;
-    triggers_[static_cast<size_t>(slot)] = Trigger{name, false};
+    controls_.make().triggers[static_cast<size_t>(slot)] = Trigger{name, false};
   }
-  triggers_[static_cast<size_t>(slot)].set = value;
+  controls_->triggers[static_cast<size_t>(slot)].set = value;
   return Status::ok();
 }
 
 Expected<bool> Animator::trigger(const std::string& name) const {
   const int slot = find_trigger(name);
   if (slot < 0) return not_found("trigger '" + name + "' is not set on this character");
-  return triggers_[static_cast<size_t>(slot)].set;
+  return controls_->triggers[static_cast<size_t>(slot)].set;
 }
 
 bool Animator::conditions_hold(const MachineDriver& driver, const MachineTransition& t) const {
@@ -190,11 +194,13 @@ bool Animator::conditions_hold(const MachineDriver& driver, const MachineTransit
   for (int k = 0; k < t.num_conditions; ++k) {
     const MachineCondition& c = m.conditions[static_cast<size_t>(t.first_condition + k)];
     if (c.op == ConditionOp::kTrigger) {
-      if (!triggers_[static_cast<size_t>(driver.triggers[static_cast<size_t>(c.slot)])].set)
+      if (!controls_->triggers[static_cast<size_t>(driver.triggers[static_cast<size_t>(c.slot)])]
+               .set)
         return false;
       continue;
     }
-    const float v = params_[static_cast<size_t>(driver.params[static_cast<size_t>(c.slot)])].value;
+    const float v =
+        controls_->params[static_cast<size_t>(driver.params[static_cast<size_t>(c.slot)])].value;
     bool holds = false;
     switch (c.op) {
       case ConditionOp::kGreater:
@@ -246,7 +252,8 @@ void Animator::step_machine(MachineDriver& driver, Track& track) {
     for (int k = 0; k < t.num_conditions; ++k) {
       const MachineCondition& c = m.conditions[static_cast<size_t>(t.first_condition + k)];
       if (c.op == ConditionOp::kTrigger)
-        triggers_[static_cast<size_t>(driver.triggers[static_cast<size_t>(c.slot)])].set = false;
+        controls_->triggers[static_cast<size_t>(driver.triggers[static_cast<size_t>(c.slot)])].set =
+            false;
     }
     run.from = run.state;
     run.state = t.to;

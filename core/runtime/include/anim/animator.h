@@ -191,11 +191,15 @@ class Animator {
   std::vector<int> machine_layer_ids() const;
   // The character's parameters and triggers, in the order they were made (for reports).
   int num_parameters() const { return num_params_; }
-  const std::string& parameter_name(int i) const { return params_[static_cast<size_t>(i)].name; }
-  float parameter_value(int i) const { return params_[static_cast<size_t>(i)].value; }
+  const std::string& parameter_name(int i) const {
+    return controls_->params[static_cast<size_t>(i)].name;
+  }
+  float parameter_value(int i) const { return controls_->params[static_cast<size_t>(i)].value; }
   int num_triggers() const { return num_triggers_; }
-  const std::string& trigger_name(int i) const { return triggers_[static_cast<size_t>(i)].name; }
-  bool trigger_set(int i) const { return triggers_[static_cast<size_t>(i)].set; }
+  const std::string& trigger_name(int i) const {
+    return controls_->triggers[static_cast<size_t>(i)].name;
+  }
+  bool trigger_set(int i) const { return controls_->triggers[static_cast<size_t>(i)].set; }
   // Sets (true) or clears (false) a named trigger, created when new (RESOURCE_EXHAUSTED
   // beyond kMaxTriggers; the name non-empty, at most kMaxMachineNameBytes). A set trigger
   // stays set until a transition whose conditions test it fires, which clears it.
@@ -315,7 +319,8 @@ class Animator {
   // (events_overflowed()). Between a catch_up() and the next update they hold what the
   // catch-ups fired so far.
   std::span<const FiredEvent> fired_events() const {
-    return std::span(fired_).first(static_cast<size_t>(num_fired_));
+    if (!fired_) return {};
+    return std::span<const FiredEvent>(*fired_).first(static_cast<size_t>(num_fired_));
   }
   uint64_t events_overflowed() const { return events_overflowed_; }
 
@@ -591,8 +596,9 @@ class Animator {
   // update(dt)'s scratch, out of line (its IK chain arrays are large, and an owner that lends
   // buffers never uses them): made by regrow_own_buffers.
   Boxed<PoseScratch> scratch_;
-  std::array<LayerInput, kMaxLayers> layer_inputs_{};
-  std::array<GoalInput, kMaxIkGoals> goal_inputs_{};
+  // Made with the first layer and the first IK goal.
+  Boxed<std::array<LayerInput, kMaxLayers>> layer_inputs_;
+  Boxed<std::array<GoalInput, kMaxIkGoals>> goal_inputs_;
   // Aim and foot IK: the values the next update evaluates (used when the setup has them), and
   // whether each foot's lock position holds a captured target.
   AimInput aim_input_;
@@ -615,7 +621,13 @@ class Animator {
   void regrow_own_buffers();
   // Blend spaces and parameters.
   std::shared_ptr<const BlendSpaceTable> spaces_;
-  std::array<Parameter, kMaxParameters> params_{};
+  // The named parameters (num_params_ of them) and triggers (num_triggers_), made with the
+  // first one.
+  struct Controls {
+    std::array<Parameter, kMaxParameters> params{};
+    std::array<Trigger, kMaxTriggers> triggers{};
+  };
+  Boxed<Controls> controls_;
   void advance_held_pose(float dt);
   std::vector<MorphOverride> morph_overrides_;  // one per morph weight once a layout is set
   void advance_morph_overrides(float dt);
@@ -626,8 +638,9 @@ class Animator {
   Status morph_layer_setup(const std::string& who, const std::vector<std::string>& targets,
                            int reference_clip, float reference_time, LayerSetup& setup) const;
   int num_triggers_ = 0;
-  std::array<Trigger, kMaxTriggers> triggers_{};
-  std::array<FiredEvent, kMaxFiredEvents> fired_{};  // the last update's: num_fired_ of them
+  // The last update's events, num_fired_ of them: made with an event table or a montage slot
+  // (nothing else fires).
+  Boxed<std::array<FiredEvent, kMaxFiredEvents>> fired_;
 };
 
 }  // namespace anim

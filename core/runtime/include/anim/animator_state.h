@@ -117,8 +117,9 @@ struct MachineDriverState {
   std::array<int8_t, kMaxTriggers> triggers{};
   MachineRunState run;
 };
-// A heap object that is copied with its owner: a machine layer's state, large and rare,
-// out of line.
+// A heap object that is copied with its owner: state that is large and used by few
+// characters (a machine layer's; the Animator's parameters, triggers, fired events and layer
+// inputs), out of line, made by the command that first needs it.
 template <typename T>
 class BoxedCopy {
  public:
@@ -134,6 +135,12 @@ class BoxedCopy {
   T* operator->() const { return p_.get(); }
   T& operator*() const { return *p_; }
   explicit operator bool() const { return p_ != nullptr; }
+  T* get() const { return p_.get(); }
+  // The object, value-initialized first when there is none (allocates: for commands).
+  T& make() {
+    if (!p_) p_ = std::make_unique<T>();
+    return *p_;
+  }
 
  private:
   std::unique_ptr<T> p_;
