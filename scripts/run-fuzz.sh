@@ -6,8 +6,9 @@
 # fuzz/dictionaries/<target>.dict and the flags of fuzz/options/<target>.options when there are
 # such files. One summary line per target.
 # Exits non-zero if any target crashes, leaks, times out or fails a property check; the
-# input that did it is saved as build/<preset>/fuzz/artifacts/<target>/crash-* (see
-# docs/security.md).
+# input that did it is saved as build/<preset>/fuzz/artifacts/<target>/crash-* (leak-*,
+# timeout-*, oom-*; see docs/security.md). An input slower than 10 s is saved as slow-unit-*
+# and counted in the summary's "slow", not as a failure.
 #
 # Usage: scripts/run-fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
 #   FUZZ_RUNS=N  also stop each target after N executions (long runs: docs/security.md);
@@ -79,15 +80,21 @@ for t in "${targets[@]}"; do
   rc=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
-  crashes=$(find "$artifacts" -type f -newer "$marker" 2>/dev/null | wc -l)
+  # What this run saved: crash-, leak-, timeout- and oom- inputs fail the target; slow-unit-
+  # inputs (one execution past libFuzzer's -report_slow_units, 10 s by default) are counted
+  # apart, to look at, and fail nothing.
+  new_artifacts() { find "$artifacts" -type f -name "$1" -newer "$marker" 2>/dev/null | wc -l; }
+  crashes=0
+  for kind in crash leak timeout oom; do crashes=$(( crashes + $(new_artifacts "$kind-*") )); done
+  slow=$(new_artifacts 'slow-unit-*')
   if [ $rc -ne 0 ]; then
     crashes=$(( crashes > 0 ? crashes : 1 ))
     failed=1
     echo "run-fuzz: $t FAILED (exit $rc); log: $log" >&2
     grep -m1 -A30 -E '^==[0-9]+==ERROR|FUZZ_CHECK failed|runtime error|ERROR: libFuzzer' "$log" >&2
   fi
-  summary+=("$(printf '%-14s executions %-10s exec/s %-7s crashes %s  regressions %s  corpus %s' \
-    "$t" "${execs:-?}" "${rate:-?}" "$crashes" "$regressions" "$(ls "$corpus" | wc -l)")")
+  summary+=("$(printf '%-14s executions %-10s exec/s %-7s crashes %s  slow %s  regressions %s  corpus %s' \
+    "$t" "${execs:-?}" "${rate:-?}" "$crashes" "$slow" "$regressions" "$(ls "$corpus" | wc -l)")")
 done
 
 echo "== fuzz summary (at most ${FUZZ_RUNS:+$FUZZ_RUNS runs and }$SECONDS_PER_TARGET s per target; 0 s = no limit) =="
