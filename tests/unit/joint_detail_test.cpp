@@ -16,6 +16,7 @@
 #include "anim/loaders/builtin_character.h"
 #include "anim/loaders/gltf_loader.h"
 #include "anim/palette.h"
+#include "anim/sampling_job.h"
 #include "anim/skinned_mesh.h"
 #include "anim_test_rig.h"
 #include "shared_assets.h"
@@ -153,6 +154,36 @@ TEST(JointDetail, RefusedListsChangeNothing) {
   EXPECT_TRUE(a.detail_joints_set);
   EXPECT_EQ(a.skeleton.detail_joints, (std::vector<int32_t>{finger0, finger1}));
   EXPECT_FALSE(all_coarse());  // the tracks were rebuilt with the fingers' lanes last
+}
+
+// The properties a clip does not animate come from the rest pose whatever the output held
+// before: every joint's, and with skip_detail every joint's outside the detail mask.
+TEST(JointDetail, SamplingTakesUnanimatedPropertiesFromRestWithAndWithoutDetail) {
+  Asset a = rig_asset();
+  ASSERT_TRUE(set_detail_joints(a, derive_detail_joints(a.skeleton)));
+  const Skeleton& s = a.skeleton;
+  std::vector<uint8_t> detail(static_cast<size_t>(s.num_joints()), 0);
+  for (int32_t j : s.detail_joints) detail[static_cast<size_t>(j)] = 1;
+  // The clip animates every rotation and the root's translation only.
+  for (const bool skip : {false, true}) {
+    Transform stale;
+    stale.translation = {9, 9, 9};
+    stale.scale = {7, 7, 7};
+    std::vector<Transform> out(static_cast<size_t>(s.num_joints()), stale);
+    SamplingJob job;
+    job.clip = &a.clips[0];
+    job.time = 0.4f;
+    job.rest = s.rest_pose;
+    job.output = out;
+    job.skip_detail = skip;
+    ASSERT_TRUE(job.run());
+    for (size_t j = 0; j < out.size(); ++j) {
+      if (skip && detail[j]) continue;
+      EXPECT_EQ(out[j].scale, s.rest_pose[j].scale) << s.names[j] << " skip " << skip;
+      if (j > 0)
+        EXPECT_EQ(out[j].translation, s.rest_pose[j].translation) << s.names[j] << " skip " << skip;
+    }
+  }
 }
 
 // Two animators of one asset, one of them skipping detail: after the same commands and steps,

@@ -214,8 +214,11 @@ TEST(SamplingJob, HandBuiltClipIsPackedAsDescribed) {
   EXPECT_EQ(b.times, (std::vector<float>{0.5f, 1.5f}));
   EXPECT_EQ(b.rotation_blocks, 1u);
   EXPECT_EQ(b.vector_blocks, 1u);
-  EXPECT_EQ(clip.tracks.loose.size(), 3u);      // step, cubic, single key
-  EXPECT_EQ(clip.tracks.from_rest.size(), 6u);  // S2, S4, S6 and joint 7's three
+  EXPECT_EQ(clip.tracks.loose.size(), 3u);  // step, cubic, single key
+  // S2, S4, S6 and joint 7's three properties.
+  EXPECT_EQ(clip.tracks.rest_translations.joints, (std::vector<int32_t>{7}));
+  EXPECT_EQ(clip.tracks.rest_rotations.joints, (std::vector<int32_t>{7}));
+  EXPECT_EQ(clip.tracks.rest_scales.joints, (std::vector<int32_t>{2, 4, 6, 7}));
   EXPECT_FLOAT_EQ(clip.duration, 3.0f);
 }
 

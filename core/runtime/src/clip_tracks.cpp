@@ -38,7 +38,9 @@ struct Group {
 }  // namespace
 
 size_t ClipTracks::memory_bytes() const {
-  size_t n = loose.size() * sizeof(LooseChannel) + from_rest.size() * sizeof(RestProperty);
+  size_t n = loose.size() * sizeof(LooseChannel);
+  for (const RestJoints* r : {&rest_translations, &rest_rotations, &rest_scales})
+    n += r->joints.size() * sizeof(int32_t);
   for (const ClipTimeline& t : timelines)
     n += sizeof(ClipTimeline) + t.times.size() * sizeof(float) + t.lookup.memory_bytes() +
          t.values.size() * sizeof(float) +
@@ -71,8 +73,7 @@ ClipTracks ClipTracks::build(const Clip& clip, std::span<const uint8_t> detail) 
                                                     {c.scale, kScale}};
     for (const auto& [channel, offset] : vectors) {
       if (channel < 0) {
-        tracks.from_rest.push_back({j, offset == kScale ? LooseChannel::Property::kScale
-                                                        : LooseChannel::Property::kTranslation});
+        (offset == kScale ? tracks.rest_scales : tracks.rest_translations).joints.push_back(j);
         continue;
       }
       const Vec3Channel& v = clip.vec3_channels[channel];
@@ -85,7 +86,7 @@ ClipTracks ClipTracks::build(const Clip& clip, std::span<const uint8_t> detail) 
       }
     }
     if (c.rotation < 0) {
-      tracks.from_rest.push_back({j, LooseChannel::Property::kRotation});
+      tracks.rest_rotations.joints.push_back(j);
       continue;
     }
     const QuatChannel& q = clip.quat_channels[c.rotation];
@@ -100,6 +101,11 @@ ClipTracks ClipTracks::build(const Clip& clip, std::span<const uint8_t> detail) 
       std::stable_partition(tracks.loose.begin(), tracks.loose.end(),
                             [&](const LooseChannel& c) { return !is_detail(c.joint); });
   tracks.coarse_loose = static_cast<uint32_t>(coarse_end - tracks.loose.begin());
+  for (RestJoints* r : {&tracks.rest_translations, &tracks.rest_rotations, &tracks.rest_scales}) {
+    const auto coarse = std::stable_partition(r->joints.begin(), r->joints.end(),
+                                              [&](int32_t j) { return !is_detail(j); });
+    r->coarse = static_cast<uint32_t>(coarse - r->joints.begin());
+  }
   // Key intervals over which a rotation channel moves too far for nlerp (quat4.h).
   auto wide_intervals = [&](const Lane& lane) {
     const std::vector<glm::quat>& keys = clip.quat_channels[lane.channel].values;

@@ -48,6 +48,16 @@ struct Extent {
   uint32_t vector_blocks;
 };
 
+// The rest value of one property of the joints no channel animates (the detail joints' left
+// out with skip_detail: unspecified).
+template <auto Property>
+void copy_rest(const RestJoints& r, bool skip_detail, std::span<const Transform> rest,
+               std::span<Transform> output) {
+  const size_t n = skip_detail ? r.coarse : r.joints.size();
+  for (const int32_t j : std::span(r.joints).first(n))
+    output[static_cast<size_t>(j)].*Property = rest[static_cast<size_t>(j)].*Property;
+}
+
 Extent extent_of(const ClipTimeline& tl, bool skip_detail) {
   return skip_detail ? Extent{tl.coarse_rotation_blocks, tl.coarse_vector_blocks}
                      : Extent{tl.rotation_blocks, tl.vector_blocks};
@@ -134,21 +144,9 @@ bool SamplingJob::validate() const {
 bool SamplingJob::run() const {
   if (!validate()) return false;
   const ClipTracks& tracks = clip->tracks;
-  for (const RestProperty& r : tracks.from_rest) {
-    const Transform& from = rest[r.joint];
-    Transform& to = output[r.joint];
-    switch (r.property) {
-      case LooseChannel::Property::kTranslation:
-        to.translation = from.translation;
-        break;
-      case LooseChannel::Property::kRotation:
-        to.rotation = from.rotation;
-        break;
-      case LooseChannel::Property::kScale:
-        to.scale = from.scale;
-        break;
-    }
-  }
+  copy_rest<&Transform::translation>(tracks.rest_translations, skip_detail, rest, output);
+  copy_rest<&Transform::rotation>(tracks.rest_rotations, skip_detail, rest, output);
+  copy_rest<&Transform::scale>(tracks.rest_scales, skip_detail, rest, output);
   float* out = reinterpret_cast<float*>(output.data());
   const bool use_cursor = cursor != nullptr;
   if (use_cursor && cursor->clip != clip) {

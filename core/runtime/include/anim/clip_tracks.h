@@ -62,17 +62,21 @@ struct LooseChannel {
   int32_t joint = 0;
 };
 
-// A property no channel animates: sampling copies it from the rest pose.
-struct RestProperty {
-  int32_t joint = 0;
-  LooseChannel::Property property = LooseChannel::Property::kTranslation;
+// The joints of which no channel animates one property (translation, rotation or scale):
+// sampling copies it from the rest pose. The joints outside the detail mask first, each part
+// in joint order.
+struct RestJoints {
+  std::vector<int32_t> joints;
+  uint32_t coarse = 0;  // joints[0, coarse) are outside the detail mask
 };
 
 struct ClipTracks {
   std::vector<ClipTimeline> timelines;
-  std::vector<LooseChannel> loose;      // the non-detail joints' first
-  uint32_t coarse_loose = 0;            // loose channels of joints outside the detail mask
-  std::vector<RestProperty> from_rest;  // in joint order
+  std::vector<LooseChannel> loose;  // the non-detail joints' first
+  uint32_t coarse_loose = 0;        // loose channels of joints outside the detail mask
+  RestJoints rest_translations;
+  RestJoints rest_rotations;
+  RestJoints rest_scales;
 
   // Builds the tracks of a finalized clip (channels checked, rotations normalized).
   // `detail`: empty, or one flag per joint (non-zero: a detail joint).
