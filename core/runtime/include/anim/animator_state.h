@@ -118,8 +118,8 @@ struct MachineDriverState {
   MachineRunState run;
 };
 // A heap object that is copied with its owner: state that is large and used by few
-// characters (a machine layer's; the Animator's parameters, triggers, fired events and layer
-// inputs), out of line, made by the command that first needs it.
+// characters (a machine layer's; the Animator's parameters, triggers, fired events, layer and
+// goal inputs), out of line, made by the command that first needs it.
 template <typename T>
 class BoxedCopy {
  public:
