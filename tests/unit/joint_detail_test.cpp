@@ -180,8 +180,9 @@ TEST(JointDetail, SamplingTakesUnanimatedPropertiesFromRestWithAndWithoutDetail)
     for (size_t j = 0; j < out.size(); ++j) {
       if (skip && detail[j]) continue;
       EXPECT_EQ(out[j].scale, s.rest_pose[j].scale) << s.names[j] << " skip " << skip;
-      if (j > 0)
+      if (j > 0) {
         EXPECT_EQ(out[j].translation, s.rest_pose[j].translation) << s.names[j] << " skip " << skip;
+      }
     }
   }
 }

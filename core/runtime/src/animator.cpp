@@ -544,7 +544,7 @@ void Animator::prefetch_state() const {
 void Animator::regrow_own_buffers() {
   const size_t n = static_cast<size_t>(skeleton_->num_joints());
   if (model_.size() < n) model_.resize(n);
-  if (!scratch_) scratch_ = Boxed<PoseScratch>(std::make_unique<PoseScratch>());
+  scratch_.make();
   scratch_->reserve(n);
   if (palette_.size() < n) palette_.resize(n);
 }

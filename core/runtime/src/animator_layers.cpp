@@ -220,9 +220,7 @@ Expected<int> Animator::add_machine_layer(const MachineLayerDesc& desc) {
   layer.weight = desc.weight;
   layer.speed = desc.speed;
   layer.machine = std::move(machine);
-  if (!machine_layer_inputs_)
-    machine_layer_inputs_ = Boxed<std::array<MachineLayerInput, kMaxMachineLayers>>(
-        std::make_unique<std::array<MachineLayerInput, kMaxMachineLayers>>());
+  machine_layer_inputs_.make();
   made->blend = desc.blend;
   made->mask = desc.mask;
   made->reference = std::move(reference);

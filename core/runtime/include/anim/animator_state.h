@@ -135,7 +135,6 @@ class BoxedCopy {
   T* operator->() const { return p_.get(); }
   T& operator*() const { return *p_; }
   explicit operator bool() const { return p_ != nullptr; }
-  T* get() const { return p_.get(); }
   // The object, value-initialized first when there is none (allocates: for commands).
   T& make() {
     if (!p_) p_ = std::make_unique<T>();
