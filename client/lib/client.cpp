@@ -6,8 +6,8 @@
 // read loop fulfils when the reply with their request_id arrives (the FrameInbox matches
 // them). Closing (server EOF, read or write error, protocol violation, destructor) happens
 // once, on the I/O thread, and fails every pending call with the reason.
-#include <array>
 #include <atomic>
+#include <cstring>
 #include <deque>
 #include <future>
 #include <thread>
@@ -17,7 +17,6 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
-#include <boost/asio/read.hpp>
 #include <boost/asio/ssl/error.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
@@ -80,13 +79,19 @@ struct Client::Impl {
   detail::ClientStream stream{io};  // plain TCP, or TLS once connect_blocking started it
   std::thread thread;
 
-  // Read state: I/O thread only. Whole bodies go to the inbox.
-  std::array<uint8_t, detail::kFrameHeaderBytes> header{};
-  std::vector<uint8_t> body;
+  // Read state: I/O thread only. The socket is read in chunks of up to the buffer's free
+  // space; rx[rx_begin, rx_end) are the bytes received and not yet handed on. Whole frames go
+  // to the inbox straight from the buffer, as many as a read brought in.
+  static constexpr size_t kReadChunk = 64u << 10;
+  std::vector<uint8_t> rx = std::vector<uint8_t>(kReadChunk);
+  size_t rx_begin = 0, rx_end = 0;
   detail::FrameInbox inbox;  // replies to their calls, stream frames, ended subscriptions
 
-  // Write state: I/O thread only.
+  // Write state: I/O thread only. The requests queued while a write is in flight go out
+  // together in the next one (at most kMaxGather of them): one system call for a burst.
+  static constexpr size_t kMaxGather = 64;
   std::deque<std::string> write_queue;
+  std::vector<asio::const_buffer> write_batch;  // the write in flight: write_queue's first ones
   bool writing = false;
 
   std::atomic<uint64_t> next_request_id{1};
@@ -187,30 +192,67 @@ struct Client::Impl {
           std::move(r), [this, asset](Result<Reply> reply) { inbox.skeleton_reply(asset, reply); },
           std::chrono::milliseconds{0});
     });
-    read_header();
+    read_more();
     thread = std::thread([this] { io.run(); });
   }
 
   // ---- reading (I/O thread) ----
 
-  void read_header() {
-    asio::async_read(stream, asio::buffer(header), [this](const error_code& ec, size_t n) {
-      if (ec) return close(read_error(ec));
-      bytes_received += n;
-      const uint32_t length = detail::decode_frame_length(header);
-      if (length > options.max_incoming_frame_bytes)
-        return close(make_error(Error::Kind::kProtocol,
-                                "server sent a frame of " + std::to_string(length) +
-                                    " bytes, over the limit of " +
-                                    std::to_string(options.max_incoming_frame_bytes) + " bytes"));
-      body.resize(length);
-      if (length == 0) return handle_body();
-      asio::async_read(stream, asio::buffer(body), [this](const error_code& bec, size_t bn) {
-        if (bec) return close(read_error(bec));
-        bytes_received += bn;
-        handle_body();
-      });
-    });
+  void read_more() {
+    // The bytes kept move to the front when little room is left behind them.
+    if (rx_begin == rx_end) {
+      rx_begin = rx_end = 0;
+    } else if (rx_begin > 0 && rx.size() - rx_end < kReadChunk / 4) {
+      std::memmove(rx.data(), rx.data() + rx_begin, rx_end - rx_begin);
+      rx_end -= rx_begin;
+      rx_begin = 0;
+    }
+    stream.async_read_some(asio::buffer(rx.data() + rx_end, rx.size() - rx_end),
+                           [this](const error_code& ec, size_t n) {
+                             if (ec) return close(read_error(ec));
+                             bytes_received += n;
+                             rx_end += n;
+                             if (hand_on_frames()) read_more();
+                           });
+  }
+
+  // Hands every whole frame buffered to the inbox, and makes room for the next one when it is
+  // larger than the buffer; false when the connection closed (a protocol violation).
+  bool hand_on_frames() {
+    while (rx_end - rx_begin >= detail::kFrameHeaderBytes) {
+      const uint32_t length = detail::decode_frame_length(rx.data() + rx_begin);
+      if (length > options.max_incoming_frame_bytes) {
+        close(make_error(Error::Kind::kProtocol,
+                         "server sent a frame of " + std::to_string(length) +
+                             " bytes, over the limit of " +
+                             std::to_string(options.max_incoming_frame_bytes) + " bytes"));
+        return false;
+      }
+      const size_t whole = detail::kFrameHeaderBytes + length;
+      if (rx_end - rx_begin < whole) {
+        if (rx.size() - rx_begin < whole) {
+          std::memmove(rx.data(), rx.data() + rx_begin, rx_end - rx_begin);
+          rx_end -= rx_begin;
+          rx_begin = 0;
+          if (rx.size() < whole) rx.resize(whole);
+        }
+        return true;
+      }
+      if (auto error = inbox.receive(rx.data() + rx_begin + detail::kFrameHeaderBytes, length)) {
+        close(std::move(*error));
+        return false;
+      }
+      rx_begin += whole;
+    }
+    // One huge reply (get_asset_data) should not pin its buffer for the connection's life.
+    if (rx.size() > (8u << 20) && rx_end - rx_begin <= kReadChunk) {
+      std::vector<uint8_t> smaller(kReadChunk);
+      std::memcpy(smaller.data(), rx.data() + rx_begin, rx_end - rx_begin);
+      rx_end -= rx_begin;
+      rx_begin = 0;
+      rx.swap(smaller);
+    }
+    return !inbox.closed();
   }
 
   Error read_error(const error_code& ec) const {
@@ -222,13 +264,6 @@ struct Client::Impl {
       return make_error(Error::Kind::kDisconnected,
                         "connection to " + where + " closed by the client");
     return make_error(Error::Kind::kDisconnected, "read from " + where + ": " + ec.message());
-  }
-
-  void handle_body() {
-    if (auto error = inbox.receive(body.data(), body.size())) return close(std::move(*error));
-    // One huge reply (get_asset_data) should not pin its buffer for the connection's life.
-    if (body.capacity() > (8u << 20)) std::vector<uint8_t>().swap(body);
-    read_header();
   }
 
   // ---- writing (I/O thread) ----
@@ -244,21 +279,26 @@ struct Client::Impl {
 
   void write_next() {
     writing = true;
-    asio::async_write(
-        stream, asio::buffer(write_queue.front()), [this](const error_code& ec, size_t n) {
-          if (ec) {
-            writing = false;
-            write_queue.clear();
-            return close(
-                make_error(Error::Kind::kDisconnected, "write to " + where + ": " + ec.message()));
-          }
-          bytes_sent += n;
-          write_queue.pop_front();
-          if (write_queue.empty())
-            writing = false;
-          else
-            write_next();
-        });
+    write_batch.clear();
+    for (size_t i = 0; i < write_queue.size() && i < kMaxGather; ++i)
+      write_batch.push_back(asio::buffer(write_queue[i]));
+    asio::async_write(stream, write_batch, [this](const error_code& ec, size_t n) {
+      if (ec) {
+        writing = false;
+        write_queue.clear();
+        write_batch.clear();
+        return close(
+            make_error(Error::Kind::kDisconnected, "write to " + where + ": " + ec.message()));
+      }
+      bytes_sent += n;
+      write_queue.erase(write_queue.begin(),
+                        write_queue.begin() + static_cast<std::ptrdiff_t>(write_batch.size()));
+      write_batch.clear();
+      if (write_queue.empty())
+        writing = false;
+      else
+        write_next();
+    });
   }
 
   // ---- closing (I/O thread) ----

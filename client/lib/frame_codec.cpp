@@ -18,7 +18,7 @@ bool encode_frame(const google::protobuf::MessageLite& message, std::string& out
   return message.SerializeToArray(out.data() + kFrameHeaderBytes, static_cast<int>(size));
 }
 
-uint32_t decode_frame_length(const std::array<uint8_t, kFrameHeaderBytes>& h) {
+uint32_t decode_frame_length(const uint8_t* h) {
   return static_cast<uint32_t>(h[0]) | (static_cast<uint32_t>(h[1]) << 8) |
          (static_cast<uint32_t>(h[2]) << 16) | (static_cast<uint32_t>(h[3]) << 24);
 }

@@ -3,7 +3,6 @@
 // bytes of one serialized envelope message. Kept apart from the socket code so the byte
 // layout is defined in one place.
 
-#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -18,7 +17,7 @@ inline constexpr size_t kFrameHeaderBytes = 4;
 // fit the 32-bit length (the caller reports it; nothing is sent).
 bool encode_frame(const google::protobuf::MessageLite& message, std::string& out);
 
-// The body length a header announces.
-uint32_t decode_frame_length(const std::array<uint8_t, kFrameHeaderBytes>& header);
+// The body length the kFrameHeaderBytes bytes at `header` announce.
+uint32_t decode_frame_length(const uint8_t* header);
 
 }  // namespace animclient::detail

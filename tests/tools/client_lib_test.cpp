@@ -486,4 +486,102 @@ TEST(ClientLib, OtherServerMessagesReachTheMessageCallback) {
   EXPECT_EQ(client->ended_subscriptions().size(), 1u);
 }
 
+// The peer's bytes cut anywhere (one byte at a time, across headers, across bodies) or run
+// together (many frames in one segment), and a frame several times the client's read buffer:
+// each arrives whole and in order.
+TEST(ClientLib, FramesArriveWholeHoweverTheBytesAreCut) {
+  constexpr uint32_t kBigIds = 150000;  // ~450 KB of varints: larger than a read
+  ScriptedPeer peer([&](ScriptedPeer::Socket& socket) {
+    socket.set_option(boost::asio::ip::tcp::no_delay(true));
+    auto request = ScriptedPeer::read_request(socket);
+    ASSERT_TRUE(request.has_value());
+    std::string bytes;
+    auto append = [&](const anim::v1::ServerMessage& m) {
+      const std::string body = m.SerializeAsString();
+      for (int i = 0; i < 4; ++i) bytes += static_cast<char>((body.size() >> (8 * i)) & 0xff);
+      bytes += body;
+    };
+    for (uint64_t tick = 1; tick <= 40; ++tick) {
+      auto frame = ScriptedPeer::frame(tick);
+      if (tick == 20)
+        for (uint32_t id = 0; id < kBigIds; ++id) frame.mutable_frame()->add_despawned(id * 7);
+      append(frame);
+    }
+    auto reply = ScriptedPeer::ok_reply(request->request_id());
+    reply.mutable_reply()->mutable_stats();
+    append(reply);
+    // Pieces of 1, 2, 3, 5, 8, ... bytes, then of 300 KB, with pauses so that the client
+    // reads many of them on their own.
+    const size_t sizes[] = {1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 300000};
+    size_t at = 0;
+    for (int k = 0; at < bytes.size(); ++k) {
+      const size_t n = std::min(sizes[k % std::size(sizes)], bytes.size() - at);
+      boost::asio::write(socket, boost::asio::buffer(bytes.data() + at, n));
+      at += n;
+      if (k % 7 == 0) std::this_thread::sleep_for(1ms);
+    }
+    ScriptedPeer::wait_for_close(socket);
+  });
+  auto client = connect_or_fail(options_for(peer.port()));
+  ASSERT_TRUE(client);
+  std::mutex mutex;
+  std::vector<uint64_t> ticks;
+  size_t big_size = 0;
+  bool big_ok = true;
+  client->set_frame_callback([&](const anim::v1::StreamFrame& frame) {
+    std::lock_guard lock(mutex);
+    ticks.push_back(frame.tick());
+    if (frame.tick() != 20) return;
+    big_size = static_cast<size_t>(frame.despawned_size());
+    for (int i = 0; i < frame.despawned_size(); ++i)
+      big_ok = big_ok && frame.despawned(i) == static_cast<uint32_t>(i) * 7;
+  });
+  ASSERT_TRUE(client->stats().ok());
+  std::lock_guard lock(mutex);
+  std::vector<uint64_t> expected(40);
+  for (size_t i = 0; i < expected.size(); ++i) expected[i] = i + 1;
+  EXPECT_EQ(ticks, expected);
+  EXPECT_EQ(big_size, kBigIds);
+  EXPECT_TRUE(big_ok);
+  EXPECT_EQ(client->counters().frames_received, 40u);
+}
+
+// More calls in flight than one write gathers: every request reaches the peer whole, in the
+// order the calls were made.
+TEST(ClientLibAsync, ManyQueuedRequestsReachThePeerInOrder) {
+  constexpr uint32_t kCalls = 500;
+  std::mutex seen_mutex;
+  std::vector<uint32_t> seen;
+  ScriptedPeer peer([&](ScriptedPeer::Socket& socket) {
+    for (uint32_t i = 0; i < kCalls; ++i) {
+      auto request = ScriptedPeer::read_request(socket);
+      ASSERT_TRUE(request.has_value());
+      {
+        std::lock_guard lock(seen_mutex);
+        seen.push_back(request->despawn().character_id());
+      }
+      ASSERT_TRUE(
+          ScriptedPeer::write_message(socket, ScriptedPeer::ok_reply(request->request_id())));
+    }
+    ScriptedPeer::wait_for_close(socket);
+  });
+  auto client = connect_or_fail(options_for(peer.port()));
+  ASSERT_TRUE(client);
+  std::atomic<uint32_t> done{0}, ok{0};
+  for (uint32_t i = 1; i <= kCalls; ++i) {
+    anim::v1::Request request;
+    request.mutable_despawn()->set_character_id(i);
+    client->call_async(request, [&](animclient::Result<anim::v1::Reply> r) {
+      ok += r.ok();
+      ++done;
+    });
+  }
+  for (int spin = 0; spin < 2000 && done < kCalls; ++spin) std::this_thread::sleep_for(10ms);
+  ASSERT_EQ(done.load(), kCalls);
+  EXPECT_EQ(ok.load(), kCalls);
+  std::lock_guard lock(seen_mutex);  // every request was seen before its reply was sent
+  ASSERT_EQ(seen.size(), kCalls);
+  for (uint32_t i = 0; i < kCalls; ++i) EXPECT_EQ(seen[i], i + 1);
+}
+
 }  // namespace client_lib_test
