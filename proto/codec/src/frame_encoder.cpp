@@ -10,6 +10,7 @@
 #include "animcodec/encode_paths.h"
 #include "codec_internal.h"
 #include "frame_format.h"
+#include "key_order.h"
 #include "shift_cost.h"
 
 // x86-64-v3 (AVX2, BMI1/2, LZCNT: Haswell and later, Zen) is not part of the baseline the
@@ -179,22 +180,6 @@ template <bool V3>
   encode_triples_baseline(w, t, n, allow_mask, codes);
 }
 
-int best_key_k(const uint64_t* u, size_t n) {
-  // From k = the longest value's bit length on, every value is below 2^k and costs k + 1
-  // bits: the total only grows, so the search stops there (the same k as searching 0..31).
-  uint64_t any = 0;
-  for (size_t i = 0; i < n; ++i) any |= u[i];
-  const int last = std::min(31, static_cast<int>(std::bit_width(any)));
-  int best = 0;
-  int64_t best_cost = std::numeric_limits<int64_t>::max();
-  for (int k = 0; k <= last; ++k) {
-    int64_t cost = 0;
-    for (size_t i = 0; i < n; ++i) cost += BitWriter::ueg_bits(u[i], k);
-    if (cost < best_cost) best_cost = cost, best = k;
-  }
-  return best;
-}
-
 void put_rotation_abs(BitWriter& w, const std::array<int16_t, 3>& r, uint8_t largest, int bits) {
   w.put(largest, 2);
   for (int i = 0; i < 3; ++i) w.put(static_cast<uint64_t>(r[i] + (1 << bits)), bits + 1);
@@ -234,7 +219,7 @@ void encode_key_channel(BitWriter& w, const Layout& l, std::span<const QJoint> p
   }
   w.ueg(count, 0);
   if (count == 0) return;
-  const int k = best_key_k(v.u, v.n);
+  const int k = best_key_order(v.u, v.n);
   w.put(static_cast<uint64_t>(k), kKeyKBits);
   for (size_t j = 0; j < n; ++j) {
     const auto& c = get(pose[j]);
