@@ -31,11 +31,12 @@ namespace {
 
 using namespace frame_format;
 
-// The key-frame lists' values (no allocation: at most kMaxJoints joints, 3 values each).
+// The key-frame lists' joints and values (no allocation: at most kMaxJoints joints, 3 values
+// each, zigzagged).
 struct Values {
   uint64_t u[3 * kMaxJoints];
-  size_t n = 0;
-  void add(uint64_t v) { u[n++] = v; }
+  uint32_t joint[kMaxJoints];
+  size_t n = 0;  // values (3 a joint)
 };
 
 // A triple's codes both ways: plain (components in order, class 0) and, when it moves, with
@@ -180,9 +181,18 @@ template <bool V3>
   encode_triples_baseline(w, t, n, allow_mask, codes);
 }
 
-void put_rotation_abs(BitWriter& w, const std::array<int16_t, 3>& r, uint8_t largest, int bits) {
-  w.put(largest, 2);
-  for (int i = 0; i < 3; ++i) w.put(static_cast<uint64_t>(r[i] + (1 << bits)), bits + 1);
+// The largest component's index (2 bits), then each of the three others offset by 2^bits in
+// bits + 1 bits; after `prefix_bits` bits of `prefix` when given. One put (at most 1 + 2 + 48
+// bits for bits <= kMaxRotationBits), as the separate fields would be written.
+void put_rotation_abs(BitWriter& w, const std::array<int16_t, 3>& r, uint8_t largest, int bits,
+                      uint64_t prefix = 0, int prefix_bits = 0) {
+  const int width = bits + 1;
+  const uint64_t mask = (uint64_t{1} << width) - 1;
+  uint64_t field = prefix | uint64_t{largest & 3u} << prefix_bits;
+  int at = prefix_bits + 2;
+  for (int i = 0; i < 3; ++i, at += width)
+    field |= (static_cast<uint64_t>(r[i] + (1 << bits)) & mask) << at;
+  w.put(field, at);
 }
 
 void put_float(BitWriter& w, float f) {
@@ -214,18 +224,29 @@ void encode_key_channel(BitWriter& w, const Layout& l, std::span<const QJoint> p
   for (size_t j = 0; j < n; ++j) {
     const auto& c = get(pose[j]);
     if (c[0] == 0 && c[1] == 0 && c[2] == 0) continue;
-    ++count;
-    for (int i = 0; i < 3; ++i) v.add(BitWriter::zigzag(c[i]));
+    v.joint[count++] = static_cast<uint32_t>(j);
+    for (int i = 0; i < 3; ++i) v.u[v.n++] = BitWriter::zigzag(c[i]);
   }
   w.ueg(count, 0);
   if (count == 0) return;
   const int k = best_key_order(v.u, v.n);
   w.put(static_cast<uint64_t>(k), kKeyKBits);
-  for (size_t j = 0; j < n; ++j) {
-    const auto& c = get(pose[j]);
-    if (c[0] == 0 && c[1] == 0 && c[2] == 0) continue;
-    w.put(j, l.index_bits);
-    for (int i = 0; i < 3; ++i) w.seg(c[i], k);
+  for (size_t e = 0; e < count; ++e) {
+    const uint64_t* u = v.u + 3 * e;
+    // The joint's index and its three codes in one put when they fit (nearly always).
+    uint64_t field[3] = {};
+    int bits[3] = {};
+    bool one = true;
+    for (int i = 0; i < 3; ++i) one &= BitWriter::ueg_field(u[i], k, field[i], bits[i]);
+    const int total = l.index_bits + bits[0] + bits[1] + bits[2];
+    if (one && total <= 56) {
+      w.put(v.joint[e] | field[0] << l.index_bits | field[1] << (l.index_bits + bits[0]) |
+                field[2] << (l.index_bits + bits[0] + bits[1]),
+            total);
+    } else {
+      w.put(v.joint[e], l.index_bits);
+      for (int i = 0; i < 3; ++i) w.ueg(u[i], k);
+    }
   }
 }
 
@@ -288,9 +309,14 @@ template <bool V3>
     if (!unit)
       for (float f : root.s) put_float(w, f);
     for (size_t j = 0; j < n; ++j) {
-      const bool at_rest = pose[j].r == l.rest_q[j].r && pose[j].largest == l.rest_q[j].largest;
-      w.bit(at_rest);
-      if (!at_rest) put_rotation_abs(w, pose[j].r, pose[j].largest, l.precision[j].rotation_bits);
+      const QJoint& q = pose[j];
+      const QJoint& rest = l.rest_q[j];
+      const bool at_rest = q.r[0] == rest.r[0] && q.r[1] == rest.r[1] && q.r[2] == rest.r[2] &&
+                           q.largest == rest.largest;
+      if (at_rest)
+        w.bit(true);
+      else
+        put_rotation_abs(w, q.r, q.largest, l.precision[j].rotation_bits, 0, 1);
     }
     encode_key_channel(w, l, pose, kT, scratch.values);
     encode_key_channel(w, l, pose, kS, scratch.values);
