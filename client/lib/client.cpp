@@ -10,6 +10,7 @@
 #include <cstring>
 #include <deque>
 #include <future>
+#include <limits>
 #include <thread>
 #include <vector>
 
@@ -88,7 +89,7 @@ struct Client::Impl {
   detail::FrameInbox inbox;  // replies to their calls, stream frames, ended subscriptions
 
   // Write state: I/O thread only. The requests queued while a write is in flight go out
-  // together in the next one (at most kMaxGather of them): one system call for a burst.
+  // together in the next one (at most kMaxGather of them), in one async_write.
   static constexpr size_t kMaxGather = 64;
   std::deque<std::string> write_queue;
   std::vector<asio::const_buffer> write_batch;  // the write in flight: write_queue's first ones
@@ -210,6 +211,9 @@ struct Client::Impl {
     stream.async_read_some(asio::buffer(rx.data() + rx_end, rx.size() - rx_end),
                            [this](const error_code& ec, size_t n) {
                              if (ec) return close(read_error(ec));
+                             // A close posted while this read was in flight: nothing more is
+                             // handed on.
+                             if (inbox.closed()) return;
                              bytes_received += n;
                              rx_end += n;
                              if (hand_on_frames()) read_more();
@@ -219,13 +223,20 @@ struct Client::Impl {
   // Hands every whole frame buffered to the inbox, and makes room for the next one when it is
   // larger than the buffer; false when the connection closed (a protocol violation).
   bool hand_on_frames() {
-    while (rx_end - rx_begin >= detail::kFrameHeaderBytes) {
+    while (rx_end - rx_begin >= detail::kFrameHeaderBytes && !inbox.closed()) {
       const uint32_t length = detail::decode_frame_length(rx.data() + rx_begin);
       if (length > options.max_incoming_frame_bytes) {
         close(make_error(Error::Kind::kProtocol,
                          "server sent a frame of " + std::to_string(length) +
                              " bytes, over the limit of " +
                              std::to_string(options.max_incoming_frame_bytes) + " bytes"));
+        return false;
+      }
+      // Within the limit, so that the sum cannot wrap where size_t is 32 bits wide.
+      if (length > std::numeric_limits<size_t>::max() - detail::kFrameHeaderBytes) {
+        close(make_error(Error::Kind::kProtocol, "server sent a frame of " +
+                                                     std::to_string(length) +
+                                                     " bytes, more than this machine addresses"));
         return false;
       }
       const size_t whole = detail::kFrameHeaderBytes + length;

@@ -2,6 +2,7 @@
 // to 31 tried on every value, the fewest bits, the smallest of equals.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <random>

@@ -496,11 +496,7 @@ TEST(ClientLib, FramesArriveWholeHoweverTheBytesAreCut) {
     auto request = ScriptedPeer::read_request(socket);
     ASSERT_TRUE(request.has_value());
     std::string bytes;
-    auto append = [&](const anim::v1::ServerMessage& m) {
-      const std::string body = m.SerializeAsString();
-      for (int i = 0; i < 4; ++i) bytes += static_cast<char>((body.size() >> (8 * i)) & 0xff);
-      bytes += body;
-    };
+    auto append = [&](const anim::v1::ServerMessage& m) { bytes += ScriptedPeer::framed(m); };
     for (uint64_t tick = 1; tick <= 40; ++tick) {
       auto frame = ScriptedPeer::frame(tick);
       if (tick == 20)
@@ -510,24 +506,26 @@ TEST(ClientLib, FramesArriveWholeHoweverTheBytesAreCut) {
     auto reply = ScriptedPeer::ok_reply(request->request_id());
     reply.mutable_reply()->mutable_stats();
     append(reply);
-    // Pieces of 1, 2, 3, 5, 8, ... bytes, then of 300 KB, with pauses so that the client
-    // reads many of them on their own.
-    const size_t sizes[] = {1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 300000};
+    // The first 24 KB (the small frames, and the large one's header and start) in pieces of 1
+    // to 17 bytes, the rest in pieces of 300 KB, with pauses so that the client reads many of
+    // them on their own.
     size_t at = 0;
     for (int k = 0; at < bytes.size(); ++k) {
-      const size_t n = std::min(sizes[k % std::size(sizes)], bytes.size() - at);
+      const size_t piece = at < 24000 ? 1 + static_cast<size_t>(k % 17) : 300000;
+      const size_t n = std::min(piece, bytes.size() - at);
       boost::asio::write(socket, boost::asio::buffer(bytes.data() + at, n));
       at += n;
-      if (k % 7 == 0) std::this_thread::sleep_for(1ms);
+      if (k % 64 == 0) std::this_thread::sleep_for(1ms);
     }
     ScriptedPeer::wait_for_close(socket);
   });
-  auto client = connect_or_fail(options_for(peer.port()));
-  ASSERT_TRUE(client);
+  // Before the client: its callbacks may run until it is destroyed.
   std::mutex mutex;
   std::vector<uint64_t> ticks;
   size_t big_size = 0;
   bool big_ok = true;
+  auto client = connect_or_fail(options_for(peer.port()));
+  ASSERT_TRUE(client);
   client->set_frame_callback([&](const anim::v1::StreamFrame& frame) {
     std::lock_guard lock(mutex);
     ticks.push_back(frame.tick());
@@ -565,9 +563,9 @@ TEST(ClientLibAsync, ManyQueuedRequestsReachThePeerInOrder) {
     }
     ScriptedPeer::wait_for_close(socket);
   });
+  std::atomic<uint32_t> done{0}, ok{0};  // before the client, whose callbacks write them
   auto client = connect_or_fail(options_for(peer.port()));
   ASSERT_TRUE(client);
-  std::atomic<uint32_t> done{0}, ok{0};
   for (uint32_t i = 1; i <= kCalls; ++i) {
     anim::v1::Request request;
     request.mutable_despawn()->set_character_id(i);

@@ -72,6 +72,15 @@ class ScriptedPeer {
     return write_raw(socket, static_cast<uint32_t>(body.size()), body);
   }
 
+  // `message` as the wire carries it (length header, then the message), to be written in any
+  // pieces.
+  static std::string framed(const anim::v1::ServerMessage& message) {
+    const std::string body = message.SerializeAsString();
+    std::string bytes(4, '\0');
+    for (int i = 0; i < 4; ++i) bytes[i] = static_cast<char>((body.size() >> (8 * i)) & 0xff);
+    return bytes + body;
+  }
+
   // An OK reply to `request_id` (the caller fills the result).
   static anim::v1::ServerMessage ok_reply(uint64_t request_id) {
     anim::v1::ServerMessage message;

@@ -181,6 +181,9 @@ template <bool V3>
   encode_triples_baseline(w, t, n, allow_mask, codes);
 }
 
+static_assert(1 + 2 + 3 * (kMaxRotationBits + 1) <= 56 && kRootRotationBits <= kMaxRotationBits,
+              "a rotation with its at-rest bit is one BitWriter::put");
+
 // The largest component's index (2 bits), then each of the three others offset by 2^bits in
 // bits + 1 bits; after `prefix_bits` bits of `prefix` when given. One put (at most 1 + 2 + 48
 // bits for bits <= kMaxRotationBits), as the separate fields would be written.

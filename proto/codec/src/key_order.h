@@ -7,8 +7,8 @@
 // bit length b that is k + 1 bits while k >= b; below, 2b - k - 1 bits, and 2 more when adding
 // 2^k carries into bit b, i.e. when bits k..b-1 of u are all ones (k >= b - r, r the length of
 // u's run of ones from its top bit). So the totals at every k follow from the count of values
-// at each bit length and, for the carries, one range of k per value: linear in the values,
-// where trying every k on every value was 32 times that.
+// at each bit length and, for the carries, one range of k per value: one pass over the
+// values.
 #include <algorithm>
 #include <array>
 #include <bit>
