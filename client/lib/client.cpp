@@ -232,12 +232,14 @@ struct Client::Impl {
                              std::to_string(options.max_incoming_frame_bytes) + " bytes"));
         return false;
       }
-      // Within the limit, so that the sum cannot wrap where size_t is 32 bits wide.
-      if (length > std::numeric_limits<size_t>::max() - detail::kFrameHeaderBytes) {
-        close(make_error(Error::Kind::kProtocol, "server sent a frame of " +
-                                                     std::to_string(length) +
-                                                     " bytes, more than this machine addresses"));
-        return false;
+      // Where size_t is 32 bits wide the sum below could wrap: such a frame is refused.
+      if constexpr (sizeof(size_t) < sizeof(uint64_t)) {
+        if (uint64_t{length} + detail::kFrameHeaderBytes > std::numeric_limits<size_t>::max()) {
+          close(make_error(Error::Kind::kProtocol, "server sent a frame of " +
+                                                       std::to_string(length) +
+                                                       " bytes, more than this machine addresses"));
+          return false;
+        }
       }
       const size_t whole = detail::kFrameHeaderBytes + length;
       if (rx_end - rx_begin < whole) {

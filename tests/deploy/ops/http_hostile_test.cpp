@@ -238,7 +238,9 @@ TEST_F(HttpHostileTest, HeaderDeadlineClosesATricklingHeader) {
   EXPECT_EQ(c.received(), "");
   // The stream's timer closes the socket first, then the read reports the timeout.
   EXPECT_TRUE(eventually([&] { return metrics_.http_refusals(HttpRefusal::kHeaderTimeout) == 1; }));
+  // The refusal is counted before its log line is written: wait for the line.
   const std::string key = "http: connection closed: no request header in time";
+  EXPECT_TRUE(eventually([&] { return !sink_.first_line(key).empty(); }));
   EXPECT_NE(sink_.first_line(key).find("within 200 ms (--http-header-timeout)"), std::string::npos)
       << sink_.first_line(key);
   EXPECT_EQ(sink_.first_level(key), PeerLogLevel::kInfo);
