@@ -204,9 +204,7 @@ struct Client::Impl {
     if (rx_begin == rx_end) {
       rx_begin = rx_end = 0;
     } else if (rx_begin > 0 && rx.size() - rx_end < kReadChunk / 4) {
-      std::memmove(rx.data(), rx.data() + rx_begin, rx_end - rx_begin);
-      rx_end -= rx_begin;
-      rx_begin = 0;
+      move_kept_to_front();
     }
     stream.async_read_some(asio::buffer(rx.data() + rx_end, rx.size() - rx_end),
                            [this](const error_code& ec, size_t n) {
@@ -218,6 +216,13 @@ struct Client::Impl {
                              rx_end += n;
                              if (hand_on_frames()) read_more();
                            });
+  }
+
+  // The bytes not yet handed on, moved to the start of the buffer.
+  void move_kept_to_front() {
+    std::memmove(rx.data(), rx.data() + rx_begin, rx_end - rx_begin);
+    rx_end -= rx_begin;
+    rx_begin = 0;
   }
 
   // Hands every whole frame buffered to the inbox, and makes room for the next one when it is
@@ -244,9 +249,7 @@ struct Client::Impl {
       const size_t whole = detail::kFrameHeaderBytes + length;
       if (rx_end - rx_begin < whole) {
         if (rx.size() - rx_begin < whole) {
-          std::memmove(rx.data(), rx.data() + rx_begin, rx_end - rx_begin);
-          rx_end -= rx_begin;
-          rx_begin = 0;
+          move_kept_to_front();
           if (rx.size() < whole) rx.resize(whole);
         }
         return true;

@@ -490,7 +490,11 @@ TEST(ClientLib, OtherServerMessagesReachTheMessageCallback) {
 // together (many frames in one segment), and a frame several times the client's read buffer:
 // each arrives whole and in order.
 TEST(ClientLib, FramesArriveWholeHoweverTheBytesAreCut) {
-  constexpr uint32_t kBigIds = 150000;  // ~450 KB of varints: larger than a read
+  // A frame of this many ids is several times the client's read buffer.
+  constexpr uint32_t kBigIds = 150000;
+  // The first kFineBytes (the small frames, and the large one's header and start) go in pieces
+  // of 1 to kMaxFinePiece bytes, the rest in pieces of kCoarsePiece.
+  constexpr size_t kFineBytes = 24000, kMaxFinePiece = 17, kCoarsePiece = 300000;
   ScriptedPeer peer([&](ScriptedPeer::Socket& socket) {
     socket.set_option(boost::asio::ip::tcp::no_delay(true));
     auto request = ScriptedPeer::read_request(socket);
@@ -506,12 +510,11 @@ TEST(ClientLib, FramesArriveWholeHoweverTheBytesAreCut) {
     auto reply = ScriptedPeer::ok_reply(request->request_id());
     reply.mutable_reply()->mutable_stats();
     append(reply);
-    // The first 24 KB (the small frames, and the large one's header and start) in pieces of 1
-    // to 17 bytes, the rest in pieces of 300 KB, with pauses so that the client reads many of
-    // them on their own.
+    // Pieces as above, with pauses so that the client reads many of them on their own.
     size_t at = 0;
     for (int k = 0; at < bytes.size(); ++k) {
-      const size_t piece = at < 24000 ? 1 + static_cast<size_t>(k % 17) : 300000;
+      const size_t piece =
+          at < kFineBytes ? 1 + static_cast<size_t>(k) % kMaxFinePiece : kCoarsePiece;
       const size_t n = std::min(piece, bytes.size() - at);
       boost::asio::write(socket, boost::asio::buffer(bytes.data() + at, n));
       at += n;
