@@ -56,5 +56,15 @@ TEST(ConfigFlags, AnimCostTakesZeroOrAPositiveCostInRange) {
   }
 }
 
+TEST(ConfigFlags, MaxUpdateIntervalTakesOneToSixtyFour) {
+  for (const char* value : {"1", "8", "48", "64"})
+    EXPECT_EQ(run_flag("--max-update-interval", value).exit_code, 0) << value;
+  for (const char* value : {"0", "65", "-1", "1.5"}) {
+    const Outcome o = run_flag("--max-update-interval", value);
+    EXPECT_EQ(o.exit_code, kValidationError) << "'" << value << "': " << o.output;
+    EXPECT_NE(o.output.find("--max-update-interval"), std::string::npos) << o.output;
+  }
+}
+
 }  // namespace config_flags_test
 }  // namespace animtest

@@ -11,6 +11,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "lod/update_rates.h"
+
 namespace animd {
 
 namespace {
@@ -156,7 +158,7 @@ std::optional<int> parse_config(int argc, char** argv, Config& c) {
       ->check(kNotNaN)
       ->check(CLI::IsMember({"auto", "unlimited"}) | CLI::Range(0.1, 10000.0))
       ->default_str("auto");
-  in_range(app, "--max-update-interval", c.max_update_interval, 1, 16,
+  in_range(app, "--max-update-interval", c.max_update_interval, 1, kMaxUpdateInterval,
            "Ticks between two updates of the least significant character at most (1: every "
            "character every tick)");
   app.add_option("--anim-cost-us", c.anim_cost_us,

@@ -27,9 +27,12 @@
 
 namespace animd {
 
+// The largest floor an operator may set (--max-update-interval).
+inline constexpr int kMaxUpdateInterval = 64;
+
 struct RatePolicy {
   int max_interval = 8;      // the floor: every character is evaluated at least every this many
-                             // ticks; >= 1 (1: allocation off)
+                             // ticks; in [1, kMaxUpdateInterval] (1: allocation off)
   float hysteresis = 0.25f;  // the band's margin above, in intervals; in [0, 0.5)
   // A skipped tick's cost in evaluated-tick units (recording the history, placing the pose):
   // what the cost model and predicted_cost count a skipped character as.
@@ -37,7 +40,8 @@ struct RatePolicy {
 };
 
 inline constexpr float kPressureStep = 0.25f;
-inline constexpr float kMaxPressure = 64.0f;
+// The pressure's maximum: there every character of significance <= 3/4 is at the largest floor.
+inline constexpr float kMaxPressure = 4.0f * kMaxUpdateInterval;
 inline constexpr double kRelief = 0.85;
 
 int interval_for(float significance, float pressure, const RatePolicy& policy);

@@ -37,7 +37,7 @@ World::World(const Config& config, Metrics& metrics, AssetCatalog& catalog, Work
   if (config.anim_cost_us > 0.0) cost_model_.fix(config.anim_cost_us / 1000.0);
   lod_threads_.resize(static_cast<size_t>(pool.threads()));
   for (auto& t : lod_threads_) t.shown.resize(anim::Skeleton::kMaxJoints);
-  interval_counts_.assign(16, 0);
+  interval_counts_.assign(kMaxUpdateInterval, 0);
   migration_nonce_ = std::random_device()();
   migration_nonce_ = (migration_nonce_ << 32) ^ std::random_device()();
 }

@@ -108,9 +108,9 @@ struct alignas(64) Character {
 struct alignas(64) UpdateRateCounts {
   SignificanceHistogram histogram{};
   size_t evaluated = 0, skipped = 0;
-  size_t detail_skipped = 0;             // characters whose next evaluations skip detail joints
-  std::array<uint32_t, 16> intervals{};  // characters by interval (index: interval - 1)
-  std::vector<anim::Transform> shown;    // anim::Skeleton::kMaxJoints entries
+  size_t detail_skipped = 0;  // characters whose next evaluations skip detail joints
+  std::array<uint32_t, kMaxUpdateInterval> intervals{};  // characters by interval - 1
+  std::vector<anim::Transform> shown;                    // anim::Skeleton::kMaxJoints entries
 };
 
 // Who sent a request.

@@ -14,6 +14,7 @@
 #include <memory>
 #include <set>
 #include <span>
+#include <tuple>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -582,9 +583,13 @@ TEST(WorldUpdateRates, AnExportedStateIncludesTheTicksSinceTheLastEvaluation) {
 }
 
 TEST(WorldUpdateRates, TheBoundOfAnInterpolatedPoseHoldsItsJoints) {
-  // The hit queries' broad phase: every joint of the pose shown lies within the placement.
-  for (bool palettes : {true, false}) {
-    TestWorld w(kTinyBudget, 8);
+  // The hit queries' broad phase: every joint of the pose shown lies within the placement, also
+  // between evaluations as far apart as the largest floor allows.
+  for (const auto& [palettes, floor, ticks] :
+       {std::tuple{true, 8, 90}, std::tuple{false, 8, 90},
+        std::tuple{true, kMaxUpdateInterval, 3 * kMaxUpdateInterval}}) {
+    SCOPED_TRACE(testing::Message() << "palettes " << palettes << ", floor " << floor);
+    TestWorld w(kTinyBudget, floor);
     // Without palettes the update computes no matrices: placements come from the clips' reach.
     w.metrics.float_subscriptions = palettes ? 1 : 0;
     std::vector<uint32_t> ids;
@@ -592,7 +597,7 @@ TEST(WorldUpdateRates, TheBoundOfAnInterpolatedPoseHoldsItsJoints) {
     for (const auto& c : w.asset->clips)
       ids.push_back(w.spawn(c.name.c_str(), {4.0f * clip++, 0, 0}));
     int checked = 0;
-    for (uint64_t t = 1; t <= 90; ++t) {
+    for (uint64_t t = 1; t <= static_cast<uint64_t>(ticks); ++t) {
       w.tick(t);
       FrameRef f = w.world->history()->at(t);
       for (uint32_t id : ids) {
@@ -614,7 +619,47 @@ TEST(WorldUpdateRates, TheBoundOfAnInterpolatedPoseHoldsItsJoints) {
         ++checked;
       }
     }
-    EXPECT_EQ(checked, 90 * static_cast<int>(ids.size()));
+    EXPECT_EQ(checked, ticks * static_cast<int>(ids.size()));
+  }
+}
+
+TEST(WorldUpdateRates, AtTheLargestFloorTheOldestTickOfTheWindowStillAnswers) {
+  // The floor kMaxUpdateInterval: an unwatched character is evaluated every 64th tick, and
+  // the oldest tick of the history's window, whose two poses were evaluated up to two
+  // intervals before it, answers what the snapshot showed at that tick.
+  TestWorld w(kTinyBudget, kMaxUpdateInterval);
+  const uint32_t id = w.spawn("walk", {50, 0, 0});
+  const uint64_t window = static_cast<uint64_t>(w.config.history_ticks());
+  const uint64_t floor = kMaxUpdateInterval;
+  // The oldest tick of the window: two before an evaluation N (on the character's phase,
+  // (N + id) % floor == 0), the deepest interpolation (tick N - 1 shows pose B itself), from
+  // pose A evaluated 2 x floor - 2 ticks before it.
+  uint64_t oldest = 2 * floor + 1;
+  while ((oldest + 2 + id) % floor != 0) ++oldest;
+  const uint64_t last = oldest + window - 1;
+  std::vector<std::vector<anim::PaletteMatrix>> shown;
+  std::vector<uint64_t> evaluations;
+  for (uint64_t t = 1; t <= last; ++t) {
+    SnapshotPtr s = w.tick(t);
+    const auto streamed = palette_of(*s, id);
+    shown.emplace_back(streamed.begin(), streamed.end());
+    if (t > 1 && evaluated_at(w, id, t)) evaluations.push_back(t);
+  }
+  EXPECT_EQ(w.interval_of(id), floor);
+  ASSERT_GE(evaluations.size(), 4u);
+  // From the third on: the first two came before the pressure put the character at the floor.
+  for (size_t k = 3; k < evaluations.size(); ++k)
+    EXPECT_EQ(evaluations[k] - evaluations[k - 1], floor);
+  // Every tick still in the window, the oldest first.
+  ASSERT_TRUE(w.world->history()->at(oldest)) << "tick " << oldest;
+  EXPECT_EQ(w.shown(id, oldest).ticks_back, 2 * floor - 2);
+  for (uint64_t t = oldest; t <= last; ++t) {
+    QueryPose q;
+    q.character = id;
+    q.tick = t;
+    auto answer = query_history(*w.world->history(), q);
+    ASSERT_TRUE(answer && *answer) << "tick " << t;
+    EXPECT_TRUE(same(shown[t - 1], (**answer).palette)) << "tick " << t;
   }
 }
 
